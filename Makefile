@@ -1,0 +1,99 @@
+# qphys — one Makefile for the host and the Cortex-M boards.
+#   make            host build: library, qphys tool, demo
+#   make run        build and run the main demo on the host
+#   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
+#   make bench      benchmarks (host and emulated Cortex-M4)
+#   make BOARD=x [run|size|scene]   see boards/ and README.md
+include mk/common.mk
+
+ifdef BOARD
+include mk/board.mk
+else
+
+HOST_CC   ?= gcc
+HOST_OPT  ?= -O2
+BUILD_TAG ?= host
+OUT       := build/$(BUILD_TAG)
+HOST_CFLAGS = $(HOST_OPT) $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(EXTRA_CFLAGS)
+
+FIXMATH_OBJS := $(patsubst $(FIXMATH_DIR)/%.c,$(OUT)/fixmath/%.o,$(FIXMATH_SRCS))
+CORE_OBJS    := $(patsubst src/%.c,$(OUT)/core/%.o,$(CORE_SRCS))
+PORT_SRCS    := $(sort $(wildcard port/host/*.c port/*.c))
+PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
+LIB          := $(OUT)/libqphys.a
+
+.PHONY: all run test bench deps golden clean core-guard unit probe
+all: $(LIB) $(OUT)/probe
+
+# ---- dependencies -----------------------------------------------------------
+DEPS_STAMP := $(FIXMATH_DIR)/fix16.c
+deps:
+	@sh tools/deps.sh
+$(DEPS_STAMP):
+	@sh tools/deps.sh
+
+# ---- library ----------------------------------------------------------------
+$(OUT)/fixmath/%.o: $(FIXMATH_DIR)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_OPT) $(FIXMATH_FLAGS) $(EXTRA_CFLAGS) -I$(FIXMATH_DIR) -c $< -o $@
+
+$(OUT)/core/%.o: src/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(CORE_WARN) $(if $(findstring clang,$(HOST_CC)),,$(CORE_STACK_WARN)) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/port/%.o: port/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -MMD -MP -c $< -o $@
+
+$(LIB): $(CORE_OBJS) $(FIXMATH_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The x86-64 guard: the core compiled with no SSE/x87 registers, so any
+# run-time float or double is a compile error ("SSE register return with SSE disabled").
+GUARD_OUT := build/guard
+core-guard: | $(DEPS_STAMP)
+	@mkdir -p $(GUARD_OUT)
+	@for f in $(CORE_SRCS); do \
+	  $(HOST_CC) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -O2 -mgeneral-regs-only -fstack-usage \
+	    -c $$f -o $(GUARD_OUT)/$$(basename $$f .c).o || { \
+	    echo "core-guard: $$f does not compile without floating-point registers: the core must not use float or double" >&2; exit 1; }; \
+	done
+	@if grep -nE '\b(float|double)\b' $(CORE_SRCS) include/qphys/*.h | grep -vE ':\s*(/\*|\*|//)'; then \
+	  echo "core-guard: the words float/double appear in the core (above)" >&2; exit 1; fi
+	@if grep -nE '\b(malloc|calloc|realloc|free)\s*\(' $(CORE_SRCS) include/qphys/*.h; then \
+	  echo "core-guard: heap calls in the core (above): use static pools" >&2; exit 1; fi
+	@echo "core-guard: no float, no double, no heap in src/ and include/"
+
+# ---- programs ----------------------------------------------------------------
+$(OUT)/probe: tests/probe/probe.c $(PORT_OBJS) $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra $< $(PORT_OBJS) $(LIB) -o $@
+
+probe: $(OUT)/probe
+
+run: all
+	./$(OUT)/probe
+
+# ---- tests ----------------------------------------------------------------------
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
+$(OUT)/unit/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
+
+unit: $(UNIT_BINS)
+
+test: | $(DEPS_STAMP)
+	@sh tools/run-tests.sh
+
+golden: all
+	@sh tools/golden.sh
+
+bench: | $(DEPS_STAMP)
+	@sh bench/run.sh
+
+clean:
+	rm -rf build/host* build/guard build/qemu-* build/microbit build/test-*
+
+-include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
+endif

@@ -1,0 +1,18 @@
+# Shared by the host and board builds: where things are, and the pinned
+# libfixmath configuration. Every target compiles libfixmath from the same
+# source with the same flags, so every target computes the same bits.
+
+DEPS_DIR        ?= build/deps
+LIBFIXMATH_SRC  ?= $(DEPS_DIR)/libfixmath
+FIXMATH_DIR     := $(LIBFIXMATH_SRC)/libfixmath
+# Pinned: rounding and overflow detection on (libfixmath defaults), caches off
+# (they cost ~68 KB of RAM and only change memory, not results).
+FIXMATH_FLAGS   := -DFIXMATH_NO_CACHE
+FIXMATH_SRCS    := $(addprefix $(FIXMATH_DIR)/,fix16.c fix16_sqrt.c fix16_trig.c fix16_exp.c fix16_str.c)
+
+CORE_SRCS       := $(sort $(wildcard src/*.c))
+CORE_INC        := -Iinclude -I$(FIXMATH_DIR)
+# The core's own warnings; the guards (-mgeneral-regs-only, nm) are added per target.
+CORE_WARN       := -std=c11 -Wall -Wextra -Werror -pedantic -Wundef -Wshadow
+# gcc only: bound every core function's stack frame (no recursion, no VLAs).
+CORE_STACK_WARN := -Wstack-usage=2048

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install what qphys needs on a Debian machine, then fetch libfixmath's source.
+# Runs apt-get itself when it may (root, or sudo without a password); otherwise
+# prints the exact command to run.
+set -eu
+need=""
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+have_cmd cc || need="$need gcc"
+have_cmd make || need="$need make"
+have_cmd clang || need="$need clang"
+have_pkg libcmocka-dev || need="$need libcmocka-dev"
+have_cmd arm-none-eabi-gcc || need="$need gcc-arm-none-eabi"
+have_pkg libnewlib-arm-none-eabi || need="$need libnewlib-arm-none-eabi"
+have_cmd qemu-system-arm || need="$need qemu-system-arm"
+have_cmd xz || need="$need xz-utils"
+# Optional: 32-bit host build for the cross-target proof.
+have_pkg gcc-multilib || need="$need gcc-multilib"
+if [ -n "$need" ]; then
+  cmd="apt-get install -y --no-install-recommends$need"
+  if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else
+    echo "deps: missing:$need" >&2
+    echo "deps: run: sudo apt-get update && sudo $cmd" >&2
+    exit 1
+  fi
+  echo "deps: installing$need"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo $cmd -qq >/dev/null
+fi
+if [ -n "${LIBFIXMATH_SRC:-}" ]; then
+  [ -f "$LIBFIXMATH_SRC/libfixmath/fix16.c" ] || { echo "deps: LIBFIXMATH_SRC=$LIBFIXMATH_SRC has no libfixmath/fix16.c" >&2; exit 1; }
+else
+  sh tools/fetch-libfixmath.sh build/deps
+fi
