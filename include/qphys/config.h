@@ -1,0 +1,61 @@
+/* Compile-time options of qphys: capacities of the static pools.
+ *
+ * Define QP_USER_CONFIG as a header name (e.g. -DQP_USER_CONFIG='"my_qp_config.h"')
+ * to set options in one file, or pass -DQP_CFG_...=N. Every pool is part of
+ * qp_world, so sizeof(qp_world) is the engine's whole RAM: see
+ * `make BOARD=microbit size` and docs/memory.md.
+ */
+#ifndef QPHYS_CONFIG_H
+#define QPHYS_CONFIG_H
+
+#ifdef QP_USER_CONFIG
+#include QP_USER_CONFIG
+#endif
+
+/* Bodies in a world, static ones (planes, fixed boxes) included. 1..65535. */
+#ifndef QP_CFG_MAX_BODIES
+#define QP_CFG_MAX_BODIES 600
+#endif
+
+/* Shapes in a world (a table is five). >= QP_CFG_MAX_BODIES is usual. */
+#ifndef QP_CFG_MAX_SHAPES
+#define QP_CFG_MAX_SHAPES (QP_CFG_MAX_BODIES + 64)
+#endif
+
+/* Shapes on one body (a compound). 1..8. */
+#ifndef QP_CFG_MAX_BODY_SHAPES
+#define QP_CFG_MAX_BODY_SHAPES 5
+#endif
+
+/* Overlapping shape pairs the broad phase may report per step. */
+#ifndef QP_CFG_MAX_PAIRS
+#define QP_CFG_MAX_PAIRS (QP_CFG_MAX_BODIES * 4)
+#endif
+
+/* Contact manifolds (touching shape pairs) per step. */
+#ifndef QP_CFG_MAX_CONTACTS
+#define QP_CFG_MAX_CONTACTS (QP_CFG_MAX_BODIES * 3)
+#endif
+
+/* Joints in a world. */
+#ifndef QP_CFG_MAX_JOINTS
+#define QP_CFG_MAX_JOINTS 32
+#endif
+
+#if QP_CFG_MAX_BODIES < 1 || QP_CFG_MAX_BODIES > 65535
+#error "QP_CFG_MAX_BODIES must be 1..65535 (body indices are 16-bit)"
+#endif
+#if QP_CFG_MAX_BODY_SHAPES < 1 || QP_CFG_MAX_BODY_SHAPES > 8
+#error "QP_CFG_MAX_BODY_SHAPES must be 1..8"
+#endif
+#if QP_CFG_MAX_SHAPES < QP_CFG_MAX_BODIES || QP_CFG_MAX_SHAPES > 65535
+#error "QP_CFG_MAX_SHAPES must be at least QP_CFG_MAX_BODIES and at most 65535"
+#endif
+#if 2 * (QP_CFG_MAX_CONTACTS) > 65535
+#error "QP_CFG_MAX_CONTACTS must be at most 32767 (the contact graph uses 16-bit indices)"
+#endif
+#if QP_CFG_MAX_PAIRS < 1 || QP_CFG_MAX_CONTACTS < 1
+#error "QP_CFG_MAX_PAIRS and QP_CFG_MAX_CONTACTS must be positive"
+#endif
+
+#endif

@@ -1,0 +1,197 @@
+/* The qphys world: definitions, bodies, the step, queries.
+ *
+ * All state lives in one qp_world that the caller owns (static storage is
+ * usual: `static qp_world world;`). Bodies are named by small ids carrying a
+ * generation, so an id kept after its body was destroyed is detected.
+ * Every function that can fail returns a qp_result (or a null id plus a
+ * qp_result through `err`) and leaves the world as it was.
+ *
+ * Units: metres, kilograms, seconds, radians; all numbers Q16.16 (fix16_t)
+ * except rotations (qp_quat, Q2.30). Supported ranges (enforced):
+ *   positions      |x| <= world_def.bounds (default 1000 m, at most 10000 m)
+ *   speeds         |v| <= max_linear_speed (default 100 m/s), |w| <= max_angular_speed (50 rad/s)
+ *   masses         0.01 .. 10000 kg per dynamic body; inertia must fit Q16.16
+ *   shape sizes    0.01 .. 100 m (collide.h)
+ */
+#ifndef QPHYS_WORLD_H
+#define QPHYS_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qphys/collide.h"
+#include "qphys/config.h"
+#include "qphys/math.h"
+#include "qphys/types.h"
+
+/* A body's name: index is 1-based (0 = null id), generation counts reuses of the slot. */
+typedef struct {
+    uint16_t index;
+    uint16_t generation;
+} qp_body_id;
+
+static inline qp_body_id qp_null_body(void) { qp_body_id id = { 0, 0 }; return id; }
+static inline bool qp_body_id_is_null(qp_body_id id) { return id.index == 0; }
+
+typedef enum {
+    QP_SLEEP_THREE_POINT = 0,  /* Lengyel's three-point test (default) */
+    QP_SLEEP_ENERGY            /* recency-weighted average of |v|^2 + |w|^2 */
+} qp_sleep_policy;
+
+/* Everything the step does is set here; qp_default_world_def() gives the
+ * defaults written beside each field. */
+typedef struct {
+    qp_vec3 gravity;              /* m/s^2; default (0, -10, 0) */
+    fix16_t dt;                   /* s; default 1/60; range 1/1000 .. 1/10 */
+    int collision_iterations;     /* elastic pass sweeps; default 5; 0..100 */
+    int contact_iterations;       /* inelastic pass sweeps; default 10; 1..100 */
+    int shock_iterations;         /* shock propagation sweeps per level; default 1; 0..10 */
+    int penetration_iterations;   /* split-impulse sweeps; default 5; 0..100 */
+    bool accumulate_impulses;     /* clamp accumulated, not per-iteration, impulses; default true */
+    bool warm_start;              /* start from last step's impulses (needs accumulate); default true */
+    fix16_t contact_margin;       /* m; contacts kept up to this gap; default 0.02 */
+    fix16_t slop;                 /* m; penetration left alone; default 0.002 */
+    fix16_t penetration_rate;     /* fraction of depth removed per step; default 0.2; 0..1 */
+    fix16_t max_penetration_speed;/* m/s; cap of the split-impulse speed; default 1 */
+    fix16_t bounce_threshold;     /* m/s; slower approaches do not bounce; default 0.5 */
+    fix16_t max_linear_speed;     /* m/s; default 100, at most 150 */
+    fix16_t max_angular_speed;    /* rad/s; default 50, at most 100 */
+    fix16_t bounds;               /* m; a body beyond +-bounds is disabled; default 1000 */
+    /* Sleep (ENGINE.md 6). */
+    bool sleep_enabled;           /* default true */
+    qp_sleep_policy sleep_policy; /* default QP_SLEEP_THREE_POINT */
+    fix16_t sleep_center_size;    /* m; box around C (three-point); default 0.01 */
+    fix16_t sleep_point_size;     /* m; boxes around C+x, C+y; default 0.01 */
+    int sleep_steps;              /* steps within the boxes before sleep; default 60 */
+    fix16_t sleep_energy;         /* (m/s)^2; energy policy epsilon; default 0.01 */
+    fix16_t sleep_energy_bias;    /* weight of the past in the average; default 0.9 */
+    fix16_t wake_energy_factor;   /* wake above factor * epsilon; default 2 */
+    fix16_t wake_speed;           /* m/s; closing speed that wakes a sleeper; default 0.1 */
+    fix16_t wake_velocity;        /* m/s; sleeper speed after the contact pass that wakes it; default 0.05 */
+    int min_awake_steps;          /* a woken body stays awake at least this long; default 30 */
+} qp_world_def;
+
+typedef enum {
+    QP_BODY_STATIC = 0,           /* never moves, infinite mass */
+    QP_BODY_DYNAMIC
+} qp_body_type;
+
+typedef struct {
+    qp_body_type type;            /* default QP_BODY_DYNAMIC */
+    qp_vec3 position;             /* body origin, world; default 0 */
+    qp_quat rotation;             /* default identity */
+    qp_vec3 linear_velocity;      /* of the centre of mass, m/s; default 0 */
+    qp_vec3 angular_velocity;     /* rad/s, world frame; default 0 */
+    fix16_t mass;                 /* kg; 0 = from density (default 0) */
+    fix16_t density;              /* kg/m^3; default 1 (a unit cube weighs 1 kg) */
+    fix16_t friction;             /* dynamic Coulomb coefficient; default 0.5; 0..10 */
+    fix16_t static_friction;      /* static coefficient; <0 = same as friction (default -1) */
+    fix16_t restitution;          /* 0..1; default 0 */
+    bool asleep;                  /* start asleep; default false */
+    uint32_t user_data;           /* yours; default 0 */
+    int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */
+    qp_shape shapes[QP_CFG_MAX_BODY_SHAPES]; /* copied at creation */
+} qp_body_def;
+
+/* Flags a body raises for the user to read (qp_body_flags); sticky until cleared. */
+enum {
+    QP_FLAG_SPEED_CLAMPED   = 1u << 0,  /* linear or angular speed hit its limit */
+    QP_FLAG_OUT_OF_BOUNDS   = 1u << 1,  /* left the world bounds: disabled (frozen) */
+    QP_FLAG_CONTACTS_LOST   = 1u << 2   /* a pool was full: some of its contacts were dropped */
+};
+
+/* Per-step figures and high-water marks (for trimming pools on a board). */
+typedef struct {
+    uint32_t step;                /* steps taken */
+    int bodies, awake, asleep;
+    int pairs, contacts, points;  /* this step */
+    int max_pairs, max_contacts;  /* high-water marks */
+    int levels;                   /* contact graph height */
+    uint32_t overflows;           /* times a pool was full (pairs or contacts) */
+    int first_all_asleep_step;    /* first step at which every dynamic body slept, -1 if never */
+} qp_world_stats;
+
+struct qp_world;
+typedef struct qp_world qp_world;
+
+/* ---- world ----------------------------------------------------------------- */
+
+qp_world_def qp_default_world_def(void);
+/* Initialise w (every byte) from def. QP_ERR_RANGE for a field outside its
+ * range (w untouched). */
+qp_result qp_world_init(qp_world *w, const qp_world_def *def) QP_MUST_USE;
+/* Advance one step of def.dt. */
+void qp_world_step(qp_world *w);
+qp_world_stats qp_world_get_stats(const qp_world *w);
+const qp_world_def *qp_world_get_def(const qp_world *w);
+
+/* ---- bodies ------------------------------------------------------------------ */
+
+qp_body_def qp_default_body_def(void);
+/* A null id and *err (if err) on failure: QP_ERR_FULL, QP_ERR_PARAM, QP_ERR_RANGE. */
+qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err);
+/* Remove a body; the bodies it touched wake. */
+qp_result qp_destroy_body(qp_world *w, qp_body_id id);
+bool qp_body_is_valid(const qp_world *w, qp_body_id id);
+/* The id of the body in slot index (1-based), or null if the slot is free:
+ * iterate 1..qp_world_capacity() in index order. */
+qp_body_id qp_world_body_at(const qp_world *w, int index);
+int qp_world_capacity(void);
+
+/* Reads give zero for an invalid id. Writes return QP_ERR_INVALID_ID for it,
+ * QP_ERR_RANGE for values out of range, and wake the body. */
+qp_vec3 qp_body_position(const qp_world *w, qp_body_id id);     /* origin */
+qp_vec3 qp_body_center(const qp_world *w, qp_body_id id);       /* centre of mass */
+qp_quat qp_body_rotation(const qp_world *w, qp_body_id id);
+qp_vec3 qp_body_linear_velocity(const qp_world *w, qp_body_id id);
+qp_vec3 qp_body_angular_velocity(const qp_world *w, qp_body_id id);
+fix16_t qp_body_mass(const qp_world *w, qp_body_id id);
+qp_body_type qp_body_get_type(const qp_world *w, qp_body_id id);
+uint32_t qp_body_user_data(const qp_world *w, qp_body_id id);
+qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat rotation);
+qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v);
+qp_result qp_body_set_angular_velocity(qp_world *w, qp_body_id id, qp_vec3 omega);
+/* Forces and torques act during the next step only. */
+qp_result qp_body_apply_force(qp_world *w, qp_body_id id, qp_vec3 force);
+qp_result qp_body_apply_torque(qp_world *w, qp_body_id id, qp_vec3 torque);
+/* Impulse (N s) at a world point (changes linear and angular velocity now). */
+qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_vec3 world_point);
+bool qp_body_is_awake(const qp_world *w, qp_body_id id);
+qp_result qp_body_wake(qp_world *w, qp_body_id id);
+uint32_t qp_body_flags(const qp_world *w, qp_body_id id);
+void qp_body_clear_flags(qp_world *w, qp_body_id id);
+/* Contact-graph level of the last step: 0 static, 1 resting on static, ...
+ * (bodies touching nothing static have the highest level). */
+int qp_body_level(const qp_world *w, qp_body_id id);
+/* Number of shapes on a body, and shape i of it (null when out of range).
+ * Shape offsets are stored relative to the body's centre of mass. */
+int qp_body_shape_count(const qp_world *w, qp_body_id id);
+const qp_shape *qp_body_shape(const qp_world *w, qp_body_id id, int i);
+
+/* ---- queries ----------------------------------------------------------------- */
+
+typedef struct {
+    qp_body_id body;
+    qp_ray_hit hit;
+} qp_world_ray_hit;
+
+/* Nearest hit of origin + t * delta (t in [0, 1]) against every shape. */
+bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out);
+
+/* ---- determinism --------------------------------------------------------------- */
+
+/* 32-bit hash of the canonical state (ENGINE.md 8): every body's pose,
+ * velocities, sleep state, and every persistent contact's impulses, in index
+ * order. Equal on every target for the same history. */
+uint32_t qp_world_hash(const qp_world *w);
+
+#include "qphys/world_impl.h"
+
+/* Snapshot: the whole world in a caller's buffer of QP_SNAPSHOT_SIZE bytes.
+ * qp_world_snapshot returns the size needed and writes nothing if size is
+ * smaller. qp_world_restore returns QP_ERR_BUFFER for a wrong size or a
+ * buffer that is not a snapshot of this build's world. */
+#define QP_SNAPSHOT_SIZE (sizeof(qp_world) + 16u) /* a 16-byte header (src/snapshot.c), then the world */
+unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
+qp_result qp_world_restore(qp_world *w, const void *buf, unsigned long size);
+
+#endif

@@ -1,0 +1,118 @@
+/* The layout of qp_world, public only so that callers can own its storage
+ * (static qp_world w;) and know its size at compile time. Read and write it
+ * through world.h; the fields may change between versions. */
+#ifndef QPHYS_WORLD_IMPL_H
+#define QPHYS_WORLD_IMPL_H
+
+#include <stdint.h>
+#include "qphys/collide.h"
+#include "qphys/config.h"
+
+/* Body state flags (qp_body_state.state). */
+enum {
+    QP_STATE_USED    = 1u << 0,
+    QP_STATE_DYNAMIC = 1u << 1,
+    QP_STATE_ASLEEP  = 1u << 2,
+    QP_STATE_FROZEN  = 1u << 3   /* out of bounds: kept but never moved again */
+};
+
+typedef struct {
+    qp_vec3 x;                    /* centre of mass, world */
+    qp_quat q;                    /* orientation, Q2.30 */
+    qp_rot3 r;                    /* rotation matrix of q */
+    qp_vec3 v, w;                 /* linear and angular velocity */
+    qp_vec3 force, torque;        /* user forces for the next step */
+    qp_vec3 local_center;         /* centre of mass in the body frame */
+    qp_mat3 inv_inertia_local;    /* body frame */
+    qp_mat3 inv_inertia;          /* world frame, updated with the pose */
+    fix16_t mass, inv_mass;
+    fix16_t friction, static_friction, restitution;
+    uint32_t user_data;
+    uint16_t generation;
+    uint16_t state;               /* QP_STATE_* */
+    uint16_t flags;               /* QP_FLAG_* for the user */
+    uint16_t level;               /* contact graph level */
+    uint16_t island;              /* scratch: island root */
+    uint16_t still_steps;         /* sleep: steps within the thresholds */
+    uint16_t awake_steps;         /* steps since woken (capped) */
+    uint8_t shape_count;
+    uint8_t pad0;
+    uint16_t shapes[QP_CFG_MAX_BODY_SHAPES]; /* indices into qp_world.shapes */
+    qp_aabb sleep_box[3];         /* three-point test: C, C + x, C + y */
+    fix16_t motion;               /* energy policy: recency-weighted |v|^2 + |w|^2 */
+} qp_body_state;
+
+typedef struct {
+    qp_shape shape;
+    qp_aabb aabb;                 /* world box at the predicted pose, grown by the margin */
+    uint16_t body;                /* owner index (1-based), 0 = free slot */
+    uint8_t slot;                 /* position in the owner's shape list */
+    uint8_t pad0;
+} qp_shape_slot;
+
+typedef struct {
+    qp_vec3 ra, rb;               /* from each centre of mass to the point, world axes */
+    fix16_t depth;                /* penetration at the start of the step (< 0: gap) */
+    uint32_t id;                  /* feature id */
+    fix16_t jn, jt1, jt2;         /* accumulated impulses (warm start) */
+    fix16_t mn, mt1, mt2;         /* effective masses along n, t1, t2 */
+    fix16_t jp;                   /* accumulated split (pseudo) impulse */
+    fix16_t vn0;                  /* normal velocity before the collision pass */
+} qp_contact_point;
+
+/* Contact flags. */
+enum {
+    QP_CONTACT_SLEEPING = 1u << 0  /* both bodies asleep or static: kept, not solved */
+};
+
+typedef struct {
+    uint16_t a, b;                /* body indices, a < b */
+    uint8_t sa, sb;               /* shape slots on a and b */
+    uint8_t count;
+    uint8_t flags;                /* QP_CONTACT_* */
+    qp_vec3 n, t1, t2;            /* Q2.30 normal (from a to b) and tangents */
+    fix16_t friction, static_friction, restitution;
+    qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
+} qp_contact;
+
+/* What persists of a contact from one step to the next: impulses for warm
+ * starting, and the normal, so that contacts of sleeping bodies (which are
+ * not collided again) stay in the contact graph. */
+typedef struct {
+    uint16_t a, b;
+    uint8_t sa, sb, count, pad0;
+    qp_vec3 n;
+    uint32_t id[QP_MAX_MANIFOLD_POINTS];
+    fix16_t jn[QP_MAX_MANIFOLD_POINTS], jt1[QP_MAX_MANIFOLD_POINTS], jt2[QP_MAX_MANIFOLD_POINTS];
+} qp_contact_cache;
+
+typedef struct {
+    uint16_t a, b;                /* shape indices (into qp_world.shapes), ordered by body */
+} qp_pair;
+
+struct qp_world {
+    qp_world_def def;
+    qp_world_stats stats;
+    int body_high;                /* highest used body index */
+    qp_body_state bodies[QP_CFG_MAX_BODIES + 1];   /* [0] unused: index 0 is null */
+    qp_shape_slot shapes[QP_CFG_MAX_SHAPES];
+    /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
+    uint16_t sap_order[QP_CFG_MAX_SHAPES];
+    int sap_count;
+    qp_pair pairs[QP_CFG_MAX_PAIRS];
+    int pair_count;
+    qp_contact contacts[QP_CFG_MAX_CONTACTS];
+    int contact_count;
+    qp_contact_cache cache[QP_CFG_MAX_CONTACTS];
+    int cache_count;
+    /* Per-step scratch. */
+    qp_vec3 pred_x[QP_CFG_MAX_BODIES + 1];
+    qp_rot3 pred_r[QP_CFG_MAX_BODIES + 1];
+    uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
+    uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
+    uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
+    uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
+    fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+};
+
+#endif

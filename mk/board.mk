@@ -1,0 +1,181 @@
+# mk/board.mk - build, run and measure an app on a Cortex-M board (included when BOARD is set).
+#
+#   make BOARD=<name> [APP=probe]   build build/<name>/<app>.elf (fails if the core-symbol guard fails)
+#   make BOARD=<name> run           run it under QEMU (timeout $(RUN_TIMEOUT) s); the app's exit code
+#                                   is printed and saved in build/<name>/<app>.exit; make fails unless 0
+#   make BOARD=<name> size          flash (text+data) and RAM (data+bss+stack) against the board's limits
+#   make BOARD=<name> check-core    no float helpers and no heap calls in the core's ARM objects
+#   make BOARD=<name> clean         remove build/<name>/ only
+#   make BOARD=<name> print-run     the QEMU command line [RUN_ELF=file]; make itself can only exit 0 or
+#                                   2, so for the app's exact exit status: sh -c "$(make -s BOARD=x print-run)"
+#
+# Boards are data: boards/<name>/board.mk (CPU_CORE, CPU_HZ, QEMU_MACHINE, FLASH_*/RAM_*, CONSOLE)
+# and boards/<name>/linker.ld; CPU flags live once per core in boards/cpu/<core>.mk.
+#
+# Optimisation: BOARD_OPT ?= -O2 (closest to what a benchmark wants; the probe prints the same
+# hashes at -Os and -O2, and tools/cross-check.sh proves it for every app it runs).
+#
+# Apps: APP_SRCS_<name> lists the sources, APP_CFLAGS_<name> extra flags (optional). Define more
+# of them before this file is included, or below.
+
+KNOWN_BOARDS := $(sort $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk)))
+ifeq ($(filter $(BOARD),$(KNOWN_BOARDS)),)
+$(error Unknown BOARD '$(BOARD)'. Known boards: $(KNOWN_BOARDS))
+endif
+
+include boards/$(BOARD)/board.mk
+ifeq ($(wildcard boards/cpu/$(CPU_CORE).mk),)
+$(error boards/$(BOARD)/board.mk: CPU_CORE '$(CPU_CORE)' has no boards/cpu/$(CPU_CORE).mk)
+endif
+include boards/cpu/$(CPU_CORE).mk
+
+# ---- apps ---------------------------------------------------------------------
+APP ?= probe
+APP_SRCS_probe ?= tests/probe/probe.c
+ifeq ($(strip $(APP_SRCS_$(APP))),)
+$(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
+endif
+
+# ---- tools and flags ------------------------------------------------------------
+ARM_PREFIX  ?= arm-none-eabi-
+ARM_CC      := $(ARM_PREFIX)gcc
+ARM_NM      := $(ARM_PREFIX)nm
+ARM_SIZE    := $(ARM_PREFIX)size
+QEMU        ?= qemu-system-arm
+RUN_TIMEOUT ?= 300
+BOARD_OPT   ?= -O2
+
+B_DIR   := build/$(BOARD)
+B_ELF   := $(B_DIR)/$(APP).elf
+B_MAP   := $(B_DIR)/$(APP).map
+
+B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP
+B_FIX_CFLAGS  := $(B_BASE) $(FIXMATH_FLAGS) -I$(FIXMATH_DIR)
+B_CORE_CFLAGS := $(B_BASE) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -fstack-usage
+B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -Iport/cortex_m \
+                 -DQP_BOARD_CPU_HZ=$(CPU_HZ)u
+B_APP_CFLAGS  := $(B_BASE) -std=c11 -Wall -Wextra $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(APP_CFLAGS_$(APP))
+B_LDFLAGS     := $(CPU_FLAGS) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
+                 -Lport/cortex_m -T boards/$(BOARD)/linker.ld -Wl,-Map=$(B_MAP) \
+                 -Wl,--defsym=__flash_origin=$(FLASH_ORIGIN) -Wl,--defsym=__flash_size=$(FLASH_KB)K \
+                 -Wl,--defsym=__ram_origin=$(RAM_ORIGIN) -Wl,--defsym=__ram_size=$(RAM_KB)K
+
+# ---- sources and objects ---------------------------------------------------------
+ifeq ($(CONSOLE),semihost)
+B_CONSOLE_SRC := port/cortex_m/console_semihost.c
+else ifeq ($(CONSOLE),uart)
+B_CONSOLE_SRC := boards/$(BOARD)/board.c
+else
+$(error boards/$(BOARD)/board.mk: CONSOLE must be semihost or uart, not '$(CONSOLE)')
+endif
+B_PORT_SRCS := port/cortex_m/startup.c port/cortex_m/port_cortex_m.c port/qp_fmt.c $(B_CONSOLE_SRC)
+
+B_FIX_OBJS  := $(patsubst $(FIXMATH_DIR)/%.c,$(B_DIR)/fixmath/%.o,$(FIXMATH_SRCS))
+B_CORE_OBJS := $(patsubst src/%.c,$(B_DIR)/core/%.o,$(CORE_SRCS))
+B_PORT_OBJS := $(patsubst %.c,$(B_DIR)/%.o,$(B_PORT_SRCS))
+B_APP_OBJS  := $(patsubst %.c,$(B_DIR)/app/$(APP)/%.o,$(APP_SRCS_$(APP)))
+B_GUARD_OK  := $(B_DIR)/check-core.ok
+
+# Rebuild what depends on flags when they change (another BOARD_OPT, CONSOLE, FIXMATH_FLAGS,
+# APP_CFLAGS_<app>, ...): each signature file is rewritten only when its text differs.
+B_SIG_FILE     := $(B_DIR)/flags.txt
+B_APP_SIG_FILE := $(B_DIR)/app/$(APP)/flags.txt
+B_SIG     := $(ARM_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS) | $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
+B_APP_SIG := $(B_APP_CFLAGS) | $(APP_SRCS_$(APP))
+ifneq ($(B_SIG),$(shell cat $(B_SIG_FILE) 2>/dev/null))
+$(shell mkdir -p $(dir $(B_SIG_FILE)) && echo '$(B_SIG)' > $(B_SIG_FILE))
+endif
+ifneq ($(B_APP_SIG),$(shell cat $(B_APP_SIG_FILE) 2>/dev/null))
+$(shell mkdir -p $(dir $(B_APP_SIG_FILE)) && echo '$(B_APP_SIG)' > $(B_APP_SIG_FILE))
+endif
+
+.DEFAULT_GOAL := board
+.PHONY: board all clean run size check-core print-run print-app board-clean
+
+board: $(B_ELF)
+all: board
+clean: board-clean
+
+$(FIXMATH_DIR)/fix16.c:
+	@sh tools/deps.sh
+
+$(B_FIX_OBJS): $(B_DIR)/fixmath/%.o: $(FIXMATH_DIR)/%.c $(B_SIG_FILE)
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(B_FIX_CFLAGS) -c $< -o $@
+
+$(B_CORE_OBJS): $(B_DIR)/core/%.o: src/%.c $(B_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(B_CORE_CFLAGS) -c $< -o $@
+
+$(B_PORT_OBJS): $(B_DIR)/%.o: %.c $(B_SIG_FILE)
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(B_PORT_CFLAGS) -c $< -o $@
+
+$(B_APP_OBJS): $(B_DIR)/app/$(APP)/%.o: %.c $(B_SIG_FILE) $(B_APP_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(B_APP_CFLAGS) -c $< -o $@
+
+# The ARM guard: the core and libfixmath, built soft-float, must not call float helpers or the heap.
+$(B_GUARD_OK): $(B_CORE_OBJS) $(B_FIX_OBJS) tools/check-core-symbols.sh
+	@NM=$(ARM_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
+	@touch $@
+
+check-core: $(B_CORE_OBJS) $(B_FIX_OBJS)
+	@NM=$(ARM_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
+
+$(B_ELF): $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) $(B_GUARD_OK) \
+          $(B_SIG_FILE) $(B_APP_SIG_FILE) boards/$(BOARD)/linker.ld port/cortex_m/cortex_m.ld
+	$(ARM_CC) $(B_LDFLAGS) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
+
+# ---- running under QEMU ----------------------------------------------------------
+# -icount shift=0: every guest instruction advances virtual time by exactly 1 ns, so
+# SysTick (CPU_HZ: 25 MHz on MPS2 = 1 tick per 40 instructions; 16 MHz on microbit = 62.5)
+# counts instructions, identically on every run. Semihosting output goes to stdout through a chardev.
+ifeq ($(CONSOLE),uart)
+B_QEMU_IO := -serial stdio -semihosting-config enable=on,target=native
+else
+B_QEMU_IO := -serial null -chardev stdio,id=qpcon -semihosting-config enable=on,target=native,chardev=qpcon
+endif
+RUN_ELF    ?= $(B_ELF)
+B_QEMU_CMD := $(QEMU) -M $(QEMU_MACHINE) -display none -monitor none $(B_QEMU_IO) \
+              -icount shift=0 -kernel $(RUN_ELF)
+
+run: $(B_ELF)
+	@rc=0; timeout $(RUN_TIMEOUT) $(B_QEMU_CMD) < /dev/null || rc=$$?; \
+	echo $$rc > $(B_DIR)/$(APP).exit; \
+	if [ $$rc = 124 ]; then echo "run: $(APP) on $(BOARD) timed out after $(RUN_TIMEOUT) s" >&2; \
+	elif [ $$rc != 0 ]; then echo "run: $(APP) on $(BOARD) exited with code $$rc" >&2; fi; \
+	exit $$rc
+
+print-run:
+	@echo 'timeout $(RUN_TIMEOUT) $(B_QEMU_CMD)'
+
+# For tools/cross-check.sh: the app's sources and flags, one per line.
+print-app:
+	@echo 'APP_SRCS=$(APP_SRCS_$(APP))'
+	@echo 'APP_CFLAGS=$(APP_CFLAGS_$(APP))'
+	@echo 'FIXMATH_DIR=$(FIXMATH_DIR)'
+	@echo 'FIXMATH_FLAGS=$(FIXMATH_FLAGS)'
+	@echo 'FIXMATH_SRCS=$(FIXMATH_SRCS)'
+	@echo 'KNOWN_BOARDS=$(KNOWN_BOARDS)'
+
+# ---- size --------------------------------------------------------------------------
+size: $(B_ELF)
+	@stack=$$($(ARM_NM) $(B_ELF) | awk '$$3 == "__stack_size" { print $$1 }'); \
+	$(ARM_SIZE) -A $(B_ELF) | awk -v board=$(BOARD) -v app=$(APP) -v stack=$$((0x$$stack)) \
+	  -v flash_max=$$(($(FLASH_KB) * 1024)) -v ram_max=$$(($(RAM_KB) * 1024)) ' \
+	  $$1 == ".text" || $$1 == ".ARM.exidx" { text += $$2 } \
+	  $$1 == ".data" { data += $$2 } \
+	  $$1 == ".bss" { bss += $$2 } \
+	  END { flash = text + data; ram = data + bss + stack; \
+	    printf "size %s %s: flash %d of %d bytes (text %d + data %d)\n", board, app, flash, flash_max, text, data; \
+	    printf "size %s %s: RAM   %d of %d bytes (data %d + bss %d + stack %d)\n", board, app, ram, ram_max, data, bss, stack; \
+	    bad = 0; \
+	    if (flash > flash_max) { print "size: flash over the board limit" > "/dev/stderr"; bad = 1 } \
+	    if (ram > ram_max) { print "size: RAM over the board limit" > "/dev/stderr"; bad = 1 } \
+	    exit bad }'
+
+board-clean:
+	rm -rf $(B_DIR)
+
+-include $(B_FIX_OBJS:.o=.d) $(B_CORE_OBJS:.o=.d) $(B_PORT_OBJS:.o=.d) $(B_APP_OBJS:.o=.d)

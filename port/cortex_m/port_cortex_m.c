@@ -1,0 +1,92 @@
+/* port_cortex_m.c - qp_port for Cortex-M: board console, SysTick ticks, semihosting exit.
+ *
+ * Ticks: SysTick clocked from the processor (CSR = 5: enable, processor clock, no
+ * interrupt), reload 0xFFFFFF, so the 24-bit counter counts down at the core clock
+ * (QP_BOARD_CPU_HZ, from board.mk). No interrupt is used: qp_port_ticks64() widens
+ * the counter in software on each read, so it must be read at least once per 2^24
+ * ticks (0.67 s at 25 MHz). Under QEMU with `-icount shift=0` each instruction takes
+ * 1 ns of virtual time and the MPS2 SysTick runs at 25 MHz, so 1 tick = 40 guest
+ * instructions (microbit: 16 MHz, 62.5 instructions), the same on every run. Call these
+ * figures "instructions", not cycles: real Cortex-M cycles differ.
+ *
+ * Exit: SYS_EXIT_EXTENDED with {ADP_Stopped_ApplicationExit, code}, so QEMU exits
+ * with the program's exit status.
+ */
+#include "qp_port.h"
+
+#include "board_console.h"
+#include "semihost.h"
+
+#include <stdint.h>
+
+#ifndef QP_BOARD_CPU_HZ
+#error "QP_BOARD_CPU_HZ (the SysTick clock, from boards/<name>/board.mk CPU_HZ) is not set"
+#endif
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define SYST_MASK 0x00FFFFFFu
+
+static uint8_t port_ready;
+static uint32_t tick_last; /* last raw SysTick value read */
+static uint64_t tick_acc;  /* ticks counted so far */
+
+void qp_port_init(void)
+{
+    if (port_ready) {
+        return;
+    }
+    port_ready = 1u;
+    SYST_CSR = 0u;
+    SYST_RVR = SYST_MASK;
+    SYST_CVR = 0u; /* any write clears it; it reloads on the first tick */
+    tick_last = 0u;
+    tick_acc = 0u;
+    SYST_CSR = 5u; /* ENABLE | CLKSOURCE (processor clock), no TICKINT */
+    board_console_init();
+}
+
+void qp_port_write(const char *s, unsigned len)
+{
+    board_console_write(s, len);
+}
+
+void qp_port_puts(const char *s)
+{
+    unsigned len = 0;
+    while (s[len] != '\0') {
+        len++;
+    }
+    board_console_write(s, len);
+}
+
+uint64_t qp_port_ticks64(void)
+{
+    uint32_t now = SYST_CVR & SYST_MASK;
+    tick_acc += (tick_last - now) & SYST_MASK; /* counts down; mod 2^24 handles one wrap */
+    tick_last = now;
+    return tick_acc;
+}
+
+uint32_t qp_port_ticks(void)
+{
+    return (uint32_t)qp_port_ticks64();
+}
+
+uint32_t qp_port_tick_hz(void)
+{
+    return QP_BOARD_CPU_HZ;
+}
+
+void qp_port_exit(int code)
+{
+    const uint32_t block[2] = {QP_SH_ADP_STOPPED_APPLICATION_EXIT, (uint32_t)code};
+    (void)qp_semihost_call(QP_SH_SYS_EXIT_EXTENDED, block);
+    /* Reached only if the host lacks SYS_EXIT_EXTENDED: plain SYS_EXIT can say just
+     * success or failure. */
+    (void)qp_semihost_call(QP_SH_SYS_EXIT, (const void *)(uintptr_t)(code == 0 ? QP_SH_ADP_STOPPED_APPLICATION_EXIT
+                                                                              : QP_SH_ADP_STOPPED_RUN_TIME_ERROR));
+    for (;;) {
+    }
+}

@@ -1,0 +1,96 @@
+/* Stage 4: the contact graph (ENGINE.md 5; seed 003).
+ *
+ * Nodes are bodies, edges are contacts. Levels come from a breadth-first
+ * walk that starts at the static bodies (level 0) and only climbs: an edge is
+ * followed from u to v unless v lies clearly below u along gravity. Bodies
+ * the walk does not reach get the highest level. The walk uses an explicit
+ * queue in the world (no recursion); adjacency is a CSR array rebuilt each
+ * step. The contacts are then ordered bottom up by the higher level of their
+ * two bodies (counting sort, stable on the contact index), which is the
+ * order of the contact pass and the grouping of shock propagation.
+ */
+#include "world_internal.h"
+
+#define LEVEL_NONE 0xFFFFu
+
+static void build_adjacency(qp_world *w)
+{
+    int nb = w->body_high;
+    for (int i = 0; i <= nb + 1; i++) w->adj_start[i] = 0;
+    for (int c = 0; c < w->contact_count; c++) {
+        w->adj_start[w->contacts[c].a + 1]++;
+        w->adj_start[w->contacts[c].b + 1]++;
+    }
+    for (int i = 1; i <= nb + 1; i++) w->adj_start[i] = (uint16_t)(w->adj_start[i] + w->adj_start[i - 1]);
+    /* Fill using queue[] as per-body cursors (free at this point). */
+    for (int i = 0; i <= nb; i++) w->queue[i] = w->adj_start[i];
+    for (int c = 0; c < w->contact_count; c++) {
+        w->adj[w->queue[w->contacts[c].a]++] = (uint16_t)c;
+        w->adj[w->queue[w->contacts[c].b]++] = (uint16_t)c;
+    }
+}
+
+/* Is "to" not clearly below "from"? n points from contact body a to b. */
+static bool climbs(const qp_world *w, const qp_contact *c, int from, qp_vec3 up)
+{
+    fix16_t d = qp_v3_dot_q30(qp_v3_from_q30(c->n), up);  /* n . up, Q16.16 */
+    if (from == c->b) d = -d;
+    (void)w;
+    return d >= -QP_FRAC(1, 2);
+}
+
+void qp__contact_graph(qp_world *w)
+{
+    build_adjacency(w);
+    qp_vec3 up;
+    if (!qp_v3_normalize_q30(qp_v3_neg(w->def.gravity), &up)) up = qp_v3(0, QP_Q30_ONE, 0);
+
+    int head = 0, tail = 0;
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        if (qp__body_dynamic(b)) {
+            b->level = LEVEL_NONE;
+        } else {
+            b->level = 0;
+            w->queue[tail++] = (uint16_t)i;
+        }
+    }
+    int top = 0;
+    while (head < tail) {
+        int u = w->queue[head++];
+        uint16_t next = (uint16_t)(w->bodies[u].level + 1);
+        for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++) {
+            const qp_contact *c = &w->contacts[w->adj[k]];
+            int v = c->a == u ? c->b : c->a;
+            if (w->bodies[v].level != LEVEL_NONE || !climbs(w, c, u, up)) continue;
+            w->bodies[v].level = next;
+            if (next > top) top = next;
+            w->queue[tail++] = (uint16_t)v;
+        }
+    }
+    for (int i = 1; i <= w->body_high; i++)
+        if ((w->bodies[i].state & QP_STATE_USED) && w->bodies[i].level == LEVEL_NONE)
+            w->bodies[i].level = (uint16_t)(top + 1);
+    w->stats.levels = top + 1;
+
+    /* Counting sort of contacts by level (max of the two bodies). */
+    int levels = top + 2;
+    /* Reuse queue[] as the level histogram: levels <= bodies + 1. */
+    for (int l = 0; l <= levels; l++) w->queue[l] = 0;
+    for (int c = 0; c < w->contact_count; c++) {
+        int la = w->bodies[w->contacts[c].a].level, lb = w->bodies[w->contacts[c].b].level;
+        w->queue[(la > lb ? la : lb) + 1]++;
+    }
+    for (int l = 1; l <= levels; l++) w->queue[l] = (uint16_t)(w->queue[l] + w->queue[l - 1]);
+    for (int c = 0; c < w->contact_count; c++) {
+        int la = w->bodies[w->contacts[c].a].level, lb = w->bodies[w->contacts[c].b].level;
+        w->order[w->queue[la > lb ? la : lb]++] = (uint16_t)c;
+    }
+}
+
+int qp__contact_level(const qp_world *w, const qp_contact *c)
+{
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    return la > lb ? la : lb;
+}

@@ -1,0 +1,52 @@
+/* Every default of qphys, in one place (STYLE.md). */
+#include "qphys/world.h"
+
+qp_world_def qp_default_world_def(void)
+{
+    qp_world_def d;
+    d.gravity = qp_v3(0, QP_INT(-10), 0);
+    d.dt = QP_FRAC(1, 60);
+    d.collision_iterations = 5;
+    d.contact_iterations = 10;
+    d.shock_iterations = 1;
+    d.penetration_iterations = 5;
+    d.accumulate_impulses = true;
+    d.warm_start = true;
+    d.contact_margin = QP_FRAC(2, 100);
+    d.slop = QP_FRAC(2, 1000);
+    d.penetration_rate = QP_FRAC(2, 10);
+    d.max_penetration_speed = QP_ONE;
+    d.bounce_threshold = QP_FRAC(1, 2);
+    d.max_linear_speed = QP_INT(100);
+    d.max_angular_speed = QP_INT(50);
+    d.bounds = QP_INT(1000);
+    d.sleep_enabled = true;
+    d.sleep_policy = QP_SLEEP_THREE_POINT;
+    d.sleep_center_size = QP_FRAC(1, 100);
+    d.sleep_point_size = QP_FRAC(1, 100);
+    d.sleep_steps = 60;
+    d.sleep_energy = QP_FRAC(1, 100);
+    d.sleep_energy_bias = QP_FRAC(9, 10);
+    d.wake_energy_factor = QP_INT(2);
+    d.wake_speed = QP_FRAC(1, 10);
+    d.wake_velocity = QP_FRAC(5, 100);
+    d.min_awake_steps = 30;
+    return d;
+}
+
+qp_body_def qp_default_body_def(void)
+{
+    qp_body_def d;
+    /* Zero every byte (padding included): defs may be hashed or copied whole. */
+    unsigned char *p = (unsigned char *)&d;
+    for (unsigned i = 0; i < sizeof d; i++) p[i] = 0;
+    d.type = QP_BODY_DYNAMIC;
+    d.rotation = qp_quat_identity();
+    d.density = QP_ONE;
+    d.friction = QP_FRAC(1, 2);
+    d.static_friction = -QP_ONE;
+    d.restitution = 0;
+    d.asleep = false;
+    d.shape_count = 0;
+    return d;
+}

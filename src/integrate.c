@@ -1,0 +1,52 @@
+/* Stages 6 and 10: forces into velocities, velocities into poses.
+ *
+ * Positions move with the final velocities plus the split-impulse
+ * pseudo-velocities (which are then dropped). Speeds are clamped to the
+ * world's limits first, and a body that leaves the world bounds is frozen:
+ * both raise a flag the user can read, never a silent overflow.
+ */
+#include "world_internal.h"
+
+fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max)
+{
+    fix16_t len = qp_v3_len(*v);
+    if (len <= max) return 0;
+    *v = qp_v3_scale(*v, qp_div(max, len));
+    return 1;
+}
+
+void qp__apply_forces(qp_world *w)
+{
+    fix16_t dt = w->def.dt;
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!qp__body_moves(b)) continue;
+        qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
+        b->v = qp_v3_mad(b->v, accel, dt);
+        b->w = qp_v3_mad(b->w, qp_mat3_mul_v3(&b->inv_inertia, b->torque), dt);
+    }
+}
+
+void qp__integrate(qp_world *w)
+{
+    fix16_t dt = w->def.dt;
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        b->force = b->torque = qp_v3_zero();
+        if (!qp__body_moves(b)) continue;
+        if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
+            b->flags |= QP_FLAG_SPEED_CLAMPED;
+        const fix16_t *pv = w->pseudo_v[i];
+        qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
+        qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
+        b->x = qp_v3_mad(b->x, v, dt);
+        b->q = qp_quat_integrate(b->q, omega, dt);
+        qp__body_sync(b);
+        if (qp_v3_max_abs(b->x) > w->def.bounds) {
+            b->state |= QP_STATE_FROZEN;
+            b->flags |= QP_FLAG_OUT_OF_BOUNDS;
+            b->v = b->w = qp_v3_zero();
+            qp__body_update_aabbs(w, i, &b->x, &b->r);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+/* Stage 3: narrow phase and persistent manifolds (ENGINE.md 4).
+ *
+ * Each pair is collided at the predicted poses in the frame of shape a
+ * (relative coordinates: the result does not depend on where the pair is).
+ * Points are stored as arms from each centre of mass, so the solver never
+ * touches absolute positions. The depth is brought back from the predicted
+ * pose to the start of the step with the predicted normal velocity:
+ * depth_now = depth_pred + vn_pred * dt.
+ *
+ * Persistence: last step's impulses are kept in a cache sorted like the
+ * pairs (body a, body b, slots); a merge walk finds each manifold's previous
+ * self, and points with the same feature id inherit their impulses. Pairs of
+ * bodies that are both asleep (or asleep on something static) are not
+ * collided; their cached records come back as sleeping contacts, so the
+ * contact graph still knows what rests on what.
+ */
+#include "world_internal.h"
+
+static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
+{
+    return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
+}
+
+/* Two unit tangents (Q2.30) completing the normal to a right-handed basis:
+ * a fixed rule on integer comparisons, so every target picks the same. */
+static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+{
+    fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
+    qp_vec3 e = ax <= ay && ax <= az ? qp_v3(QP_Q30_ONE, 0, 0)
+              : ay <= az             ? qp_v3(0, QP_Q30_ONE, 0)
+                                     : qp_v3(0, 0, QP_Q30_ONE);
+    qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
+    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(QP_Q30_ONE, 0, 0);
+    *t2 = qp_v3_cross_q30(n, *t1);
+}
+
+static fix16_t combine_friction(fix16_t a, fix16_t b)
+{
+    return qp_sqrt(qp_mul(a, b));
+}
+
+/* Velocity of b relative to a at a contact point, along unit direction u. */
+static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
+                                     qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
+{
+    qp_vec3 pa = qp_v3_add(va, qp_v3_cross(wa, ra));
+    qp_vec3 pb = qp_v3_add(vb, qp_v3_cross(wb, rb));
+    return qp_v3_dot_q30(qp_v3_sub(pb, pa), u);
+}
+
+static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
+{
+    for (int k = 0; k < c->count; k++)
+        for (int j = 0; j < old->count; j++)
+            if (old->id[j] == c->p[k].id) {
+                c->p[k].jn = old->jn[j];
+                c->p[k].jt1 = old->jt1[j];
+                c->p[k].jt2 = old->jt2[j];
+                break;
+            }
+}
+
+/* Wake a sleeper that an awake body reaches fast enough (ENGINE.md 6). */
+static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn)
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    bool a_sleeps = (a->state & QP_STATE_ASLEEP) != 0, b_sleeps = (b->state & QP_STATE_ASLEEP) != 0;
+    if (a_sleeps == b_sleeps || -vn <= w->def.wake_speed) return;
+    qp__wake_body(w, a_sleeps ? c->a : c->b);
+}
+
+static uint64_t cache_key(const qp_contact_cache *k)
+{
+    return contact_key(k->a, k->b, k->sa, k->sb);
+}
+
+static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
+{
+    const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
+    return !qp__body_moves(a) && !qp__body_moves(b) &&
+           ((a->state | b->state) & QP_STATE_ASLEEP) && (a->state & QP_STATE_USED) && (b->state & QP_STATE_USED);
+}
+
+static qp_contact *new_contact(qp_world *w, int *n, int a, int b)
+{
+    if (*n == QP_CFG_MAX_CONTACTS) {
+        w->stats.overflows++;
+        w->bodies[a].flags |= QP_FLAG_CONTACTS_LOST;
+        w->bodies[b].flags |= QP_FLAG_CONTACTS_LOST;
+        return 0;
+    }
+    qp_contact *c = &w->contacts[(*n)++];
+    unsigned char *bytes = (unsigned char *)c;
+    for (unsigned k = 0; k < sizeof *c; k++) bytes[k] = 0;
+    c->a = (uint16_t)a;
+    c->b = (uint16_t)b;
+    return c;
+}
+
+/* A sleeping pair's contact, rebuilt from its cache record (not solved). */
+static void keep_sleeping(qp_world *w, int *n, const qp_contact_cache *k)
+{
+    qp_contact *c = new_contact(w, n, k->a, k->b);
+    if (!c) return;
+    c->sa = k->sa;
+    c->sb = k->sb;
+    c->count = k->count;
+    c->flags = QP_CONTACT_SLEEPING;
+    c->n = k->n;
+    for (int j = 0; j < k->count; j++) {
+        c->p[j].id = k->id[j];
+        c->p[j].jn = k->jn[j];
+        c->p[j].jt1 = k->jt1[j];
+        c->p[j].jt2 = k->jt2[j];
+    }
+}
+
+/* Collide one pair; false when the shapes do not touch. */
+static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_contact_cache *old)
+{
+    const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
+    int a = sa->body, b = sb->body;
+    qp_transform xa = qp__shape_world(w, pair->a, &w->pred_x[a], &w->pred_r[a]);
+    qp_transform xb = qp__shape_world(w, pair->b, &w->pred_x[b], &w->pred_r[b]);
+    qp_transform rel = qp_transform_relative(&xa, &xb);
+    qp_manifold m;
+    if (qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, &m) == 0) return false;
+    qp_contact *c = new_contact(w, n, a, b);
+    if (!c) return false;
+    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
+    c->sa = sa->slot;
+    c->sb = sb->slot;
+    c->count = (uint8_t)m.count;
+    c->n = qp_rot3_mul_v3(&xa.r, m.normal);
+    tangents(c->n, &c->t1, &c->t2);
+    c->friction = combine_friction(ba->friction, bb->friction);
+    c->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+    c->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
+
+    qp_vec3 va, wa, vb, wb;
+    qp__predicted_velocity(w, ba, &va, &wa);
+    qp__predicted_velocity(w, bb, &vb, &wb);
+    qp_vec3 arm_a = qp_v3_sub(xa.p, w->pred_x[a]);
+    qp_vec3 centers = qp_v3_sub(w->pred_x[a], w->pred_x[b]);
+    fix16_t vn_min = 0;
+    for (int k = 0; k < m.count; k++) {
+        qp_contact_point *p = &c->p[k];
+        p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa.r, m.points[k].point));
+        p->rb = qp_v3_add(p->ra, centers);
+        p->id = m.points[k].id;
+        fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, p->rb, c->n);
+        p->depth = qp_sat32((int64_t)m.points[k].depth + qp_mul(vn, w->def.dt));
+        if (vn < vn_min) vn_min = vn;
+    }
+    if (old) {
+        if (w->def.warm_start) inherit_impulses(c, old);
+    } else {
+        wake_on_impact(w, c, vn_min);
+    }
+    return true;
+}
+
+void qp__narrow_phase(qp_world *w)
+{
+    int n = 0, cached = 0;
+    /* Merge walk: pairs and the cache are both sorted by the same key. */
+    for (int i = 0; i < w->pair_count; i++) {
+        const qp_shape_slot *sa = &w->shapes[w->pairs[i].a], *sb = &w->shapes[w->pairs[i].b];
+        uint64_t key = contact_key(sa->body, sb->body, sa->slot, sb->slot);
+        for (; cached < w->cache_count && cache_key(&w->cache[cached]) < key; cached++)
+            if (pair_sleeps(w, &w->cache[cached])) keep_sleeping(w, &n, &w->cache[cached]);
+        const qp_contact_cache *old = 0;
+        if (cached < w->cache_count && cache_key(&w->cache[cached]) == key) old = &w->cache[cached++];
+        collide_pair(w, &n, &w->pairs[i], old);
+    }
+    for (; cached < w->cache_count; cached++)
+        if (pair_sleeps(w, &w->cache[cached])) keep_sleeping(w, &n, &w->cache[cached]);
+    int points = 0;
+    for (int i = 0; i < n; i++) points += w->contacts[i].count;
+    w->contact_count = n;
+    w->stats.contacts = n;
+    w->stats.points = points;
+    if (n > w->stats.max_contacts) w->stats.max_contacts = n;
+}
+
+void qp__save_contact_cache(qp_world *w)
+{
+    for (int i = 0; i < w->contact_count; i++) {
+        const qp_contact *c = &w->contacts[i];
+        qp_contact_cache *k = &w->cache[i];
+        unsigned char *bytes = (unsigned char *)k;
+        for (unsigned j = 0; j < sizeof *k; j++) bytes[j] = 0;
+        k->a = c->a;
+        k->b = c->b;
+        k->sa = c->sa;
+        k->sb = c->sb;
+        k->count = c->count;
+        k->n = c->n;
+        for (int j = 0; j < c->count; j++) {
+            k->id[j] = c->p[j].id;
+            k->jn[j] = c->p[j].jn;
+            k->jt1[j] = c->p[j].jt1;
+            k->jt2[j] = c->p[j].jt2;
+        }
+    }
+    w->cache_count = w->contact_count;
+}

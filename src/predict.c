@@ -1,0 +1,41 @@
+/* Stage 1: predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
+ *
+ * Every awake body is moved where gravity and its forces would take it this
+ * step; collision detection runs there, so contacts are found a step early
+ * (too much separation rather than too much penetration). The real state is
+ * never overwritten: predictions live in pred_x / pred_r, which is the
+ * "restore" of the seeds for free.
+ */
+#include "world_internal.h"
+
+void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega)
+{
+    if (!qp__body_moves(b)) {
+        *v = b->v;
+        *omega = b->w;
+        return;
+    }
+    fix16_t dt = w->def.dt;
+    qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
+    *v = qp_v3_mad(b->v, accel, dt);
+    *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&b->inv_inertia, b->torque), dt);
+}
+
+void qp__predict(qp_world *w)
+{
+    fix16_t dt = w->def.dt;
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        if (!qp__body_moves(b)) {
+            w->pred_x[i] = b->x;
+            w->pred_r[i] = b->r;
+            continue;
+        }
+        qp_vec3 v, omega;
+        qp__predicted_velocity(w, b, &v, &omega);
+        w->pred_x[i] = qp_v3_mad(b->x, v, dt);
+        w->pred_r[i] = qp_quat_to_rot3(qp_quat_integrate(b->q, omega, dt));
+        qp__body_update_aabbs(w, i, &w->pred_x[i], &w->pred_r[i]);
+    }
+}

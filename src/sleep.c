@@ -1,0 +1,184 @@
+/* Stage 11: sleep and wake (ENGINE.md 6; seeds 000, 001, 002, 003, 004).
+ *
+ * Three-point test (Lengyel, seed 000): each awake body grows three boxes
+ * around C, C + x and C + y (x, y: first two columns of its rotation, so the
+ * off-centre points see rotation about any axis, even one through C along
+ * x). When a box grows past its threshold all three restart at the current
+ * points. A body still for sleep_steps steps may sleep. The energy policy
+ * (seeds 001, 002) keeps a recency-weighted average of |v|^2 + |w|^2 instead.
+ *
+ * Islands: bodies joined by contacts form islands (union-find over the
+ * contacts, iterative, path halving). An island sleeps when every body in
+ * it may and it rests on something static. Sleepers keep zero velocity, are
+ * neither integrated nor solved, and their pairs are not collided.
+ *
+ * Wake: a user call, an awake body arriving fast (narrow_phase.c), a sleeper
+ * pushed faster than wake_velocity by the passes, removal of a body it
+ * touches. A wake spreads up the contact graph: everything resting on the
+ * woken body wakes in the same step (pull the bottom block and the whole
+ * stack falls at once).
+ */
+#include "world_internal.h"
+
+static void reset_boxes(qp_body_state *b)
+{
+    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 0))),
+                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 1))) };
+    for (int k = 0; k < 3; k++) b->sleep_box[k].lo = b->sleep_box[k].hi = p[k];
+    b->still_steps = 0;
+}
+
+static fix16_t box_size(const qp_aabb *a)
+{
+    return qp_v3_max_abs(qp_v3_sub(a->hi, a->lo));
+}
+
+static void wake_one(qp_world *w, int i)
+{
+    qp_body_state *b = &w->bodies[i];
+    b->state &= (uint16_t)~QP_STATE_ASLEEP;
+    b->awake_steps = 0;
+    b->motion = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
+    reset_boxes(b);
+}
+
+/* Does the contact climb from u to the other body (not clearly downwards)? */
+static bool above(const qp_world *w, const qp_contact *c, int u)
+{
+    qp_vec3 up;
+    if (!qp_v3_normalize_q30(qp_v3_neg(w->def.gravity), &up)) return true;
+    int64_t d = (int64_t)c->n.x * up.x + (int64_t)c->n.y * up.y + (int64_t)c->n.z * up.z;
+    if (u == c->b) d = -d;
+    return d >= -((int64_t)1 << 59);  /* n.up >= -1/2 in Q60 */
+}
+
+void qp__wake_body(qp_world *w, int start)
+{
+    qp_body_state *s = &w->bodies[start];
+    if (!qp__body_dynamic(s)) return;
+    s->awake_steps = 0;
+    if (!(s->state & QP_STATE_ASLEEP)) return;
+    wake_one(w, start);
+    /* Breadth-first up the contact graph of the last step. */
+    int head = 0, tail = 0;
+    w->queue[tail++] = (uint16_t)start;
+    while (head < tail) {
+        int u = w->queue[head++];
+        for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++) {
+            if (w->adj[k] >= w->contact_count) continue;
+            const qp_contact *c = &w->contacts[w->adj[k]];
+            int v = c->a == u ? c->b : c->a;
+            if (!(w->bodies[v].state & QP_STATE_ASLEEP) || !above(w, c, u)) continue;
+            wake_one(w, v);
+            w->queue[tail++] = (uint16_t)v;
+        }
+    }
+}
+
+static fix16_t motion_now(const qp_body_state *b)
+{
+    int64_t e = (qp_v3_len_sq_wide(b->v) + qp_v3_len_sq_wide(b->w)) >> 16;
+    return qp_sat32(e);
+}
+
+void qp__check_sleepers(qp_world *w)
+{
+    fix16_t limit = w->def.wake_velocity;
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_ASLEEP)) continue;
+        bool wake;
+        if (w->def.sleep_policy == QP_SLEEP_ENERGY)
+            wake = motion_now(b) > qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
+        else
+            wake = qp_v3_max_abs(b->v) > limit || qp_v3_max_abs(b->w) > limit;
+        if (wake) {
+            qp_vec3 v = b->v, omega = b->w;
+            qp__wake_body(w, i);
+            b->v = v;
+            b->w = omega;
+        } else {
+            b->v = b->w = qp_v3_zero();
+        }
+    }
+}
+
+/* Can this awake body sleep, by the world's policy? Updates its history. */
+static bool wants_sleep(const qp_world *w, qp_body_state *b)
+{
+    if (b->awake_steps < 0xFFFF) b->awake_steps++;
+    if (w->def.sleep_policy == QP_SLEEP_ENERGY) {
+        fix16_t bias = w->def.sleep_energy_bias;
+        fix16_t m = qp_sat32(((int64_t)b->motion * bias + (int64_t)motion_now(b) * (QP_ONE - bias)) >> 16);
+        fix16_t cap = qp_mul(w->def.sleep_energy, QP_INT(10));
+        b->motion = m > cap ? cap : m;
+        return b->motion < w->def.sleep_energy && b->awake_steps >= w->def.min_awake_steps;
+    }
+    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 0))),
+                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 1))) };
+    bool reset = false;
+    for (int k = 0; k < 3; k++) {
+        qp_aabb *box = &b->sleep_box[k];
+        box->lo = qp_v3_min(box->lo, p[k]);
+        box->hi = qp_v3_max(box->hi, p[k]);
+        if (box_size(box) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size)) reset = true;
+    }
+    if (reset) reset_boxes(b);
+    else if (b->still_steps < 0xFFFF) b->still_steps++;
+    return b->still_steps >= w->def.sleep_steps && b->awake_steps >= w->def.min_awake_steps;
+}
+
+static int find(qp_world *w, int i)
+{
+    while (w->bodies[i].island != i) {
+        w->bodies[i].island = w->bodies[w->bodies[i].island].island;
+        i = w->bodies[i].island;
+    }
+    return i;
+}
+
+enum { ISLAND_AWAKE = 1, ISLAND_GROUNDED = 2 };
+
+void qp__sleep(qp_world *w)
+{
+    int n = w->body_high;
+    uint16_t *mark = w->queue;  /* per island root */
+    for (int i = 1; i <= n; i++) {
+        w->bodies[i].island = (uint16_t)i;
+        mark[i] = 0;
+    }
+    for (int i = 1; i <= n; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!qp__body_moves(b)) continue;
+        bool ok = w->def.sleep_enabled && wants_sleep(w, b);
+        if (!ok) mark[i] |= ISLAND_AWAKE;
+    }
+    if (!w->def.sleep_enabled) return;
+    for (int c = 0; c < w->contact_count; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        const qp_body_state *a = &w->bodies[ct->a], *b = &w->bodies[ct->b];
+        if (qp__body_dynamic(a) && qp__body_dynamic(b)) {
+            int ra = find(w, ct->a), rb = find(w, ct->b);
+            if (ra == rb) continue;
+            if (ra > rb) { int t = ra; ra = rb; rb = t; }
+            w->bodies[rb].island = (uint16_t)ra;
+            mark[ra] |= mark[rb];
+        } else {
+            int d = qp__body_dynamic(a) ? ct->a : ct->b;
+            if (qp__body_dynamic(&w->bodies[d])) mark[d] |= ISLAND_GROUNDED;
+        }
+    }
+    /* Marks were set on bodies before their islands merged: gather at roots. */
+    for (int i = 1; i <= n; i++) {
+        int r = find(w, i);
+        if (r != i) mark[r] |= mark[i];
+    }
+    for (int i = 1; i <= n; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!qp__body_moves(b)) continue;
+        if (mark[find(w, i)] != ISLAND_GROUNDED) continue;
+        b->state |= QP_STATE_ASLEEP;
+        b->v = b->w = qp_v3_zero();
+        qp__body_update_aabbs(w, i, &b->x, &b->r);
+    }
+}

@@ -1,0 +1,94 @@
+/* The world: initialisation, the step as a table of contents, statistics. */
+#include "world_internal.h"
+
+static bool in_range(fix16_t v, fix16_t lo, fix16_t hi) { return v >= lo && v <= hi; }
+static bool int_in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
+
+static qp_result check_def(const qp_world_def *d)
+{
+    if (qp_v3_max_abs(d->gravity) > QP_INT(1000)) return QP_ERR_RANGE;
+    if (!in_range(d->dt, QP_FRAC(1, 1000), QP_FRAC(1, 10))) return QP_ERR_RANGE;
+    if (!int_in_range(d->collision_iterations, 0, 100) || !int_in_range(d->contact_iterations, 1, 100) ||
+        !int_in_range(d->shock_iterations, 0, 10) || !int_in_range(d->penetration_iterations, 0, 100))
+        return QP_ERR_RANGE;
+    if (!in_range(d->contact_margin, 0, QP_ONE) || !in_range(d->slop, 0, QP_FRAC(1, 10)) ||
+        !in_range(d->penetration_rate, 0, QP_ONE) || !in_range(d->max_penetration_speed, 0, QP_INT(10)) ||
+        !in_range(d->bounce_threshold, 0, QP_INT(100)))
+        return QP_ERR_RANGE;
+    if (!in_range(d->max_linear_speed, QP_ONE, QP_INT(150)) || !in_range(d->max_angular_speed, QP_ONE, QP_INT(100)) ||
+        !in_range(d->bounds, QP_INT(1), QP_WORLD_LIMIT))
+        return QP_ERR_RANGE;
+    if (d->sleep_policy != QP_SLEEP_THREE_POINT && d->sleep_policy != QP_SLEEP_ENERGY) return QP_ERR_PARAM;
+    if (!in_range(d->sleep_center_size, 0, QP_ONE) || !in_range(d->sleep_point_size, 0, QP_ONE) ||
+        !int_in_range(d->sleep_steps, 1, 60000) || !in_range(d->sleep_energy, 0, QP_INT(100)) ||
+        !in_range(d->sleep_energy_bias, 0, QP_ONE - 1) || !in_range(d->wake_energy_factor, QP_ONE, QP_INT(100)) ||
+        !in_range(d->wake_speed, 0, QP_INT(100)) || !in_range(d->wake_velocity, 0, QP_INT(100)) ||
+        !int_in_range(d->min_awake_steps, 0, 60000))
+        return QP_ERR_RANGE;
+    return QP_OK;
+}
+
+qp_result qp_world_init(qp_world *w, const qp_world_def *def)
+{
+    if (!w || !def) return QP_ERR_PARAM;
+    qp_result r = check_def(def);
+    if (r != QP_OK) return r;
+    /* Every byte, padding included, so snapshots and hashes see no garbage. */
+    unsigned char *p = (unsigned char *)w;
+    for (unsigned long i = 0; i < sizeof *w; i++) p[i] = 0;
+    w->def = *def;
+    w->stats.first_all_asleep_step = -1;
+    return QP_OK;
+}
+
+static void count_bodies(qp_world *w)
+{
+    int bodies = 0, awake = 0, asleep = 0;
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        bodies++;
+        if (!(b->state & QP_STATE_DYNAMIC)) continue;
+        if (b->state & QP_STATE_ASLEEP) asleep++;
+        else awake++;
+    }
+    w->stats.bodies = bodies;
+    w->stats.awake = awake;
+    w->stats.asleep = asleep;
+    if (awake == 0 && asleep > 0 && w->stats.first_all_asleep_step < 0)
+        w->stats.first_all_asleep_step = (int)w->stats.step;
+}
+
+void qp_world_step(qp_world *w)
+{
+    w->stats.step++;
+    qp__predict(w);
+    qp__broad_phase(w);
+    qp__narrow_phase(w);
+    qp__contact_graph(w);
+    qp__solve_collisions(w);
+    qp__apply_forces(w);
+    qp__solve_contacts(w);
+    qp__shock(w);
+    qp__check_sleepers(w);
+    qp__penetration(w);
+    qp__integrate(w);
+    qp__sleep(w);
+    qp__save_contact_cache(w);
+    count_bodies(w);
+}
+
+qp_world_stats qp_world_get_stats(const qp_world *w)
+{
+    return w->stats;
+}
+
+const qp_world_def *qp_world_get_def(const qp_world *w)
+{
+    return &w->def;
+}
+
+int qp_world_capacity(void)
+{
+    return QP_CFG_MAX_BODIES;
+}

@@ -1,0 +1,46 @@
+/* Internal interface between the step's stages (one source file each). */
+#ifndef QPHYS_WORLD_INTERNAL_H
+#define QPHYS_WORLD_INTERNAL_H
+
+#include "qphys/world.h"
+
+/* A body the step moves: used, dynamic, awake, not frozen. */
+static inline bool qp__body_moves(const qp_body_state *b)
+{
+    return (b->state & (QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN)) ==
+           (QP_STATE_USED | QP_STATE_DYNAMIC);
+}
+
+/* A body that takes impulses: used, dynamic, not frozen (sleepers too: a
+ * sleeper pushed hard enough wakes after the contact pass). */
+static inline bool qp__body_dynamic(const qp_body_state *b)
+{
+    return (b->state & (QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_FROZEN)) ==
+           (QP_STATE_USED | QP_STATE_DYNAMIC);
+}
+
+/* The stages of qp_world_step, in order (ENGINE.md 3). */
+void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */
+void qp__broad_phase(qp_world *w);      /* broad_phase.c: sweep and prune -> pairs */
+void qp__narrow_phase(qp_world *w);     /* narrow_phase.c: manifolds, persistence */
+void qp__contact_graph(qp_world *w);    /* contact_graph.c: levels and solve order */
+void qp__solve_collisions(qp_world *w); /* solve_collisions.c: elastic pass */
+void qp__apply_forces(qp_world *w);     /* integrate.c: gravity and user forces */
+void qp__solve_contacts(qp_world *w);   /* solve_contacts.c: inelastic pass + friction */
+void qp__shock(qp_world *w);            /* shock.c: shock propagation by levels */
+void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passes wake */
+void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
+void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
+void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
+void qp__save_contact_cache(qp_world *w); /* narrow_phase.c: impulses for warm starting */
+
+/* Helpers shared by stages. */
+void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
+void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q */
+void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
+qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
+void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
+int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
+fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
+
+#endif

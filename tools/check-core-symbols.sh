@@ -1,0 +1,40 @@
+#!/bin/sh
+# check-core-symbols.sh - the ARM guard: the core (src/) and libfixmath, compiled for a
+# Cortex-M with -mfloat-abi=soft, must not call any floating-point helper (a float or
+# double operation slipped in) nor the heap (malloc & co.).
+#
+#   NM=arm-none-eabi-nm sh tools/check-core-symbols.sh build/<board>/core/*.o build/<board>/fixmath/*.o
+#
+# Prints one line per offending object and symbol, and exits 1 if there is any.
+set -u
+nm=${NM:-arm-none-eabi-nm}
+if [ $# -eq 0 ]; then
+  echo "check-core-symbols: no objects given" >&2; exit 2
+fi
+command -v "$nm" >/dev/null 2>&1 || { echo "check-core-symbols: $nm not found" >&2; exit 2; }
+
+# Soft-float helpers (AEABI and libgcc names), float libm calls, and the heap.
+float_re='^(__aeabi_(f|d|cf|cd|i2f|i2d|ui2f|ui2d|l2f|l2d|ul2f|ul2d|h2f|f2h)[a-z0-9_]*|__[a-z]*(sf|df|tf|xf|hf)[a-z]*[0-9]?|__(mul|div)(sc|dc|tc|xc)3|(sqrt|sin|cos|tan|atan2|exp|log|pow|fabs|floor|ceil|fmod|round)f?)$'
+heap_re='^(_?malloc(_r)?|_?calloc(_r)?|_?realloc(_r)?|_?free(_r)?|aligned_alloc|memalign|posix_memalign|_?sbrk(_r)?)$'
+
+bad=0
+for obj in "$@"; do
+  if [ ! -f "$obj" ]; then
+    echo "check-core-symbols: $obj: no such object" >&2; bad=1; continue
+  fi
+  syms=$("$nm" -u "$obj" 2>/dev/null | awk '{ print $NF }') || { echo "check-core-symbols: $nm failed on $obj" >&2; bad=1; continue; }
+  for s in $syms; do
+    if echo "$s" | grep -Eq "$float_re"; then
+      echo "check-core-symbols: $obj calls $s: floating point in the core (it must be fixed point only)" >&2
+      bad=1
+    elif echo "$s" | grep -Eq "$heap_re"; then
+      echo "check-core-symbols: $obj calls $s: heap use in the core (use static pools, never the heap)" >&2
+      bad=1
+    fi
+  done
+done
+if [ $bad -ne 0 ]; then
+  echo "check-core-symbols: FAILED: the core must have no float/double and no heap (see above)" >&2
+  exit 1
+fi
+echo "check-core-symbols: $# objects clean: no float helpers, no heap calls"

@@ -1,0 +1,164 @@
+#!/bin/sh
+# cross-check.sh - the determinism harness: build and run one app on every target and
+# require byte-identical output from all of them.
+#
+#   sh tools/cross-check.sh [-a APP] [-b "BOARD ..."] [-n] [-O "-O2 -Os"] [APP]
+#     -a APP    the app (default probe; also accepted as the last argument); its sources are
+#               APP_SRCS_<APP> in mk/board.mk or the Makefile
+#     -b LIST   boards to run (default: every boards/*/board.mk)
+#     -n        host targets only (no QEMU)
+#     -O LIST   optimisation levels for the boards (default: BOARD_OPT's default, -O2)
+#
+# Host targets: gcc -O0, gcc -O2, gcc -Os, clang -O2, gcc -m32 -O2 (skipped with a note if
+# clang or a 32-bit gcc is unavailable), compiled directly (not through the Makefile) with the
+# pinned FIXMATH_FLAGS: src/ and libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
+# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel.
+# The whole output of each target is kept in build/cross/<app>/<target>.out and compared
+# with the first target's; any difference, build failure or non-zero exit is a failure.
+# Prints "target <name>: <last line>" per target, then PASS or FAIL.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+
+app=probe
+boards=
+host_only=0
+board_opts=
+while getopts a:b:nO: opt; do
+  case $opt in
+    a) app=$OPTARG ;;
+    b) boards=$OPTARG ;;
+    n) host_only=1 ;;
+    O) board_opts=$OPTARG ;;
+    *) echo "usage: $0 [-a APP] [-b \"BOARD ...\"] [-n] [-O \"-O2 -Os\"] [APP]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] && app=$1
+
+out=build/cross/$app
+rm -rf "$out"
+mkdir -p "$out"
+
+# What the app is made of, as the build system knows it (any board will do for the query).
+any_board=$(ls boards/*/board.mk | head -n 1 | sed 's#boards/\(.*\)/board.mk#\1#')
+info=$(make -s --no-print-directory BOARD="$any_board" APP="$app" print-app 2>&1) || {
+  echo "cross-check: cannot get the sources of app '$app':" >&2; echo "$info" >&2; exit 2; }
+get() { echo "$info" | sed -n "s/^$1=//p"; }
+app_srcs=$(get APP_SRCS)
+app_cflags=$(get APP_CFLAGS)
+fix_dir=$(get FIXMATH_DIR)
+fix_flags=$(get FIXMATH_FLAGS)
+fix_srcs=$(get FIXMATH_SRCS)
+[ -n "$boards" ] || boards=$(get KNOWN_BOARDS)
+if [ ! -f "$fix_dir/fix16.c" ]; then
+  echo "cross-check: libfixmath source missing in $fix_dir (run: make deps)" >&2; exit 2
+fi
+port_srcs="port/host/*.c"
+[ -f port/qp_fmt.c ] && port_srcs="$port_srcs port/qp_fmt.c"
+
+targets=""   # in order; the first one is the reference
+failed=0
+note() { echo "cross-check: $*"; }
+
+# ---- host builds -----------------------------------------------------------------
+host_build() { # name cc opt...: core + libfixmath into an archive (only what the app uses is linked)
+  name=$1; cc=$2; shift 2
+  dir=$out/$name
+  mkdir -p "$dir/obj"
+  ok=1
+  for src in src/*.c $fix_srcs; do
+    [ -f "$src" ] || continue
+    obj=$dir/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
+    # shellcheck disable=SC2086
+    $cc "$@" -std=c11 -Iinclude -I"$fix_dir" $fix_flags -c "$src" -o "$obj" >>"$dir/build.log" 2>&1 || ok=0
+  done
+  # shellcheck disable=SC2086
+  if [ $ok = 1 ] && ar rcs "$dir/libqphys.a" "$dir"/obj/*.o >>"$dir/build.log" 2>&1 &&
+     $cc "$@" -std=c11 -Iinclude -Iport -I"$fix_dir" $fix_flags $app_cflags \
+       $app_srcs $port_srcs "$dir/libqphys.a" -o "$dir/$app" >>"$dir/build.log" 2>&1; then
+    targets="$targets $name"
+    echo "$dir/$app" > "$dir/cmd"
+  else
+    note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
+    failed=1
+  fi
+}
+can_link() { # cc flags...: can this compiler build and run a trivial program?
+  t=$out/.probe-cc; printf 'int main(void){return 0;}\n' > "$t.c"
+  "$@" "$t.c" -o "$t" >/dev/null 2>&1 && "$t"
+}
+
+host_build gcc-O0 gcc -O0
+host_build gcc-O2 gcc -O2
+host_build gcc-Os gcc -Os
+if command -v clang >/dev/null 2>&1; then host_build clang-O2 clang -O2
+else note "clang-O2: skipped: clang not installed"; fi
+if can_link gcc -m32; then host_build gcc-m32-O2 gcc -m32 -O2
+else note "gcc-m32-O2: skipped: gcc -m32 cannot link here (install gcc-multilib)"; fi
+
+# ---- board builds -----------------------------------------------------------------
+if [ $host_only -eq 0 ]; then
+  command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 || {
+    note "boards: arm-none-eabi-gcc or qemu-system-arm missing (run: make deps)"; failed=1; boards=""; }
+  for b in $boards; do
+    for o in ${board_opts:-default}; do
+      if [ "$o" = default ]; then name=$b; optarg=""; else name=$b$o; optarg="BOARD_OPT=$o"; fi
+      dir=$out/$name
+      mkdir -p "$dir"
+      # shellcheck disable=SC2086
+      if make -s --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
+        cp "build/$b/$app.elf" "$dir/$app.elf"
+        # shellcheck disable=SC2086
+        make -s --no-print-directory BOARD="$b" APP="$app" $optarg RUN_ELF="$dir/$app.elf" print-run > "$dir/cmd"
+        targets="$targets $name"
+      else
+        note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
+        failed=1
+      fi
+    done
+  done
+fi
+
+# ---- run everything (in parallel) -----------------------------------------------------------
+for t in $targets; do
+  dir=$out/$t
+  ( if [ -f "$dir/$app" ]; then timeout "${RUN_TIMEOUT:-300}" "$dir/$app"; else sh -c "$(cat "$dir/cmd")"; fi \
+      > "$out/$t.out" 2> "$dir/run.err" < /dev/null
+    echo $? > "$dir/exit" ) &
+done
+wait
+
+# ---- compare -------------------------------------------------------------------------------
+ref=""
+for t in $targets; do
+  o=$out/$t.out
+  rc=$(cat "$out/$t/exit")
+  last=$(tail -n 1 "$o")
+  echo "target $t: ${last:-(no output)}"
+  if [ "$rc" != 0 ]; then
+    if [ "$rc" = 124 ]; then why="timed out"; else why="exited with code $rc"; fi
+    note "$t $why"; sed 's/^/    | /' "$out/$t/run.err" | tail -n 10
+    failed=1
+  fi
+  if [ -z "$ref" ]; then ref=$t; continue; fi
+  if ! cmp -s "$out/$ref.out" "$o"; then
+    failed=1
+    awk -v ref="$ref" -v t="$t" '
+      NR == FNR { a[FNR] = $0; na = FNR; next }
+      { b[FNR] = $0; nb = FNR }
+      END {
+        n = na > nb ? na : nb
+        for (i = 1; i <= n; i++) {
+          x = (i <= na) ? a[i] : "(end of output)"; y = (i <= nb) ? b[i] : "(end of output)"
+          if (x != y || (i > na) != (i > nb)) {
+            printf "cross-check: %s disagrees with %s at line %d:\n    %s: %s\n    %s: %s\n", t, ref, i, ref, x, t, y
+            exit
+          }
+        }
+      }' "$out/$ref.out" "$o"
+  fi
+done
+if [ -z "$targets" ]; then failed=1; fi
+if [ $failed -ne 0 ]; then echo "FAIL"; exit 1; fi
+echo "PASS ($(echo $targets | wc -w) targets agree on $(wc -l < "$out/$ref.out") lines of $app output)"

@@ -1,0 +1,70 @@
+#!/bin/sh
+# make test: every check qphys makes, ending with one line "N passed, M failed".
+# A check is a build, a guard, a cmocka test (counted one by one) or a
+# cross-target comparison. Logs of failures are shown in full.
+set -u
+pass=0
+fail=0
+logdir=build/test-logs
+mkdir -p "$logdir"
+JOBS=${JOBS:-2}
+
+ok()  { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# check NAME CMD...: one pass or one failure, log shown on failure.
+check() {
+  name=$1; shift
+  log="$logdir/$(echo "$name" | tr ' /' '__').log"
+  if "$@" >"$log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/    /' "$log" | tail -40; fi
+}
+
+# cmocka NAME BIN: counts each cmocka test of one binary.
+cmocka() {
+  name=$1; bin=$2
+  log="$logdir/$name.log"
+  "$bin" >"$log" 2>&1
+  rc=$?
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+  p=${p:-0}; f=${f:-0}
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi   # crashed or sanitizer stop
+  pass=$((pass + p)); fail=$((fail + f))
+  if [ "$f" != 0 ]; then echo "FAIL $name: $f of $((p + f))"; grep -E 'FAILED|ERROR|error|runtime error|Sanitizer' "$log" | head -20 | sed 's/^/    /'
+  else echo "PASS $name: $p tests"; fi
+}
+
+unit_suite() {
+  tag=$1; opt=$2
+  if ! make -s -j"$JOBS" BUILD_TAG="$tag" HOST_OPT="$opt" unit >"$logdir/build-$tag.log" 2>&1; then
+    bad "build unit tests ($tag)"; tail -30 "$logdir/build-$tag.log" | sed 's/^/    /'; return
+  fi
+  for t in tests/unit/test_*.c; do
+    n=$(basename "$t" .c)
+    cmocka "$tag/$n" "build/$tag/unit/$n"
+  done
+}
+
+echo "== dependencies"
+check "deps installed" sh tools/deps.sh
+
+echo "== host build and guards"
+check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s core-guard
+[ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
+
+echo "== unit tests"
+unit_suite host "-O2"
+unit_suite host-san "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+
+echo "== cross-target determinism"
+if [ -f tools/cross-check.sh ]; then
+  check "probe: same hashes on every host build and board" sh tools/cross-check.sh probe
+fi
+for b in $(ls boards | grep -v '^cpu$'); do
+  check "board $b: builds, fits, passes the nm guard" make -s BOARD="$b" all size
+done
+[ -f tools/scene-check.sh ] && . tools/scene-check.sh
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
