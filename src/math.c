@@ -1,9 +1,12 @@
 /* Fixed-point math layer (see include/qphys/math.h for forms and bounds).
  *
- * Every product goes through int64_t and is rounded once. Negative values are
- * never shifted left (undefined behaviour in C): scaling up is a multiply.
- * Right shifts of negative int64 are arithmetic on every compiler we target
- * (gcc, clang; implementation-defined, checked by the probe hashes).
+ * Every product goes through int64_t and is rounded once; sums of three or
+ * four products are added exactly (round_sum4). Negative values are never
+ * shifted left (undefined behaviour in C): scaling up is a multiply. Right
+ * shifts of negative int64 are arithmetic and `& 3` of a negative int64 gives
+ * its two's complement low bits on every compiler we target (gcc, clang;
+ * implementation-defined before C23, checked by the probe hashes on the host
+ * and on Cortex-M0/M3/M7). tests/unit/test_math.c checks every bound.
  */
 #include "qphys/math.h"
 
@@ -14,15 +17,33 @@ int32_t qp_sat32(int64_t v)
     return (int32_t)v;
 }
 
-int32_t qp_shift_round(int64_t v, int n)
-{
-    /* v + half cannot overflow for the products we form (|v| < 2^62.6). */
-    return qp_sat32((v + ((int64_t)1 << (n - 1))) >> n);
-}
-
+/* floor(v / 2^n + 1/2) for any int64 v and 1 <= n <= 62: the same value as
+ * (v + 2^(n-1)) >> n, without the addition that overflows near INT64_MAX. */
 static int64_t shift_round64(int64_t v, int n)
 {
-    return (v + ((int64_t)1 << (n - 1))) >> n;
+    return (v >> n) + ((v >> (n - 1)) & 1);
+}
+
+int32_t qp_shift_round(int64_t v, int n)
+{
+    return qp_sat32(shift_round64(v, n));
+}
+
+/* Round-shift of a sum of up to four products of two int32 (|p| <= 2^62),
+ * exact for every input although the sum may need 65 bits: each term is split
+ * into p = 4 (p >> 2) + (p & 3); the quarters sum to at most 2^62 and the
+ * remainders are added back before the shift. 2 <= n <= 62; the result is
+ * not saturated (|result| < 2^(65 - n)). */
+static int64_t round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
+{
+    int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2) + (p3 >> 2);
+    int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3) + (p3 & 3) + ((int64_t)1 << (n - 1));
+    return (hi + (lo >> 2)) >> (n - 2);
+}
+
+static int32_t round_sum3_sat(int64_t p0, int64_t p1, int64_t p2, int n)
+{
+    return qp_sat32(round_sum4(p0, p1, p2, 0, n));
 }
 
 fix16_t qp_mul(fix16_t a, fix16_t b)
@@ -70,7 +91,7 @@ uint32_t qp_isqrt64(uint64_t v)
 static uint32_t isqrt64_round(uint64_t v)
 {
     uint32_t r = qp_isqrt64(v);
-    if (v - (uint64_t)r * r > r) r++;
+    if (v - (uint64_t)r * r > r && r != UINT32_MAX) r++;
     return r;
 }
 
@@ -90,71 +111,86 @@ fix16_t qp_fix_from_q30(qp_q30 u)
     return qp_shift_round(u, 14);
 }
 
-/* 2*pi and pi/2 with 40 fractional bits, for exact-enough range reduction. */
-#define TWO_PI_Q40   INT64_C(6908435304716)
+/* pi/2 with 40 fractional bits (rounded), and the rest of pi/2 * 2^40 in units
+ * of 2^-24 (Cody-Waite): k * pi/2 is subtracted with an error below 2^-48 rad
+ * for every k that a Q16.16 angle can reach (|k| < 2^15). */
 #define HALF_PI_Q40  INT64_C(1727108826179)
+#define HALF_PI_LO   INT64_C(-3046294)       /* (pi/2 * 2^40 - HALF_PI_Q40) * 2^24 */
 
-/* sin and cos of x in Q2.30, |x| <= pi/4 + a little, by Taylor series
- * (the first omitted term is below 2e-9 at pi/4). */
-static void sincos_small(int64_t x, int64_t *s, int64_t *c)
+/* Round-to-nearest v / d for v >= 0, d > 0. */
+static int64_t div_round_pos(int64_t v, int64_t d)
 {
-    int64_t x2 = shift_round64(x * x, 30);
-    /* Horner form: sin = x(1 - x2/6(1 - x2/20(1 - x2/42(1 - x2/72)))) */
-    int64_t t = QP_Q30_ONE - x2 / 72;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 42;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 20;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 6;
-    *s = shift_round64(x * t, 30);
-    /* cos = 1 - x2/2(1 - x2/12(1 - x2/30(1 - x2/56(1 - x2/90)))) */
-    t = QP_Q30_ONE - x2 / 90;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 56;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 30;
-    t = QP_Q30_ONE - shift_round64(x2 * t, 30) / 12;
-    *c = QP_Q30_ONE - shift_round64(x2 * t, 30) / 2;
+    return (v + d / 2) / d;
 }
 
-/* Reduce a Q16.16 angle to x in [-pi/4, pi/4] (Q2.30) and a quadrant 0..3. */
-static int64_t reduce_angle(fix16_t angle, int *quadrant)
+/* sin and cos of x (Q1.31, |x| <= pi/4 + 2^-20) in Q2.30, by Taylor series
+ * to x^11 and x^12 (the first omitted terms are below 1e-11); every Horner
+ * step rounds once. */
+static void sincos_small(int64_t x, int64_t *s, int64_t *c)
 {
-    int64_t a = (int64_t)angle * ((int64_t)1 << 24);   /* Q40 */
-    a %= TWO_PI_Q40;
-    if (a < 0) a += TWO_PI_Q40;                          /* [0, 2pi) */
-    int q = (int)((a + HALF_PI_Q40 / 2) / HALF_PI_Q40);  /* nearest quarter, 0..4 */
-    a -= (int64_t)q * HALF_PI_Q40;
-    *quadrant = q & 3;
-    return shift_round64(a, 10);
+    int64_t x2 = shift_round64(x * x, 32);           /* Q30, <= 0.62 */
+    const int64_t one = QP_Q30_ONE, q30 = (int64_t)1 << 30;
+    /* sin = x(1 - x2/6(1 - x2/20(1 - x2/42(1 - x2/72(1 - x2/110))))) */
+    int64_t t = one - div_round_pos(x2, 110);
+    t = one - div_round_pos(x2 * t, 72 * q30);
+    t = one - div_round_pos(x2 * t, 42 * q30);
+    t = one - div_round_pos(x2 * t, 20 * q30);
+    t = one - div_round_pos(x2 * t, 6 * q30);
+    *s = shift_round64(x * t, 31);
+    /* cos = 1 - x2/2(1 - x2/12(1 - x2/30(1 - x2/56(1 - x2/90(1 - x2/132))))) */
+    t = one - div_round_pos(x2, 132);
+    t = one - div_round_pos(x2 * t, 90 * q30);
+    t = one - div_round_pos(x2 * t, 56 * q30);
+    t = one - div_round_pos(x2 * t, 30 * q30);
+    t = one - div_round_pos(x2 * t, 12 * q30);
+    *c = one - div_round_pos(x2 * t, 2 * q30);
+}
+
+/* Reduce an angle in Q24.40 (|a| <= 2^56) to x in [-pi/4, pi/4] (Q1.31) and
+ * a quadrant 0..3: a = x + quadrant * pi/2 (mod 2 pi). */
+static int64_t reduce_angle(int64_t a, int *quadrant)
+{
+    int64_t k = a >= 0 ? (a + HALF_PI_Q40 / 2) / HALF_PI_Q40 : -((-a + HALF_PI_Q40 / 2) / HALF_PI_Q40);
+    int64_t r = a - k * HALF_PI_Q40 - shift_round64(k * HALF_PI_LO, 24);
+    *quadrant = (int)(((k % 4) + 4) % 4);
+    return shift_round64(r, 9);
+}
+
+/* sin and cos of an angle in Q24.40. */
+static void sincos_q40(int64_t a, qp_q30 *sin_out, qp_q30 *cos_out)
+{
+    int q;
+    int64_t s, c;
+    sincos_small(reduce_angle(a, &q), &s, &c);
+    switch (q) {
+    case 0: *sin_out = qp_sat32(s); *cos_out = qp_sat32(c); break;
+    case 1: *sin_out = qp_sat32(c); *cos_out = qp_sat32(-s); break;
+    case 2: *sin_out = qp_sat32(-s); *cos_out = qp_sat32(-c); break;
+    default: *sin_out = qp_sat32(-c); *cos_out = qp_sat32(s); break;
+    }
 }
 
 qp_q30 qp_sin_q30(fix16_t angle)
 {
-    int q;
-    int64_t s, c;
-    sincos_small(reduce_angle(angle, &q), &s, &c);
-    switch (q) {
-    case 0: return qp_sat32(s);
-    case 1: return qp_sat32(c);
-    case 2: return qp_sat32(-s);
-    default: return qp_sat32(-c);
-    }
+    qp_q30 s, c;
+    sincos_q40((int64_t)angle * ((int64_t)1 << 24), &s, &c);
+    return s;
 }
 
 qp_q30 qp_cos_q30(fix16_t angle)
 {
-    int q;
-    int64_t s, c;
-    sincos_small(reduce_angle(angle, &q), &s, &c);
-    switch (q) {
-    case 0: return qp_sat32(c);
-    case 1: return qp_sat32(-s);
-    case 2: return qp_sat32(-c);
-    default: return qp_sat32(s);
-    }
+    qp_q30 s, c;
+    sincos_q40((int64_t)angle * ((int64_t)1 << 24), &s, &c);
+    return c;
 }
 
 fix16_t qp_deg_to_rad(fix16_t deg)
 {
-    /* pi/180 in Q32 = 74961320.9 */
-    return qp_shift_round((int64_t)deg * INT64_C(74961321), 32);
+    /* pi/180 in Q48 = 74961320 * 2^16 + 38055.3: the high part in one
+     * product, the low 16 bits in a second one, rounded, then one rounding. */
+    int64_t hi = (int64_t)deg * INT64_C(74961320);           /* < 2^58 */
+    int64_t lo = shift_round64((int64_t)deg * INT64_C(38055), 16);
+    return qp_shift_round(hi + lo, 32);
 }
 
 /* ---- vectors ----------------------------------------------------------- */
@@ -196,21 +232,19 @@ qp_vec3 qp_v3_scale_q30(qp_vec3 a, qp_q30 u)
 
 int64_t qp_v3_dot_wide(qp_vec3 a, qp_vec3 b)
 {
-    /* Each product is below 2^62 in magnitude; their sum below 2^63.6 only if
-     * all three are at the extreme, so add with care: halve first. */
+    /* Each product is within [-2^62 + 2^31, 2^62]; their sum may need 65 bits:
+     * sum the quarters (exact, within 2^62) and the remainders apart. */
     int64_t p0 = (int64_t)a.x * b.x, p1 = (int64_t)a.y * b.y, p2 = (int64_t)a.z * b.z;
-    /* |p| <= 2^62 - 2^32 + 1; p0 + p1 fits, adding p2 may not: saturate. */
-    int64_t s = p0 + p1;
-    if (p2 > 0 && s > INT64_MAX - p2) return INT64_MAX;
-    if (p2 < 0 && s < INT64_MIN - p2) return INT64_MIN;
-    return s + p2;
+    int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2);
+    int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3);   /* 0..9 */
+    if (hi > (INT64_MAX - lo) / 4) return INT64_MAX;
+    if (hi < INT64_MIN / 4) return INT64_MIN;
+    return hi * 4 + lo;
 }
 
 fix16_t qp_v3_dot(qp_vec3 a, qp_vec3 b)
 {
-    int64_t s = qp_v3_dot_wide(a, b);
-    if (s > (INT64_MAX >> 1) || s < (INT64_MIN >> 1)) return s > 0 ? QP_FIX_MAX : QP_FIX_MIN;
-    return qp_shift_round(s, 16);
+    return round_sum3_sat((int64_t)a.x * b.x, (int64_t)a.y * b.y, (int64_t)a.z * b.z, 16);
 }
 
 static fix16_t cross_term(fix16_t a, fix16_t b, fix16_t c, fix16_t d)
@@ -256,9 +290,9 @@ static bool normalize_to(qp_vec3 a, int frac, qp_vec3 *out)
         s <<= 2;
         k++;
     }
-    uint64_t len = isqrt64_round(s);  /* = |a| * 2^(16 + k), >= 2^30 */
-    /* component * 2^(16+k) / |a|2^(16+k) ... want component/|a| * 2^frac:
-     * c (Q16) * 2^(frac + k) / len. c * 2^(frac+k) < 2^31 * 2^45 fits. */
+    uint64_t len = isqrt64_round(s);  /* = |a| * 2^(16 + k) (raw), >= 2^30.5 */
+    /* component / |a| * 2^frac = c * 2^(frac + k) / len, with c the raw
+     * component: |c| 2^k < 2^31.5 by the loop, so the numerator is < 2^61.5. */
     int64_t comp[3] = { a.x, a.y, a.z };
     fix16_t res[3];
     for (int i = 0; i < 3; i++) {
@@ -312,8 +346,7 @@ fix16_t qp_v3_max_abs(qp_vec3 a)
 
 fix16_t qp_v3_dot_q30(qp_vec3 a, qp_vec3 u)
 {
-    /* Each product below 2^61 (|u| <= 2): the sum fits. */
-    return qp_shift_round((int64_t)a.x * u.x + (int64_t)a.y * u.y + (int64_t)a.z * u.z, 30);
+    return round_sum3_sat((int64_t)a.x * u.x, (int64_t)a.y * u.y, (int64_t)a.z * u.z, 30);
 }
 
 qp_vec3 qp_v3_cross_q30(qp_vec3 a, qp_vec3 u)
@@ -337,13 +370,13 @@ qp_vec3 qp_v3_to_q30(qp_vec3 a)
 
 qp_quat qp_quat_mul(qp_quat a, qp_quat b)
 {
-    /* Components of unit quaternions are within +-1: every sum of four
-     * products is below 2^62. */
+    /* Exact sums of four products (up to 2^64 for components near +-2), one
+     * rounding each, saturated. */
     qp_quat r;
-    r.w = qp_shift_round((int64_t)a.w * b.w - (int64_t)a.x * b.x - (int64_t)a.y * b.y - (int64_t)a.z * b.z, 30);
-    r.x = qp_shift_round((int64_t)a.w * b.x + (int64_t)a.x * b.w + (int64_t)a.y * b.z - (int64_t)a.z * b.y, 30);
-    r.y = qp_shift_round((int64_t)a.w * b.y - (int64_t)a.x * b.z + (int64_t)a.y * b.w + (int64_t)a.z * b.x, 30);
-    r.z = qp_shift_round((int64_t)a.w * b.z + (int64_t)a.x * b.y - (int64_t)a.y * b.x + (int64_t)a.z * b.w, 30);
+    r.w = qp_sat32(round_sum4((int64_t)a.w * b.w, -((int64_t)a.x * b.x), -((int64_t)a.y * b.y), -((int64_t)a.z * b.z), 30));
+    r.x = qp_sat32(round_sum4((int64_t)a.w * b.x, (int64_t)a.x * b.w, (int64_t)a.y * b.z, -((int64_t)a.z * b.y), 30));
+    r.y = qp_sat32(round_sum4((int64_t)a.w * b.y, -((int64_t)a.x * b.z), (int64_t)a.y * b.w, (int64_t)a.z * b.x, 30));
+    r.z = qp_sat32(round_sum4((int64_t)a.w * b.z, (int64_t)a.x * b.y, -((int64_t)a.y * b.x), (int64_t)a.z * b.w, 30));
     return r;
 }
 
@@ -355,25 +388,39 @@ qp_quat qp_quat_conj(qp_quat q)
 
 bool qp_quat_normalize(qp_quat q, qp_quat *out)
 {
-    /* Sum of squares in Q4.60 (components below 2 in magnitude: < 2^64 / 4 * 4,
-     * kept unsigned). Its root is the length in Q2.30. */
-    uint64_t s = (uint64_t)((int64_t)q.w * q.w) + (uint64_t)((int64_t)q.x * q.x) +
-                 (uint64_t)((int64_t)q.y * q.y) + (uint64_t)((int64_t)q.z * q.z);
-    if (s == 0) {
+    int64_t c[4] = { q.w, q.x, q.y, q.z };
+    if (q.w == 0 && q.x == 0 && q.y == 0 && q.z == 0) {
         *out = qp_quat_identity();
         return false;
     }
-    /* Use the most bits the 64-bit range allows for the length. */
-    int k = 0;
-    while (k < 31 && s < ((uint64_t)1 << 61)) {
-        s <<= 2;
-        k++;
+    /* Sum of squares in Q4.60: up to 4 * 2^62 = 2^64, one more than uint64
+     * holds. floor(sum / 4) always fits: use it when |q|^2 >= 8. */
+    uint64_t sq[4], quarter = 0, rem = 0;
+    for (int i = 0; i < 4; i++) {
+        sq[i] = (uint64_t)(c[i] * c[i]);
+        quarter += sq[i] >> 2;
+        rem += sq[i] & 3;
     }
-    int64_t len = (int64_t)isqrt64_round(s);  /* |q| in Q(30 + k) */
-    int64_t c[4] = { q.w, q.x, q.y, q.z };
+    quarter += rem >> 2;
+    uint64_t s;
+    int k;                                   /* the root is |q| in Q(30 + k) */
+    if (quarter >= ((uint64_t)1 << 61)) {
+        s = quarter;
+        k = -1;
+    } else {
+        s = sq[0] + sq[1] + sq[2] + sq[3];   /* < 2^63 + 4 */
+        /* Use the most bits the 64-bit range allows for the length. */
+        k = 0;
+        while (k < 31 && s < ((uint64_t)1 << 61)) {
+            s <<= 2;
+            k++;
+        }
+    }
+    int64_t len = (int64_t)isqrt64_round(s);   /* >= 2^30.5 */
     int32_t r[4];
     for (int i = 0; i < 4; i++) {
-        int64_t n = c[i] * ((int64_t)1 << (30 + k));  /* |c| 2^k < 2^31.5 by the loop */
+        /* |c| 2^k < 2^31.5 by the loop: n < 2^61.5 */
+        int64_t n = k < 0 ? c[i] * ((int64_t)1 << 29) : c[i] * ((int64_t)1 << (30 + k));
         int64_t mag = n < 0 ? -n : n;
         int64_t v = (mag + len / 2) / len;
         r[i] = qp_sat32(n < 0 ? -v : v);
@@ -390,29 +437,37 @@ bool qp_quat_from_axis_angle(qp_vec3 axis, fix16_t angle, qp_quat *out)
         *out = qp_quat_identity();
         return false;
     }
-    /* Half angle without losing the lowest bit: sin/cos of angle/2 where the
-     * halving happens in the reduction's Q40 space is overkill; angle/2 in
-     * Q16.16 loses at most half an LSB of angle (7.6e-6 rad). */
-    fix16_t half = angle / 2;
-    qp_q30 s = qp_sin_q30(half), c = qp_cos_q30(half);
+    /* The half angle exactly: angle * 2^24 / 2 in Q24.40. */
+    qp_q30 s, c;
+    sincos_q40((int64_t)angle * ((int64_t)1 << 23), &s, &c);
     qp_quat q = { c, qp_shift_round((int64_t)u.x * s, 30), qp_shift_round((int64_t)u.y * s, 30),
                   qp_shift_round((int64_t)u.z * s, 30) };
     return qp_quat_normalize(q, out);
 }
 
+/* Clamp w * dt (raw Q32.32, radians) to +-0.5 rad per component, so that
+ * every product with a Q2.30 component stays within 2^62. */
+static int64_t clamp_q32_half(int64_t v)
+{
+    const int64_t half = (int64_t)1 << 31;
+    return v > half ? half : v < -half ? -half : v;
+}
+
 qp_quat qp_quat_integrate(qp_quat q, qp_vec3 w, fix16_t dt)
 {
-    /* h = w * dt / 2 in Q2.30: (Q16 * Q16) = Q32, shift by 3 gives Q30 / 2. */
-    int64_t hx = shift_round64((int64_t)w.x * dt, 3);
-    int64_t hy = shift_round64((int64_t)w.y * dt, 3);
-    int64_t hz = shift_round64((int64_t)w.z * dt, 3);
-    /* dq = (0, h) * q */
-    int64_t dw = -hx * q.x - hy * q.y - hz * q.z;
-    int64_t dx = hx * q.w + hy * q.z - hz * q.y;
-    int64_t dy = hy * q.w + hz * q.x - hx * q.z;
-    int64_t dz = hz * q.w + hx * q.y - hy * q.x;
-    qp_quat r = { qp_sat32(q.w + shift_round64(dw, 30)), qp_sat32(q.x + shift_round64(dx, 30)),
-                  qp_sat32(q.y + shift_round64(dy, 30)), qp_sat32(q.z + shift_round64(dz, 30)) };
+    /* a = w * dt, exact in Q32 (Q16 * Q16), clamped to +-0.5 rad per
+     * component (the engine stays far below). dq = (0, a/2) * q: each
+     * component is one exact sum of three Q62 products (a * q), rounded once
+     * to Q30 with the halving folded into the shift (33). Rounding h = a/2 to
+     * Q30 first, as before, tilted the axis by a repeated 0.5 LSB per step. */
+    int64_t ax = clamp_q32_half((int64_t)w.x * dt);
+    int64_t ay = clamp_q32_half((int64_t)w.y * dt);
+    int64_t az = clamp_q32_half((int64_t)w.z * dt);
+    int64_t dw = round_sum4(-(ax * q.x), -(ay * q.y), -(az * q.z), 0, 33);
+    int64_t dx = round_sum4(ax * q.w, ay * q.z, -(az * q.y), 0, 33);
+    int64_t dy = round_sum4(ay * q.w, az * q.x, -(ax * q.z), 0, 33);
+    int64_t dz = round_sum4(az * q.w, ax * q.y, -(ay * q.x), 0, 33);
+    qp_quat r = { qp_sat32(q.w + dw), qp_sat32(q.x + dx), qp_sat32(q.y + dy), qp_sat32(q.z + dz) };
     qp_quat n;
     if (!qp_quat_normalize(r, &n)) return q;
     return n;
@@ -420,20 +475,21 @@ qp_quat qp_quat_integrate(qp_quat q, qp_vec3 w, fix16_t dt)
 
 qp_rot3 qp_quat_to_rot3(qp_quat q)
 {
-    /* Products in Q60, each term's sum below 2^62; result 1 - 2(...) in Q30. */
+    /* Products in Q60; sums of two (up to 2^63 for components near +-2) are
+     * rounded exactly by round_sum4; result 1 - 2(...) in Q30. */
     int64_t xx = (int64_t)q.x * q.x, yy = (int64_t)q.y * q.y, zz = (int64_t)q.z * q.z;
     int64_t xy = (int64_t)q.x * q.y, xz = (int64_t)q.x * q.z, yz = (int64_t)q.y * q.z;
     int64_t wx = (int64_t)q.w * q.x, wy = (int64_t)q.w * q.y, wz = (int64_t)q.w * q.z;
     qp_rot3 r;
-    r.m[0][0] = qp_sat32(QP_Q30_ONE - shift_round64(yy + zz, 29));
-    r.m[0][1] = qp_shift_round(xy - wz, 29);
-    r.m[0][2] = qp_shift_round(xz + wy, 29);
-    r.m[1][0] = qp_shift_round(xy + wz, 29);
-    r.m[1][1] = qp_sat32(QP_Q30_ONE - shift_round64(xx + zz, 29));
-    r.m[1][2] = qp_shift_round(yz - wx, 29);
-    r.m[2][0] = qp_shift_round(xz - wy, 29);
-    r.m[2][1] = qp_shift_round(yz + wx, 29);
-    r.m[2][2] = qp_sat32(QP_Q30_ONE - shift_round64(xx + yy, 29));
+    r.m[0][0] = qp_sat32(QP_Q30_ONE - round_sum4(yy, zz, 0, 0, 29));
+    r.m[0][1] = qp_sat32(round_sum4(xy, -wz, 0, 0, 29));
+    r.m[0][2] = qp_sat32(round_sum4(xz, wy, 0, 0, 29));
+    r.m[1][0] = qp_sat32(round_sum4(xy, wz, 0, 0, 29));
+    r.m[1][1] = qp_sat32(QP_Q30_ONE - round_sum4(xx, zz, 0, 0, 29));
+    r.m[1][2] = qp_sat32(round_sum4(yz, -wx, 0, 0, 29));
+    r.m[2][0] = qp_sat32(round_sum4(xz, -wy, 0, 0, 29));
+    r.m[2][1] = qp_sat32(round_sum4(yz, wx, 0, 0, 29));
+    r.m[2][2] = qp_sat32(QP_Q30_ONE - round_sum4(xx, yy, 0, 0, 29));
     return r;
 }
 
@@ -455,7 +511,7 @@ qp_vec3 qp_rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
 {
     fix16_t o[3];
     for (int i = 0; i < 3; i++)
-        o[i] = qp_shift_round((int64_t)r->m[i][0] * v.x + (int64_t)r->m[i][1] * v.y +
+        o[i] = round_sum3_sat((int64_t)r->m[i][0] * v.x, (int64_t)r->m[i][1] * v.y,
                               (int64_t)r->m[i][2] * v.z, 30);
     return qp_v3(o[0], o[1], o[2]);
 }
@@ -464,7 +520,7 @@ qp_vec3 qp_rot3_tmul_v3(const qp_rot3 *r, qp_vec3 v)
 {
     fix16_t o[3];
     for (int i = 0; i < 3; i++)
-        o[i] = qp_shift_round((int64_t)r->m[0][i] * v.x + (int64_t)r->m[1][i] * v.y +
+        o[i] = round_sum3_sat((int64_t)r->m[0][i] * v.x, (int64_t)r->m[1][i] * v.y,
                               (int64_t)r->m[2][i] * v.z, 30);
     return qp_v3(o[0], o[1], o[2]);
 }
@@ -474,7 +530,7 @@ qp_rot3 qp_rot3_mul(const qp_rot3 *a, const qp_rot3 *b)
     qp_rot3 r;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            r.m[i][j] = qp_shift_round((int64_t)a->m[i][0] * b->m[0][j] + (int64_t)a->m[i][1] * b->m[1][j] +
+            r.m[i][j] = round_sum3_sat((int64_t)a->m[i][0] * b->m[0][j], (int64_t)a->m[i][1] * b->m[1][j],
                                        (int64_t)a->m[i][2] * b->m[2][j], 30);
     return r;
 }
@@ -484,7 +540,7 @@ qp_rot3 qp_rot3_tmul(const qp_rot3 *a, const qp_rot3 *b)
     qp_rot3 r;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            r.m[i][j] = qp_shift_round((int64_t)a->m[0][i] * b->m[0][j] + (int64_t)a->m[1][i] * b->m[1][j] +
+            r.m[i][j] = round_sum3_sat((int64_t)a->m[0][i] * b->m[0][j], (int64_t)a->m[1][i] * b->m[1][j],
                                        (int64_t)a->m[2][i] * b->m[2][j], 30);
     return r;
 }
@@ -521,26 +577,13 @@ qp_mat3 qp_mat3_diag(fix16_t a, fix16_t b, fix16_t c)
     return m;
 }
 
-/* Sum of three products of int32 values, saturated to the int64 range that
- * keeps the later shift exact (three products of 2^62 could reach 2^63.6). */
-static int64_t dot3_raw(int32_t a0, int32_t a1, int32_t a2, int32_t b0, int32_t b1, int32_t b2)
-{
-    return qp_v3_dot_wide(qp_v3(a0, a1, a2), qp_v3(b0, b1, b2));
-}
-
-static int32_t round_sat_wide(int64_t s, int n)
-{
-    if (s > (INT64_MAX >> 1) || s < (INT64_MIN >> 1)) return s > 0 ? INT32_MAX : -INT32_MAX;
-    return qp_shift_round(s, n);
-}
-
 qp_mat3 qp_mat3_mul(const qp_mat3 *a, const qp_mat3 *b)
 {
     qp_mat3 r;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            r.m[i][j] = round_sat_wide(dot3_raw(a->m[i][0], a->m[i][1], a->m[i][2],
-                                                b->m[0][j], b->m[1][j], b->m[2][j]), 16);
+            r.m[i][j] = round_sum3_sat((int64_t)a->m[i][0] * b->m[0][j], (int64_t)a->m[i][1] * b->m[1][j],
+                                       (int64_t)a->m[i][2] * b->m[2][j], 16);
     return r;
 }
 
@@ -567,9 +610,63 @@ qp_mat3 qp_mat3_add(const qp_mat3 *a, const qp_mat3 *b)
     return r;
 }
 
+/* Unsigned 128-bit values as two halves, for the exact determinant. */
+typedef struct {
+    uint64_t hi, lo;
+} u128;
+
+static u128 u128_add(u128 a, u128 b)
+{
+    u128 r = { a.hi + b.hi, a.lo + b.lo };
+    if (r.lo < a.lo) r.hi++;
+    return r;
+}
+
+static u128 u128_sub(u128 a, u128 b)
+{
+    u128 r = { a.hi - b.hi, a.lo - b.lo };
+    if (a.lo < b.lo) r.hi--;
+    return r;
+}
+
+static u128 u128_neg(u128 a)
+{
+    u128 z = { 0, 0 };
+    return u128_sub(z, a);
+}
+
+static bool u128_ge(u128 a, u128 b)
+{
+    return a.hi != b.hi ? a.hi > b.hi : a.lo >= b.lo;
+}
+
+/* a << s for 0 <= s <= 63. */
+static u128 u128_shl(u128 a, int s)
+{
+    if (s == 0) return a;
+    u128 r = { (a.hi << s) | (a.lo >> (64 - s)), a.lo << s };
+    return r;
+}
+
+static uint64_t mag64(int64_t v)
+{
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* m * c exactly, as a two's complement 128-bit value (|m| <= 2^31, |c| < 2^63). */
+static u128 mul_32x64(int32_t m, int64_t c)
+{
+    uint64_t am = mag64(m), ac = mag64(c);
+    uint64_t lo = am * (ac & 0xFFFFFFFFu), hi = am * (ac >> 32);   /* each < 2^63 */
+    u128 a = { hi >> 32, hi << 32 }, b = { 0, lo };
+    u128 r = u128_add(a, b);
+    return ((m < 0) != (c < 0)) ? u128_neg(r) : r;
+}
+
 bool qp_mat3_inverse(const qp_mat3 *a, qp_mat3 *out)
 {
-    /* Cofactors as raw Q32.32 (products of two Q16.16 entries). */
+    /* Cofactors as exact raw Q32.32: each a difference of two products of
+     * int32, within +-(2^63 - 2^31). */
     const fix16_t (*m)[3] = a->m;
     int64_t c[3][3];
     for (int i = 0; i < 3; i++) {
@@ -580,27 +677,32 @@ bool qp_mat3_inverse(const qp_mat3 *a, qp_mat3 *out)
             c[i][j] = (int64_t)m[i1][j1] * m[i2][j2] - (int64_t)m[i1][j2] * m[i2][j1];
         }
     }
-    /* det = sum_j m[0][j] * c[0][j]: Q16 * Q32 needs 96 bits; bring cofactors
-     * to Q16 first (their rounding error stays within the stated bound). */
-    int64_t det = 0;
-    for (int j = 0; j < 3; j++) {
-        int64_t cj = shift_round64(c[0][j], 16);
-        if (cj > INT32_MAX || cj < -INT32_MAX) return false;
-        det += (int64_t)m[0][j] * cj;  /* Q32, three terms below 2^62 each */
-    }
-    if (det == 0) return false;
-    /* inverse[j][i] = c[i][j] / det: Q32 / Q32, numerator scaled by 2^16.
-     * Supported: cofactors below 32768 in value (entries below ~180). */
+    /* det = sum_j m[0][j] c[0][j], exact in Q48 (below 3 * 2^94, in 128 bits). */
+    u128 det = { 0, 0 };
+    for (int j = 0; j < 3; j++) det = u128_add(det, mul_32x64(m[0][j], c[0][j]));
+    bool det_neg = (det.hi >> 63) != 0;
+    u128 d = det_neg ? u128_neg(det) : det;
+    if (d.hi == 0 && d.lo == 0) return false;
+    /* inverse[j][i] = c[i][j] / det: in raw Q16.16 that is c * 2^32 / det,
+     * correctly rounded (half away from zero) by long division. */
+    u128 d31 = u128_shl(d, 31);   /* < 2^127 */
     qp_mat3 r;
-    int64_t dm = det < 0 ? -det : det;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            int64_t n = c[i][j];
-            if (n > (INT64_MAX >> 17) || n < -(INT64_MAX >> 17)) return false;
-            int64_t mag = (n < 0 ? -n : n) * 65536;
-            int64_t q = (mag + dm / 2) / dm;
-            if (q > INT32_MAX) return false;
-            r.m[j][i] = (fix16_t)(((n < 0) != (det < 0)) ? -q : q);
+            uint64_t n = mag64(c[i][j]);
+            u128 rem = { n >> 32, n << 32 };
+            if (u128_ge(rem, d31)) return false;   /* |entry| >= 32768 */
+            uint32_t q = 0;
+            for (int b = 30; b >= 0; b--) {
+                u128 t = u128_shl(d, b);
+                if (u128_ge(rem, t)) {
+                    rem = u128_sub(rem, t);
+                    q |= (uint32_t)1 << b;
+                }
+            }
+            if (u128_ge(u128_shl(rem, 1), d)) q++;   /* remainder >= det / 2 */
+            if (q > (uint32_t)INT32_MAX) return false;
+            r.m[j][i] = ((c[i][j] < 0) != det_neg) ? -(fix16_t)q : (fix16_t)q;
         }
     *out = r;
     return true;
@@ -608,16 +710,16 @@ bool qp_mat3_inverse(const qp_mat3 *a, qp_mat3 *out)
 
 qp_mat3 qp_mat3_rotate(const qp_rot3 *r, const qp_mat3 *m)
 {
-    /* t = M R^T with 64-bit accumulation, kept in Q16 + extra 14 bits? keep
-     * it simple: t in Q16.16 (rounded once), then R t (rounded once). */
+    /* t = M R^T rounded once to Q16.16, then R t rounded once; every sum of
+     * products exact (round_sum4), so any input saturates instead of wrapping. */
     qp_mat3 t, o;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            t.m[i][j] = round_sat_wide((int64_t)m->m[i][0] * r->m[j][0] + (int64_t)m->m[i][1] * r->m[j][1] +
+            t.m[i][j] = round_sum3_sat((int64_t)m->m[i][0] * r->m[j][0], (int64_t)m->m[i][1] * r->m[j][1],
                                        (int64_t)m->m[i][2] * r->m[j][2], 30);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            o.m[i][j] = round_sat_wide((int64_t)r->m[i][0] * t.m[0][j] + (int64_t)r->m[i][1] * t.m[1][j] +
+            o.m[i][j] = round_sum3_sat((int64_t)r->m[i][0] * t.m[0][j], (int64_t)r->m[i][1] * t.m[1][j],
                                        (int64_t)r->m[i][2] * t.m[2][j], 30);
     /* Keep the result exactly symmetric: average the two triangles. */
     for (int i = 0; i < 3; i++)
