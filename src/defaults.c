@@ -8,8 +8,10 @@ qp_world_def qp_default_world_def(void)
     d.dt = QP_FRAC(1, 60);
     d.collision_iterations = 5;
     d.contact_iterations = 10;
-    d.shock_iterations = 1;
+    d.shock_iterations = 4;
     d.penetration_iterations = 5;
+    d.restitution_ramp = true;
+    d.alternate_sweeps = true;
     d.accumulate_impulses = true;
     d.warm_start = true;
     d.contact_margin = QP_FRAC(2, 100);

@@ -21,17 +21,34 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* Two unit tangents (Q2.30) completing the normal to a right-handed basis:
- * a fixed rule on integer comparisons, so every target picks the same. */
+/* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
+ * The helper axis follows the normal's dominant component, so the basis
+ * does not jump while a normal wobbles around an axis (warm-started
+ * friction impulses are stored along these tangents). */
 static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
 {
     fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
-    qp_vec3 e = ax <= ay && ax <= az ? qp_v3(QP_Q30_ONE, 0, 0)
-              : ay <= az             ? qp_v3(0, QP_Q30_ONE, 0)
-                                     : qp_v3(0, 0, QP_Q30_ONE);
+    qp_vec3 e = ay >= ax && ay >= az ? qp_v3(QP_Q30_ONE, 0, 0)   /* mostly y: use x */
+              : ax >= az             ? qp_v3(0, 0, QP_Q30_ONE)   /* mostly x: use z */
+                                     : qp_v3(0, QP_Q30_ONE, 0);  /* mostly z: use y */
     qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
-    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(QP_Q30_ONE, 0, 0);
+    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
     *t2 = qp_v3_cross_q30(n, *t1);
+}
+
+/* Centroid arms and twist radius of a manifold's points. */
+static void set_centroid(qp_contact *c)
+{
+    int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
+    for (int k = 0; k < c->count; k++) {
+        sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
+        sb[0] += c->p[k].rb.x; sb[1] += c->p[k].rb.y; sb[2] += c->p[k].rb.z;
+    }
+    c->ca = qp_v3((fix16_t)(sa[0] / c->count), (fix16_t)(sa[1] / c->count), (fix16_t)(sa[2] / c->count));
+    c->cb = qp_v3((fix16_t)(sb[0] / c->count), (fix16_t)(sb[1] / c->count), (fix16_t)(sb[2] / c->count));
+    int64_t r = 0;
+    for (int k = 0; k < c->count; k++) r += qp_v3_len(qp_v3_sub(c->p[k].ra, c->ca));
+    c->twist_radius = (fix16_t)(r / c->count);
 }
 
 static fix16_t combine_friction(fix16_t a, fix16_t b)
@@ -48,16 +65,55 @@ static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3
     return qp_v3_dot_q30(qp_v3_sub(pb, pa), u);
 }
 
+/* Points inherit last step's impulses by feature id; a point whose id
+ * changed (clipping can renumber features of nearly aligned boxes) takes
+ * those of the nearest unclaimed old point within match_distance. */
 static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
 {
-    for (int k = 0; k < c->count; k++)
+    const int64_t match_distance_sq = (int64_t)QP_FRAC(5, 100) * QP_FRAC(5, 100);
+    int from[QP_MAX_MANIFOLD_POINTS];
+    bool taken[QP_MAX_MANIFOLD_POINTS] = { false, false, false, false };
+    for (int k = 0; k < c->count; k++) {
+        from[k] = -1;
         for (int j = 0; j < old->count; j++)
-            if (old->id[j] == c->p[k].id) {
-                c->p[k].jn = old->jn[j];
-                c->p[k].jt1 = old->jt1[j];
-                c->p[k].jt2 = old->jt2[j];
+            if (!taken[j] && old->id[j] == c->p[k].id) {
+                from[k] = j;
+                taken[j] = true;
                 break;
             }
+    }
+    for (int k = 0; k < c->count; k++) {
+        if (from[k] >= 0) continue;
+        int64_t best = match_distance_sq;
+        for (int j = 0; j < old->count; j++) {
+            if (taken[j]) continue;
+            int64_t d = qp_v3_len_sq_wide(qp_v3_sub(c->p[k].ra, old->ra[j]));
+            if (d < best) {
+                best = d;
+                from[k] = j;
+            }
+        }
+        if (from[k] >= 0) taken[from[k]] = true;
+    }
+    for (int k = 0; k < c->count; k++)
+        if (from[k] >= 0) c->p[k].jn = old->jn[from[k]];
+    c->jt1 = old->jt1;
+    c->jt2 = old->jt2;
+    c->jtw = old->jtw;
+}
+
+/* Static friction anchors: the material points of the manifold's centroid on
+ * each body, kept while the contact sticks, so the split-impulse pass can
+ * undo the creep that an iterative solver leaves (penetration.c). */
+static void set_anchors(qp_world *w, qp_contact *c, const qp_contact_cache *old)
+{
+    if (old && !(old->flags & QP_CONTACT_SLIDING)) {
+        c->anchor_a = old->anchor_a;
+        c->anchor_b = old->anchor_b;
+        return;
+    }
+    c->anchor_a = qp_rot3_tmul_v3(&w->pred_r[c->a], c->ca);
+    c->anchor_b = qp_rot3_tmul_v3(&w->pred_r[c->b], c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (ENGINE.md 6). */
@@ -110,9 +166,13 @@ static void keep_sleeping(qp_world *w, int *n, const qp_contact_cache *k)
     for (int j = 0; j < k->count; j++) {
         c->p[j].id = k->id[j];
         c->p[j].jn = k->jn[j];
-        c->p[j].jt1 = k->jt1[j];
-        c->p[j].jt2 = k->jt2[j];
+        c->p[j].ra = k->ra[j];
     }
+    c->jt1 = k->jt1;
+    c->jt2 = k->jt2;
+    c->jtw = k->jtw;
+    c->anchor_a = k->anchor_a;
+    c->anchor_b = k->anchor_b;
 }
 
 /* Collide one pair; false when the shapes do not touch. */
@@ -152,9 +212,12 @@ static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_cont
         p->depth = qp_sat32((int64_t)m.points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
+    set_centroid(c);
+    set_anchors(w, c, old);
     if (old) {
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
+        c->flags |= QP_CONTACT_NEW;
         wake_on_impact(w, c, vn_min);
     }
     return true;
@@ -195,13 +258,18 @@ void qp__save_contact_cache(qp_world *w)
         k->sa = c->sa;
         k->sb = c->sb;
         k->count = c->count;
+        k->flags = c->flags;
         k->n = c->n;
+        k->anchor_a = c->anchor_a;
+        k->anchor_b = c->anchor_b;
         for (int j = 0; j < c->count; j++) {
             k->id[j] = c->p[j].id;
+            k->ra[j] = c->p[j].ra;
             k->jn[j] = c->p[j].jn;
-            k->jt1[j] = c->p[j].jt1;
-            k->jt2[j] = c->p[j].jt2;
         }
+        k->jt1 = c->jt1;
+        k->jt2 = c->jt2;
+        k->jtw = c->jtw;
     }
     w->cache_count = w->contact_count;
 }

@@ -5,8 +5,42 @@
  * added, so a resting stack does not bounce out of its overlaps. The
  * pseudo-velocity asked of a point is penetration_rate * (depth - slop) / dt,
  * capped at max_penetration_speed. Sleepers and static bodies do not move.
+ *
+ * The same pass holds static friction in place: a sticking contact keeps
+ * the material points where it first touched (anchors, narrow_phase.c), and
+ * their tangential drift is undone at the same rate. An iterative solver
+ * always leaves a little slip; without this, a tall stack creeps apart.
  */
 #include "solver.h"
+
+/* Tangential drift between the anchors of a sticking contact, pulled back. */
+static void hold_anchors(qp_world *w, qp_contact *c, int move)
+{
+    if (c->flags & QP_CONTACT_SLIDING) return;
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    qp_vec3 pa = qp_rot3_mul_v3(&a->r, c->anchor_a), pb = qp_rot3_mul_v3(&b->r, c->anchor_b);
+    qp_vec3 drift = qp_v3_add(qp_v3_sub(b->x, a->x), qp_v3_sub(pb, pa));
+    int64_t jn_sum = 0;
+    for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jn;
+    fix16_t bound = qp_mul(c->static_friction, qp_sat32(jn_sum));
+    qp_vel_ref v = qp__pseudo_vel_ref(w, c);
+    const qp_vec3 *t[2] = { &c->t1, &c->t2 };
+    fix16_t *total[2] = { &c->st1, &c->st2 };
+    fix16_t mass[2] = { c->mt1, c->mt2 };
+    for (int i = 0; i < 2; i++) {
+        fix16_t d = qp_v3_dot_q30(drift, *t[i]);
+        fix16_t target = qp_div(qp_mul(w->def.penetration_rate, -d), w->def.dt);
+        fix16_t cap = w->def.max_penetration_speed;
+        if (target > cap) target = cap;
+        if (target < -cap) target = -cap;
+        fix16_t j = qp_mul(qp_sat32((int64_t)target - qp__rel_speed(&v, c->ca, c->cb, *t[i])), mass[i]);
+        fix16_t want = qp_sat32((int64_t)*total[i] + j);
+        if (want > bound) want = bound;
+        if (want < -bound) want = -bound;
+        qp__apply(w, c, &v, c->ca, c->cb, *t[i], want - *total[i], move);
+        *total[i] = want;
+    }
+}
 
 void qp__penetration(qp_world *w)
 {
@@ -26,13 +60,15 @@ void qp__penetration(qp_world *w)
                 fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
                 fix16_t target = qp_div(qp_mul(w->def.penetration_rate, excess), dt);
                 if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__eff_mass(w, c, p, c->n, move);
-                fix16_t j = qp_mul(qp_sat32((int64_t)target - qp__rel_speed(&v, p, c->n)), m);
+                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__eff_mass(w, c, p->ra, p->rb, c->n, move);
+                fix16_t j = qp_mul(qp_sat32((int64_t)target - qp__rel_speed(&v, p->ra, p->rb, c->n)), m);
                 fix16_t total = qp_sat32((int64_t)p->jp + j);
                 if (total < 0) total = 0;
-                qp__apply(w, c, &v, p, c->n, total - p->jp, move);
+                qp__apply(w, c, &v, p->ra, p->rb, c->n, total - p->jp, move);
                 p->jp = total;
             }
+            if (move == qp__movable(w, c)) hold_anchors(w, c, move);
         }
     }
+    for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;
 }

@@ -10,12 +10,6 @@
  */
 #include "solver.h"
 
-
-fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
-{
-    return p->depth < 0 ? qp_div(-p->depth, w->def.dt) : 0;
-}
-
 void qp__solve_collisions(qp_world *w)
 {
     qp__prepare_contacts(w);
@@ -23,7 +17,7 @@ void qp__solve_collisions(qp_world *w)
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         qp_vel_ref v = qp__vel_ref(w, c);
-        for (int k = 0; k < c->count; k++) c->p[k].vn0 = qp__rel_speed(&v, &c->p[k], c->n);
+        for (int k = 0; k < c->count; k++) c->p[k].vn0 = qp__rel_speed(&v, c->p[k].ra, c->p[k].rb, c->n);
     }
     for (int it = 0; it < w->def.collision_iterations; it++) {
         for (int o = 0; o < w->contact_count; o++) {
@@ -36,11 +30,11 @@ void qp__solve_collisions(qp_world *w)
                 if ((int64_t)p->vn0 + qp__gap_speed(w, p) >= 0) continue;
                 fix16_t e = -p->vn0 > w->def.bounce_threshold ? c->restitution : 0;
                 fix16_t target = qp_mul(-e, p->vn0);
-                fix16_t vn = qp__rel_speed(&v, p, c->n);
+                fix16_t vn = qp__rel_speed(&v, p->ra, p->rb, c->n);
                 fix16_t j = qp_mul(qp_sat32((int64_t)target - vn), p->mn);
                 fix16_t total = qp_sat32((int64_t)p->jp + j);
                 if (total < 0) total = 0;
-                qp__apply(w, c, &v, p, c->n, total - p->jp, move);
+                qp__apply(w, c, &v, p->ra, p->rb, c->n, total - p->jp, move);
                 p->jp = total;
             }
         }

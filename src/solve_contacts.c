@@ -4,31 +4,82 @@
  * order. Iteration k of N uses a restitution of -(N-1-k)/N: from just above
  * -1 on the first sweep to 0 on the last, so each contact removes only part
  * of the approach at first and the stack responds gradually (a see-saw with
- * a stack on one end still tips). Friction follows each normal impulse:
- * static friction holds, else dynamic friction slides (seed 004).
- * With accumulate_impulses, totals per point are clamped (Catto) and may
+ * a stack on one end still tips). Friction follows each manifold's normal
+ * impulses (qp__friction: static friction holds, else dynamic friction
+ * slides). With accumulate_impulses, totals are clamped (Catto) and may
  * start from last step's (warm_start); otherwise every impulse only pushes.
  */
 #include "solver.h"
 
+/* A new contact starts from the impulse its share of the load needs against
+ * gravity this step, spread over its points (contact_graph.c). */
+static void load_start(const qp_world *w, qp_contact *c)
+{
+    int lower = qp__contact_lower(w, c);
+    if (lower < 0) return;
+    const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
+    if (up->supports == 0) return;
+    /* Along the normal, b pushed away from a: gravity's share on this contact. */
+    fix16_t g_n = qp_v3_dot_q30(w->def.gravity, c->n);
+    if (lower == c->b) g_n = -g_n;
+    if (g_n >= 0) return;
+    fix16_t j = qp_mul(qp_mul(up->load / up->supports, -g_n), w->def.dt) / c->count;
+    for (int k = 0; k < c->count; k++) c->p[k].jn = j;
+}
 
 static void warm_start(qp_world *w)
 {
+    bool warm = w->def.accumulate_impulses && w->def.warm_start;
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
+        if (!warm) {
+            for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
+            c->jt1 = c->jt2 = c->jtw = 0;
+            continue;
+        }
+        if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         qp_vel_ref v = qp__vel_ref(w, c);
-        for (int k = 0; k < c->count; k++) {
-            qp_contact_point *p = &c->p[k];
-            if (!w->def.accumulate_impulses || !w->def.warm_start) {
-                p->jn = p->jt1 = p->jt2 = 0;
-                continue;
-            }
-            qp__apply(w, c, &v, p, c->n, p->jn, move);
-            qp__apply(w, c, &v, p, c->t1, p->jt1, move);
-            qp__apply(w, c, &v, p, c->t2, p->jt2, move);
+        for (int k = 0; k < c->count; k++) qp__apply(w, c, &v, c->p[k].ra, c->p[k].rb, c->n, c->p[k].jn, move);
+        qp__apply(w, c, &v, c->ca, c->cb, c->t1, c->jt1, move);
+        qp__apply(w, c, &v, c->ca, c->cb, c->t2, c->jt2, move);
+        qp__apply_twist(w, c, &v, c->n, c->jtw, move);
+    }
+}
+
+static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last)
+{
+    int move = qp__movable(w, c);
+    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
+    bool acc = w->def.accumulate_impulses;
+    qp_vel_ref v = qp__vel_ref(w, c);
+    int64_t jn_sum = 0;
+    for (int k = 0; k < c->count; k++) {
+        qp_contact_point *p = &c->p[k];
+        fix16_t vn = qp_sat32((int64_t)qp__rel_speed(&v, p->ra, p->rb, c->n) + qp__gap_speed(w, p));
+        fix16_t j = -qp_mul(qp_mul(push, vn), p->mn);
+        if (acc) {
+            fix16_t total = qp_sat32((int64_t)p->jn + j);
+            if (total < 0) total = 0;
+            j = total - p->jn;
+            p->jn = total;
+            jn_sum += total;
+        } else {
+            if (j < 0) j = 0;
+            p->jn = j;
+            jn_sum += j;
         }
+        qp__apply(w, c, &v, p->ra, p->rb, c->n, j, move);
+    }
+    qp_friction f = { c->jt1, c->jt2, c->jtw };
+    if (!acc) f.t1 = f.t2 = f.tw = 0;
+    bool sliding = qp__friction(w, c, &v, qp_sat32(jn_sum), &f, move, false);
+    if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
+    if (acc) {
+        c->jt1 = f.t1;
+        c->jt2 = f.t2;
+        c->jtw = f.tw;
     }
 }
 
@@ -36,34 +87,16 @@ void qp__solve_contacts(qp_world *w)
 {
     warm_start(w);
     int iters = w->def.contact_iterations;
-    bool acc = w->def.accumulate_impulses;
     for (int it = 0; it < iters; it++) {
-        fix16_t e = qp_div(QP_INT(-(iters - 1 - it)), QP_INT(iters));
+        fix16_t e = w->def.restitution_ramp ? qp_div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
+        /* Alternate bottom-up and top-down sweeps (seed 003): support
+         * climbs the stack in one, weight comes down in the other. The
+         * last sweep is bottom-up. */
+        bool up = ((iters - 1 - it) & 1) == 0 || !w->def.alternate_sweeps;
         for (int o = 0; o < w->contact_count; o++) {
-            qp_contact *c = &w->contacts[w->order[o]];
-            int move = qp__movable(w, c);
-            if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-            qp_vel_ref v = qp__vel_ref(w, c);
-            for (int k = 0; k < c->count; k++) {
-                qp_contact_point *p = &c->p[k];
-                fix16_t vn = qp_sat32((int64_t)qp__rel_speed(&v, p, c->n) + qp__gap_speed(w, p));
-                fix16_t j = -qp_mul(qp_mul(push, vn), p->mn);
-                fix16_t bound;
-                if (acc) {
-                    fix16_t total = qp_sat32((int64_t)p->jn + j);
-                    if (total < 0) total = 0;
-                    qp__apply(w, c, &v, p, c->n, total - p->jn, move);
-                    p->jn = total;
-                    bound = total;
-                } else {
-                    if (j < 0) j = 0;
-                    qp__apply(w, c, &v, p, c->n, j, move);
-                    p->jn = j;
-                    bound = j;
-                }
-                qp__friction(w, c, &v, p, bound, &p->jt1, &p->jt2, move, acc);
-            }
+            int idx = up ? o : w->contact_count - 1 - o;
+            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1);
         }
     }
 }

@@ -1,7 +1,7 @@
 /* Impulse arithmetic shared by the velocity passes (collision, contact,
  * shock, penetration): relative velocity at a point, effective mass along
- * a direction, applying an equal and opposite impulse. Directions are unit
- * Q2.30 vectors; everything else Q16.16. */
+ * a direction, applying an equal and opposite impulse, manifold friction.
+ * Directions are unit Q2.30 vectors; everything else Q16.16. */
 #ifndef QPHYS_SOLVER_H
 #define QPHYS_SOLVER_H
 
@@ -17,21 +17,35 @@ typedef struct {
 
 qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c);
 qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c);
-/* Velocity of b relative to a at the point, along unit u. */
-fix16_t qp__rel_speed(const qp_vel_ref *v, const qp_contact_point *p, qp_vec3 u);
-/* 1 / (inverse masses + angular terms) along u, for the sides in move. */
-fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, const qp_contact_point *p, qp_vec3 u, int move);
-/* Apply impulse j along u: -j to a, +j to b (for the sides in move). */
-void qp__apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_contact_point *p,
+/* Velocity of b relative to a at arms ra, rb, along unit u. */
+fix16_t qp__rel_speed(const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb, qp_vec3 u);
+/* 1 / (inverse masses + angular terms) along u at arms ra, rb, for the sides in move. */
+fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, qp_vec3 ra, qp_vec3 rb, qp_vec3 u, int move);
+/* Apply impulse j along u at arms ra, rb: -j to a, +j to b (sides in move). */
+void qp__apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb,
                qp_vec3 u, fix16_t j, int move);
-/* Which sides move: dynamic bodies, minus those pinned by level (shock). */
+/* Effective mass of a twist about the normal, and applying one (-j to a, +j to b). */
+fix16_t qp__twist_mass(const qp_world *w, const qp_contact *c, int move);
+void qp__apply_twist(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 u, fix16_t j, int move);
+/* Which sides move: dynamic bodies (sleepers included). */
 int qp__movable(const qp_world *w, const qp_contact *c);
-/* The effective masses of every point (once per step, after the narrow phase). */
+/* Effective masses of every point and of the friction directions (once per step). */
 void qp__prepare_contacts(qp_world *w);
 /* Speed at which a point may approach and still not touch by the end of the step. */
 fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p);
-/* Coulomb friction at a point given the normal impulse bound. */
-void qp__friction(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_contact_point *p,
-                  fix16_t jn, fix16_t *jt1, fix16_t *jt2, int move, bool accumulate);
+
+/* Friction impulses of one manifold: two tangents and a twist at the centroid. */
+typedef struct {
+    fix16_t t1, t2, tw;
+} qp_friction;
+
+/* Coulomb friction for a manifold whose normal impulse is jn_sum: the impulse
+ * that stops sliding and twisting is kept if static friction holds it (|j| <=
+ * mu_s jn_sum), else cut to dynamic friction (mu_d jn_sum; seed 004). With
+ * accumulate, *acc holds the totals; otherwise it is ignored. Masses from the
+ * contact unless pinned (shock), then computed for the sides in move. True
+ * when the linear friction had to be cut to the dynamic limit (sliding). */
+bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t jn_sum,
+                  qp_friction *acc, int move, bool pinned);
 
 #endif

@@ -41,6 +41,7 @@ void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
 int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
+int qp__contact_lower(const qp_world *w, const qp_contact *c); /* lower body, -1 if level */
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
 
 #endif

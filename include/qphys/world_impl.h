@@ -33,6 +33,8 @@ typedef struct {
     uint16_t flags;               /* QP_FLAG_* for the user */
     uint16_t level;               /* contact graph level */
     uint16_t island;              /* scratch: island root */
+    uint16_t supports;            /* scratch: contacts holding it from below */
+    fix16_t load;                 /* scratch: mass resting on it, its own included (kg) */
     uint16_t still_steps;         /* sleep: steps within the thresholds */
     uint16_t awake_steps;         /* steps since woken (capped) */
     uint8_t shape_count;
@@ -54,15 +56,17 @@ typedef struct {
     qp_vec3 ra, rb;               /* from each centre of mass to the point, world axes */
     fix16_t depth;                /* penetration at the start of the step (< 0: gap) */
     uint32_t id;                  /* feature id */
-    fix16_t jn, jt1, jt2;         /* accumulated impulses (warm start) */
-    fix16_t mn, mt1, mt2;         /* effective masses along n, t1, t2 */
+    fix16_t jn;                   /* accumulated normal impulse (warm start) */
+    fix16_t mn;                   /* effective mass along n */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
     fix16_t vn0;                  /* normal velocity before the collision pass */
 } qp_contact_point;
 
 /* Contact flags. */
 enum {
-    QP_CONTACT_SLEEPING = 1u << 0  /* both bodies asleep or static: kept, not solved */
+    QP_CONTACT_SLEEPING = 1u << 0, /* both bodies asleep or static: kept, not solved */
+    QP_CONTACT_SLIDING  = 1u << 1, /* friction hit its limit this step: anchors move */
+    QP_CONTACT_NEW      = 1u << 2  /* no match last step: warm start from the load */
 };
 
 typedef struct {
@@ -72,6 +76,14 @@ typedef struct {
     uint8_t flags;                /* QP_CONTACT_* */
     qp_vec3 n, t1, t2;            /* Q2.30 normal (from a to b) and tangents */
     fix16_t friction, static_friction, restitution;
+    /* Friction acts at the centroid of the points: two tangents and a twist
+     * about the normal, bounded by mu times the manifold's normal impulse. */
+    qp_vec3 ca, cb;               /* centroid arms from each centre of mass */
+    fix16_t twist_radius;         /* mean distance of the points from the centroid */
+    fix16_t jt1, jt2, jtw;        /* accumulated friction impulses (warm start) */
+    fix16_t mt1, mt2, mtw;        /* effective masses along t1, t2, twist */
+    fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
+    qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
 
@@ -80,10 +92,13 @@ typedef struct {
  * not collided again) stay in the contact graph. */
 typedef struct {
     uint16_t a, b;
-    uint8_t sa, sb, count, pad0;
+    uint8_t sa, sb, count, flags;
     qp_vec3 n;
+    qp_vec3 anchor_a, anchor_b;
+    qp_vec3 ra[QP_MAX_MANIFOLD_POINTS];   /* to match points whose feature ids changed */
     uint32_t id[QP_MAX_MANIFOLD_POINTS];
-    fix16_t jn[QP_MAX_MANIFOLD_POINTS], jt1[QP_MAX_MANIFOLD_POINTS], jt2[QP_MAX_MANIFOLD_POINTS];
+    fix16_t jn[QP_MAX_MANIFOLD_POINTS];
+    fix16_t jt1, jt2, jtw;
 } qp_contact_cache;
 
 typedef struct {

@@ -1,0 +1,155 @@
+/* Scene files: a world and its bodies described in text (SCENES.md, version 1;
+ * the full grammar is in docs/scene-format.md).
+ *
+ *   world   gravity 0 -10 0 hz 60 iterations 10 sleep on
+ *   plane                                   # static ground y = 0 (body 0)
+ *   box     half 0.5 0.5 0.5 pos 0 0.5 0    # body 1
+ *   sphere  radius 0.5 pos 0 3 0 vel 1 0 0 restitution 0.5
+ *
+ * The reader is part of the core: no heap, no float, no static state. Numbers
+ * are read exactly into Q16.16 (qp_scene_parse_fix: rounded to nearest, ties
+ * away from zero, range-checked), so every target builds bit-identical worlds
+ * from the same text, e.g. from a const char array on a board.
+ *
+ * Loading is all or nothing: the text is parsed and validated completely
+ * (syntax, ranges, shape sizes, masses, speeds, pool capacity, joint body
+ * numbers) before the world is touched. A bad file returns an error naming
+ * the line, the column and what was expected, and leaves the world exactly as
+ * it was. Stack use is bounded: no recursion, at most about 2.5 KB deep
+ * (qp_scene_load; a board's main stack must allow for it).
+ *
+ * Body numbers: bodies are numbered from 0 in file order, planes included.
+ * qp_scene_load initialises the world, so body number i is the body in slot
+ * index i + 1: qp_scene_body(w, i) == qp_world_body_at(w, i + 1).
+ */
+#ifndef QPHYS_SCENE_H
+#define QPHYS_SCENE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qphys/collide.h"
+#include "qphys/math.h"
+#include "qphys/types.h"
+#include "qphys/world.h"
+
+#define QP_SCENE_VERSION 1
+
+/* Where and why a scene was rejected. */
+typedef struct {
+    int line;                 /* 1-based line of the error; 0 when not about one line */
+    int column;               /* 1-based byte column in that line; 0 when not about one */
+    const char *message;      /* static English text: what was expected or why it is invalid */
+    qp_result result;         /* the code the failing call returned */
+} qp_scene_error;
+
+/* ---- loading ------------------------------------------------------------------- */
+
+/* What a valid scene holds (filled by qp_scene_check and qp_scene_load). */
+typedef struct {
+    qp_world_def world;       /* defaults overridden by the `world` line */
+    int bodies;               /* planes included */
+    int dynamic_bodies;
+    int shapes;
+    int joints;               /* always 0 in this build (joints are rejected) */
+    int lines;                /* lines in the text */
+} qp_scene_info;
+
+/* Parse and validate text[0..len) without touching any world. QP_OK, or
+ * QP_ERR_PARSE (syntax, unknown keyword, bad number), QP_ERR_RANGE (a value
+ * outside its range), QP_ERR_FULL (more bodies or shapes than this build's
+ * pools), QP_ERR_PARAM (null text or a bad argument; a valid joint line too:
+ * "joints are not supported by this build"). info and err may be null. */
+qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info,
+                         qp_scene_error *err) QP_MUST_USE;
+
+/* Check the text as above; only if it is valid, initialise w from its `world`
+ * line (qp_world_init) and create its bodies in file order. On any error w is
+ * left exactly as it was and *err tells where. info and err may be null. */
+qp_result qp_scene_load(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                        qp_scene_error *err) QP_MUST_USE;
+
+/* The id of body number i (0-based, file order) of a world that qp_scene_load
+ * filled; a null id when there is no such body. */
+qp_body_id qp_scene_body(const qp_world *w, int i);
+
+/* ---- the parser, item by item ------------------------------------------------- */
+
+/* Items are the parsed description of one non-empty line, so programs can
+ * build their own worlds (or joints, when the engine has them) from the text. */
+typedef enum {
+    QP_SCENE_WORLD = 0,
+    QP_SCENE_BODY,            /* plane, box, sphere, capsule */
+    QP_SCENE_BALL,
+    QP_SCENE_HINGE
+} qp_scene_item_kind;
+
+/* Which options of a body line were given (qp_scene_body_item.given). */
+enum {
+    QP_SCENE_GIVEN_ROT = 1u << 0,
+    QP_SCENE_GIVEN_VEL = 1u << 1,
+    QP_SCENE_GIVEN_SPIN = 1u << 2,
+    QP_SCENE_GIVEN_MASS = 1u << 3,
+    QP_SCENE_GIVEN_DENSITY = 1u << 4,
+    QP_SCENE_GIVEN_STATIC = 1u << 5,
+    QP_SCENE_GIVEN_FRICTION = 1u << 6,
+    QP_SCENE_GIVEN_RESTITUTION = 1u << 7,
+    QP_SCENE_GIVEN_ASLEEP = 1u << 8
+};
+
+typedef struct {
+    qp_world_def def;         /* qp_default_world_def() with the line's options applied */
+} qp_scene_world_item;
+
+typedef struct {
+    qp_body_def def;          /* ready for qp_create_body: one shape, pose, velocities, mass */
+    unsigned given;           /* QP_SCENE_GIVEN_* */
+} qp_scene_body_item;
+
+typedef struct {
+    int a, b;                 /* body numbers (0-based, file order); a != b */
+    qp_vec3 anchor;           /* world point, m */
+    qp_vec3 axis;             /* hinge: unit axis in Q2.30 (world); ball: zero */
+    bool has_limit;           /* hinge with `limit` */
+    fix16_t limit_lo, limit_hi; /* radians, -pi..pi, lo <= hi */
+    int a_column, b_column;   /* where a and b are written (for errors found later) */
+} qp_scene_joint_item;
+
+typedef struct {
+    qp_scene_item_kind kind;
+    int line;                 /* 1-based */
+    unsigned long at;         /* byte offset of the keyword in its line (column - 1) */
+    union {
+        qp_scene_world_item world;
+        qp_scene_body_item body;
+        qp_scene_joint_item joint;
+    } u;
+} qp_scene_item;
+
+/* Reads one line at a time from text[0..len). Zero-initialise, then set text and len. */
+typedef struct {
+    const char *text;
+    unsigned long len;
+    unsigned long pos;        /* start of the next line */
+    int line;                 /* number of the last line read */
+} qp_scene_reader;
+
+qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len);
+
+/* Parse the next non-empty line into *item. Returns 1 with an item, 0 at the
+ * end of the text, -1 on an error in that line (*err says where; the reader
+ * stops there). Checks everything a single line can show (syntax, ranges,
+ * shape sizes, mass); not what needs the whole file (pool capacity, joint
+ * body numbers, a second `world` line): qp_scene_check does that. */
+int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err);
+
+/* ---- numbers ------------------------------------------------------------------- */
+
+/* Read the decimal s[0..n) ([+-]digits[.digits], at most
+ * QP_SCENE_MAX_FRACTION_DIGITS fraction digits) exactly into Q16.16, rounded
+ * to the nearest multiple of 2^-16 (ties away from zero). QP_ERR_PARSE for
+ * malformed text, QP_ERR_RANGE when |value| > QP_FIX_MAX (32767.99998...),
+ * e.g. "32768", "-32768". *out is written only on QP_OK. */
+#define QP_SCENE_MAX_FRACTION_DIGITS 24
+qp_result qp_scene_parse_fix(const char *s, unsigned long n, fix16_t *out) QP_MUST_USE;
+
+#endif

@@ -1,0 +1,56 @@
+/* qp_collide: the narrow-phase dispatch table.
+ *
+ * The pair functions take the lower shape type as A. For a pair given the
+ * other way round, the canonical function runs with the shapes swapped and
+ * the inverse pose, and its manifold (in b's frame, normal from b to a) is
+ * mapped back: points through b_in_a, normal rotated and negated.
+ */
+#include "qphys/collide.h"
+#include "geometry.h"
+
+typedef int (*collide_fn)(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
+                          fix16_t margin, qp_manifold *m);
+
+/* [a][b] for a <= b; plane-plane has no function (two static half-spaces). */
+static const collide_fn pair_table[QP_SHAPE_TYPE_COUNT][QP_SHAPE_TYPE_COUNT] = {
+    [QP_SHAPE_PLANE] = { [QP_SHAPE_SPHERE] = qp_collide_plane_sphere,
+                         [QP_SHAPE_CAPSULE] = qp_collide_plane_capsule,
+                         [QP_SHAPE_BOX] = qp_collide_plane_box },
+    [QP_SHAPE_SPHERE] = { [QP_SHAPE_SPHERE] = qp_collide_sphere_sphere,
+                          [QP_SHAPE_CAPSULE] = qp_collide_sphere_capsule,
+                          [QP_SHAPE_BOX] = qp_collide_sphere_box },
+    [QP_SHAPE_CAPSULE] = { [QP_SHAPE_CAPSULE] = qp_collide_capsule_capsule,
+                           [QP_SHAPE_BOX] = qp_collide_capsule_box },
+    [QP_SHAPE_BOX] = { [QP_SHAPE_BOX] = qp_collide_box_box },
+};
+
+static bool type_ok(qp_shape_type t)
+{
+    return (int)t >= 0 && (int)t < QP_SHAPE_TYPE_COUNT;
+}
+
+int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
+               qp_manifold *m)
+{
+    m->count = 0;
+    m->normal = qp_v3_zero();
+    if (!type_ok(a->type) || !type_ok(b->type)) return 0;
+    if (a->type <= b->type) {
+        collide_fn fn = pair_table[a->type][b->type];
+        return fn ? fn(a, b, b_in_a, margin, m) : 0;
+    }
+    collide_fn fn = pair_table[b->type][a->type];
+    if (!fn) return 0;
+    qp_transform a_in_b;
+    a_in_b.r = qp_rot3_transpose(&b_in_a->r);
+    a_in_b.p = qp_v3_neg(qp_rot3_mul_v3(&a_in_b.r, b_in_a->p));
+    qp_manifold mb;
+    int n = fn(b, a, &a_in_b, margin, &mb);
+    m->normal = qp_v3_neg(qp__rot_q30(&b_in_a->r, mb.normal));
+    for (int i = 0; i < n; i++) {
+        m->points[i] = mb.points[i];
+        m->points[i].point = qp_transform_point(b_in_a, mb.points[i].point);
+    }
+    m->count = n;
+    return n;
+}

@@ -1,0 +1,380 @@
+/* Box against box: separating axis test and face clipping (seed 001).
+ *
+ * Everything happens in A's frame, where A is axis aligned at the origin and
+ * B sits at (R, t). The 15 candidate axes are A's three face normals, B's three
+ * (the columns of R) and the nine cross products e_i x c_j. For each the
+ * separation |t.n| - rA - rB is formed exactly in 64 bits as a Q16.16 x Q2.30
+ * product ("Q46"): with half extents up to 100 m and |t| up to 1000 m every
+ * sum stays below 2^59. Cross axes are normalised by one 64-bit division by
+ * |e_i x c_j| (Q2.30); when that length is below 2^-10 the two edges are
+ * parallel and the axis is skipped (the face axes then decide, as in 2D).
+ *
+ * Choosing the axis (separation = minus penetration): A's face axis of least
+ * penetration, replaced by B's only if B's separation is larger by more than
+ * a tolerance, replaced in turn by the best edge pair only if that beats the
+ * face by more than a larger tolerance. Tolerances: 0.5 mm plus 1/64 of the
+ * depth (B's face over A's), 0.5 mm plus 1/16 (edge over face). Near-equal
+ * axes thus resolve the same way every step: A's face before B's, faces
+ * before edges, lower index before higher; the manifold does not flicker.
+ *
+ * Face contact: the reference box is put at the origin (A as is, or B with A
+ * expressed in B's frame), the incident face is the face of the other box most
+ * anti-parallel to the reference normal, and its four corners are clipped
+ * (Sutherland-Hodgman) against the four side planes of the reference face.
+ * Every polygon edge carries a label (incident edge 0..3, side plane 4..7), so
+ * every clipped vertex is named by the two labels it lies on: together with
+ * the reference and incident face indices that is the feature id, stable
+ * while the same features touch (bits: 12 reference box is B, 9-11 reference
+ * face 2*axis + (side < 0), 6-8 incident face, 0-5 the label pair). Points
+ * at depth >= -margin below the reference face are kept, moved halfway to
+ * it, and when more than four reduced to the deepest, the one farthest from
+ * it, and the two with the largest triangle area on either side of that
+ * chord (ties: first in polygon order; output in polygon order).
+ * Edge contact: one point midway between the closest points of the two edges
+ * (geometry.h), depth from the axis, id 1 << 13 | edge of A << 4 | edge of B.
+ */
+#include <string.h>
+#include "qphys/collide.h"
+#include "geometry.h"
+
+#define W_ONE               ((int64_t)1 << 30)      /* Q16.16 value x W_ONE = Q46 */
+#define BOX_TOL_ABS         QP_FRAC(1, 2000)        /* 0.5 mm */
+#define BOX_TOL_FACE_SHIFT  6                       /* + |depth|/64: B's face over A's */
+#define BOX_TOL_EDGE_SHIFT  4                       /* + |depth|/16: edge over face */
+#define BOX_EDGE_MIN_LEN2   ((int64_t)1 << 40)      /* |e_i x c_j|^2 (Q60): sin < 2^-10 */
+#define BOX_FAR             QP_INT(2048)            /* beyond this the boxes cannot touch */
+#define CLIP_MAX            8                       /* a quad clipped by 4 planes */
+
+/* The face and edge stages get frames of their own (the SAT's locals are dead
+ * by then): it keeps every frame well under the -Wstack-usage bound, also
+ * under AddressSanitizer's red zones. */
+#if defined(__GNUC__)
+#define BOX_NOINLINE __attribute__((noinline))
+#else
+#define BOX_NOINLINE
+#endif
+
+/* Shared with collide_box.c (so not static): keep at most 4 of n <= 8
+ * candidates, rows (u, v, depth); writes their indices, ascending, to keep. */
+int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+static int64_t tolerance(int64_t sep, int shift)
+{
+    return (int64_t)BOX_TOL_ABS * W_ONE + (abs64(sep) >> shift);
+}
+
+/* |R[i][j]|, Q2.30, widened. */
+static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
+
+/* round(sqrt(v)) for v >= 0. */
+static int64_t isqrt_round(int64_t v)
+{
+    uint32_t r = qp_isqrt64((uint64_t)v);
+    if ((uint64_t)v - (uint64_t)r * r > r) r++;
+    return r;
+}
+
+/* t + M v for a Q2.30 matrix M and Q16.16 t, v: one rounding. */
+static void affine(const qp_q30 mm[3][3], const fix16_t t[3], const fix16_t v[3], fix16_t out[3])
+{
+    for (int c = 0; c < 3; c++)
+        out[c] = qp_shift_round((int64_t)t[c] * W_ONE + (int64_t)mm[c][0] * v[0] +
+                                (int64_t)mm[c][1] * v[1] + (int64_t)mm[c][2] * v[2], 30);
+}
+
+static int64_t dist2(const fix16_t a[3], const fix16_t b[3])
+{
+    int64_t du = (int64_t)a[0] - b[0], dv = (int64_t)a[1] - b[1];
+    return du * du + dv * dv;
+}
+
+/* Twice the signed area of (a, b, p). */
+static int64_t area2(const fix16_t a[3], const fix16_t b[3], const fix16_t p[3])
+{
+    return ((int64_t)b[0] - a[0]) * ((int64_t)p[1] - a[1]) - ((int64_t)b[1] - a[1]) * ((int64_t)p[0] - a[0]);
+}
+
+int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
+{
+    if (n <= 4) {
+        for (int i = 0; i < n; i++) keep[i] = i;
+        return n;
+    }
+    bool used[CLIP_MAX] = { false };
+    int i1 = 0, i2 = -1, i3 = -1, i4 = -1;
+    for (int i = 1; i < n; i++)
+        if (uv[i][2] > uv[i1][2]) i1 = i;
+    used[i1] = true;
+    int64_t best = -1;
+    for (int i = 0; i < n; i++) {
+        int64_t d = dist2(uv[i], uv[i1]);
+        if (!used[i] && d > best) { best = d; i2 = i; }
+    }
+    used[i2] = true;
+    int64_t amax = 0, amin = 0;
+    for (int i = 0; i < n; i++) {
+        if (used[i]) continue;
+        int64_t s = area2(uv[i1], uv[i2], uv[i]);
+        if (s > amax) { amax = s; i3 = i; }
+        if (s < amin) { amin = s; i4 = i; }
+    }
+    if (i3 >= 0) used[i3] = true;
+    if (i4 >= 0) used[i4] = true;
+    int count = 2 + (i3 >= 0) + (i4 >= 0);
+    /* One side of the chord empty (or all collinear): fill with the points
+     * farthest from every point kept so far. */
+    while (count < 4) {
+        int pick = -1;
+        best = 0;
+        for (int i = 0; i < n; i++) {
+            if (used[i]) continue;
+            int64_t near = INT64_MAX;
+            for (int j = 0; j < n; j++) {
+                int64_t d = used[j] ? dist2(uv[i], uv[j]) : INT64_MAX;
+                if (d < near) near = d;
+            }
+            if (near > best) { best = near; pick = i; }
+        }
+        if (pick < 0) break;   /* only duplicates left */
+        used[pick] = true;
+        count++;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (used[i]) keep[k++] = i;
+    return k;
+}
+
+/* One polygon vertex in the reference frame, and the label of the edge that
+ * leaves it (0..3 incident edges, 4..7 reference side planes). */
+typedef struct {
+    fix16_t p[3];
+    uint8_t label;
+} clip_vertex;
+
+/* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label. */
+static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uint8_t plane_label,
+                     clip_vertex *out)
+{
+    int o = 0;
+    for (int i = 0; i < n && o < CLIP_MAX; i++) {
+        const clip_vertex *p = &in[i], *q = &in[(i + 1) % n];
+        int64_t dp = (int64_t)sg * p->p[c] - h, dq = (int64_t)sg * q->p[c] - h;  /* > 0: outside */
+        if (dp <= 0) out[o++] = *p;
+        if ((dp <= 0) != (dq <= 0) && o < CLIP_MAX) {
+            clip_vertex x;
+            for (int k = 0; k < 3; k++)
+                x.p[k] = k == c ? (fix16_t)(sg * h)
+                                : qp_sat32((int64_t)p->p[k] + qp__div_round64(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
+            x.label = dp <= 0 ? plane_label : p->label;
+            out[o++] = x;
+        }
+    }
+    return o;
+}
+
+typedef struct {
+    const fix16_t *ha, *hb, *t;
+    const qp_rot3 *r;
+    int64_t tb[3];      /* R^T t, Q46 */
+    fix16_t margin;
+} box_pair;
+
+static BOX_NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_manifold *m)
+{
+    qp_q30 rinc[3][3];
+    fix16_t tinc[3];
+    const fix16_t *hr, *hi;
+    int s;
+    if (!ref_b) {
+        memcpy(rinc, bp->r->m, sizeof rinc);
+        memcpy(tinc, bp->t, sizeof tinc);
+        hr = bp->ha;
+        hi = bp->hb;
+        s = bp->t[ax] >= 0 ? 1 : -1;
+    } else {
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) rinc[i][j] = bp->r->m[j][i];
+            tinc[i] = qp_shift_round(-bp->tb[i], 30);
+        }
+        hr = bp->hb;
+        hi = bp->ha;
+        s = bp->tb[ax] <= 0 ? 1 : -1;
+    }
+    /* Incident face: the other box's face most anti-parallel to s * e_ax. */
+    int k = 0;
+    for (int c = 1; c < 3; c++)
+        if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
+    int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
+    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    static const int8_t s1[4] = { 1, -1, -1, 1 }, s2[4] = { 1, 1, -1, -1 };
+    clip_vertex poly[2][CLIP_MAX];
+    int n = 4;
+    for (int v = 0; v < 4; v++) {
+        fix16_t local[3];
+        local[k] = (fix16_t)(sk * hi[k]);
+        local[k1] = (fix16_t)(s1[v] * hi[k1]);
+        local[k2] = (fix16_t)(s2[v] * hi[k2]);
+        affine((const qp_q30 (*)[3])rinc, tinc, local, poly[0][v].p);
+        poly[0][v].label = (uint8_t)v;
+    }
+    /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
+    const int u = (ax + 1) % 3, w = (ax + 2) % 3;
+    const int pc[4] = { u, u, w, w }, ps[4] = { 1, -1, 1, -1 };
+    int cur = 0;
+    for (int pl = 0; pl < 4 && n > 0; pl++) {
+        n = clip_side(poly[cur], n, pc[pl], ps[pl], hr[pc[pl]], (uint8_t)(4 + pl), poly[cur ^ 1]);
+        cur ^= 1;
+    }
+    /* Depth below the reference face; keep those within the margin. */
+    fix16_t cand[CLIP_MAX][3];
+    uint8_t src[CLIP_MAX];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t d = (int64_t)hr[ax] - (int64_t)s * poly[cur][i].p[ax];
+        if (d < -(int64_t)bp->margin) continue;
+        cand[kept][0] = poly[cur][i].p[u];
+        cand[kept][1] = poly[cur][i].p[w];
+        cand[kept][2] = qp_sat32(d);
+        src[kept++] = (uint8_t)i;
+    }
+    if (kept == 0) return 0;
+    int keep[4];
+    int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    const uint32_t faces = ((uint32_t)ref_b << 12) | ((uint32_t)(ax * 2 + (s < 0)) << 9) |
+                           ((uint32_t)(k * 2 + (sk < 0)) << 6);
+    for (int j = 0; j < count; j++) {
+        int i = src[keep[j]];
+        const clip_vertex *v = &poly[cur][i];
+        int lp = poly[cur][(i + n - 1) % n].label, lo = v->label;
+        int a = lp < lo ? lp : lo, b = lp < lo ? lo : lp;
+        fix16_t p[3] = { v->p[0], v->p[1], v->p[2] };
+        p[ax] = (fix16_t)(((int64_t)p[ax] + (int64_t)s * hr[ax] + 1) >> 1);   /* midway */
+        qp_manifold_point *mp = &m->points[j];
+        if (ref_b) {
+            fix16_t pa[3];
+            affine((const qp_q30 (*)[3])bp->r->m, bp->t, p, pa);
+            mp->point = qp_v3(pa[0], pa[1], pa[2]);
+        } else {
+            mp->point = qp_v3(p[0], p[1], p[2]);
+        }
+        mp->depth = cand[keep[j]][2];
+        mp->id = faces | (uint32_t)(a * 8 + b);
+    }
+    if (!ref_b) {
+        qp_q30 nv[3] = { 0, 0, 0 };
+        nv[ax] = s > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
+        m->normal = qp_v3(nv[0], nv[1], nv[2]);
+    } else {
+        /* B's outward face normal points at A: the manifold normal is its opposite. */
+        qp_vec3 c = qp_rot3_col(bp->r, ax);
+        if (s > 0) c = qp_v3_neg(c);
+        qp__normal_or(c, c, &m->normal);
+    }
+    m->count = count;
+    return count;
+}
+
+static BOX_NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
+{
+    const qp_q30 (*R)[3] = bp->r->m;
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    /* n = e_i x c_j, oriented from A to B. */
+    int64_t tn = (int64_t)bp->t[i2] * R[i1][j] - (int64_t)bp->t[i1] * R[i2][j];
+    qp_q30 nv[3];
+    nv[i] = 0;
+    nv[i1] = tn >= 0 ? -R[i2][j] : R[i2][j];
+    nv[i2] = tn >= 0 ? R[i1][j] : -R[i1][j];
+    /* A's edge: along e_i through A's support point in +n. */
+    fix16_t ca[3];
+    ca[i] = 0;
+    ca[i1] = nv[i1] >= 0 ? bp->ha[i1] : -bp->ha[i1];
+    ca[i2] = nv[i2] >= 0 ? bp->ha[i2] : -bp->ha[i2];
+    /* B's edge: along c_j through B's support point in -n. */
+    fix16_t lb[3], cb[3];
+    lb[j] = 0;
+    for (int q = 1; q < 3; q++) {
+        int jj = (j + q) % 3;
+        int64_t d = (int64_t)R[0][jj] * nv[0] + (int64_t)R[1][jj] * nv[1] + (int64_t)R[2][jj] * nv[2];
+        lb[jj] = d > 0 ? -bp->hb[jj] : bp->hb[jj];
+    }
+    affine(R, bp->t, lb, cb);
+    qp__segment sa = { qp_v3(ca[0], ca[1], ca[2]), qp_v3(0, 0, 0), bp->ha[i] };
+    qp_q30 ev[3] = { 0, 0, 0 };
+    ev[i] = QP_Q30_ONE;
+    sa.u = qp_v3(ev[0], ev[1], ev[2]);
+    qp__segment sb = { qp_v3(cb[0], cb[1], cb[2]), qp_rot3_col(bp->r, j), bp->hb[j] };
+    fix16_t ps, pt;
+    qp__segments_closest(&sa, &sb, &ps, &pt);
+    m->points[0].point = qp__v3_mid(qp__segment_point(&sa, ps), qp__segment_point(&sb, pt));
+    m->points[0].depth = qp_sat32(-(int64_t)sep16);
+    uint32_t ea = (uint32_t)(i * 4 + (ca[i1] > 0) + 2 * (ca[i2] > 0));
+    uint32_t eb = (uint32_t)(j * 4 + (lb[j1] > 0) + 2 * (lb[j2] > 0));
+    m->points[0].id = ((uint32_t)1 << 13) | (ea << 4) | eb;
+    qp_vec3 n = qp_v3(nv[0], nv[1], nv[2]);
+    qp__normal_or(n, n, &m->normal);
+    m->count = 1;
+    return 1;
+}
+
+int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
+                       fix16_t margin, qp_manifold *m)
+{
+    const fix16_t ha[3] = { a->half.x, a->half.y, a->half.z };
+    const fix16_t hb[3] = { b->half.x, b->half.y, b->half.z };
+    const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
+    const qp_q30 (*R)[3] = b_in_a->r.m;
+    const int64_t lim = (int64_t)margin * W_ONE;
+    memset(m, 0, sizeof *m);
+    if (qp_v3_max_abs(b_in_a->p) > BOX_FAR) return 0;
+
+
+    /* A's faces. */
+    int64_t sep_a = INT64_MIN, sep_b = INT64_MIN, sep_e = INT64_MIN;
+    int fa = 0, fb = 0, ei = -1, ej = -1;
+    fix16_t sep_e16 = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
+        int64_t sep = abs64((int64_t)t[i] * W_ONE) - (int64_t)ha[i] * W_ONE - rb;
+        if (sep > lim) return 0;
+        if (sep > sep_a) { sep_a = sep; fa = i; }
+    }
+    /* B's faces. */
+    box_pair bp = { ha, hb, t, &b_in_a->r, { 0, 0, 0 }, margin };
+    for (int j = 0; j < 3; j++) {
+        bp.tb[j] = (int64_t)R[0][j] * t[0] + (int64_t)R[1][j] * t[1] + (int64_t)R[2][j] * t[2];
+        int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
+        int64_t sep = abs64(bp.tb[j]) - ra - (int64_t)hb[j] * W_ONE;
+        if (sep > lim) return 0;
+        if (sep > sep_b) { sep_b = sep; fb = j; }
+    }
+    /* Edge pairs e_i x c_j. */
+    for (int i = 0; i < 3; i++) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            int64_t len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
+            if (len2 < BOX_EDGE_MIN_LEN2) continue;
+            int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
+            int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
+            int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
+            /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
+            int64_t q = qp__div_round64(abs64(tn) - ra - rb, isqrt_round(len2));
+            if (q > INT32_MAX) q = INT32_MAX;
+            int64_t sep = q * W_ONE;
+            if (sep > lim) return 0;
+            if (sep > sep_e) { sep_e = sep; sep_e16 = (fix16_t)q; ei = i; ej = j; }
+        }
+    }
+    bool ref_b = false;
+    int64_t sep_f = sep_a;
+    if (sep_b > sep_a + tolerance(sep_a, BOX_TOL_FACE_SHIFT)) {
+        ref_b = true;
+        sep_f = sep_b;
+    }
+    if (ei >= 0 && sep_e > sep_f + tolerance(sep_f, BOX_TOL_EDGE_SHIFT))
+        return edge_contact(&bp, ei, ej, sep_e16, m);
+    return face_contact(&bp, ref_b, ref_b ? fb : fa, m);
+}

@@ -1,0 +1,62 @@
+/* Internal geometry helpers shared by the collide and ray-cast files.
+ *
+ * Segments are kept in centre form: centre c (Q16.16), unit direction u
+ * (Q2.30) and half length h (Q16.16), the points c + s*u for s in [-h, h].
+ * Capsule axes and box edges are naturally in this form, and a parameter s
+ * in metres keeps millimetre precision on a 100 m segment (a [0, 1] fraction
+ * in Q16.16 would not). Every product is formed in 64 bits and rounded once;
+ * inputs are relative coordinates (within ~2000 m of each other).
+ * Names are stable: src/collide_box*.c use them.
+ */
+#ifndef QPHYS_GEOMETRY_H
+#define QPHYS_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qphys/collide.h"
+
+typedef struct {
+    qp_vec3 c;     /* centre, Q16.16 */
+    qp_vec3 u;     /* unit direction, Q2.30 */
+    fix16_t h;     /* half length >= 0, Q16.16 */
+} qp__segment;
+
+/* v clamped to [lo, hi] (lo <= hi). */
+fix16_t qp__clamp(fix16_t v, fix16_t lo, fix16_t hi);
+/* round(n / d) for d != 0, halves away from zero; no overflow for any n and
+ * |d| < 2^62 (INT64_MIN excluded). */
+int64_t qp__div_round64(int64_t n, int64_t d);
+/* p + u*t with u in Q2.30: one rounding per component, saturating. */
+qp_vec3 qp__v3_mad_q30(qp_vec3 p, qp_vec3 u30, fix16_t t);
+/* (a + b) / 2 per component, rounded half up, never overflowing. */
+qp_vec3 qp__v3_mid(qp_vec3 a, qp_vec3 b);
+/* R u for a Q2.30 vector u (a unit normal): result Q2.30. */
+qp_vec3 qp__rot_q30(const qp_rot3 *r, qp_vec3 u30);
+/* Unit (Q2.30) vector along d, or fallback30 when d is zero. Returns false
+ * when the fallback was used. */
+bool qp__normal_or(qp_vec3 d, qp_vec3 fallback30, qp_vec3 *n30);
+/* A unit vector perpendicular to the unit u (Q2.30), chosen deterministically
+ * from u's smallest component. */
+qp_vec3 qp__perpendicular(qp_vec3 u30);
+
+/* Segment from two end points; a zero-length segment gets u = +y, h = 0. */
+qp__segment qp__segment_from_points(qp_vec3 p0, qp_vec3 p1);
+/* The point c + u*s of a segment. */
+qp_vec3 qp__segment_point(const qp__segment *seg, fix16_t s);
+/* Parameter s in [-h, h] of the point of the segment closest to p. */
+fix16_t qp__segment_closest_s(const qp__segment *seg, qp_vec3 p);
+/* The point of the segment closest to p. */
+qp_vec3 qp__segment_closest_point(const qp__segment *seg, qp_vec3 p);
+
+/* Below this value of 1 - (ua.ub)^2 (Q2.30; sin^2 of the angle, ~1e-6, an
+ * angle of ~0.06 degrees) two segments are treated as parallel. */
+#define QP__PARALLEL_SIN2   ((int64_t)1 << 10)
+
+/* Closest points of two segments: *s on a, *t on b (both clamped to their
+ * segments). Robust for parallel and zero-length segments: when parallel the
+ * pair is taken at the middle of the overlap of b's projection on a (or at the
+ * nearest ends when they do not overlap), so the result is deterministic.
+ * Returns true when the segments were treated as parallel. */
+bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s, fix16_t *t);
+
+#endif

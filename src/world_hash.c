@@ -1,0 +1,58 @@
+/* The state hash (ENGINE.md 8): 32-bit FNV-1a over the canonical state, fed
+ * word by word with qp_hash_u32 (never raw struct bytes, whose padding and
+ * byte order differ between targets).
+ *
+ * Canonical state, in this order:
+ *   every used body, by slot index: index, generation, state flags (used,
+ *   dynamic, asleep, frozen), x (centre of mass), q, v, w;
+ *   every contact of the last step, in the contact array's order: a, b, sa,
+ *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw.
+ * Everything else (rotation matrices, inertia, AABBs, pairs, scratch) is a
+ * function of this state and the scene, or scratch rebuilt each step.
+ */
+#include "qphys/hash.h"
+#include "qphys/world.h"
+
+static uint32_t hash_v3(uint32_t h, qp_vec3 v)
+{
+    h = qp_hash_u32(h, (uint32_t)v.x);
+    h = qp_hash_u32(h, (uint32_t)v.y);
+    return qp_hash_u32(h, (uint32_t)v.z);
+}
+
+uint32_t qp_world_hash(const qp_world *w)
+{
+    uint32_t h = QP_HASH_INIT;
+    if (!w) return h;
+    for (int i = 1; i <= w->body_high && i <= QP_CFG_MAX_BODIES; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        h = qp_hash_u32(h, (uint32_t)i);
+        h = qp_hash_u32(h, b->generation);
+        h = qp_hash_u32(h, b->state);
+        h = hash_v3(h, b->x);
+        h = qp_hash_u32(h, (uint32_t)b->q.w);
+        h = qp_hash_u32(h, (uint32_t)b->q.x);
+        h = qp_hash_u32(h, (uint32_t)b->q.y);
+        h = qp_hash_u32(h, (uint32_t)b->q.z);
+        h = hash_v3(h, b->v);
+        h = hash_v3(h, b->w);
+    }
+    for (int c = 0; c < w->contact_count && c < QP_CFG_MAX_CONTACTS; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        h = qp_hash_u32(h, ct->a);
+        h = qp_hash_u32(h, ct->b);
+        h = qp_hash_u32(h, ct->sa);
+        h = qp_hash_u32(h, ct->sb);
+        h = qp_hash_u32(h, ct->count);
+        for (int k = 0; k < ct->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
+            const qp_contact_point *p = &ct->p[k];
+            h = qp_hash_u32(h, p->id);
+            h = qp_hash_u32(h, (uint32_t)p->jn);
+        }
+        h = qp_hash_u32(h, (uint32_t)ct->jt1);
+        h = qp_hash_u32(h, (uint32_t)ct->jt2);
+        h = qp_hash_u32(h, (uint32_t)ct->jtw);
+    }
+    return h;
+}
