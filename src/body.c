@@ -121,6 +121,12 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
     for (int i = 0; i < 3; i++)
         if (inertia.m[i][i] < QP_FRAC(1, 10000) || inertia.m[i][i] >= QP_INT(32000)) return QP_ERR_RANGE;
     if (!qp_mat3_inverse(&inertia, &out->inv_inertia)) return QP_ERR_RANGE;
+    /* The solver's kernels rely on this bound (solver.c): products of an
+     * entry with any Q16.16 vector stay below 2^60.3, sums of three below 2^62. */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (out->inv_inertia.m[i][j] > QP_INV_INERTIA_MAX || out->inv_inertia.m[i][j] < -QP_INV_INERTIA_MAX)
+                return QP_ERR_RANGE;
     out->mass = mass;
     out->inv_mass = qp_div(QP_ONE, mass);
     out->center = c;

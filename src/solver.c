@@ -1,4 +1,74 @@
+/* Impulse kernels shared by the velocity passes.
+ *
+ * These run tens of thousands of times per step, so they are written as
+ * inline integer kernels instead of calls into the general math layer:
+ * every product is int64, every sum is rounded once. Ranges that keep them
+ * exact (no saturation needed inside): velocities and arms are Q16.16 values
+ * (|raw| < 2^31), unit directions Q2.30 (|raw| <= 2^30), inverse inertia
+ * entries <= QP_INV_INERTIA_MAX (raw < 2^29.3, enforced at body creation):
+ * a product is below 2^61, a sum of three below 2^63. Results saturate to
+ * int32 once at the end.
+ */
 #include "solver.h"
+
+static inline fix16_t sat(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
+}
+
+static inline fix16_t r16(int64_t v) { return sat((v + (INT64_C(1) << 15)) >> 16); }
+static inline fix16_t r30(int64_t v) { return sat((v + (INT64_C(1) << 29)) >> 30); }
+
+/* a x b, both Q16.16. */
+static inline qp_vec3 cross(qp_vec3 a, qp_vec3 b)
+{
+    qp_vec3 r = { r16((int64_t)a.y * b.z - (int64_t)a.z * b.y), r16((int64_t)a.z * b.x - (int64_t)a.x * b.z),
+                  r16((int64_t)a.x * b.y - (int64_t)a.y * b.x) };
+    return r;
+}
+
+/* a x u, u a Q2.30 unit vector: Q16.16. */
+static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
+{
+    qp_vec3 r = { r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
+                  r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
+    return r;
+}
+
+static inline fix16_t dot30(qp_vec3 a, qp_vec3 u)
+{
+    return r30((int64_t)a.x * u.x + (int64_t)a.y * u.y + (int64_t)a.z * u.z);
+}
+
+static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
+{
+    return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
+}
+
+/* Inverse inertia (world) times a vector. */
+static inline qp_vec3 inv_i(const qp_body_state *b, qp_vec3 v)
+{
+    const fix16_t(*m)[3] = b->inv_inertia.m;
+    qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
+                  r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
+                  r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    return r;
+}
+
+/* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
+static inline void add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
+{
+    v->x = sat((int64_t)v->x + r30((int64_t)d.x * s));
+    v->y = sat((int64_t)v->y + r30((int64_t)d.y * s));
+    v->z = sat((int64_t)v->z + r30((int64_t)d.z * s));
+}
+
+static inline void add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
+{
+    v->x = sat((int64_t)v->x + r16((int64_t)d.x * s));
+    v->y = sat((int64_t)v->y + r16((int64_t)d.y * s));
+    v->z = sat((int64_t)v->z + r16((int64_t)d.z * s));
+}
 
 qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
 {
@@ -15,23 +85,24 @@ qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 
 fix16_t qp__rel_speed(const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
 {
-    qp_vec3 pa = qp_v3_add(*v->va, qp_v3_cross(*v->wa, ra));
-    qp_vec3 pb = qp_v3_add(*v->vb, qp_v3_cross(*v->wb, rb));
-    return qp_v3_dot_q30(qp_v3_sub(pb, pa), u);
+    /* (vb + wb x rb - va - wa x ra) . u = (vb - va) . u + wb . (rb x u) - wa . (ra x u) */
+    qp_vec3 dv = { v->vb->x - v->va->x, v->vb->y - v->va->y, v->vb->z - v->va->z };
+    int64_t s = (int64_t)dv.x * u.x + (int64_t)dv.y * u.y + (int64_t)dv.z * u.z;  /* Q46 */
+    int64_t ang = dot16_raw(*v->wb, cross30(rb, u)) - dot16_raw(*v->wa, cross30(ra, u)); /* Q32 */
+    return r30(s + ang * 16384);
 }
 
-/* (I^-1 (r x u)) x r . u: the angular share of one side. */
+/* (r x u) . I^-1 (r x u): the angular share of one side. */
 static int64_t angular_term(const qp_body_state *b, qp_vec3 r, qp_vec3 u)
 {
-    qp_vec3 rxu = qp_v3_cross_q30(r, u);
-    qp_vec3 t = qp_v3_cross(qp_mat3_mul_v3(&b->inv_inertia, rxu), r);
-    return qp_v3_dot_q30(t, u);
+    qp_vec3 rxu = cross30(r, u);
+    return r16(dot16_raw(rxu, inv_i(b, rxu)));
 }
 
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
-    return qp_div(QP_ONE, qp_sat32(k));
+    return qp_div(QP_ONE, sat(k));
 }
 
 fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, qp_vec3 ra, qp_vec3 rb, qp_vec3 u, int move)
@@ -43,14 +114,13 @@ fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, qp_vec3 ra, qp_vec3
     return inverse_of(k);
 }
 
-/* 1 / (n.Ia^-1 n + n.Ib^-1 n): effective mass of a twist about n. */
 fix16_t qp__twist_mass(const qp_world *w, const qp_contact *c, int move)
 {
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     qp_vec3 n = qp_v3_from_q30(c->n);
     int64_t k = 0;
-    if (move & QP_MOVE_A) k += qp_v3_dot(n, qp_mat3_mul_v3(&a->inv_inertia, n));
-    if (move & QP_MOVE_B) k += qp_v3_dot(n, qp_mat3_mul_v3(&b->inv_inertia, n));
+    if (move & QP_MOVE_A) k += r16(dot16_raw(n, inv_i(a, n)));
+    if (move & QP_MOVE_B) k += r16(dot16_raw(n, inv_i(b, n)));
     return inverse_of(k);
 }
 
@@ -58,25 +128,24 @@ void qp__apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_v
                qp_vec3 u, fix16_t j, int move)
 {
     if (j == 0) return;
-    qp_vec3 impulse = qp_v3(qp_mul_q30(j, u.x), qp_mul_q30(j, u.y), qp_mul_q30(j, u.z));
     if (move & QP_MOVE_A) {
         const qp_body_state *a = &w->bodies[c->a];
-        *v->va = qp_v3_sub(*v->va, qp_v3_scale(impulse, a->inv_mass));
-        *v->wa = qp_v3_sub(*v->wa, qp_mat3_mul_v3(&a->inv_inertia, qp_v3_cross(ra, impulse)));
+        add_along(v->va, u, -qp_mul(j, a->inv_mass));
+        add_scaled(v->wa, inv_i(a, cross30(ra, u)), -j);
     }
     if (move & QP_MOVE_B) {
         const qp_body_state *b = &w->bodies[c->b];
-        *v->vb = qp_v3_add(*v->vb, qp_v3_scale(impulse, b->inv_mass));
-        *v->wb = qp_v3_add(*v->wb, qp_mat3_mul_v3(&b->inv_inertia, qp_v3_cross(rb, impulse)));
+        add_along(v->vb, u, qp_mul(j, b->inv_mass));
+        add_scaled(v->wb, inv_i(b, cross30(rb, u)), j);
     }
 }
 
 void qp__apply_twist(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 u, fix16_t j, int move)
 {
     if (j == 0) return;
-    qp_vec3 l = qp_v3(qp_mul_q30(j, u.x), qp_mul_q30(j, u.y), qp_mul_q30(j, u.z));
-    if (move & QP_MOVE_A) *v->wa = qp_v3_sub(*v->wa, qp_mat3_mul_v3(&w->bodies[c->a].inv_inertia, l));
-    if (move & QP_MOVE_B) *v->wb = qp_v3_add(*v->wb, qp_mat3_mul_v3(&w->bodies[c->b].inv_inertia, l));
+    qp_vec3 n = qp_v3_from_q30(u);
+    if (move & QP_MOVE_A) add_scaled(v->wa, inv_i(&w->bodies[c->a], n), -j);
+    if (move & QP_MOVE_B) add_scaled(v->wb, inv_i(&w->bodies[c->b], n), j);
 }
 
 int qp__movable(const qp_world *w, const qp_contact *c)
@@ -110,8 +179,10 @@ fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
  * friction); true when it had to. */
 static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 {
-    fix16_t len = qp_v3_len(qp_v3(*x, *y, 0));
-    if (len <= hold || len == 0) return false;
+    int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
+    if (len2 <= (int64_t)hold * hold) return false;
+    fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
+    if (len == 0) return false;
     fix16_t k = qp_div(slide, len);
     *x = qp_mul(*x, k);
     *y = qp_mul(*y, k);
@@ -124,11 +195,11 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t
     fix16_t m1 = pinned ? qp__eff_mass(w, c, c->ca, c->cb, c->t1, move) : c->mt1;
     fix16_t m2 = pinned ? qp__eff_mass(w, c, c->ca, c->cb, c->t2, move) : c->mt2;
     fix16_t mw = pinned ? qp__twist_mass(w, c, move) : c->mtw;
-    fix16_t spin = qp_v3_dot_q30(qp_v3_sub(*v->wb, *v->wa), c->n);
+    fix16_t spin = dot30(qp_v3_sub(*v->wb, *v->wa), c->n);
     qp_friction want = {
-        qp_sat32((int64_t)acc->t1 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t1), m1)),
-        qp_sat32((int64_t)acc->t2 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t2), m2)),
-        qp_sat32((int64_t)acc->tw - qp_mul(spin, mw)),
+        sat((int64_t)acc->t1 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t1), m1)),
+        sat((int64_t)acc->t2 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t2), m2)),
+        sat((int64_t)acc->tw - qp_mul(spin, mw)),
     };
     bool sliding = cut_to(&want.t1, &want.t2, qp_mul(c->static_friction, jn_sum), qp_mul(c->friction, jn_sum));
     fix16_t twist_hold = qp_mul(qp_mul(c->static_friction, jn_sum), c->twist_radius);

@@ -4,6 +4,10 @@
 
 #include "qphys/world.h"
 
+/* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg
+ * cube has 6000. Bodies beyond it are rejected at creation (QP_ERR_RANGE). */
+#define QP_INV_INERTIA_MAX QP_INT(10000)
+
 /* A body the step moves: used, dynamic, awake, not frozen. */
 static inline bool qp__body_moves(const qp_body_state *b)
 {
