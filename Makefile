@@ -16,6 +16,9 @@ BUILD_TAG ?= host
 OUT       := build/$(BUILD_TAG)
 HOST_CFLAGS = $(HOST_OPT) $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(EXTRA_CFLAGS)
 
+# The stack bound is checked by gcc builds without sanitizers (which inflate frames).
+HOST_STACK_WARN := $(if $(findstring clang,$(HOST_CC))$(findstring sanitize,$(HOST_OPT)),,$(CORE_STACK_WARN))
+
 FIXMATH_OBJS := $(patsubst $(FIXMATH_DIR)/%.c,$(OUT)/fixmath/%.o,$(FIXMATH_SRCS))
 CORE_OBJS    := $(patsubst src/%.c,$(OUT)/core/%.o,$(CORE_SRCS))
 PORT_SRCS    := $(sort $(wildcard port/host/*.c port/*.c))
@@ -39,7 +42,7 @@ $(OUT)/fixmath/%.o: $(FIXMATH_DIR)/%.c | $(DEPS_STAMP)
 
 $(OUT)/core/%.o: src/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(CORE_WARN) $(if $(findstring clang,$(HOST_CC)),,$(CORE_STACK_WARN)) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+	$(HOST_CC) $(CORE_WARN) $(HOST_STACK_WARN) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/port/%.o: port/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -95,5 +98,7 @@ bench: | $(DEPS_STAMP)
 clean:
 	rm -rf build/host* build/guard build/qemu-* build/microbit build/test-*
 
+-include mk/tools.mk
+-include mk/bench.mk
 -include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
 endif

@@ -26,14 +26,16 @@ static const collide_fn pair_table[QP_SHAPE_TYPE_COUNT][QP_SHAPE_TYPE_COUNT] = {
 
 static bool type_ok(qp_shape_type t)
 {
-    return (int)t >= 0 && (int)t < QP_SHAPE_TYPE_COUNT;
+    /* Unsigned compare: enums are one byte on arm-none-eabi (short enums). */
+    return (unsigned)t < (unsigned)QP_SHAPE_TYPE_COUNT;
 }
 
 int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
                qp_manifold *m)
 {
-    m->count = 0;
-    m->normal = qp_v3_zero();
+    /* Every byte defined, unused points included (manifolds may be hashed). */
+    unsigned char *bytes = (unsigned char *)m;
+    for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
     if (!type_ok(a->type) || !type_ok(b->type)) return 0;
     if (a->type <= b->type) {
         collide_fn fn = pair_table[a->type][b->type];
