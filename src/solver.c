@@ -19,14 +19,6 @@ static inline fix16_t sat(int64_t v)
 static inline fix16_t r16(int64_t v) { return sat((v + (INT64_C(1) << 15)) >> 16); }
 static inline fix16_t r30(int64_t v) { return sat((v + (INT64_C(1) << 29)) >> 30); }
 
-/* a x b, both Q16.16. */
-static inline qp_vec3 cross(qp_vec3 a, qp_vec3 b)
-{
-    qp_vec3 r = { r16((int64_t)a.y * b.z - (int64_t)a.z * b.y), r16((int64_t)a.z * b.x - (int64_t)a.x * b.z),
-                  r16((int64_t)a.x * b.y - (int64_t)a.y * b.x) };
-    return r;
-}
-
 /* a x u, u a Q2.30 unit vector: Q16.16. */
 static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {

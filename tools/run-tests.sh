@@ -22,7 +22,7 @@ check() {
 # cmocka NAME BIN: counts each cmocka test of one binary.
 cmocka() {
   name=$1; bin=$2
-  log="$logdir/$name.log"
+  log="$logdir/$(echo "$name" | tr ' /' '__').log"
   "$bin" >"$log" 2>&1
   rc=$?
   p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
