@@ -59,7 +59,6 @@ typedef struct {
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
     fix16_t mn;                   /* effective mass along n */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
-    fix16_t vn0;                  /* normal velocity before the collision pass */
 } qp_contact_point;
 
 /* Contact flags. */
