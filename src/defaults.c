@@ -4,6 +4,10 @@
 qp_world_def qp_default_world_def(void)
 {
     qp_world_def d;
+    /* Every byte, padding included: the def is copied into the world, whose
+     * bytes are the snapshot. */
+    unsigned char *p = (unsigned char *)&d;
+    for (unsigned i = 0; i < sizeof d; i++) p[i] = 0;
     d.gravity = qp_v3(0, QP_INT(-10), 0);
     d.dt = QP_FRAC(1, 60);
     d.collision_iterations = 5;
@@ -16,6 +20,7 @@ qp_world_def qp_default_world_def(void)
     d.warm_start = true;
     d.contact_margin = QP_FRAC(2, 100);
     d.slop = QP_FRAC(2, 1000);
+    d.gap_tolerance = QP_FRAC(5, 10000);
     d.penetration_rate = QP_FRAC(2, 10);
     d.max_penetration_speed = QP_ONE;
     d.bounce_threshold = QP_FRAC(1, 2);

@@ -26,15 +26,15 @@ static int shock_movable(const qp_world *w, const qp_contact *c)
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
  * its fixed support. */
-static void shock_contact(qp_world *w, qp_contact *c)
+static void shock_contact(qp_world *w, qp_contact *c, bool reverse)
 {
     int move = shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     int64_t jn_sum = 0;
-    for (int k = 0; k < c->count; k++) {
-        qp_contact_point *p = &c->p[k];
+    for (int i = 0; i < c->count; i++) {
+        qp_contact_point *p = &c->p[reverse ? c->count - 1 - i : i];
         fix16_t vn = qp_sat32((int64_t)qp__rel_speed(&v, p->ra, p->rb, c->n) + qp__gap_speed(w, p));
         fix16_t m = pinned ? qp__eff_mass(w, c, p->ra, p->rb, c->n, move) : p->mn;
         fix16_t total = qp_sat32((int64_t)p->jp - qp_mul(vn, m));
@@ -63,7 +63,11 @@ void qp__shock(qp_world *w)
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
         for (int it = 0; it < w->def.shock_iterations; it++)
-            for (int o = start; o < end; o++) shock_contact(w, &w->contacts[w->order[o]]);
+            for (int o = start; o < end; o++) {
+                /* Alternate directions, as the contact pass does. */
+                bool reverse = (it & 1) != 0;
+                shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse);
+            }
         start = end;
     }
     for (int i = 0; i < w->contact_count; i++) {

@@ -12,15 +12,30 @@
  */
 #include "solver.h"
 
-static void collide_point(qp_world *w, qp_contact *c, qp_contact_point *p, const qp_vel_ref *v, int move)
+/* The impulse a point needs now (0 when it is not colliding this step). */
+static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_point *p,
+                             const qp_vel_ref *v)
 {
     fix16_t vn = qp__rel_speed(v, p->ra, p->rb, c->n);
     fix16_t gap = qp__gap_speed(w, p);
-    if ((int64_t)vn + gap >= 0) return;
+    if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = c->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: -(1 + e) vn. No bounce: just close the gap by the end of the step. */
     int64_t dv = bounce ? -((int64_t)vn + qp_mul(c->restitution, vn)) : -((int64_t)vn + gap);
-    qp__apply(w, c, v, p->ra, p->rb, c->n, qp_mul(qp_sat32(dv), p->mn), move);
+    return qp_mul(qp_sat32(dv), p->mn);
+}
+
+/* All points of a manifold from the same velocities, each applied at
+ * 1/count of its size (seed 004): one after the other, the first corner of a
+ * box landing flat would take the whole stop and set the box spinning. What
+ * the average leaves is taken by the next sweeps and the contact pass. */
+static void collide_manifold(qp_world *w, qp_contact *c, int move)
+{
+    qp_vel_ref v = qp__vel_ref(w, c);
+    fix16_t j[QP_MAX_MANIFOLD_POINTS];
+    for (int k = 0; k < c->count; k++) j[k] = point_impulse(w, c, &c->p[k], &v);
+    for (int k = 0; k < c->count; k++)
+        qp__apply(w, c, &v, c->p[k].ra, c->p[k].rb, c->n, j[k] / c->count, move);
 }
 
 void qp__solve_collisions(qp_world *w)
@@ -31,8 +46,7 @@ void qp__solve_collisions(qp_world *w)
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);
             if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-            qp_vel_ref v = qp__vel_ref(w, c);
-            for (int k = 0; k < c->count; k++) collide_point(w, c, &c->p[k], &v, move);
+            collide_manifold(w, c, move);
         }
     }
 }

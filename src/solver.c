@@ -16,8 +16,16 @@ static inline fix16_t sat(int64_t v)
     return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
 }
 
-static inline fix16_t r16(int64_t v) { return sat((v + (INT64_C(1) << 15)) >> 16); }
-static inline fix16_t r30(int64_t v) { return sat((v + (INT64_C(1) << 29)) >> 30); }
+/* Round to nearest, ties away from zero: symmetric, so rounding has no
+ * preferred direction (round-half-up made stacks lean one way: the arms of
+ * a unit cube are exact halves, so ties are common). */
+static inline int64_t round_shift(int64_t v, int n)
+{
+    int64_t half = INT64_C(1) << (n - 1);
+    return v >= 0 ? (v + half) >> n : -((half - v) >> n);
+}
+static inline fix16_t r16(int64_t v) { return sat(round_shift(v, 16)); }
+static inline fix16_t r30(int64_t v) { return sat(round_shift(v, 30)); }
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
 static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
@@ -146,12 +154,37 @@ int qp__movable(const qp_world *w, const qp_contact *c)
            (qp__body_dynamic(&w->bodies[c->b]) ? QP_MOVE_B : 0);
 }
 
+/* Where the manifold's load acts: the centroid of its points weighted by
+ * their normal impulses (last step's, after warm start), or of the points
+ * that touch when there are none. Friction must act there: at the plain
+ * centroid, a box rocking onto one edge would get its friction at a point
+ * in the air, and the rocking would never die out. */
+static void load_centroid(qp_contact *c)
+{
+    int64_t sum = 0;
+    for (int k = 0; k < c->count; k++) sum += c->p[k].jn;
+    int64_t wsum = 0, s[3] = { 0, 0, 0 };
+    for (int k = 0; k < c->count; k++) {
+        const qp_contact_point *p = &c->p[k];
+        int64_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);
+        wsum += wk;
+        s[0] += wk * p->ra.x;
+        s[1] += wk * p->ra.y;
+        s[2] += wk * p->ra.z;
+    }
+    if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
+    qp_vec3 ca = { (fix16_t)(s[0] / wsum), (fix16_t)(s[1] / wsum), (fix16_t)(s[2] / wsum) };
+    c->cb = qp_v3_add(c->cb, qp_v3_sub(ca, c->ca));
+    c->ca = ca;
+}
+
 void qp__prepare_contacts(qp_world *w)
 {
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         int move = qp__movable(w, c);
+        load_centroid(c);
         for (int k = 0; k < c->count; k++) {
             c->p[k].mn = qp__eff_mass(w, c, c->p[k].ra, c->p[k].rb, c->n, move);
             c->p[k].jp = 0;
@@ -162,9 +195,14 @@ void qp__prepare_contacts(qp_world *w)
     }
 }
 
+/* A point may approach by its gap this step. The gap comes from the
+ * predicted pose and is an estimate: gaps within gap_tolerance count as
+ * touching, or a resting box would keep sinking into its own estimate
+ * error and rock forever. */
 fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
 {
-    return p->depth < 0 ? qp_div(-p->depth, w->def.dt) : 0;
+    fix16_t tol = w->def.gap_tolerance;
+    return p->depth < -tol ? qp_div(-p->depth - tol, w->def.dt) : 0;
 }
 
 /* Past hold, scale (x, y) down to length slide (static, then dynamic

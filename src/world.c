@@ -12,6 +12,7 @@ static qp_result check_def(const qp_world_def *d)
         !int_in_range(d->shock_iterations, 0, 10) || !int_in_range(d->penetration_iterations, 0, 100))
         return QP_ERR_RANGE;
     if (!in_range(d->contact_margin, 0, QP_ONE) || !in_range(d->slop, 0, QP_FRAC(1, 10)) ||
+        !in_range(d->gap_tolerance, 0, QP_FRAC(1, 100)) ||
         !in_range(d->penetration_rate, 0, QP_ONE) || !in_range(d->max_penetration_speed, 0, QP_INT(10)) ||
         !in_range(d->bounce_threshold, 0, QP_INT(100)))
         return QP_ERR_RANGE;
@@ -28,6 +29,42 @@ static qp_result check_def(const qp_world_def *d)
     return QP_OK;
 }
 
+/* Field by field: a struct copy would also copy the caller's padding bytes
+ * into the world, and snapshots of equal worlds would differ. */
+static void copy_def(qp_world_def *to, const qp_world_def *d)
+{
+    to->gravity = d->gravity;
+    to->dt = d->dt;
+    to->collision_iterations = d->collision_iterations;
+    to->contact_iterations = d->contact_iterations;
+    to->shock_iterations = d->shock_iterations;
+    to->penetration_iterations = d->penetration_iterations;
+    to->restitution_ramp = d->restitution_ramp;
+    to->alternate_sweeps = d->alternate_sweeps;
+    to->accumulate_impulses = d->accumulate_impulses;
+    to->warm_start = d->warm_start;
+    to->contact_margin = d->contact_margin;
+    to->slop = d->slop;
+    to->gap_tolerance = d->gap_tolerance;
+    to->penetration_rate = d->penetration_rate;
+    to->max_penetration_speed = d->max_penetration_speed;
+    to->bounce_threshold = d->bounce_threshold;
+    to->max_linear_speed = d->max_linear_speed;
+    to->max_angular_speed = d->max_angular_speed;
+    to->bounds = d->bounds;
+    to->sleep_enabled = d->sleep_enabled;
+    to->sleep_policy = d->sleep_policy;
+    to->sleep_center_size = d->sleep_center_size;
+    to->sleep_point_size = d->sleep_point_size;
+    to->sleep_steps = d->sleep_steps;
+    to->sleep_energy = d->sleep_energy;
+    to->sleep_energy_bias = d->sleep_energy_bias;
+    to->wake_energy_factor = d->wake_energy_factor;
+    to->wake_speed = d->wake_speed;
+    to->wake_velocity = d->wake_velocity;
+    to->min_awake_steps = d->min_awake_steps;
+}
+
 qp_result qp_world_init(qp_world *w, const qp_world_def *def)
 {
     if (!w || !def) return QP_ERR_PARAM;
@@ -36,7 +73,7 @@ qp_result qp_world_init(qp_world *w, const qp_world_def *def)
     /* Every byte, padding included, so snapshots and hashes see no garbage. */
     unsigned char *p = (unsigned char *)w;
     for (unsigned long i = 0; i < sizeof *w; i++) p[i] = 0;
-    w->def = *def;
+    copy_def(&w->def, def);
     w->stats.first_all_asleep_step = -1;
     return QP_OK;
 }

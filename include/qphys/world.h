@@ -52,6 +52,7 @@ typedef struct {
     bool warm_start;              /* start from last step's impulses (needs accumulate); default true */
     fix16_t contact_margin;       /* m; contacts kept up to this gap; default 0.02 */
     fix16_t slop;                 /* m; penetration left alone; default 0.002 */
+    fix16_t gap_tolerance;        /* m; smaller predicted gaps count as touching; default 0.0005 */
     fix16_t penetration_rate;     /* fraction of depth removed per step; default 0.2; 0..1 */
     fix16_t max_penetration_speed;/* m/s; cap of the split-impulse speed; default 1 */
     fix16_t bounce_threshold;     /* m/s; slower approaches do not bounce; default 0.5 */
