@@ -1,0 +1,61 @@
+/* Scene runner for the boards: loads a scene compiled in as text and prints
+ * one "step hash" line per step, exactly like `qphys run SCENE --hashes
+ * --steps N` on the host, so tools/scene-check.sh can compare the two.
+ *
+ * The scene comes from a generated header (tools/embed-scene.sh SCENE STEPS
+ * OUT.h) found on the include path:
+ *   static const char scene_text[] = "...";   the scene file's bytes
+ *   #define SCENE_STEPS N                      steps to run
+ *   #define SCENE_NAME "stack20"               (optional) for the messages
+ * On a scene error it prints "scene:LINE:COLUMN: error: MESSAGE" and exits 2.
+ * Output goes through qp_port.h and qp_fmt.h only (no printf).
+ */
+#include <stdint.h>
+#include "qp_fmt.h"
+#include "qp_port.h"
+#include "qphys/scene.h"
+#include "qphys/world.h"
+#include "scene_data.h"
+
+#ifndef SCENE_STEPS
+#error "scene_data.h must define SCENE_STEPS (tools/embed-scene.sh writes it)"
+#endif
+#ifndef SCENE_NAME
+#define SCENE_NAME "scene"
+#endif
+
+static qp_world world;
+
+static void put_num(int v)
+{
+    char buf[QP_FMT_BUF];
+    qp_port_write(buf, qp_fmt_i32(buf, v));
+}
+
+int main(void)
+{
+    qp_port_init();
+    qp_scene_error err;
+    qp_scene_info info;
+    qp_result r = qp_scene_load(&world, scene_text, sizeof scene_text - 1, &info, &err);
+    if (r != QP_OK) {
+        qp_port_puts(SCENE_NAME ":");
+        put_num(err.line);
+        qp_port_puts(":");
+        put_num(err.column);
+        qp_port_puts(": error: ");
+        qp_port_puts(err.message);
+        qp_port_puts("\n");
+        qp_port_exit(2);
+    }
+    char line[QP_FMT_BUF * 2 + 2];
+    for (long s = 1; s <= (long)(SCENE_STEPS); s++) {
+        qp_world_step(&world);
+        unsigned n = qp_fmt_u32(line, (uint32_t)s);
+        line[n++] = ' ';
+        n += qp_fmt_hex32(line + n, qp_world_hash(&world));
+        line[n++] = '\n';
+        qp_port_write(line, n);
+    }
+    qp_port_exit(0);
+}

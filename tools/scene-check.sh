@@ -1,0 +1,243 @@
+#!/bin/sh
+# scene-check.sh - cross-target scene hashes: every scene of tests/scenes, run on
+# every target, must print the per-step hash sequence of its golden file
+# tests/scenes/golden/<scene>.hashes ("step hash" lines, written by tools/golden.sh).
+#
+#   sh tools/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
+#   . tools/scene-check.sh             sourced by tools/run-tests.sh: uses its check/pass/fail
+#
+# Host targets (each a build of the qphys tool through the Makefile, mk/tools.mk):
+#   host        gcc -O2 (the default build, build/host/qphys)
+#   host-O0     gcc -O0              host-Os     gcc -Os
+#   host-clang  clang -O2            host-m32    gcc -O2 -m32 (when gcc can link 32-bit programs)
+# Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
+# builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2
+# and gcc -O2 -m32 only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
+# Boards: tests/target/scene_main.c under QEMU for the small scenes (the world needs ~1.1 MB of
+# RAM: the MPS2 boards, not the micro:bit); a board whose app does not build is reported as a
+# failure of that board only.
+#
+# Environment (defaults in brackets):
+#   SCENE_STEPS [300]                 steps per scene
+#   SCENE_BIG_STEPS [60]              steps for scenes that need the big-pool builds
+#   SCENE_BIG_BODIES [2200]           QP_CFG_MAX_BODIES of the big-pool builds
+#   SCENE_TARGETS [host host-O0 host-Os host-clang host-m32]
+#   SCENE_BOARDS [qemu-mps2-an386]    boards to run scenes on ("" for none)
+#   SCENE_BOARD_SCENES [bounce mixed slope stack20 stack50 pyramid20]
+#   SCENE_FILTER                      only scenes whose name contains this
+#   SCENE_GOLDEN_DIR [tests/scenes/golden]
+#   JOBS [2]                          parallel runs
+# Outputs are kept in build/scene-check/<target>/<scene>.hashes.
+
+# Everything here is prefixed sc_ so that sourcing it leaves run-tests.sh's variables alone.
+sc_root=$(pwd)
+sc_out=build/scene-check
+sc_steps=${SCENE_STEPS:-300}
+sc_big_steps=${SCENE_BIG_STEPS:-60}
+sc_big_bodies=${SCENE_BIG_BODIES:-2200}
+sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang host-m32}
+sc_boards=${SCENE_BOARDS-qemu-mps2-an386}
+sc_board_scenes=${SCENE_BOARD_SCENES:-bounce mixed slope stack20 stack50 pyramid20}
+sc_jobs=${JOBS:-2}
+
+# Standalone: the counters and check() of tools/run-tests.sh.
+sc_alone=0
+if ! type check 2>/dev/null | grep -q function; then
+  sc_alone=1
+  pass=0
+  fail=0
+  logdir=build/test-logs
+  mkdir -p "$logdir"
+  check() {
+    sc_ck_name=$1; shift
+    sc_ck_log="$logdir/$(echo "$sc_ck_name" | tr ' /' '__').log"
+    if "$@" >"$sc_ck_log" 2>&1; then pass=$((pass + 1)); echo "PASS $sc_ck_name"
+    else fail=$((fail + 1)); echo "FAIL $sc_ck_name"; sed 's/^/    /' "$sc_ck_log" | tail -40; fi
+  }
+fi
+
+# The make variables of a target (big = 1 for the big-pool variant).
+sc_make_vars() {
+  case $1 in
+    host) echo "HOST_OPT=-O2" ;;
+    host-O0) echo "HOST_OPT=-O0" ;;
+    host-Os) echo "HOST_OPT=-Os" ;;
+    host-clang) echo "HOST_CC=clang HOST_OPT=-O2" ;;
+    host-m32) echo "HOST_OPT=-O2 -m32" ;;
+    *) return 1 ;;
+  esac
+}
+
+sc_have_m32() {
+  printf 'int main(void) { return 0; }\n' > "$sc_out/m32.c"
+  gcc -m32 "$sc_out/m32.c" -o "$sc_out/m32" >/dev/null 2>&1
+}
+
+# The Makefile includes mk/tools.mk; until it does, name both.
+sc_mk=""
+grep -q 'mk/tools.mk' Makefile || sc_mk="-f Makefile -f mk/tools.mk"
+
+# sc_build TAG TARGET [EXTRA_CFLAGS]: make build/TAG/qphys for TARGET's flags.
+sc_build() {
+  sc_vars=$(sc_make_vars "$2") || { echo "scene-check: unknown target $2" >&2; return 1; }
+  sc_opt=$(echo "$sc_vars" | sed -n 's/.*HOST_OPT=\(.*\)$/\1/p')
+  sc_cc=$(echo "$sc_vars" | sed -n 's/.*HOST_CC=\([^ ]*\).*/\1/p')
+  rm -f "$sc_out/$1.built"
+  make $sc_mk -s -j"$sc_jobs" BUILD_TAG="$1" HOST_OPT="$sc_opt" HOST_CC="${sc_cc:-gcc}" EXTRA_CFLAGS="${3:-}" \
+    "build/$1/qphys" && touch "$sc_out/$1.built"
+}
+
+# sc_compare SCENE TARGET OUT STEPS: OUT against the golden file's first STEPS lines.
+sc_compare() {
+  sc_name=$(basename "$1" .scene)
+  sc_gold=${SCENE_GOLDEN_DIR:-tests/scenes/golden}/$sc_name.hashes
+  if [ ! -f "$3.rc" ]; then echo "scene $sc_name, target $2: not run"; return 1; fi
+  if [ "$(cat "$3.rc")" != 0 ]; then
+    echo "scene $sc_name, target $2: qphys exited with $(cat "$3.rc")"; cat "$3.err"; return 1
+  fi
+  if [ ! -f "$sc_gold" ]; then
+    echo "scene $sc_name, target $2: no golden file $sc_gold (make golden writes it)"; return 1
+  fi
+  if [ "$(wc -l <"$sc_gold")" -lt "$4" ]; then
+    echo "scene $sc_name: $sc_gold has fewer than $4 steps (make golden SCENE_STEPS=$4)"; return 1
+  fi
+  head -n "$4" "$sc_gold" | awk -v scene="$sc_name" -v target="$2" -v got="$3" -v n="$4" '
+    { want[NR] = $0 }
+    END {
+      i = 0
+      while ((getline line < got) > 0) {
+        i++
+        if (i > n) break
+        if (line != want[i]) {
+          split(want[i], w, " "); split(line, g, " ")
+          printf "scene %s, target %s: first differing step %d: hash %s, golden %s\n", scene, target, i, g[2], w[2]
+          exit 1
+        }
+      }
+      if (i < n) { printf "scene %s, target %s: only %d of %d steps\n", scene, target, i, n; exit 1 }
+      printf "scene %s, target %s: %d steps equal to the golden file\n", scene, target, n
+    }'
+}
+
+# sc_replay_selftest QPHYS: record a scene, replay it (must match), then replay altered
+# copies: each must report the step (and body) where it diverges, or be rejected (exit 2).
+sc_replay_selftest() {
+  sc_d=$sc_out/replay
+  mkdir -p "$sc_d"
+  "$1" record tests/scenes/slope.scene --steps 120 -o "$sc_d/a.replay" || return 1
+  "$1" replay "$sc_d/a.replay" --verify >"$sc_d/out" 2>&1; sc_rc=$?
+  cat "$sc_d/out"
+  [ "$sc_rc" = 0 ] && grep -q "matched: 120 steps" "$sc_d/out" || { echo "FAILED: an unchanged recording"; return 1; }
+  # expect NAME RC TEXT: replay $sc_d/NAME.replay, want exit RC and TEXT in its output.
+  sc_expect() {
+    "$1" replay "$sc_d/$2.replay" --verify >"$sc_d/out" 2>&1; sc_rc=$?
+    sed "s/^/$2: /" "$sc_d/out"
+    [ "$sc_rc" = "$3" ] && grep -q "$4" "$sc_d/out" || { echo "FAILED: $2: want exit $3 and '$4'"; return 1; }
+  }
+  sed 's/^s 60 [0-9a-f]*/s 60 00000000/' "$sc_d/a.replay" >"$sc_d/world.replay"
+  sc_expect "$1" world 1 "DIVERGED at step 60" || return 1
+  awk '/^s 0 /{ sub(/ 3:[0-9a-f]*/, " 3:12345678") } 1' "$sc_d/a.replay" >"$sc_d/body.replay"
+  sc_expect "$1" body 1 "first differing body: 3 " || return 1
+  awk '/^s 30 /{ print "i 30 2 force 0 655360 0" } 1' "$sc_d/a.replay" >"$sc_d/input.replay"
+  sc_expect "$1" input 1 "DIVERGED at step 30" || return 1
+  grep -v '^end' "$sc_d/a.replay" >"$sc_d/truncated.replay"
+  sc_expect "$1" truncated 2 "truncated replay file" || return 1
+  sed 's/^| plane$/| plane glow/' "$sc_d/a.replay" >"$sc_d/scene.replay"
+  sc_expect "$1" scene 2 "scene.replay:[0-9]*:7: error: unknown option" || return 1
+}
+
+# sc_board BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD, run it.
+sc_board() {
+  sc_gen=build/$1/scene-gen
+  sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
+  make -s BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$sc_gen" board || return 1
+  sc_cmd=$(make -s --no-print-directory BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$sc_gen" print-run) || return 1
+  sh -c "$sc_cmd" </dev/null >"$4" 2>"$4.err"
+  echo $? >"$4.rc"
+}
+
+# ---- run ----------------------------------------------------------------------------------
+echo "== scene hashes (tests/scenes, $sc_steps steps; goldens in tests/scenes/golden)"
+mkdir -p "$sc_out"
+sc_t0=$(date +%s)
+
+# 1. Builds.
+sc_built=""
+for sc_t in $sc_targets; do
+  if [ "$sc_t" = host-m32 ] && ! sc_have_m32; then
+    echo "NOTE host-m32: gcc -m32 cannot link here (gcc-multilib missing): skipped"; continue
+  fi
+  # (check's status is not the command's: sc_build leaves a mark when make succeeded)
+  check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
+  [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
+done
+sc_big_built=""
+for sc_t in host host-m32; do
+  case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
+  check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
+    sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
+  [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
+done
+
+# 2. Runs, JOBS at a time: one line per (binary, scene, steps, output) for xargs.
+sc_list=$sc_out/runs.txt
+: >"$sc_list"
+sc_ref=$(echo $sc_built | cut -d' ' -f1)
+for sc_s in tests/scenes/*.scene; do
+  sc_n=$(basename "$sc_s" .scene)
+  case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+  # A scene too big for the default pools goes to the big-pool builds.
+  if [ -n "$sc_ref" ] && ! "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
+     grep -q "too many bodies" "$sc_out/check.txt"; then
+    for sc_t in $sc_big_built; do
+      mkdir -p "$sc_out/$sc_t"
+      echo "build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+    done
+  else
+    for sc_t in $sc_built; do
+      mkdir -p "$sc_out/$sc_t"
+      echo "build/$sc_t/qphys $sc_s $sc_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+    done
+  fi
+done
+rm -f "$sc_out"/*/*.rc
+# xargs runs a tiny sh per line (the function is not visible to it).
+xargs -P "$sc_jobs" -L 1 sh -c '"$0" run "$1" --hashes --steps "$2" >"$3" 2>"$3.err"; echo $? >"$3.rc"' <"$sc_list"
+
+# 3. Comparisons, one check per scene and target.
+while read -r sc_bin sc_s sc_n sc_o; do
+  sc_t=$(basename "$(dirname "$sc_bin")")
+  check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
+done <"$sc_list"
+if [ -n "$sc_ref" ]; then
+  check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tools/bad-scenes.sh)" sh tools/bad-scenes.sh "build/$sc_ref/qphys"
+  check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
+fi
+sc_t1=$(date +%s)
+echo "scene hashes on the host: $((sc_t1 - sc_t0)) s"
+
+# 4. Boards (QEMU), small scenes only.
+if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
+  for sc_b in $sc_boards; do
+    for sc_n in $sc_board_scenes; do
+      case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+      mkdir -p "$sc_out/$sc_b"
+      sc_o=$sc_out/$sc_b/$sc_n.hashes
+      rm -f "$sc_o.rc"
+      sc_board "$sc_b" "tests/scenes/$sc_n.scene" "$sc_steps" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1
+      if [ ! -f "$sc_o.rc" ]; then
+        echo "board build failed" >"$sc_o.err"; echo 2 >"$sc_o.rc"; cat "$sc_out/$sc_b/$sc_n.build.log" >>"$sc_o.err"
+      fi
+      check "scene $sc_n on $sc_b ($sc_steps steps)" sc_compare "tests/scenes/$sc_n.scene" "$sc_b" "$sc_o" "$sc_steps"
+    done
+  done
+  echo "scene hashes on the boards: $(($(date +%s) - sc_t1)) s"
+fi
+
+if [ "$sc_alone" = 1 ]; then
+  echo "scene-check: $pass passed, $fail failed"
+  [ "$fail" = 0 ]
+  exit $?
+fi
