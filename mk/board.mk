@@ -32,6 +32,9 @@ include boards/cpu/$(CPU_CORE).mk
 # ---- apps ---------------------------------------------------------------------
 APP ?= probe
 APP_SRCS_probe ?= tests/probe/probe.c
+# make BOARD=x scene SCENE=path STEPS=N: the scene's text is compiled into the image.
+APP_SRCS_scene ?= tests/target/scene_main.c
+APP_CFLAGS_scene ?= -Ibuild/$(BOARD)/scene-gen
 ifeq ($(strip $(APP_SRCS_$(APP))),)
 $(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
 endif
@@ -49,7 +52,9 @@ B_DIR   := build/$(BOARD)
 B_ELF   := $(B_DIR)/$(APP).elf
 B_MAP   := $(B_DIR)/$(APP).map
 
-B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP
+# Pool sizes of qp_world on this board (BOARD_POOLS in boards/<name>/board.mk, e.g. the
+# micro:bit's 16 KB): the same for the core and the apps, so the world has one layout.
+B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP $(BOARD_POOLS)
 B_FIX_CFLAGS  := $(B_BASE) $(FIXMATH_FLAGS) -I$(FIXMATH_DIR)
 B_CORE_CFLAGS := $(B_BASE) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -fstack-usage
 B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -Iport/cortex_m \
@@ -179,3 +184,13 @@ board-clean:
 	rm -rf $(B_DIR)
 
 -include $(B_FIX_OBJS:.o=.d) $(B_CORE_OBJS:.o=.d) $(B_PORT_OBJS:.o=.d) $(B_APP_OBJS:.o=.d)
+
+# ---- any scene on the board ----------------------------------------------------------
+# make BOARD=x scene SCENE=path [STEPS=300]: embed the scene, build, run under QEMU and
+# print the same "step hash" lines as `qphys run SCENE --hashes --steps N`.
+.PHONY: scene
+scene:
+	@test -n "$(SCENE)" || { echo "usage: make BOARD=$(BOARD) scene SCENE=path/to.scene [STEPS=300]" >&2; exit 2; }
+	@sh tools/embed-scene.sh "$(SCENE)" "$(or $(STEPS),300)" build/$(BOARD)/scene-gen/scene_data.h
+	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene board
+	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene run

@@ -179,7 +179,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     int index = 0;
     for (int i = 1; i <= QP_CFG_MAX_BODIES; i++)
         if (!(w->bodies[i].state & QP_STATE_USED)) { index = i; break; }
-    int shape_idx[QP_CFG_MAX_BODY_SHAPES];
+    int shape_idx[QP_CFG_MAX_BODY_SHAPES] = { 0 };
     int found = 0;
     for (int s = 0; s < QP_CFG_MAX_SHAPES && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
