@@ -5,6 +5,8 @@
 #   make bench      benchmarks (host and emulated Cortex-M4)
 #   make BOARD=x [run|size|scene]   see boards/ and README.md
 include mk/common.mk
+# Benchmarks: host runs and the board app (make BOARD=qemu-mps2-an386 APP=bench).
+-include mk/bench.mk
 
 ifdef BOARD
 include mk/board.mk
@@ -99,6 +101,5 @@ clean:
 	rm -rf build/host* build/guard build/qemu-* build/microbit build/test-*
 
 -include mk/tools.mk
--include mk/bench.mk
 -include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
 endif

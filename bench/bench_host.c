@@ -1,0 +1,331 @@
+/* bench/bench_host.c - qphys on the host: time per step, stage shares, stands, sleep.
+ *
+ *   bench_host [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--scenes-dir DIR]
+ *
+ * For each named scene (bench/scenes.c), first with sleep off (the solver's
+ * whole cost every step), then with sleep on:
+ *   - N steps (600, SCENES.md) through qp_world_step, run R times (default 2)
+ *     from scratch; the engine is deterministic, so every run does the same
+ *     work, and each step keeps its fastest time (CLOCK_MONOTONIC), which
+ *     removes most of what other processes on a shared machine add. Reported:
+ *     median and mean microseconds per step, mean pairs, contacts (manifolds)
+ *     and contact points per step, the stand verdict (bench/scenes.h);
+ *   - sleep on (last run): the first step at which every body sleeps (the run
+ *     goes on up to 4 N steps to find it), then SLEEP_STEPS fully asleep steps:
+ *     their median, also as a fraction of the median sleep-off (awake) step;
+ *   - the same N steps calling the stages of qp_world_step one by one
+ *     (src/world_internal.h) with a clock read between them, R times, fastest
+ *     per step and stage: the share of each stage and the time of collision
+ *     detection (broad + narrow phase). Steps still over 1.5 times the median
+ *     of their 15 neighbours are left out. The world hash after these runs
+ *     must equal the first runs' ("staged=ok"): the stage list is the step.
+ * The scene built through the API is also compared with the scene file of the
+ * same name in tests/scenes/ (qp_scene_load; "file=ok", "file=-" when absent).
+ *
+ * One line per result, key=value, for bench/run.sh to tabulate:
+ *   qphys scene=.. sleep=off|on steps=.. repeat=.. us_median=.. us_mean=.. ...
+ *   qphys-stages scene=.. sleep=.. steps_kept=.. total_us=.. <stage>=<percent> ...
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qphys/scene.h"
+#include "scenes.h"
+#include "world_internal.h"
+
+#define SLEEP_STEPS 300
+#define MAX_STEPS   20000
+
+static qp_world world;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    static double tmp[MAX_STEPS];
+    if (n <= 0) return 0.0;
+    memcpy(tmp, v, (size_t)n * sizeof *v);
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+    return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+}
+
+static double mean(const double *v, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += v[i];
+    return n > 0 ? s / n : 0.0;
+}
+
+static double fx(fix16_t v) { return (double)v / 65536.0; }
+
+/* ---- the step, stage by stage ------------------------------------------------ */
+
+enum {
+    ST_PREDICT, ST_BROAD, ST_NARROW, ST_GRAPH, ST_COLLISIONS, ST_FORCES, ST_CONTACTS, ST_SHOCK,
+    ST_CHECK_SLEEPERS, ST_PENETRATION, ST_INTEGRATE, ST_SLEEP, ST_CACHE, ST_COUNT_BODIES, ST_N
+};
+static const char *const stage_names[ST_N] = {
+    "predict", "broad", "narrow", "graph", "collisions", "forces", "contacts", "shock",
+    "check_sleepers", "penetration", "integrate", "sleeping", "cache", "count"
+};
+
+/* The same as count_bodies() in src/world.c (static there): the stats the step ends with. */
+static void count_bodies(qp_world *w)
+{
+    int bodies = 0, awake = 0, asleep = 0;
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        bodies++;
+        if (!(b->state & QP_STATE_DYNAMIC)) continue;
+        if (b->state & QP_STATE_ASLEEP) asleep++;
+        else awake++;
+    }
+    w->stats.bodies = bodies;
+    w->stats.awake = awake;
+    w->stats.asleep = asleep;
+    if (awake == 0 && asleep > 0 && w->stats.first_all_asleep_step < 0)
+        w->stats.first_all_asleep_step = (int)w->stats.step;
+}
+
+/* qp_world_step (src/world.c) with a clock read after every stage: stage times in t_out. */
+static void staged_step(qp_world *w, double out[ST_N])
+{
+    double t[ST_N + 1];
+    w->stats.step++;
+    t[0] = now_us();
+    qp__predict(w);           t[1] = now_us();
+    qp__broad_phase(w);       t[2] = now_us();
+    qp__narrow_phase(w);      t[3] = now_us();
+    qp__contact_graph(w);     t[4] = now_us();
+    qp__solve_collisions(w);  t[5] = now_us();
+    qp__apply_forces(w);      t[6] = now_us();
+    qp__solve_contacts(w);    t[7] = now_us();
+    qp__shock(w);             t[8] = now_us();
+    qp__check_sleepers(w);    t[9] = now_us();
+    qp__penetration(w);       t[10] = now_us();
+    qp__integrate(w);         t[11] = now_us();
+    qp__sleep(w);             t[12] = now_us();
+    qp__save_contact_cache(w); t[13] = now_us();
+    count_bodies(w);          t[14] = now_us();
+    for (int i = 0; i < ST_N; i++) out[i] = t[i + 1] - t[i];
+}
+
+/* ---- one scene ---------------------------------------------------------------- */
+
+static double step_us[MAX_STEPS];
+static double stage_us[MAX_STEPS][ST_N];
+
+/* Sum the stage times of the steps that were not disturbed: on a shared machine a
+ * step is sometimes preempted, so steps whose total is over 1.5 times the median of
+ * the 15 steps around them are left out (the step's cost changes slowly, as bodies
+ * land or fall asleep, so a local median is the reference). Returns the steps kept. */
+static int sum_stages(int steps, double acc[ST_N])
+{
+    static double win[15];
+    int kept = 0;
+    for (int i = 0; i < steps; i++) {
+        int lo = i - 7, hi = i + 7;
+        if (lo < 0) { hi -= lo; lo = 0; }
+        if (hi > steps - 1) { lo -= hi - (steps - 1); hi = steps - 1; }
+        if (lo < 0) lo = 0;
+        int n = 0;
+        for (int j = lo; j <= hi; j++) win[n++] = step_us[j];
+        if (step_us[i] > 1.5 * median(win, n)) continue;
+        for (int k = 0; k < ST_N; k++) acc[k] += stage_us[i][k];
+        kept++;
+    }
+    return kept;
+}
+static double awake_median[QPB_SCENE_COUNT]; /* sleep-off median per scene, for the asleep fraction */
+static const char *scenes_dir = "tests/scenes";
+
+static char file_buf[1 << 20];
+
+/* Does tests/scenes/<name>.scene load into the same world (hash) as the API build? */
+static const char *compare_with_file(qpb_scene s)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.scene", scenes_dir, qpb_scene_name(s));
+    FILE *f = fopen(path, "rb");
+    if (!f) return "-";
+    size_t n = fread(file_buf, 1, sizeof file_buf, f);
+    fclose(f);
+    if (qpb_scene_build(&world, s, true) != QP_OK) return "build-failed";
+    uint32_t h_api = qp_world_hash(&world);
+    qp_scene_error err;
+    if (qp_scene_load(&world, file_buf, (unsigned long)n, 0, &err) != QP_OK) return "load-failed";
+    return qp_world_hash(&world) == h_api ? "ok" : "DIFFERS";
+}
+
+static double step_min[MAX_STEPS];
+static double asleep_min[SLEEP_STEPS];
+static int repeats = 2;
+
+static void keep_min(double *slot, double t, int rep) { if (rep == 0 || t < *slot) *slot = t; }
+
+static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
+{
+    const char *name = qpb_scene_name(s);
+    if (qpb_scene_build(&world, s, sleep) != QP_OK) {
+        printf("qphys scene=%s sleep=%s error=build-failed\n", name, sleep ? "on" : "off");
+        return;
+    }
+
+    /* The run through qp_world_step, `repeats` times (the same steps every time:
+     * the engine is deterministic); each step's time is its fastest repetition. */
+    double pairs = 0, contacts = 0, points = 0;
+    uint32_t hash = 0;
+    qpb_verdict v = qpb_scene_check(&world, s);
+    qp_world_stats st = qp_world_get_stats(&world);
+    int awake_end = 0, woke = 0;
+    for (int rep = 0; rep < repeats; rep++) {
+        if (qpb_scene_build(&world, s, sleep) != QP_OK) return;
+        for (int i = 0; i < steps; i++) {
+            double t0 = now_us();
+            qp_world_step(&world);
+            keep_min(&step_min[i], now_us() - t0, rep);
+            if (rep == 0) {
+                st = qp_world_get_stats(&world);
+                pairs += st.pairs;
+                contacts += st.contacts;
+                points += st.points;
+            }
+        }
+        hash = qp_world_hash(&world);
+        v = qpb_scene_check(&world, s);
+        st = qp_world_get_stats(&world);
+        awake_end = st.awake;
+        /* Sleep on, last repetition: go on until everything sleeps (at most 4 N steps),
+         * then time SLEEP_STEPS asleep steps (their median). */
+        if (sleep && rep == repeats - 1) {
+            int limit = 4 * steps;
+            while (st.first_all_asleep_step < 0 && (int)st.step < limit) {
+                qp_world_step(&world);
+                st = qp_world_get_stats(&world);
+            }
+            if (st.first_all_asleep_step >= 0) {
+                for (int i = 0; i < SLEEP_STEPS; i++) {
+                    double t0 = now_us();
+                    qp_world_step(&world);
+                    asleep_min[i] = now_us() - t0;
+                    if (qp_world_get_stats(&world).awake) woke = 1;
+                }
+            }
+        }
+    }
+    double us_med = median(step_min, steps), us_mean = mean(step_min, steps);
+    char first_asleep[32] = "-", asleep_us[32] = "-", asleep_frac[32] = "-";
+    if (sleep) {
+        if (st.first_all_asleep_step < 0) {
+            snprintf(first_asleep, sizeof first_asleep, "never<=%d", 4 * steps);
+        } else {
+            snprintf(first_asleep, sizeof first_asleep, "%d", st.first_all_asleep_step);
+            double a = median(asleep_min, SLEEP_STEPS);
+            snprintf(asleep_us, sizeof asleep_us, "%.2f%s", a, woke ? "(woke)" : "");
+            if (awake_median[s] > 0.0) snprintf(asleep_frac, sizeof asleep_frac, "%.4f", a / awake_median[s]);
+        }
+    } else {
+        awake_median[s] = us_med;
+    }
+
+    /* The same steps stage by stage, `repeats` times, fastest repetition per step and stage. */
+    double acc[ST_N] = { 0 };
+    const char *staged = "-";
+    int kept = 0;
+    if (stages) {
+        static double one[ST_N];
+        bool same = true;
+        for (int rep = 0; rep < repeats; rep++) {
+            if (qpb_scene_build(&world, s, sleep) != QP_OK) break;
+            for (int i = 0; i < steps; i++) {
+                staged_step(&world, one);
+                for (int k = 0; k < ST_N; k++) keep_min(&stage_us[i][k], one[k], rep);
+            }
+            if (qp_world_hash(&world) != hash) same = false;
+        }
+        for (int i = 0; i < steps; i++) {
+            step_us[i] = 0.0;
+            for (int k = 0; k < ST_N; k++) step_us[i] += stage_us[i][k];
+        }
+        staged = same ? "ok" : "DIFFERS";
+        kept = sum_stages(steps, acc);
+    }
+    double total = 0.0;
+    for (int i = 0; i < ST_N; i++) total += acc[i];
+    double collide_us = kept ? (acc[ST_BROAD] + acc[ST_NARROW]) / kept : 0.0;
+
+    printf("qphys scene=%s sleep=%s steps=%d repeat=%d us_median=%.2f us_mean=%.2f pairs=%.1f contacts=%.1f points=%.1f",
+           name, sleep ? "on" : "off", steps, repeats, us_med, us_mean, pairs / steps, contacts / steps, points / steps);
+    if (stages)
+        printf(" collide_us=%.2f collide_share=%.1f", collide_us,
+               total > 0 ? 100.0 * (acc[ST_BROAD] + acc[ST_NARROW]) / total : 0.0);
+    else
+        printf(" collide_us=- collide_share=-");
+    if (v.applies)
+        printf(" stands=%s", v.stands ? "yes" : "no");
+    else
+        printf(" stands=-");
+    printf(" drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_us=%s asleep_frac=%s"
+           " staged=%s file=%s\n",
+           100 * fx(v.drift), 100 * fx(v.sag), 100 * fx(v.max_move), awake_end, first_asleep, asleep_us,
+           asleep_frac, staged, sleep ? compare_with_file(s) : "-");
+    if (stages && total > 0) {
+        printf("qphys-stages scene=%s sleep=%s steps_kept=%d total_us=%.2f", name, sleep ? "on" : "off", kept,
+               total / kept);
+        for (int i = 0; i < ST_N; i++) printf(" %s=%.1f", stage_names[i], 100.0 * acc[i] / total);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int steps = 0;
+    bool stages = true;
+    bool want[QPB_SCENE_COUNT] = { false };
+    bool any = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
+            steps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            repeats = atoi(argv[++i]);
+            if (repeats < 1 || repeats > 100) { fprintf(stderr, "bench_host: --repeat 1..100\n"); return 2; }
+        } else if (!strcmp(argv[i], "--no-stages")) {
+            stages = false;
+        } else if (!strcmp(argv[i], "--scenes-dir") && i + 1 < argc) {
+            scenes_dir = argv[++i];
+        } else if (!strcmp(argv[i], "--scene") && i + 1 < argc) {
+            const char *n = argv[++i];
+            int found = 0;
+            for (int s = 0; s < QPB_SCENE_COUNT; s++)
+                if (!strcmp(n, qpb_scene_name((qpb_scene)s))) { want[s] = true; any = true; found = 1; }
+            if (!found) { fprintf(stderr, "bench_host: unknown scene '%s'\n", n); return 2; }
+        } else {
+            fprintf(stderr, "usage: %s [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--scenes-dir DIR]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (steps < 0 || steps > MAX_STEPS / 4) { fprintf(stderr, "bench_host: steps 1..%d\n", MAX_STEPS / 4); return 2; }
+    for (int s = 0; s < QPB_SCENE_COUNT; s++) {
+        if (any && !want[s]) continue;
+        int n = steps > 0 ? steps : qpb_scene_steps((qpb_scene)s);
+        run_scene((qpb_scene)s, false, n, stages);
+        run_scene((qpb_scene)s, true, n, stages);
+    }
+    return 0;
+}

@@ -1,0 +1,284 @@
+/* bench/bench_target.c - qphys on an emulated Cortex-M: instructions per step.
+ *
+ *   make BOARD=qemu-mps2-an386 APP=bench            (APP_SRCS_bench from mk/bench.mk)
+ *   make BOARD=qemu-mps2-an386 APP=bench run
+ *
+ * Under QEMU with -icount shift=0 the MPS2 SysTick counts one tick per 40 guest
+ * instructions (docs: TOOLCHAIN.md), identically on every run, so every figure here
+ * is exact and repeatable. They are instructions, not cycles.
+ *
+ * For stack20, stack50 and pyramid20, with sleep off and then on, TARGET_STEPS steps
+ * (default 120; SCENES.md runs 600 on the host) are run stage by stage (the stages of
+ * qp_world_step, src/world_internal.h) with the tick counter read between stages:
+ * mean and median instructions per step and the share of collision detection (broad +
+ * narrow phase). With sleep on the run goes on until every body sleeps (at most
+ * 4 x TARGET_STEPS steps), then TARGET_ASLEEP_STEPS fully asleep steps through
+ * qp_world_step give the cost of an asleep step, as a fraction of the sleep-off mean.
+ * rain512 (512 bodies: fits the default QP_CFG_MAX_BODIES = 600 and the MPS2's 4 MB of
+ * RAM) runs with sleep off for TARGET_RAIN_STEPS steps (default 120).
+ * Before all that, a short check proves the staged step equals qp_world_step (hash).
+ *
+ * Output, one key=value line per run (bench/run.sh tabulates them):
+ *   m4 scene=.. sleep=.. steps=.. instr_mean=.. instr_median=.. collide_instr=.. ...
+ * No float: every figure is an integer; fractions are printed with 4 decimals from integers.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qp_fmt.h"
+#include "qp_port.h"
+#include "scenes.h"
+#include "world_internal.h"
+
+#ifndef TARGET_STEPS
+#define TARGET_STEPS 120
+#endif
+#ifndef TARGET_RAIN_STEPS
+#define TARGET_RAIN_STEPS 120
+#endif
+#ifndef TARGET_ASLEEP_STEPS
+#define TARGET_ASLEEP_STEPS 60
+#endif
+#define INSTR_PER_TICK 40u /* MPS2 SysTick at 25 MHz, 1 ns per instruction (-icount shift=0) */
+
+#define MAX_RUN_STEPS (TARGET_STEPS > TARGET_RAIN_STEPS ? TARGET_STEPS : TARGET_RAIN_STEPS)
+
+static qp_world world;
+static uint32_t step_ticks[MAX_RUN_STEPS];
+static uint64_t awake_mean_instr[QPB_SCENE_COUNT]; /* sleep-off mean per scene */
+
+/* ---- output --------------------------------------------------------------------- */
+
+static void put(const char *s) { qp_port_puts(s); }
+
+static void put_u64(uint64_t v)
+{
+    char buf[24];
+    int n = 0;
+    do {
+        buf[n++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v && n < 23);
+    char out[24];
+    for (int i = 0; i < n; i++) out[i] = buf[n - 1 - i];
+    qp_port_write(out, (unsigned)n);
+}
+
+static void put_i32(int32_t v)
+{
+    char buf[QP_FMT_BUF];
+    qp_port_write(buf, qp_fmt_i32(buf, v));
+}
+
+static void put_kv(const char *key, uint64_t v)
+{
+    put(" ");
+    put(key);
+    put("=");
+    put_u64(v);
+}
+
+/* num / den with 4 decimals, rounded (den > 0). */
+static void put_ratio(uint64_t num, uint64_t den)
+{
+    uint64_t q = (num * 10000u + den / 2u) / den;
+    put_u64(q / 10000u);
+    put(".");
+    char d[4];
+    uint64_t f = q % 10000u;
+    for (int i = 3; i >= 0; i--) {
+        d[i] = (char)('0' + (int)(f % 10u));
+        f /= 10u;
+    }
+    qp_port_write(d, 4);
+}
+
+/* Q16.16 metres as centimetres with 2 decimals (rounded, sign kept). */
+static void put_cm(fix16_t m)
+{
+    int64_t v = (int64_t)m * 10000; /* cm * 100 in Q16.16 */
+    bool neg = v < 0;
+    if (neg) v = -v;
+    uint64_t hund = (uint64_t)((v + 32768) >> 16);
+    if (neg && hund) put("-");
+    put_u64(hund / 100u);
+    put(".");
+    char d[2] = { (char)('0' + (int)(hund / 10u % 10u)), (char)('0' + (int)(hund % 10u)) };
+    qp_port_write(d, 2);
+}
+
+/* ---- the step, stage by stage -------------------------------------------------------- */
+
+/* The same as count_bodies() in src/world.c (static there). */
+static void count_bodies(qp_world *w)
+{
+    int bodies = 0, awake = 0, asleep = 0;
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        bodies++;
+        if (!(b->state & QP_STATE_DYNAMIC)) continue;
+        if (b->state & QP_STATE_ASLEEP) asleep++;
+        else awake++;
+    }
+    w->stats.bodies = bodies;
+    w->stats.awake = awake;
+    w->stats.asleep = asleep;
+    if (awake == 0 && asleep > 0 && w->stats.first_all_asleep_step < 0)
+        w->stats.first_all_asleep_step = (int)w->stats.step;
+}
+
+/* qp_world_step with the tick counter read around collision detection; returns the
+ * step's ticks and adds the broad + narrow phase ticks to *collide. */
+static uint32_t staged_step(qp_world *w, uint64_t *collide)
+{
+    uint64_t t0 = qp_port_ticks64();
+    w->stats.step++;
+    qp__predict(w);
+    uint64_t t1 = qp_port_ticks64();
+    qp__broad_phase(w);
+    qp__narrow_phase(w);
+    uint64_t t2 = qp_port_ticks64();
+    qp__contact_graph(w);
+    qp__solve_collisions(w);
+    qp__apply_forces(w);
+    qp__solve_contacts(w);
+    qp__shock(w);
+    qp__check_sleepers(w);
+    qp__penetration(w);
+    qp__integrate(w);
+    qp__sleep(w);
+    qp__save_contact_cache(w);
+    count_bodies(w);
+    uint64_t t3 = qp_port_ticks64();
+    *collide += t2 - t1;
+    return (uint32_t)(t3 - t0);
+}
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+static uint32_t median_ticks(int n)
+{
+    /* insertion sort of a copy (n <= MAX_RUN_STEPS) */
+    static uint32_t tmp[MAX_RUN_STEPS];
+    for (int i = 0; i < n; i++) {
+        uint32_t v = step_ticks[i];
+        int j = i;
+        while (j > 0 && tmp[j - 1] > v) {
+            tmp[j] = tmp[j - 1];
+            j--;
+        }
+        tmp[j] = v;
+    }
+    return (n % 2) ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2] + 1u) / 2u;
+}
+
+static bool staged_matches(void)
+{
+    const int n = 30;
+    if (qpb_scene_build(&world, QPB_STACK20, true) != QP_OK) return false;
+    for (int i = 0; i < n; i++) qp_world_step(&world);
+    uint32_t h = qp_world_hash(&world);
+    if (qpb_scene_build(&world, QPB_STACK20, true) != QP_OK) return false;
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) (void)staged_step(&world, &c);
+    return qp_world_hash(&world) == h;
+}
+
+static void run(qpb_scene s, bool sleep, int steps)
+{
+    put("m4 scene=");
+    put(qpb_scene_name(s));
+    put(sleep ? " sleep=on" : " sleep=off");
+    if (qpb_scene_build(&world, s, sleep) != QP_OK) {
+        put(" error=build-failed\n");
+        return;
+    }
+    uint64_t total = 0, collide = 0, pairs = 0, contacts = 0, points = 0;
+    for (int i = 0; i < steps; i++) {
+        step_ticks[i] = staged_step(&world, &collide);
+        total += step_ticks[i];
+        qp_world_stats st = qp_world_get_stats(&world);
+        pairs += (uint64_t)st.pairs;
+        contacts += (uint64_t)st.contacts;
+        points += (uint64_t)st.points;
+    }
+    qpb_verdict v = qpb_scene_check(&world, s);
+    qp_world_stats st = qp_world_get_stats(&world);
+    uint64_t mean_instr = (total * INSTR_PER_TICK + (uint64_t)steps / 2u) / (uint64_t)steps;
+    put_kv("steps", (uint64_t)steps);
+    put_kv("instr_mean", mean_instr);
+    put_kv("instr_median", (uint64_t)median_ticks(steps) * INSTR_PER_TICK);
+    put_kv("collide_instr", (collide * INSTR_PER_TICK + (uint64_t)steps / 2u) / (uint64_t)steps);
+    put(" collide_share=");
+    put_ratio(collide, total ? total : 1u);
+    put_kv("pairs_x10", (pairs * 10u + (uint64_t)steps / 2u) / (uint64_t)steps);
+    put_kv("contacts_x10", (contacts * 10u + (uint64_t)steps / 2u) / (uint64_t)steps);
+    put_kv("points_x10", (points * 10u + (uint64_t)steps / 2u) / (uint64_t)steps);
+    put(v.applies ? (v.stands ? " stands=yes" : " stands=no") : " stands=-");
+    put(" drift_cm=");
+    put_cm(v.drift);
+    put(" sag_cm=");
+    put_cm(v.sag);
+    put(" maxmove_cm=");
+    put_cm(v.max_move);
+    put(" awake_end=");
+    put_i32(st.awake);
+
+    if (!sleep) {
+        awake_mean_instr[s] = mean_instr;
+        put(" first_asleep=- asleep_instr=- asleep_frac=-\n");
+        return;
+    }
+    int limit = 4 * steps;
+    while (st.first_all_asleep_step < 0 && (int)st.step < limit) {
+        qp_world_step(&world);
+        st = qp_world_get_stats(&world);
+    }
+    if (st.first_all_asleep_step < 0) {
+        put(" first_asleep=never<=");
+        put_i32(limit);
+        put(" asleep_instr=- asleep_frac=-\n");
+        return;
+    }
+    put(" first_asleep=");
+    put_i32(st.first_all_asleep_step);
+    bool woke = false;
+    uint64_t t0 = qp_port_ticks64();
+    for (int i = 0; i < TARGET_ASLEEP_STEPS; i++) {
+        qp_world_step(&world);
+        (void)qp_port_ticks64(); /* keep the 24-bit counter widened */
+        if (qp_world_get_stats(&world).awake) woke = true;
+    }
+    uint64_t asleep_ticks = qp_port_ticks64() - t0;
+    uint64_t asleep_instr = (asleep_ticks * INSTR_PER_TICK + TARGET_ASLEEP_STEPS / 2) / TARGET_ASLEEP_STEPS;
+    put_kv("asleep_instr", asleep_instr);
+    if (woke) put("(woke)");
+    put(" asleep_frac=");
+    if (awake_mean_instr[s])
+        put_ratio(asleep_instr, awake_mean_instr[s]);
+    else
+        put("-");
+    put("\n");
+}
+
+int main(void)
+{
+    qp_port_init();
+    put("m4 board=qemu-mps2-an386 unit=instructions instr_per_tick=40 world_bytes=");
+    put_u64((uint64_t)sizeof(qp_world));
+    put(" max_bodies=");
+    put_i32(qp_world_capacity());
+    put(staged_matches() ? " staged=ok\n" : " staged=DIFFERS\n");
+    static const qpb_scene scenes[] = { QPB_STACK20, QPB_STACK50, QPB_PYRAMID20 };
+    for (unsigned i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
+        run(scenes[i], false, TARGET_STEPS);
+        run(scenes[i], true, TARGET_STEPS);
+    }
+    if (qp_world_capacity() >= 1 + qpb_scene_bodies(QPB_RAIN512))
+        run(QPB_RAIN512, false, TARGET_RAIN_STEPS);
+    else
+        put("m4 scene=rain512 error=needs-513-bodies\n");
+    put("m4 status=done\n");
+    return 0;
+}

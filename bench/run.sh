@@ -1,0 +1,175 @@
+#!/bin/sh
+# bench/run.sh (make bench): build the benchmarks, run qphys, ODE and Bullet on the
+# host in the same run, print them side by side, then the emulated Cortex-M4's
+# instruction counts. Prints tables on stdout and writes no files besides the build
+# (build/host, build/bench, build/qemu-mps2-an386); the raw key=value lines go to a
+# temporary folder, or to $BENCH_RAW if set (kept).
+#
+#   BENCH_STEPS=N    host steps per run (default 600, as SCENES.md)
+#   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
+#   BENCH_TARGET=0   skip the Cortex-M4 part
+#   BENCH_HOST=0     skip the host part
+# Takes about 3 minutes on 2 cores (most of it rain512 and QEMU).
+set -eu
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+STEPS=${BENCH_STEPS:-600}
+REPEAT=${BENCH_REPEAT:-2}
+BOARD_NAME=qemu-mps2-an386
+APP_SRCS="bench/bench_target.c bench/scenes.c"
+APP_CFLAGS="-Isrc -Ibench"
+
+if [ -n "${BENCH_RAW:-}" ]; then raw=$BENCH_RAW; mkdir -p "$raw"; keep=1; else raw=$(mktemp -d); keep=0; fi
+cleanup() { [ "$keep" = 1 ] || rm -rf "$raw"; }
+trap cleanup EXIT INT TERM
+
+say() { printf '%s\n' "$*" >&2; }
+
+# ---- dependencies and builds (build output on stderr, tables on stdout) -------------
+if [ ! -f build/deps/libfixmath/libfixmath/fix16.c ] && [ -z "${LIBFIXMATH_SRC:-}" ] || \
+   ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-arm >/dev/null 2>&1; then
+  sh tools/deps.sh >&2
+fi
+sh bench/deps.sh >&2
+say "bench: building"
+$MAKE -s build/host/libqphys.a >&2
+$MAKE -s -j2 -f mk/bench.mk bench-build >&2
+if [ "${BENCH_TARGET:-1}" != 0 ]; then
+  $MAKE -s BOARD=$BOARD_NAME APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
+fi
+
+# ---- host runs, one after the other (never two timed programs at once) ---------------
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+if [ "${BENCH_HOST:-1}" != 0 ]; then
+  say "bench: qphys on the host ($STEPS steps, $REPEAT runs per scene)"
+  ./build/bench/bench_host --steps "$STEPS" --repeat "$REPEAT" > "$raw/qphys.txt"
+  say "bench: ODE"
+  ./build/bench/ode_bench --steps "$STEPS" --repeat "$REPEAT" > "$raw/ode.txt"
+  say "bench: Bullet"
+  ./build/bench/bullet_bench --steps "$STEPS" --repeat "$REPEAT" > "$raw/bullet.txt"
+fi
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+if [ "${BENCH_TARGET:-1}" != 0 ]; then
+  say "bench: Cortex-M4 under QEMU"
+  run=$($MAKE -s BOARD=$BOARD_NAME APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" \
+        RUN_TIMEOUT=900 print-run)
+  rc=0
+  sh -c "$run" < /dev/null > "$raw/m4.txt" || rc=$?
+  [ "$rc" = 0 ] || say "bench: the Cortex-M4 app exited with code $rc"
+fi
+
+# ---- tables -------------------------------------------------------------------------
+ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
+bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
+cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
+touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"
+
+awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
+    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" '
+function kv(line,    n, i, a, p) {
+  delete F
+  n = split(line, a, " ")
+  F["_engine"] = a[1]
+  for (i = 2; i <= n; i++) { p = index(a[i], "="); if (p) F[substr(a[i], 1, p - 1)] = substr(a[i], p + 1) }
+}
+function get(e, s, z, k) { return ((e SUBSEP s SUBSEP z SUBSEP k) in D) ? D[e, s, z, k] : "-" }
+function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
+function num(v, f) { return (v == "-" || v == "") ? "-" : sprintf(f, v) }
+function mv(e, s, z) { return get(e, s, z, (s ~ /^stack/) ? "drift_cm" : "maxmove_cm") }
+function pct(v) { return (v == "-" || v == "") ? "-" : sprintf("%.1f%%", v * 100) }
+{
+  kv($0)
+  e = F["_engine"]; s = F["scene"]; z = F["sleep"]
+  if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; next }
+  if (!((s) in seen)) { seen[s] = 1; order[++ns] = s }
+  for (k in F) D[e, s, z, k] = F[k]
+}
+END {
+  if (do_host != 0) {
+    printf "== Host: time per step, qphys vs ODE %s (QuickStep) and Bullet %s (SI solver)\n", odev, bulletv
+    printf "   %s; gcc %s -O2; load average %s at the start, %s at the end (shared machine)\n", cpu, ccv, load0, load1
+    printf "   10 iterations, 60 Hz, unit cubes 1 kg, friction 0.5, no bounce. us = microseconds per step: each step timed\n"
+    printf "   in %s identical runs, its fastest kept, then the median over the steps (qphys: through qp_world_step).\n", repeat
+    printf "   ratio = qphys median / peer median (below 1: qphys faster). With sleep\n"
+    printf "   on the median is an asleep step once the scene sleeps before mid-run; the mean counts the whole run.\n"
+    printf "   stands: stacks = top cube drift < 5 cm and |sag| < 2 cm at the end; pyramid = every cube moved < 5 cm.\n"
+    printf "   moved: stacks = horizontal drift of the top cube, others = largest displacement of any cube.\n\n"
+    printf "%-10s %-5s %5s %10s %10s %10s %7s %8s  %-22s  %-16s %s\n", "scene", "sleep", "steps", "qphys_us", "ode_us", "bullet_us", \
+           "q/ode", "q/bullet", "mean us q/ode/bt", "stands q/ode/bt", "moved cm q/ode/bt"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
+      s = order[i]; z = zi ? "on" : "off"
+      if (get("qphys", s, z, "steps") == "-" && get("ode", s, z, "steps") == "-") continue
+      q = get("qphys", s, z, "us_median"); o = get("ode", s, z, "us_median"); b = get("bullet", s, z, "us_median")
+      printf "%-10s %-5s %5s %10s %10s %10s %7s %8s  %-22s  %-16s %s\n", s, z, get("qphys", s, z, "steps"), num(q, "%.1f"), num(o, "%.1f"), \
+             num(b, "%.1f"), ratio(q, o), ratio(q, b), \
+             num(get("qphys", s, z, "us_mean"), "%.0f") "/" num(get("ode", s, z, "us_mean"), "%.0f") "/" num(get("bullet", s, z, "us_mean"), "%.0f"), \
+             get("qphys", s, z, "stands") "/" get("ode", s, z, "stands") "/" get("bullet", s, z, "stands"), \
+             num(mv("qphys", s, z), "%.2f") "/" num(mv("ode", s, z), "%.1f") "/" num(mv("bullet", s, z), "%.1f")
+    }
+
+    printf "\n== Host: sleep (sleep on). first all-asleep step; asleep = median us of %s fully asleep steps, and as a\n", "300"
+    printf "   fraction of the sleep-off median step. never<=N: not all asleep within N steps.\n\n"
+    printf "%-10s %-22s %-22s %-22s\n", "scene", "qphys first/us/frac", "ode first/us/frac", "bullet first/us/frac"
+    for (i = 1; i <= ns; i++) {
+      s = order[i]
+      line = sprintf("%-10s", s)
+      split("qphys ode bullet", E, " ")
+      for (j = 1; j <= 3; j++) {
+        e = E[j]
+        cell = get(e, s, "on", "first_asleep") "/" get(e, s, "on", "asleep_us") "/" get(e, s, "on", "asleep_frac")
+        line = line sprintf(" %-22s", cell)
+      }
+      print line
+    }
+
+    printf "\n== Host: qphys per step (means over the run): pairs from the broad phase, contact manifolds and points,\n"
+    printf "   collision detection (broad + narrow phase) in us and as a share of the step (stage-by-stage run,\n"
+    printf "   steps disturbed by other processes left out); peers: touching pairs and contact points.\n\n"
+    printf "%-10s %-5s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", "scene", "sleep", "pairs", "contacts", "points", \
+           "collide_us", "collide", "ode_pairs", "ode_pts", "bt_pairs", "bt_pts", "staged"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
+      s = order[i]; z = zi ? "on" : "off"
+      if (get("qphys", s, z, "steps") == "-") continue
+      printf "%-10s %-5s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", s, z, get("qphys", s, z, "pairs"), \
+             get("qphys", s, z, "contacts"), get("qphys", s, z, "points"), get("qphys", s, z, "collide_us"), \
+             (get("qphys", s, z, "collide_share") == "-" ? "-" : get("qphys", s, z, "collide_share") "%"), \
+             get("ode", s, z, "contacts"), get("ode", s, z, "points"), get("bullet", s, z, "contacts"), \
+             get("bullet", s, z, "points"), get("qphys", s, z, "staged")
+    }
+
+    printf "\n== Host: qphys stage shares (%% of the step, stage-by-stage run)\n\n"
+    split("predict broad narrow graph collisions forces contacts shock check_sleepers penetration integrate sleeping cache", S, " ")
+    hdr = sprintf("%-10s %-5s %9s", "scene", "sleep", "step_us")
+    for (j = 1; j <= 13; j++) { n = S[j]; if (n == "check_sleepers") n = "chk_sleep"; if (n == "penetration") n = "penetr"; \
+      if (n == "collisions") n = "collis"; if (n == "contacts") n = "contact"; if (n == "integrate") n = "integr"; hdr = hdr sprintf(" %8s", n) }
+    print hdr
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
+      s = order[i]; z = zi ? "on" : "off"
+      if (get("qphys-stages", s, z, "total_us") == "-") continue
+      line = sprintf("%-10s %-5s %9s", s, z, get("qphys-stages", s, z, "total_us"))
+      for (j = 1; j <= 13; j++) line = line sprintf(" %8s", get("qphys-stages", s, z, S[j]))
+      print line
+    }
+    if (get("qphys", "stack20", "on", "file") != "-")
+      printf "\n   Scenes built through the API equal tests/scenes/*.scene (world hash): %s %s %s %s\n", \
+             "stack20=" get("qphys", "stack20", "on", "file"), "stack50=" get("qphys", "stack50", "on", "file"), \
+             "pyramid20=" get("qphys", "pyramid20", "on", "file"), "rain512=" get("qphys", "rain512", "on", "file")
+  }
+
+  if (do_target != 0) {
+    printf "\n== Cortex-M4 (QEMU mps2-an386, -icount shift=0): instructions per step (SysTick ticks x 40), not cycles\n"
+    printf "   qphys world %s bytes (QP_CFG_MAX_BODIES %s); staged step = qp_world_step: %s\n", M["world_bytes"], M["max_bodies"], M["staged"]
+    printf "   collide = broad + narrow phase. asleep = mean instructions of 60 fully asleep steps, frac = / sleep-off mean.\n\n"
+    printf "%-10s %-5s %5s %13s %13s %12s %8s %7s %9s %12s %7s\n", "scene", "sleep", "steps", "instr_mean", "instr_median", \
+           "collide", "share", "stands", "asleep@", "asleep_ins", "frac"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
+      s = order[i]; z = zi ? "on" : "off"
+      if (get("m4", s, z, "steps") == "-") { if (get("m4", s, z, "error") != "-") printf "%-10s %-5s error: %s\n", s, z, get("m4", s, z, "error"); continue }
+      printf "%-10s %-5s %5s %13s %13s %12s %8s %7s %9s %12s %7s\n", s, z, get("m4", s, z, "steps"), get("m4", s, z, "instr_mean"), \
+             get("m4", s, z, "instr_median"), get("m4", s, z, "collide_instr"), pct(get("m4", s, z, "collide_share")), \
+             get("m4", s, z, "stands"), get("m4", s, z, "first_asleep"), get("m4", s, z, "asleep_instr"), get("m4", s, z, "asleep_frac")
+    }
+    if (M["status"] != "done" && !(("m4", "stack20", "off", "steps") in D)) print "   (no output from the Cortex-M4 run)"
+  }
+}' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"

@@ -1,0 +1,76 @@
+# mk/bench.mk - the benchmarks of bench/ (docs/benchmarks.md).
+#
+# Included by the Makefile (best before `ifdef BOARD`, so that the board build sees
+# APP_SRCS_bench), or used alone:  make -f mk/bench.mk bench-build
+#
+#   make bench                                   bench/run.sh: build, run, print the tables
+#   make -f mk/bench.mk bench-build              the host programs in build/bench/:
+#       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet)
+#   make BOARD=qemu-mps2-an386 APP=bench [run]   the Cortex-M app (bench/bench_target.c)
+#
+# The peers need libode-dev and libbullet-dev (and g++, pkg-config): bench/deps.sh
+# installs them with apt-get when it may (root or passwordless sudo), like tools/deps.sh.
+
+BENCH_FIRST_MAKEFILE := $(firstword $(MAKEFILE_LIST))
+BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+# ---- the Cortex-M app (mk/board.mk) ---------------------------------------------------
+APP_SRCS_bench   ?= bench/bench_target.c bench/scenes.c
+APP_CFLAGS_bench ?= -Isrc -Ibench
+
+ifndef BOARD
+ifndef CORE_INC
+include mk/common.mk
+endif
+
+BENCH_OUT   ?= build/bench
+BENCH_LIB   := build/host/libqphys.a
+BENCH_CC    ?= gcc
+BENCH_CXX   ?= g++
+BENCH_OPT   ?= -O2
+BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(FIXMATH_FLAGS)
+
+.PHONY: bench-build bench-host bench-peers bench-deps bench-target
+bench-build: bench-host bench-peers
+bench-host: $(BENCH_OUT)/bench_host
+bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
+
+bench-deps:
+	@sh bench/deps.sh
+
+BENCH_HOST_OBJS := $(BENCH_OUT)/obj/bench_host.o $(BENCH_OUT)/obj/scenes.o
+
+$(BENCH_OUT)/obj/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BENCH_OUT)/bench_host: $(BENCH_HOST_OBJS) $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $(BENCH_HOST_OBJS) $(BENCH_LIB) -o $@
+
+$(BENCH_OUT)/ode_bench: bench/peers/ode_bench.c bench/peers/peer_common.h | bench-deps
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_OPT) -std=c11 -Wall -Wextra $$(pkg-config --cflags ode) $< -o $@ $$(pkg-config --libs ode) -lm
+
+$(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.h | bench-deps
+	@mkdir -p $(dir $@)
+	$(BENCH_CXX) $(BENCH_OPT) -Wall -Wextra $$(pkg-config --cflags bullet) $< -o $@ $$(pkg-config --libs bullet) -lm
+
+# The Cortex-M image, with the app's sources given on the command line so that it
+# builds whether or not the Makefile includes this file before mk/board.mk.
+bench-target:
+	$(MAKE) --no-print-directory BOARD=qemu-mps2-an386 APP=bench \
+	  APP_SRCS_bench="$(APP_SRCS_bench)" APP_CFLAGS_bench="$(APP_CFLAGS_bench)"
+
+# Alone (make -f mk/bench.mk): the library comes from the Makefile.
+ifeq ($(BENCH_FIRST_MAKEFILE),mk/bench.mk)
+.PHONY: bench-lib-force
+bench-lib-force:
+$(BENCH_LIB): bench-lib-force
+	@$(MAKE) --no-print-directory -f Makefile $@
+endif
+
+-include $(BENCH_HOST_OBJS:.o=.d)
+endif
+
+# Included early, this file must not make its first target the Makefile's default goal.
+.DEFAULT_GOAL := $(BENCH_SAVED_GOAL)
