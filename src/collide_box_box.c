@@ -58,6 +58,10 @@
  * candidates, rows (u, v, depth); writes their indices, ascending, to keep. */
 int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
 
+/* Depths within this of the deepest count as equally deep when choosing the
+ * four points to keep (0.5 mm). */
+#define REDUCE_DEPTH_TOL QP_FRAC(1, 2000)
+
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 static int64_t tolerance(int64_t sep, int shift)
@@ -106,6 +110,23 @@ int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
     int i1 = 0, i2 = -1, i3 = -1, i4 = -1;
     for (int i = 1; i < n; i++)
         if (uv[i][2] > uv[i1][2]) i1 = i;
+    /* Among the points about as deep as the deepest (a face resting flat),
+     * start from the one farthest from the polygon's centre: a corner, not
+     * an edge midpoint of the octagon two slightly yawed boxes make, or the
+     * four points would leave a corner of the support unsupported. */
+    int64_t cu = 0, cv = 0;
+    for (int i = 0; i < n; i++) {
+        cu += uv[i][0];
+        cv += uv[i][1];
+    }
+    fix16_t centre[3] = { (fix16_t)(cu / n), (fix16_t)(cv / n), 0 };
+    fix16_t deep = uv[i1][2];
+    int64_t far = -1;
+    for (int i = 0; i < n; i++) {
+        if ((int64_t)deep - uv[i][2] > REDUCE_DEPTH_TOL) continue;
+        int64_t d = dist2(uv[i], centre);
+        if (d > far) { far = d; i1 = i; }
+    }
     used[i1] = true;
     int64_t best = -1;
     for (int i = 0; i < n; i++) {
