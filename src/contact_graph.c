@@ -106,6 +106,14 @@ int qp__contact_lower(const qp_world *w, const qp_contact *c)
     return la < lb ? c->a : lb < la ? c->b : -1;
 }
 
+/* A contact within the margin may still be a gap; only touching ones carry loads. */
+static bool touches(const qp_world *w, const qp_contact *c)
+{
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth >= -w->def.gap_tolerance) return true;
+    return false;
+}
+
 static void compute_loads(qp_world *w)
 {
     for (int i = 1; i <= w->body_high; i++) {
@@ -115,12 +123,12 @@ static void compute_loads(qp_world *w)
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[o];
         int lower = qp__contact_lower(w, c);
-        if (lower >= 0) w->bodies[lower == c->a ? c->b : c->a].supports++;
+        if (lower >= 0 && touches(w, c)) w->bodies[lower == c->a ? c->b : c->a].supports++;
     }
     for (int o = w->contact_count - 1; o >= 0; o--) {
         const qp_contact *c = &w->contacts[w->order[o]];
         int lower = qp__contact_lower(w, c);
-        if (lower < 0) continue;
+        if (lower < 0 || !touches(w, c)) continue;
         qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
         qp_body_state *down = &w->bodies[lower];
         if (!qp__body_dynamic(down)) continue;

@@ -23,8 +23,13 @@ static void load_start(const qp_world *w, qp_contact *c)
     fix16_t g_n = qp_v3_dot_q30(w->def.gravity, c->n);
     if (lower == c->b) g_n = -g_n;
     if (g_n >= 0) return;
-    fix16_t j = qp_mul(qp_mul(up->load / up->supports, -g_n), w->def.dt) / c->count;
-    for (int k = 0; k < c->count; k++) c->p[k].jn = j;
+    /* Only points that touch: a contact is kept up to the margin, and a gap
+     * carries no weight (a dropped box would be thrown by it). */
+    int touching = 0;
+    for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
+    if (touching == 0) return;
+    fix16_t j = qp_mul(qp_mul(up->load / up->supports, -g_n), w->def.dt) / touching;
+    for (int k = 0; k < c->count; k++) c->p[k].jn = c->p[k].depth >= -w->def.gap_tolerance ? j : 0;
 }
 
 static void warm_start(qp_world *w)
