@@ -48,6 +48,15 @@ static void shock_contact(qp_world *w, qp_contact *c, bool reverse)
      * is the pass's own normal impulse: a pinned coupling as strong as the
      * contact's whole support drags the upper body with every sway of the
      * lower one and pumps energy up the stack (measured). */
+    /* ...and no larger than the weight the contact carries: in an impact the
+     * pass's normal impulse is large, and a pinned coupling that strong
+     * throws the upper body sideways with every turn of the lower one. */
+    int lower = qp__contact_lower(w, c);
+    if (lower >= 0) {
+        const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
+        int64_t weight = qp_mul(qp_mul(up->load, qp_v3_len(w->def.gravity)), w->def.dt);
+        if (jn_sum > weight) jn_sum = weight;
+    }
     qp_friction f = { c->st1, c->st2, c->stw };
     qp__friction(w, c, &v, qp_sat32(jn_sum), &f, move, pinned);
     c->st1 = f.t1;
