@@ -14,32 +14,34 @@
 #include "solver.h"
 
 /* Tangential drift between the anchors of a sticking contact, pulled back. */
-static void hold_anchors(qp_world *w, qp_contact *c, int move)
+static bool hold_anchors(qp_world *w, qp_contact *c, int move)
 {
-    if (c->flags & QP_CONTACT_SLIDING) return;
+    if (c->flags & QP_CONTACT_SLIDING) return false;
+    bool any = false;
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     qp_vec3 pa = qp_rot3_mul_v3(&a->r, c->anchor_a), pb = qp_rot3_mul_v3(&b->r, c->anchor_b);
     qp_vec3 drift = qp_v3_add(qp_v3_sub(b->x, a->x), qp_v3_sub(pb, pa));
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jn;
-    fix16_t bound = qp_mul(c->static_friction, qp_sat32(jn_sum));
+    fix16_t bound = qp__mul(c->static_friction, qp_sat32(jn_sum));
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
-    const qp_vec3 *t[2] = { &c->t1, &c->t2 };
     fix16_t *total[2] = { &c->st1, &c->st2 };
     fix16_t mass[2] = { c->mt1, c->mt2 };
     for (int i = 0; i < 2; i++) {
-        fix16_t d = qp_v3_dot_q30(drift, *t[i]);
-        fix16_t target = qp_div(qp_mul(w->def.penetration_rate, -d), w->def.dt);
+        fix16_t d = qp_v3_dot_q30(drift, i == 0 ? c->t1 : c->t2);
+        fix16_t target = qp_div(qp__mul(w->def.penetration_rate, -d), w->def.dt);
         fix16_t cap = w->def.max_penetration_speed;
         if (target > cap) target = cap;
         if (target < -cap) target = -cap;
-        fix16_t j = qp_mul(qp_sat32((int64_t)target - qp__rel_speed(&v, c->ca, c->cb, *t[i])), mass[i]);
+        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__row_speed(&v, c, i)), mass[i]);
         fix16_t want = qp_sat32((int64_t)*total[i] + j);
         if (want > bound) want = bound;
         if (want < -bound) want = -bound;
-        qp__apply(w, c, &v, c->ca, c->cb, *t[i], want - *total[i], move);
+        qp__row_apply(w, c, &v, i, want - *total[i], move);
+        any |= want != *total[i];
         *total[i] = want;
     }
+    return any;
 }
 
 void qp__penetration(qp_world *w)
@@ -48,6 +50,7 @@ void qp__penetration(qp_world *w)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
     fix16_t dt = w->def.dt;
     for (int it = 0; it < w->def.penetration_iterations; it++) {
+        bool any = false;
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
@@ -58,17 +61,19 @@ void qp__penetration(qp_world *w)
                 qp_contact_point *p = &c->p[k];
                 if (p->depth <= w->def.slop && p->jp == 0) continue;
                 fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
-                fix16_t target = qp_div(qp_mul(w->def.penetration_rate, excess), dt);
+                fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
                 if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__eff_mass(w, c, p->ra, p->rb, c->n, move);
-                fix16_t j = qp_mul(qp_sat32((int64_t)target - qp__rel_speed(&v, p->ra, p->rb, c->n)), m);
+                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__point_mass(w, c, p, move);
+                fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, p)), m);
                 fix16_t total = qp_sat32((int64_t)p->jp + j);
                 if (total < 0) total = 0;
-                qp__apply(w, c, &v, p->ra, p->rb, c->n, total - p->jp, move);
+                qp__point_apply(w, c, &v, p, total - p->jp, move);
+                any |= total != p->jp;
                 p->jp = total;
             }
-            if (move == qp__movable(w, c)) hold_anchors(w, c, move);
+            if (move == qp__movable(w, c)) any |= hold_anchors(w, c, move);
         }
+        if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;
 }

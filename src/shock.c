@@ -26,20 +26,22 @@ static int shock_movable(const qp_world *w, const qp_contact *c)
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
  * its fixed support. */
-static void shock_contact(qp_world *w, qp_contact *c, bool reverse)
+static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
 {
     int move = shock_movable(w, c);
-    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
+    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    bool any = false;
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         qp_contact_point *p = &c->p[reverse ? c->count - 1 - i : i];
-        fix16_t vn = qp_sat32((int64_t)qp__rel_speed(&v, p->ra, p->rb, c->n) + qp__gap_speed(w, p));
-        fix16_t m = pinned ? qp__eff_mass(w, c, p->ra, p->rb, c->n, move) : p->mn;
-        fix16_t total = qp_sat32((int64_t)p->jp - qp_mul(vn, m));
+        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, p) + qp__gap_speed(w, p));
+        fix16_t m = pinned ? qp__point_mass(w, c, p, move) : p->mn;
+        fix16_t total = qp_sat32((int64_t)p->jp - qp__mul(vn, m));
         if (total < 0) total = 0;
-        qp__apply(w, c, &v, p->ra, p->rb, c->n, total - p->jp, move);
+        qp__point_apply(w, c, &v, p, total - p->jp, move);
+        any |= total != p->jp;
         p->jp = total;
         jn_sum += total;
     }
@@ -54,14 +56,16 @@ static void shock_contact(qp_world *w, qp_contact *c, bool reverse)
     int lower = qp__contact_lower(w, c);
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
-        int64_t weight = qp_mul(qp_mul(up->load, qp_v3_len(w->def.gravity)), w->def.dt);
+        int64_t weight = qp__mul(qp__mul(up->load, qp_v3_len(w->def.gravity)), w->def.dt);
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
     qp__friction(w, c, &v, qp_sat32(jn_sum), &f, move, pinned);
+    any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
     c->st1 = f.t1;
     c->st2 = f.t2;
     c->stw = f.tw;
+    return any;
 }
 
 void qp__shock(qp_world *w)
@@ -71,12 +75,15 @@ void qp__shock(qp_world *w)
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
-        for (int it = 0; it < w->def.shock_iterations; it++)
+        for (int it = 0; it < w->def.shock_iterations; it++) {
+            bool any = false;
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse);
+                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse);
             }
+            if (!any) break;  /* the level is settled */
+        }
         start = end;
     }
     for (int i = 0; i < w->contact_count; i++) {

@@ -16,37 +16,45 @@
 static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_point *p,
                              const qp_vel_ref *v)
 {
-    fix16_t vn = qp__rel_speed(v, p->ra, p->rb, c->n);
+    fix16_t vn = qp__point_speed(v, c, p);
     fix16_t gap = qp__gap_speed(w, p);
     if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = c->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: -(1 + e) vn. No bounce: just close the gap by the end of the step. */
-    int64_t dv = bounce ? -((int64_t)vn + qp_mul(c->restitution, vn)) : -((int64_t)vn + gap);
-    return qp_mul(qp_sat32(dv), p->mn);
+    int64_t dv = bounce ? -((int64_t)vn + qp__mul(c->restitution, vn)) : -((int64_t)vn + gap);
+    return qp__mul(qp_sat32(dv), p->mn);
 }
 
 /* All points of a manifold from the same velocities, each applied at
  * 1/count of its size (seed 004): one after the other, the first corner of a
  * box landing flat would take the whole stop and set the box spinning. What
  * the average leaves is taken by the next sweeps and the contact pass. */
-static void collide_manifold(qp_world *w, qp_contact *c, int move)
+static bool collide_manifold(qp_world *w, qp_contact *c, int move)
 {
     qp_vel_ref v = qp__vel_ref(w, c);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
-    for (int k = 0; k < c->count; k++) j[k] = point_impulse(w, c, &c->p[k], &v);
-    for (int k = 0; k < c->count; k++)
-        qp__apply(w, c, &v, c->p[k].ra, c->p[k].rb, c->n, j[k] / c->count, move);
+    bool any = false;
+    for (int k = 0; k < c->count; k++) {
+        j[k] = point_impulse(w, c, &c->p[k], &v) / c->count;
+        any |= j[k] != 0;
+    }
+    for (int k = 0; k < c->count; k++) qp__point_apply(w, c, &v, &c->p[k], j[k], move);
+    return any;
 }
 
 void qp__solve_collisions(qp_world *w)
 {
     qp__prepare_contacts(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
+        bool any = false;
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);
             if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-            collide_manifold(w, c, move);
+            any |= collide_manifold(w, c, move);
         }
+        /* A sweep that changed nothing leaves every velocity as it was: the
+         * next one would change nothing either. */
+        if (!any) break;
     }
 }

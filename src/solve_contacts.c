@@ -28,7 +28,7 @@ static void load_start(const qp_world *w, qp_contact *c)
     int touching = 0;
     for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
     if (touching == 0) return;
-    fix16_t j = qp_mul(qp_mul(up->load / up->supports, -g_n), w->def.dt) / touching;
+    fix16_t j = qp__mul(qp__mul(up->load / up->supports, -g_n), w->def.dt) / touching;
     for (int k = 0; k < c->count; k++) c->p[k].jn = c->p[k].depth >= -w->def.gap_tolerance ? j : 0;
 }
 
@@ -46,10 +46,8 @@ static void warm_start(qp_world *w)
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         qp_vel_ref v = qp__vel_ref(w, c);
-        for (int k = 0; k < c->count; k++) qp__apply(w, c, &v, c->p[k].ra, c->p[k].rb, c->n, c->p[k].jn, move);
-        qp__apply(w, c, &v, c->ca, c->cb, c->t1, c->jt1, move);
-        qp__apply(w, c, &v, c->ca, c->cb, c->t2, c->jt2, move);
-        qp__apply_twist(w, c, &v, c->n, c->jtw, move);
+        for (int k = 0; k < c->count; k++) qp__point_apply(w, c, &v, &c->p[k], c->p[k].jn, move);
+        qp__friction_warm(w, c, &v, move);
     }
 }
 
@@ -62,8 +60,8 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         qp_contact_point *p = &c->p[reverse ? c->count - 1 - i : i];
-        fix16_t vn = qp_sat32((int64_t)qp__rel_speed(&v, p->ra, p->rb, c->n) + qp__gap_speed(w, p));
-        fix16_t j = -qp_mul(qp_mul(push, vn), p->mn);
+        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, p) + qp__gap_speed(w, p));
+        fix16_t j = -qp__mul(qp__mul(push, vn), p->mn);
         if (acc) {
             fix16_t total = qp_sat32((int64_t)p->jn + j);
             if (total < 0) total = 0;
@@ -75,7 +73,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
             p->jn = j;
             jn_sum += j;
         }
-        qp__apply(w, c, &v, p->ra, p->rb, c->n, j, move);
+        qp__point_apply(w, c, &v, p, j, move);
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;

@@ -83,69 +83,41 @@ qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
     return r;
 }
 
-fix16_t qp__rel_speed(const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
-{
-    /* (vb + wb x rb - va - wa x ra) . u = (vb - va) . u + wb . (rb x u) - wa . (ra x u) */
-    qp_vec3 dv = { v->vb->x - v->va->x, v->vb->y - v->va->y, v->vb->z - v->va->z };
-    int64_t s = (int64_t)dv.x * u.x + (int64_t)dv.y * u.y + (int64_t)dv.z * u.z;  /* Q46 */
-    int64_t ang = dot16_raw(*v->wb, cross30(rb, u)) - dot16_raw(*v->wa, cross30(ra, u)); /* Q32 */
-    return r30(s + ang * 16384);
-}
-
-/* (r x u) . I^-1 (r x u): the angular share of one side. */
-static int64_t angular_term(const qp_body_state *b, qp_vec3 r, qp_vec3 u)
-{
-    qp_vec3 rxu = cross30(r, u);
-    return r16(dot16_raw(rxu, inv_i(b, rxu)));
-}
-
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
     return qp_div(QP_ONE, sat(k));
 }
 
-fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, qp_vec3 ra, qp_vec3 rb, qp_vec3 u, int move)
+fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_point *p)
 {
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    int64_t k = 0;
-    if (move & QP_MOVE_A) k += (int64_t)a->inv_mass + angular_term(a, ra, u);
-    if (move & QP_MOVE_B) k += (int64_t)b->inv_mass + angular_term(b, rb, u);
-    return inverse_of(k);
+    const qp_vec3 u = c->n;
+    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
+                ((int64_t)v->vb->z - v->va->z) * u.z;                         /* Q46 */
+    int64_t ang = dot16_raw(*v->wb, p->rnb) - dot16_raw(*v->wa, p->rna);      /* Q32 */
+    return r30(s + ang * 16384);
 }
 
-fix16_t qp__twist_mass(const qp_world *w, const qp_contact *c, int move)
-{
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    qp_vec3 n = qp_v3_from_q30(c->n);
-    int64_t k = 0;
-    if (move & QP_MOVE_A) k += r16(dot16_raw(n, inv_i(a, n)));
-    if (move & QP_MOVE_B) k += r16(dot16_raw(n, inv_i(b, n)));
-    return inverse_of(k);
-}
-
-void qp__apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb,
-               qp_vec3 u, fix16_t j, int move)
+void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_contact_point *p,
+                     fix16_t j, int move)
 {
     if (j == 0) return;
     if (move & QP_MOVE_A) {
-        const qp_body_state *a = &w->bodies[c->a];
-        add_along(v->va, u, -qp_mul(j, a->inv_mass));
-        add_scaled(v->wa, inv_i(a, cross30(ra, u)), -j);
+        add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
+        add_scaled(v->wa, p->ia, -j);
     }
     if (move & QP_MOVE_B) {
-        const qp_body_state *b = &w->bodies[c->b];
-        add_along(v->vb, u, qp_mul(j, b->inv_mass));
-        add_scaled(v->wb, inv_i(b, cross30(rb, u)), j);
+        add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
+        add_scaled(v->wb, p->ib, j);
     }
 }
 
-void qp__apply_twist(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 u, fix16_t j, int move)
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_point *p, int move)
 {
-    if (j == 0) return;
-    qp_vec3 n = qp_v3_from_q30(u);
-    if (move & QP_MOVE_A) add_scaled(v->wa, inv_i(&w->bodies[c->a], n), -j);
-    if (move & QP_MOVE_B) add_scaled(v->wb, inv_i(&w->bodies[c->b], n), j);
+    int64_t k = 0;
+    if (move & QP_MOVE_A) k += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(p->rna, p->ia));
+    if (move & QP_MOVE_B) k += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(p->rnb, p->ib));
+    return inverse_of(k);
 }
 
 int qp__movable(const qp_world *w, const qp_contact *c)
@@ -178,6 +150,41 @@ static void load_centroid(qp_contact *c)
     c->ca = ca;
 }
 
+/* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). */
+static fix16_t row_mass(const qp_world *w, const qp_contact *c, int d, int move)
+{
+    int64_t k = 0;
+    bool linear = d < 2;
+    if (move & QP_MOVE_A) k += (linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(c->fa[d], c->ia_f[d]));
+    if (move & QP_MOVE_B) k += (linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(c->fb[d], c->ib_f[d]));
+    return inverse_of(k);
+}
+
+/* Relative velocity along friction row d. */
+static fix16_t row_speed(const qp_vel_ref *v, const qp_contact *c, int d)
+{
+    int64_t ang = dot16_raw(*v->wb, c->fb[d]) - dot16_raw(*v->wa, c->fa[d]);  /* Q32 */
+    if (d == 2) return r16(ang);
+    qp_vec3 u = d == 0 ? c->t1 : c->t2;
+    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
+                ((int64_t)v->vb->z - v->va->z) * u.z;
+    return r30(s + ang * 16384);
+}
+
+static void row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move)
+{
+    if (j == 0) return;
+    qp_vec3 u = d == 0 ? c->t1 : c->t2;
+    if (move & QP_MOVE_A) {
+        if (d < 2) add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
+        add_scaled(v->wa, c->ia_f[d], -j);
+    }
+    if (move & QP_MOVE_B) {
+        if (d < 2) add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
+        add_scaled(v->wb, c->ib_f[d], j);
+    }
+}
+
 void qp__prepare_contacts(qp_world *w)
 {
     for (int i = 0; i < w->contact_count; i++) {
@@ -186,12 +193,27 @@ void qp__prepare_contacts(qp_world *w)
         int move = qp__movable(w, c);
         load_centroid(c);
         for (int k = 0; k < c->count; k++) {
-            c->p[k].mn = qp__eff_mass(w, c, c->p[k].ra, c->p[k].rb, c->n, move);
-            c->p[k].jp = 0;
+            qp_contact_point *p = &c->p[k];
+            p->rna = cross30(p->ra, c->n);
+            p->rnb = cross30(p->rb, c->n);
+            p->ia = inv_i(&w->bodies[c->a], p->rna);
+            p->ib = inv_i(&w->bodies[c->b], p->rnb);
+            p->mn = qp__point_mass(w, c, p, move);
+            p->jp = 0;
         }
-        c->mt1 = qp__eff_mass(w, c, c->ca, c->cb, c->t1, move);
-        c->mt2 = qp__eff_mass(w, c, c->ca, c->cb, c->t2, move);
-        c->mtw = qp__twist_mass(w, c, move);
+        const qp_vec3 dir[2] = { c->t1, c->t2 };
+        for (int d = 0; d < 2; d++) {
+            c->fa[d] = cross30(c->ca, dir[d]);
+            c->fb[d] = cross30(c->cb, dir[d]);
+        }
+        c->fa[2] = c->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
+        for (int d = 0; d < 3; d++) {
+            c->ia_f[d] = inv_i(&w->bodies[c->a], c->fa[d]);
+            c->ib_f[d] = inv_i(&w->bodies[c->b], c->fb[d]);
+        }
+        c->mt1 = row_mass(w, c, 0, move);
+        c->mt2 = row_mass(w, c, 1, move);
+        c->mtw = row_mass(w, c, 2, move);
     }
 }
 
@@ -214,31 +236,44 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
     fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
     fix16_t k = qp_div(slide, len);
-    *x = qp_mul(*x, k);
-    *y = qp_mul(*y, k);
+    *x = qp__mul(*x, k);
+    *y = qp__mul(*y, k);
     return true;
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t jn_sum,
                   qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? qp__eff_mass(w, c, c->ca, c->cb, c->t1, move) : c->mt1;
-    fix16_t m2 = pinned ? qp__eff_mass(w, c, c->ca, c->cb, c->t2, move) : c->mt2;
-    fix16_t mw = pinned ? qp__twist_mass(w, c, move) : c->mtw;
-    fix16_t spin = dot30(qp_v3_sub(*v->wb, *v->wa), c->n);
+    fix16_t m1 = pinned ? row_mass(w, c, 0, move) : c->mt1;
+    fix16_t m2 = pinned ? row_mass(w, c, 1, move) : c->mt2;
+    fix16_t mw = pinned ? row_mass(w, c, 2, move) : c->mtw;
     qp_friction want = {
-        sat((int64_t)acc->t1 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t1), m1)),
-        sat((int64_t)acc->t2 - qp_mul(qp__rel_speed(v, c->ca, c->cb, c->t2), m2)),
-        sat((int64_t)acc->tw - qp_mul(spin, mw)),
+        sat((int64_t)acc->t1 - qp__mul(row_speed(v, c, 0), m1)),
+        sat((int64_t)acc->t2 - qp__mul(row_speed(v, c, 1), m2)),
+        sat((int64_t)acc->tw - qp__mul(row_speed(v, c, 2), mw)),
     };
-    bool sliding = cut_to(&want.t1, &want.t2, qp_mul(c->static_friction, jn_sum), qp_mul(c->friction, jn_sum));
-    fix16_t twist_hold = qp_mul(qp_mul(c->static_friction, jn_sum), c->twist_radius);
-    fix16_t twist_slide = qp_mul(qp_mul(c->friction, jn_sum), c->twist_radius);
+    bool sliding = cut_to(&want.t1, &want.t2, qp__mul(c->static_friction, jn_sum), qp__mul(c->friction, jn_sum));
+    fix16_t twist_hold = qp__mul(qp__mul(c->static_friction, jn_sum), c->twist_radius);
+    fix16_t twist_slide = qp__mul(qp__mul(c->friction, jn_sum), c->twist_radius);
     fix16_t zero = 0;
     cut_to(&want.tw, &zero, twist_hold, twist_slide);
-    qp__apply(w, c, v, c->ca, c->cb, c->t1, want.t1 - acc->t1, move);
-    qp__apply(w, c, v, c->ca, c->cb, c->t2, want.t2 - acc->t2, move);
-    qp__apply_twist(w, c, v, c->n, want.tw - acc->tw, move);
+    row_apply(w, c, v, 0, want.t1 - acc->t1, move);
+    row_apply(w, c, v, 1, want.t2 - acc->t2, move);
+    row_apply(w, c, v, 2, want.tw - acc->tw, move);
     *acc = want;
     return sliding;
+}
+
+void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int move)
+{
+    row_apply(w, c, v, 0, c->jt1, move);
+    row_apply(w, c, v, 1, c->jt2, move);
+    row_apply(w, c, v, 2, c->jtw, move);
+}
+
+/* Tangential rows at the centroid, for the anchors of static friction. */
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, int d) { return row_speed(v, c, d); }
+void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move)
+{
+    row_apply(w, c, v, d, j, move);
 }

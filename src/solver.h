@@ -7,6 +7,14 @@
 
 #include "world_internal.h"
 
+/* a * b in Q16.16, rounded (inline: the passes call it in their inner loops). */
+static inline fix16_t qp__mul(fix16_t a, fix16_t b)
+{
+    int64_t v = (int64_t)a * b;
+    v = v >= 0 ? (v + 32768) >> 16 : -((32768 - v) >> 16);
+    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
+}
+
 /* Which sides of a contact can move (shock propagation pins the lower one). */
 enum { QP_MOVE_A = 1, QP_MOVE_B = 2, QP_MOVE_BOTH = 3 };
 
@@ -17,16 +25,12 @@ typedef struct {
 
 qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c);
 qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c);
-/* Velocity of b relative to a at arms ra, rb, along unit u. */
-fix16_t qp__rel_speed(const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb, qp_vec3 u);
-/* 1 / (inverse masses + angular terms) along u at arms ra, rb, for the sides in move. */
-fix16_t qp__eff_mass(const qp_world *w, const qp_contact *c, qp_vec3 ra, qp_vec3 rb, qp_vec3 u, int move);
-/* Apply impulse j along u at arms ra, rb: -j to a, +j to b (sides in move). */
-void qp__apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ra, qp_vec3 rb,
-               qp_vec3 u, fix16_t j, int move);
-/* Effective mass of a twist about the normal, and applying one (-j to a, +j to b). */
-fix16_t qp__twist_mass(const qp_world *w, const qp_contact *c, int move);
-void qp__apply_twist(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 u, fix16_t j, int move);
+/* The normal direction at a point, through the precomputed arms (fast path):
+ * relative speed, applying an impulse, effective mass for the sides in move. */
+fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_point *p);
+void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_contact_point *p,
+                     fix16_t j, int move);
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_point *p, int move);
 /* Which sides move: dynamic bodies (sleepers included). */
 int qp__movable(const qp_world *w, const qp_contact *c);
 /* Effective masses of every point and of the friction directions (once per step). */
@@ -47,5 +51,10 @@ typedef struct {
  * when the linear friction had to be cut to the dynamic limit (sliding). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t jn_sum,
                   qp_friction *acc, int move, bool pinned);
+
+/* Warm start of a manifold's friction; the friction rows for other passes. */
+void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int move);
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, int d);
+void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move);
 
 #endif

@@ -59,6 +59,8 @@ typedef struct {
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
     fix16_t mn;                   /* effective mass along n */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
+    qp_vec3 rna, rnb;             /* ra x n, rb x n (once per step) */
+    qp_vec3 ia, ib;               /* angular velocity change per unit impulse: I^-1 (r x n) */
 } qp_contact_point;
 
 /* Contact flags. */
@@ -82,6 +84,8 @@ typedef struct {
     fix16_t jt1, jt2, jtw;        /* accumulated friction impulses (warm start) */
     fix16_t mt1, mt2, mtw;        /* effective masses along t1, t2, twist */
     fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
+    qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
+    qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) (once per step) */
     qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
