@@ -12,7 +12,7 @@ qp_world_def qp_default_world_def(void)
     d.dt = QP_FRAC(1, 60);
     d.collision_iterations = 5;
     d.contact_iterations = 10;
-    d.shock_iterations = 4;
+    d.shock_iterations = 7;
     d.penetration_iterations = 5;
     d.restitution_ramp = true;
     d.alternate_sweeps = true;

@@ -97,6 +97,18 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     }
     for (int k = 0; k < c->count; k++)
         if (from[k] >= 0) c->p[k].jn = old->jn[from[k]];
+    /* Changed: a point that carried a real share of the load has no
+     * successor (a corner lifted). Renumbered features at the same place and
+     * points that carry nothing (neighbours that just touch) do not count;
+     * contacts that hold still but slide to and fro are caught by their
+     * friction anchors (penetration.c). */
+    int64_t total = 0;
+    for (int j = 0; j < old->count; j++) total += old->jn[j];
+    for (int j = 0; j < old->count; j++) {
+        bool kept = false;
+        for (int k = 0; k < c->count; k++) kept |= from[k] == j;
+        if (!kept && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
+    }
     c->jt1 = old->jt1;
     c->jt2 = old->jt2;
     c->jtw = old->jtw;
@@ -220,6 +232,9 @@ static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_cont
         c->flags |= QP_CONTACT_NEW;
         wake_on_impact(w, c, vn_min);
     }
+    /* For sleep, a new contact is a change when something lands on something
+     * (neighbours that merely touch, or a gap within the margin, are not). */
+    if ((c->flags & QP_CONTACT_NEW) && -vn_min > w->def.wake_velocity) c->flags |= QP_CONTACT_CHANGED;
     return true;
 }
 

@@ -21,6 +21,11 @@ static bool hold_anchors(qp_world *w, qp_contact *c, int move)
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     qp_vec3 pa = qp_rot3_mul_v3(&a->r, c->anchor_a), pb = qp_rot3_mul_v3(&b->r, c->anchor_b);
     qp_vec3 drift = qp_v3_add(qp_v3_sub(b->x, a->x), qp_v3_sub(pb, pa));
+    /* A sticking contact whose anchors have come apart tangentially is not
+     * at rest: its bodies restart their sleep test (sleep.c). */
+    fix16_t d1 = qp_v3_dot_q30(drift, c->t1), d2 = qp_v3_dot_q30(drift, c->t2);
+    if ((d1 < 0 ? -d1 : d1) > w->def.gap_tolerance || (d2 < 0 ? -d2 : d2) > w->def.gap_tolerance)
+        c->flags |= QP_CONTACT_CHANGED;
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jn;
     fix16_t bound = qp__mul(c->static_friction, qp_sat32(jn_sum));
@@ -28,7 +33,7 @@ static bool hold_anchors(qp_world *w, qp_contact *c, int move)
     fix16_t *total[2] = { &c->st1, &c->st2 };
     fix16_t mass[2] = { c->mt1, c->mt2 };
     for (int i = 0; i < 2; i++) {
-        fix16_t d = qp_v3_dot_q30(drift, i == 0 ? c->t1 : c->t2);
+        fix16_t d = i == 0 ? d1 : d2;
         fix16_t target = qp_div(qp__mul(w->def.penetration_rate, -d), w->def.dt);
         fix16_t cap = w->def.max_penetration_speed;
         if (target > cap) target = cap;

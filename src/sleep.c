@@ -7,6 +7,12 @@
  * points. A body still for sleep_steps steps may sleep. The energy policy
  * (seeds 001, 002) keeps a recency-weighted average of |v|^2 + |w|^2 instead.
  *
+ * A body whose contacts changed this step (a new touching contact, or a
+ * point that carried load gone: a corner lifting, the manifold moving to
+ * other features) restarts its test: a swaying or rocking stack keeps
+ * changing its load-bearing contacts even when it moves slowly, and must not
+ * be frozen at a turning point; a settled one does not.
+ *
  * Islands: bodies joined by contacts form islands (union-find over the
  * contacts, iterative, path halving). An island sleeps when every body in
  * it may and it rests on something static. Sleepers keep zero velocity, are
@@ -146,6 +152,12 @@ void qp__sleep(qp_world *w)
     for (int i = 1; i <= n; i++) {
         w->bodies[i].island = (uint16_t)i;
         mark[i] = 0;
+    }
+    for (int c = 0; c < w->contact_count; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        if (!(ct->flags & QP_CONTACT_CHANGED)) continue;
+        if (qp__body_moves(&w->bodies[ct->a])) reset_boxes(&w->bodies[ct->a]);
+        if (qp__body_moves(&w->bodies[ct->b])) reset_boxes(&w->bodies[ct->b]);
     }
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];

@@ -44,7 +44,7 @@ typedef struct {
     fix16_t dt;                   /* s; default 1/60; range 1/1000 .. 1/10 */
     int collision_iterations;     /* elastic pass sweeps; default 5; 0..100 */
     int contact_iterations;       /* inelastic pass sweeps; default 10; 1..100 */
-    int shock_iterations;         /* shock propagation sweeps per level; default 4; 0..10 */
+    int shock_iterations;         /* shock propagation sweeps per level; default 7; 0..10 */
     int penetration_iterations;   /* split-impulse sweeps; default 5; 0..100 */
     bool restitution_ramp;        /* contact pass restitution from near -1 to 0 (seed 003); default true */
     bool alternate_sweeps;        /* contact pass alternates top-down and bottom-up; default true */
