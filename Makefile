@@ -1,6 +1,6 @@
 # qphys — one Makefile for the host and the Cortex-M boards.
 #   make            host build: library, qphys tool, demo
-#   make run        build and run the main demo on the host
+#   make run        build and run the main demo on the host (pyramid20 through the qphys command)
 #   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
 #   make bench      benchmarks (host and emulated Cortex-M4)
 #   make BOARD=x [run|size|scene]   see boards/ and README.md
@@ -76,8 +76,9 @@ $(OUT)/probe: tests/probe/probe.c $(PORT_OBJS) $(LIB)
 
 probe: $(OUT)/probe
 
+# The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
 run: all
-	./$(OUT)/probe
+	./$(OUT)/qphys run tests/scenes/pyramid20.scene --steps 600
 
 # ---- tests ----------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

@@ -9,7 +9,7 @@ RAM_ORIGIN   := 0x20000000
 RAM_KB       := 16
 # semihost (port/cortex_m/console_semihost.c) or uart (boards/microbit/board.c)
 CONSOLE      := uart
-# Pools for 16 KB of RAM: up to 9 bodies and the ground for now (stack20 needs a leaner
+# Pools for 16 KB of RAM: up to 7 bodies and the ground for now (stack20 needs a leaner
 # world layout: see the README).
-BOARD_POOLS  := -DQP_CFG_MAX_BODIES=10 -DQP_CFG_MAX_SHAPES=10 -DQP_CFG_MAX_BODY_SHAPES=1 \
-                -DQP_CFG_MAX_PAIRS=16 -DQP_CFG_MAX_CONTACTS=10 -DQP_CFG_MAX_JOINTS=1
+BOARD_POOLS  := -DQP_CFG_MAX_BODIES=8 -DQP_CFG_MAX_SHAPES=8 -DQP_CFG_MAX_BODY_SHAPES=1 \
+                -DQP_CFG_MAX_PAIRS=12 -DQP_CFG_MAX_CONTACTS=8 -DQP_CFG_MAX_JOINTS=1
