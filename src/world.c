@@ -78,7 +78,7 @@ qp_result qp_world_init(qp_world *w, const qp_world_def *def)
     return QP_OK;
 }
 
-static void count_bodies(qp_world *w)
+void qp__count_bodies(qp_world *w)
 {
     int bodies = 0, awake = 0, asleep = 0;
     for (int i = 1; i <= w->body_high; i++) {
@@ -96,23 +96,30 @@ static void count_bodies(qp_world *w)
         w->stats.first_all_asleep_step = (int)w->stats.step;
 }
 
+/* One step, as a table of contents (ENGINE.md 3). The benchmarks run the same
+ * table stage by stage to time each one. */
+const qp__stage qp__step_stages[] = {
+    { "predict", qp__predict },                   /* 1. predicted poses */
+    { "broad", qp__broad_phase },                 /*    detection at them */
+    { "narrow", qp__narrow_phase },
+    { "graph", qp__contact_graph },               /*    levels and order */
+    { "collisions", qp__solve_collisions },       /* 2. elastic pass */
+    { "forces", qp__apply_forces },               /* 3. gravity and forces */
+    { "contacts", qp__solve_contacts },           /* 4. inelastic pass, friction */
+    { "shock", qp__shock },                       /* 5. shock propagation */
+    { "check sleepers", qp__check_sleepers },
+    { "penetration", qp__penetration },           /* 6. split impulse */
+    { "integrate", qp__integrate },               /* 7. positions */
+    { "sleep", qp__sleep },                       /* 8. sleep and wake */
+    { "cache", qp__save_contact_cache },
+    { "count", qp__count_bodies },
+};
+const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_stages[0]);
+
 void qp_world_step(qp_world *w)
 {
     w->stats.step++;
-    qp__predict(w);
-    qp__broad_phase(w);
-    qp__narrow_phase(w);
-    qp__contact_graph(w);
-    qp__solve_collisions(w);
-    qp__apply_forces(w);
-    qp__solve_contacts(w);
-    qp__shock(w);
-    qp__check_sleepers(w);
-    qp__penetration(w);
-    qp__integrate(w);
-    qp__sleep(w);
-    qp__save_contact_cache(w);
-    count_bodies(w);
+    for (int i = 0; i < qp__step_stage_count; i++) qp__step_stages[i].run(w);
 }
 
 qp_world_stats qp_world_get_stats(const qp_world *w)

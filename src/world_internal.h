@@ -37,6 +37,15 @@ void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
 void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
 void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
 void qp__save_contact_cache(qp_world *w); /* narrow_phase.c: impulses for warm starting */
+void qp__count_bodies(qp_world *w);     /* world.c: awake/asleep counts, first all-asleep step */
+
+/* qp_world_step is this table, run in order (world.c); benchmarks time it stage by stage. */
+typedef struct {
+    const char *name;
+    void (*run)(qp_world *w);
+} qp__stage;
+extern const qp__stage qp__step_stages[];
+extern const int qp__step_stage_count;
 
 /* Helpers shared by stages. */
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);

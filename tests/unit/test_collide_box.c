@@ -18,11 +18,10 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+#include "qp_test_util.h"
 
 #include "qphys/collide.h"
 
-#define Q16 65536.0
-#define Q30 1073741824.0
 #define LSB (1.0 / Q16)
 #define PI 3.14159265358979323846
 
@@ -34,20 +33,8 @@
 /* test_golden_hash: update only for an intended change of results. */
 #define GOLDEN_HASH 0xc992fd0cu
 
-static double d16(fix16_t v) { return v / Q16; }
 static double d30(qp_q30 v) { return v / Q30; }
-static fix16_t f16(double v) { return (fix16_t)llround(v * Q16); }
 
-static uint32_t rng_state = 20240611u;
-static uint32_t rng(void)
-{
-    uint32_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return rng_state = x;
-}
-static double urand(double lo, double hi) { return lo + (hi - lo) * (rng() / 4294967296.0); }
 static void urand3(double v[3], double lo, double hi)
 {
     for (int k = 0; k < 3; k++) v[k] = urand(lo, hi);
@@ -75,19 +62,6 @@ static qp_quat to_quat(dquat d)
     qp_quat q = { (qp_q30)llround(d.w * Q30), (qp_q30)llround(d.x * Q30), (qp_q30)llround(d.y * Q30),
                   (qp_q30)llround(d.z * Q30) }, n;
     assert_true(qp_quat_normalize(q, &n));
-    return n;
-}
-/* Random draws one statement at a time: the order of evaluation of function
- * arguments and initializer lists is unspecified (gcc and clang differ). */
-static qp_q30 rand_q30(void) { return (qp_q30)(rng() >> 1) - (1 << 30); }
-static qp_quat rand_quat(void)
-{
-    qp_quat q, n;
-    q.w = rand_q30();
-    q.x = rand_q30();
-    q.y = rand_q30();
-    q.z = rand_q30();
-    if (!qp_quat_normalize(q, &n)) n = qp_quat_identity();
     return n;
 }
 static qp_transform pose_q(double x, double y, double z, qp_quat q)
@@ -1160,6 +1134,7 @@ static void test_golden_hash(void **st)
 
 int main(void)
 {
+    rng_state = 20240611u;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bb_stack20),
         cmocka_unit_test(test_bb_rest_flat),

@@ -21,17 +21,14 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+#include "qp_test_util.h"
 
 #include "qphys/collide.h"
 
-#define Q16 65536.0
-#define Q30 1073741824.0
 #define LSB (1.0 / Q16)
 
 typedef struct { double x, y, z; } dv3;
 
-static double d16(fix16_t v) { return v / Q16; }
-static fix16_t f16(double v) { return (fix16_t)llround(v * Q16); }
 static dv3 dv(qp_vec3 v) { dv3 r = { v.x / Q16, v.y / Q16, v.z / Q16 }; return r; }
 static dv3 dvn(qp_vec3 v) { dv3 r = { v.x / Q30, v.y / Q30, v.z / Q30 }; return r; }
 static dv3 v3(double x, double y, double z) { dv3 r = { x, y, z }; return r; }
@@ -47,25 +44,7 @@ static double angle_deg(dv3 a, dv3 b)
     return acos(clampd(c, -1, 1)) * 180 / M_PI;
 }
 
-static uint32_t rng_state = 0xC0FFEEu;
-static uint32_t rng(void)
-{
-    uint32_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return rng_state = x;
-}
-static double urand(double lo, double hi) { return lo + (hi - lo) * (rng() / 4294967296.0); }
 
-static qp_quat rand_quat(void)
-{
-    qp_quat q = { (qp_q30)(rng() >> 1) - (1 << 30), (qp_q30)(rng() >> 1) - (1 << 30),
-                  (qp_q30)(rng() >> 1) - (1 << 30), (qp_q30)(rng() >> 1) - (1 << 30) };
-    qp_quat n;
-    assert_true(qp_quat_normalize(q, &n));
-    return n;
-}
 
 static qp_quat axis_angle(double x, double y, double z, double rad)
 {
@@ -807,6 +786,7 @@ static void test_translation_invariance(void **st)
 
 int main(void)
 {
+    rng_state = 0xC0FFEEu;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_sphere_cases),
         cmocka_unit_test(test_sphere_sphere_cases),

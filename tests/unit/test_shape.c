@@ -9,34 +9,13 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+#include "qp_test_util.h"
 
 #include "qphys/collide.h"
 
-#define Q16 65536.0
-#define Q30 1073741824.0
 
-static double d16(fix16_t v) { return v / Q16; }
-static fix16_t f16(double v) { return (fix16_t)llround(v * Q16); }
 
-static uint32_t rng_state = 12345u;
-static uint32_t rng(void)
-{
-    uint32_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return rng_state = x;
-}
-static double urand(double lo, double hi) { return lo + (hi - lo) * (rng() / 4294967296.0); }
 
-static qp_quat rand_quat(void)
-{
-    qp_quat q = { (qp_q30)(rng() >> 1) - (1 << 30), (qp_q30)(rng() >> 1) - (1 << 30),
-                  (qp_q30)(rng() >> 1) - (1 << 30), (qp_q30)(rng() >> 1) - (1 << 30) };
-    qp_quat n;
-    assert_true(qp_quat_normalize(q, &n));
-    return n;
-}
 
 /* Fill with a sentinel, so "untouched" can be checked byte for byte. */
 static void sentinel(qp_shape *s) { memset(s, 0xA5, sizeof *s); }
@@ -452,6 +431,7 @@ static void test_result_str(void **st)
 
 int main(void)
 {
+    rng_state = 12345u;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constructors),
         cmocka_unit_test(test_constructor_rejects),

@@ -1,0 +1,46 @@
+/* Helpers shared by the cmocka tests (host only; doubles are fine here).
+ * Include after <cmocka.h>. The PRNG is xorshift32: seeded per test file,
+ * and every draw is its own statement, so all compilers draw the same
+ * numbers (the order of evaluation of arguments and initialisers is
+ * unspecified in C). */
+#ifndef QP_TEST_UTIL_H
+#define QP_TEST_UTIL_H
+
+#include <math.h>
+#include <stdint.h>
+#include "qphys/math.h"
+
+#define Q16 65536.0
+#define Q30 1073741824.0
+
+static uint32_t rng_state = 12345u;
+
+static inline uint32_t rng(void)
+{
+    uint32_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return rng_state = x;
+}
+
+/* Uniform in [lo, hi). */
+static inline double urand(double lo, double hi) { return lo + (hi - lo) * (rng() / 4294967296.0); }
+
+static inline double d16(fix16_t v) { return v / Q16; }
+static inline fix16_t f16(double v) { return (fix16_t)llround(v * Q16); }
+
+/* A random unit quaternion (Q2.30). */
+static inline qp_quat rand_quat(void)
+{
+    qp_quat q;
+    q.w = (qp_q30)(rng() >> 1) - (1 << 30);
+    q.x = (qp_q30)(rng() >> 1) - (1 << 30);
+    q.y = (qp_q30)(rng() >> 1) - (1 << 30);
+    q.z = (qp_q30)(rng() >> 1) - (1 << 30);
+    qp_quat n;
+    assert_true(qp_quat_normalize(q, &n));
+    return n;
+}
+
+#endif
