@@ -116,9 +116,24 @@ const qp__stage qp__step_stages[] = {
 };
 const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_stages[0]);
 
+/* Does any body move? When none does (all asleep, static or frozen), no stage
+ * can change anything: sleeping contacts come back from the cache as they
+ * were, and a sleeper only wakes through a call that wakes it at once. */
+static bool anything_moves(const qp_world *w)
+{
+    for (int i = 1; i <= w->body_high; i++)
+        if (qp__body_moves(&w->bodies[i])) return true;
+    return false;
+}
+
 void qp_world_step(qp_world *w)
 {
     w->stats.step++;
+    if (!anything_moves(w)) {
+        w->stats.pairs = 0;   /* nothing was collided */
+        qp__count_bodies(w);
+        return;
+    }
     for (int i = 0; i < qp__step_stage_count; i++) qp__step_stages[i].run(w);
 }
 
