@@ -1,30 +1,35 @@
 /* bench/bench_host.c - qphys on the host: time per step, stage shares, stands, sleep.
  *
- *   bench_host [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--scenes-dir DIR]
+ *   bench_host [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--no-energy]
+ *              [--scenes-dir DIR]
  *
- * For each named scene (bench/scenes.c), first with sleep off (the solver's
- * whole cost every step), then with sleep on:
+ * For each named scene (bench/scenes.c), three variants one after the other:
+ * sleep off (the solver's whole cost every step), sleep on with the default
+ * policy (QP_SLEEP_THREE_POINT, "sleep=on"), and sleep on with QP_SLEEP_ENERGY
+ * ("sleep=energy"; left out with --no-energy):
  *   - N steps (600, SCENES.md) through qp_world_step, run R times (default 2)
  *     from scratch; the engine is deterministic, so every run does the same
  *     work, and each step keeps its fastest time (CLOCK_MONOTONIC), which
  *     removes most of what other processes on a shared machine add. Reported:
  *     median and mean microseconds per step, mean pairs, contacts (manifolds)
  *     and contact points per step, the stand verdict (bench/scenes.h);
- *   - sleep on (last run): the first step at which every body sleeps (the run
- *     goes on up to 4 N steps to find it), then SLEEP_STEPS fully asleep steps:
- *     their median, also as a fraction of the median sleep-off (awake) step;
- *   - the same N steps calling the stages of qp_world_step one by one
- *     (src/world_internal.h) with a clock read between them, R times, fastest
- *     per step and stage: the share of each stage and the time of collision
- *     detection (broad + narrow phase). Steps still over 1.5 times the median
- *     of their 15 neighbours are left out. The world hash after these runs
- *     must equal the first runs' ("staged=ok"): the stage list is the step.
+ *   - sleep on, either policy (last run): bodies asleep after steps 60, 120,
+ *     180, 300 and 600 ("asleep_at=60:n,120:n,..."), the first step at which
+ *     every body sleeps (the run goes on up to 4 N steps to find it and to pass
+ *     the last of those steps), then SLEEP_STEPS fully asleep steps: their
+ *     median, also as a fraction of the median sleep-off (awake) step;
+ *   - the same N steps running the stage table of qp_world_step
+ *     (qp__step_stages, src/world_internal.h) one stage at a time with a clock
+ *     read between them, R times, fastest per step and stage: the share of each
+ *     stage and the time of collision detection (broad + narrow phase). Steps
+ *     still over 1.5 times the median of their 15 neighbours are left out. The
+ *     world hash after these runs must equal the first runs' ("staged=ok").
  * The scene built through the API is also compared with the scene file of the
  * same name in tests/scenes/ (qp_scene_load; "file=ok", "file=-" when absent).
  *
  * One line per result, key=value, for bench/run.sh to tabulate:
- *   qphys scene=.. sleep=off|on steps=.. repeat=.. us_median=.. us_mean=.. ...
- *   qphys-stages scene=.. sleep=.. steps_kept=.. total_us=.. <stage>=<percent> ...
+ *   qphys scene=.. sleep=off|on|energy policy=.. steps=.. repeat=.. us_median=.. ...
+ *   qphys-stages scene=.. sleep=.. steps_kept=.. total_us=.. names=a,b,.. stage_<name>=<percent> ...
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -74,67 +79,48 @@ static double fx(fix16_t v) { return (double)v / 65536.0; }
 
 /* ---- the step, stage by stage ------------------------------------------------ */
 
-enum {
-    ST_PREDICT, ST_BROAD, ST_NARROW, ST_GRAPH, ST_COLLISIONS, ST_FORCES, ST_CONTACTS, ST_SHOCK,
-    ST_CHECK_SLEEPERS, ST_PENETRATION, ST_INTEGRATE, ST_SLEEP, ST_CACHE, ST_COUNT_BODIES, ST_N
-};
-static const char *const stage_names[ST_N] = {
-    "predict", "broad", "narrow", "graph", "collisions", "forces", "contacts", "shock",
-    "check_sleepers", "penetration", "integrate", "sleeping", "cache", "count"
-};
+/* The stage table of qp_world_step (src/world.c), so this is the real step whatever
+ * its stages are; names with spaces get underscores (key=value output). */
+#define MAX_STAGES 32
+static int n_stages;
+static char stage_names[MAX_STAGES][32];
+static int st_broad = -1, st_narrow = -1;
 
-/* The same as count_bodies() in src/world.c (static there): the stats the step ends with. */
-static void count_bodies(qp_world *w)
+static void init_stages(void)
 {
-    int bodies = 0, awake = 0, asleep = 0;
-    for (int i = 1; i <= w->body_high; i++) {
-        const qp_body_state *b = &w->bodies[i];
-        if (!(b->state & QP_STATE_USED)) continue;
-        bodies++;
-        if (!(b->state & QP_STATE_DYNAMIC)) continue;
-        if (b->state & QP_STATE_ASLEEP) asleep++;
-        else awake++;
+    n_stages = qp__step_stage_count < MAX_STAGES ? qp__step_stage_count : MAX_STAGES;
+    for (int i = 0; i < n_stages; i++) {
+        snprintf(stage_names[i], sizeof stage_names[i], "%s", qp__step_stages[i].name);
+        for (char *c = stage_names[i]; *c; c++)
+            if (*c == ' ' || *c == '=' || *c == ',') *c = '_';
+        if (qp__step_stages[i].run == qp__broad_phase) st_broad = i;
+        if (qp__step_stages[i].run == qp__narrow_phase) st_narrow = i;
     }
-    w->stats.bodies = bodies;
-    w->stats.awake = awake;
-    w->stats.asleep = asleep;
-    if (awake == 0 && asleep > 0 && w->stats.first_all_asleep_step < 0)
-        w->stats.first_all_asleep_step = (int)w->stats.step;
 }
 
-/* qp_world_step (src/world.c) with a clock read after every stage: stage times in t_out. */
-static void staged_step(qp_world *w, double out[ST_N])
+/* qp_world_step (src/world.c) with a clock read after every stage: stage times in out. */
+static void staged_step(qp_world *w, double *out)
 {
-    double t[ST_N + 1];
     w->stats.step++;
-    t[0] = now_us();
-    qp__predict(w);           t[1] = now_us();
-    qp__broad_phase(w);       t[2] = now_us();
-    qp__narrow_phase(w);      t[3] = now_us();
-    qp__contact_graph(w);     t[4] = now_us();
-    qp__solve_collisions(w);  t[5] = now_us();
-    qp__apply_forces(w);      t[6] = now_us();
-    qp__solve_contacts(w);    t[7] = now_us();
-    qp__shock(w);             t[8] = now_us();
-    qp__check_sleepers(w);    t[9] = now_us();
-    qp__penetration(w);       t[10] = now_us();
-    qp__integrate(w);         t[11] = now_us();
-    qp__sleep(w);             t[12] = now_us();
-    qp__save_contact_cache(w); t[13] = now_us();
-    count_bodies(w);          t[14] = now_us();
-    for (int i = 0; i < ST_N; i++) out[i] = t[i + 1] - t[i];
+    double t = now_us();
+    for (int i = 0; i < n_stages; i++) {
+        qp__step_stages[i].run(w);
+        double t1 = now_us();
+        out[i] = t1 - t;
+        t = t1;
+    }
 }
 
 /* ---- one scene ---------------------------------------------------------------- */
 
 static double step_us[MAX_STEPS];
-static double stage_us[MAX_STEPS][ST_N];
+static double stage_us[MAX_STEPS][MAX_STAGES];
 
 /* Sum the stage times of the steps that were not disturbed: on a shared machine a
  * step is sometimes preempted, so steps whose total is over 1.5 times the median of
  * the 15 steps around them are left out (the step's cost changes slowly, as bodies
  * land or fall asleep, so a local median is the reference). Returns the steps kept. */
-static int sum_stages(int steps, double acc[ST_N])
+static int sum_stages(int steps, double acc[MAX_STAGES])
 {
     static double win[15];
     int kept = 0;
@@ -146,7 +132,7 @@ static int sum_stages(int steps, double acc[ST_N])
         int n = 0;
         for (int j = lo; j <= hi; j++) win[n++] = step_us[j];
         if (step_us[i] > 1.5 * median(win, n)) continue;
-        for (int k = 0; k < ST_N; k++) acc[k] += stage_us[i][k];
+        for (int k = 0; k < n_stages; k++) acc[k] += stage_us[i][k];
         kept++;
     }
     return kept;
@@ -176,13 +162,37 @@ static double step_min[MAX_STEPS];
 static double asleep_min[SLEEP_STEPS];
 static int repeats = 2;
 
+/* Steps after which the bodies asleep are reported (sleep on): "bodies asleep over time". */
+static const int checkpoints[] = { 60, 120, 180, 300, 600 };
+#define N_CHECKPOINTS ((int)(sizeof checkpoints / sizeof checkpoints[0]))
+
 static void keep_min(double *slot, double t, int rep) { if (rep == 0 || t < *slot) *slot = t; }
 
-static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
+/* The three variants of each scene. */
+typedef enum { V_OFF, V_THREE_POINT, V_ENERGY } variant;
+static const char *variant_key(variant v) { return v == V_OFF ? "off" : v == V_THREE_POINT ? "on" : "energy"; }
+
+static qp_result build(qpb_scene s, variant var)
+{
+    qp_world_def d = var == V_OFF ? qpb_world_def(false)
+                                  : qpb_world_def_policy(var == V_ENERGY ? QP_SLEEP_ENERGY : QP_SLEEP_THREE_POINT);
+    return qpb_scene_build_def(&world, s, &d);
+}
+
+/* Record the bodies asleep if the step just taken is a checkpoint. */
+static void note_checkpoint(const qp_world_stats *st, int asleep_at[N_CHECKPOINTS])
+{
+    for (int c = 0; c < N_CHECKPOINTS; c++)
+        if ((int)st->step == checkpoints[c]) asleep_at[c] = st->asleep;
+}
+
+static void run_scene(qpb_scene s, variant var, int steps, bool stages)
 {
     const char *name = qpb_scene_name(s);
-    if (qpb_scene_build(&world, s, sleep) != QP_OK) {
-        printf("qphys scene=%s sleep=%s error=build-failed\n", name, sleep ? "on" : "off");
+    const char *key = variant_key(var);
+    const bool sleep = var != V_OFF;
+    if (build(s, var) != QP_OK) {
+        printf("qphys scene=%s sleep=%s error=build-failed\n", name, key);
         return;
     }
 
@@ -193,8 +203,11 @@ static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
     qpb_verdict v = qpb_scene_check(&world, s);
     qp_world_stats st = qp_world_get_stats(&world);
     int awake_end = 0, woke = 0;
+    int asleep_at[N_CHECKPOINTS];
+    for (int c = 0; c < N_CHECKPOINTS; c++) asleep_at[c] = -1;
+    const int limit = 4 * steps;
     for (int rep = 0; rep < repeats; rep++) {
-        if (qpb_scene_build(&world, s, sleep) != QP_OK) return;
+        if (build(s, var) != QP_OK) return;
         for (int i = 0; i < steps; i++) {
             double t0 = now_us();
             qp_world_step(&world);
@@ -204,19 +217,22 @@ static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
                 pairs += st.pairs;
                 contacts += st.contacts;
                 points += st.points;
+                note_checkpoint(&st, asleep_at);
             }
         }
         hash = qp_world_hash(&world);
         v = qpb_scene_check(&world, s);
         st = qp_world_get_stats(&world);
         awake_end = st.awake;
-        /* Sleep on, last repetition: go on until everything sleeps (at most 4 N steps),
-         * then time SLEEP_STEPS asleep steps (their median). */
+        /* Sleep on, last repetition: go on until everything sleeps and the last
+         * checkpoint is passed (at most 4 N steps), then time SLEEP_STEPS asleep
+         * steps (their median). */
         if (sleep && rep == repeats - 1) {
-            int limit = 4 * steps;
-            while (st.first_all_asleep_step < 0 && (int)st.step < limit) {
+            const int last = checkpoints[N_CHECKPOINTS - 1];
+            while ((st.first_all_asleep_step < 0 || (int)st.step < last) && (int)st.step < limit) {
                 qp_world_step(&world);
                 st = qp_world_get_stats(&world);
+                note_checkpoint(&st, asleep_at);
             }
             if (st.first_all_asleep_step >= 0) {
                 for (int i = 0; i < SLEEP_STEPS; i++) {
@@ -230,9 +246,18 @@ static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
     }
     double us_med = median(step_min, steps), us_mean = mean(step_min, steps);
     char first_asleep[32] = "-", asleep_us[32] = "-", asleep_frac[32] = "-";
+    char series[160] = "-";
     if (sleep) {
+        int n = 0;
+        for (int c = 0; c < N_CHECKPOINTS && n < (int)sizeof series - 24; c++) {
+            if (asleep_at[c] < 0)
+                n += snprintf(series + n, sizeof series - (size_t)n, "%s%d:-", c ? "," : "", checkpoints[c]);
+            else
+                n += snprintf(series + n, sizeof series - (size_t)n, "%s%d:%d", c ? "," : "", checkpoints[c],
+                              asleep_at[c]);
+        }
         if (st.first_all_asleep_step < 0) {
-            snprintf(first_asleep, sizeof first_asleep, "never<=%d", 4 * steps);
+            snprintf(first_asleep, sizeof first_asleep, "never<=%d", limit);
         } else {
             snprintf(first_asleep, sizeof first_asleep, "%d", st.first_all_asleep_step);
             double a = median(asleep_min, SLEEP_STEPS);
@@ -244,50 +269,52 @@ static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
     }
 
     /* The same steps stage by stage, `repeats` times, fastest repetition per step and stage. */
-    double acc[ST_N] = { 0 };
+    double acc[MAX_STAGES] = { 0 };
     const char *staged = "-";
     int kept = 0;
     if (stages) {
-        static double one[ST_N];
+        static double one[MAX_STAGES];
         bool same = true;
         for (int rep = 0; rep < repeats; rep++) {
-            if (qpb_scene_build(&world, s, sleep) != QP_OK) break;
+            if (build(s, var) != QP_OK) break;
             for (int i = 0; i < steps; i++) {
                 staged_step(&world, one);
-                for (int k = 0; k < ST_N; k++) keep_min(&stage_us[i][k], one[k], rep);
+                for (int k = 0; k < n_stages; k++) keep_min(&stage_us[i][k], one[k], rep);
             }
             if (qp_world_hash(&world) != hash) same = false;
         }
         for (int i = 0; i < steps; i++) {
             step_us[i] = 0.0;
-            for (int k = 0; k < ST_N; k++) step_us[i] += stage_us[i][k];
+            for (int k = 0; k < n_stages; k++) step_us[i] += stage_us[i][k];
         }
         staged = same ? "ok" : "DIFFERS";
         kept = sum_stages(steps, acc);
     }
     double total = 0.0;
-    for (int i = 0; i < ST_N; i++) total += acc[i];
-    double collide_us = kept ? (acc[ST_BROAD] + acc[ST_NARROW]) / kept : 0.0;
+    for (int i = 0; i < n_stages; i++) total += acc[i];
+    double collide = (st_broad >= 0 ? acc[st_broad] : 0.0) + (st_narrow >= 0 ? acc[st_narrow] : 0.0);
+    double collide_us = kept ? collide / kept : 0.0;
 
-    printf("qphys scene=%s sleep=%s steps=%d repeat=%d us_median=%.2f us_mean=%.2f pairs=%.1f contacts=%.1f points=%.1f",
-           name, sleep ? "on" : "off", steps, repeats, us_med, us_mean, pairs / steps, contacts / steps, points / steps);
+    printf("qphys scene=%s sleep=%s policy=%s bodies=%d steps=%d repeat=%d us_median=%.2f us_mean=%.2f pairs=%.1f "
+           "contacts=%.1f points=%.1f",
+           name, key, sleep ? qpb_policy_name(qp_world_get_def(&world)->sleep_policy) : "-", qpb_scene_bodies(s),
+           steps, repeats, us_med, us_mean, pairs / steps, contacts / steps, points / steps);
     if (stages)
-        printf(" collide_us=%.2f collide_share=%.1f", collide_us,
-               total > 0 ? 100.0 * (acc[ST_BROAD] + acc[ST_NARROW]) / total : 0.0);
+        printf(" collide_us=%.2f collide_share=%.1f", collide_us, total > 0 ? 100.0 * collide / total : 0.0);
     else
         printf(" collide_us=- collide_share=-");
     if (v.applies)
         printf(" stands=%s", v.stands ? "yes" : "no");
     else
         printf(" stands=-");
-    printf(" drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_us=%s asleep_frac=%s"
-           " staged=%s file=%s\n",
-           100 * fx(v.drift), 100 * fx(v.sag), 100 * fx(v.max_move), awake_end, first_asleep, asleep_us,
-           asleep_frac, staged, sleep ? compare_with_file(s) : "-");
+    printf(" drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_at=%s asleep_us=%s"
+           " asleep_frac=%s staged=%s file=%s\n",
+           100 * fx(v.drift), 100 * fx(v.sag), 100 * fx(v.max_move), awake_end, first_asleep, series, asleep_us,
+           asleep_frac, staged, var == V_THREE_POINT ? compare_with_file(s) : "-");
     if (stages && total > 0) {
-        printf("qphys-stages scene=%s sleep=%s steps_kept=%d total_us=%.2f", name, sleep ? "on" : "off", kept,
-               total / kept);
-        for (int i = 0; i < ST_N; i++) printf(" %s=%.1f", stage_names[i], 100.0 * acc[i] / total);
+        printf("qphys-stages scene=%s sleep=%s steps_kept=%d total_us=%.2f names=", name, key, kept, total / kept);
+        for (int i = 0; i < n_stages; i++) printf("%s%s", i ? "," : "", stage_names[i]);
+        for (int i = 0; i < n_stages; i++) printf(" stage_%s=%.1f", stage_names[i], 100.0 * acc[i] / total);
         printf("\n");
     }
     fflush(stdout);
@@ -296,7 +323,7 @@ static void run_scene(qpb_scene s, bool sleep, int steps, bool stages)
 int main(int argc, char **argv)
 {
     int steps = 0;
-    bool stages = true;
+    bool stages = true, energy = true;
     bool want[QPB_SCENE_COUNT] = { false };
     bool any = false;
     for (int i = 1; i < argc; i++) {
@@ -307,6 +334,8 @@ int main(int argc, char **argv)
             if (repeats < 1 || repeats > 100) { fprintf(stderr, "bench_host: --repeat 1..100\n"); return 2; }
         } else if (!strcmp(argv[i], "--no-stages")) {
             stages = false;
+        } else if (!strcmp(argv[i], "--no-energy")) {
+            energy = false;
         } else if (!strcmp(argv[i], "--scenes-dir") && i + 1 < argc) {
             scenes_dir = argv[++i];
         } else if (!strcmp(argv[i], "--scene") && i + 1 < argc) {
@@ -316,16 +345,19 @@ int main(int argc, char **argv)
                 if (!strcmp(n, qpb_scene_name((qpb_scene)s))) { want[s] = true; any = true; found = 1; }
             if (!found) { fprintf(stderr, "bench_host: unknown scene '%s'\n", n); return 2; }
         } else {
-            fprintf(stderr, "usage: %s [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--scenes-dir DIR]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--no-energy]"
+                            " [--scenes-dir DIR]\n", argv[0]);
             return 2;
         }
     }
     if (steps < 0 || steps > MAX_STEPS / 4) { fprintf(stderr, "bench_host: steps 1..%d\n", MAX_STEPS / 4); return 2; }
+    init_stages();
     for (int s = 0; s < QPB_SCENE_COUNT; s++) {
         if (any && !want[s]) continue;
         int n = steps > 0 ? steps : qpb_scene_steps((qpb_scene)s);
-        run_scene((qpb_scene)s, false, n, stages);
-        run_scene((qpb_scene)s, true, n, stages);
+        run_scene((qpb_scene)s, V_OFF, n, stages);
+        run_scene((qpb_scene)s, V_THREE_POINT, n, stages);
+        if (energy) run_scene((qpb_scene)s, V_ENERGY, n, stages);
     }
     return 0;
 }

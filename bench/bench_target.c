@@ -7,13 +7,16 @@
  * instructions (docs: TOOLCHAIN.md), identically on every run, so every figure here
  * is exact and repeatable. They are instructions, not cycles.
  *
- * For stack20, stack50 and pyramid20, with sleep off and then on, TARGET_STEPS steps
- * (default 120; SCENES.md runs 600 on the host) are run stage by stage (the stages of
- * qp_world_step, src/world_internal.h) with the tick counter read between stages:
- * mean and median instructions per step and the share of collision detection (broad +
- * narrow phase). With sleep on the run goes on until every body sleeps (at most
- * 4 x TARGET_STEPS steps), then TARGET_ASLEEP_STEPS fully asleep steps through
- * qp_world_step give the cost of an asleep step, as a fraction of the sleep-off mean.
+ * For stack20, stack50 and pyramid20, with sleep off, then on with the default policy
+ * (QP_SLEEP_THREE_POINT, "sleep=on"), then on with QP_SLEEP_ENERGY ("sleep=energy"),
+ * TARGET_STEPS steps (default 120; SCENES.md runs 600 on the host) are run through the
+ * stage table of qp_world_step (qp__step_stages, src/world_internal.h) with the tick
+ * counter read around collision detection: mean and median instructions per step and
+ * the share of collision detection (broad + narrow phase). With sleep on: the bodies
+ * asleep after steps 60 and 120 ("asleep_at=60:n,120:n"); the run goes on until every
+ * body sleeps (at most 4 x TARGET_STEPS steps), then TARGET_ASLEEP_STEPS fully asleep
+ * steps through qp_world_step give the cost of an asleep step, as a fraction of the
+ * sleep-off mean.
  * rain512 (512 bodies: fits the default QP_CFG_MAX_BODIES = 600 and the MPS2's 4 MB of
  * RAM) runs with sleep off for TARGET_RAIN_STEPS steps (default 120).
  * Before all that, a short check proves the staged step equals qp_world_step (hash).
@@ -109,50 +112,20 @@ static void put_cm(fix16_t m)
 
 /* ---- the step, stage by stage -------------------------------------------------------- */
 
-/* The same as count_bodies() in src/world.c (static there). */
-static void count_bodies(qp_world *w)
-{
-    int bodies = 0, awake = 0, asleep = 0;
-    for (int i = 1; i <= w->body_high; i++) {
-        const qp_body_state *b = &w->bodies[i];
-        if (!(b->state & QP_STATE_USED)) continue;
-        bodies++;
-        if (!(b->state & QP_STATE_DYNAMIC)) continue;
-        if (b->state & QP_STATE_ASLEEP) asleep++;
-        else awake++;
-    }
-    w->stats.bodies = bodies;
-    w->stats.awake = awake;
-    w->stats.asleep = asleep;
-    if (awake == 0 && asleep > 0 && w->stats.first_all_asleep_step < 0)
-        w->stats.first_all_asleep_step = (int)w->stats.step;
-}
-
-/* qp_world_step with the tick counter read around collision detection; returns the
- * step's ticks and adds the broad + narrow phase ticks to *collide. */
+/* qp_world_step run through its stage table (src/world.c) with the tick counter read
+ * around collision detection (the broad and narrow phase stages); returns the step's
+ * ticks and adds the collision detection ticks to *collide. */
 static uint32_t staged_step(qp_world *w, uint64_t *collide)
 {
-    uint64_t t0 = qp_port_ticks64();
+    uint64_t t0 = qp_port_ticks64(), c0 = t0;
     w->stats.step++;
-    qp__predict(w);
-    uint64_t t1 = qp_port_ticks64();
-    qp__broad_phase(w);
-    qp__narrow_phase(w);
-    uint64_t t2 = qp_port_ticks64();
-    qp__contact_graph(w);
-    qp__solve_collisions(w);
-    qp__apply_forces(w);
-    qp__solve_contacts(w);
-    qp__shock(w);
-    qp__check_sleepers(w);
-    qp__penetration(w);
-    qp__integrate(w);
-    qp__sleep(w);
-    qp__save_contact_cache(w);
-    count_bodies(w);
-    uint64_t t3 = qp_port_ticks64();
-    *collide += t2 - t1;
-    return (uint32_t)(t3 - t0);
+    for (int i = 0; i < qp__step_stage_count; i++) {
+        void (*run)(qp_world *) = qp__step_stages[i].run;
+        if (run == qp__broad_phase) c0 = qp_port_ticks64();
+        run(w);
+        if (run == qp__narrow_phase) *collide += qp_port_ticks64() - c0;
+    }
+    return (uint32_t)(qp_port_ticks64() - t0);
 }
 
 /* ---- runs ---------------------------------------------------------------------------- */
@@ -185,12 +158,16 @@ static bool staged_matches(void)
     return qp_world_hash(&world) == h;
 }
 
-static void run(qpb_scene s, bool sleep, int steps)
+/* sleep: 0 off, 1 on (three-point, the default), 2 on (energy). */
+static void run(qpb_scene s, int sleep, int steps)
 {
     put("m4 scene=");
     put(qpb_scene_name(s));
-    put(sleep ? " sleep=on" : " sleep=off");
-    if (qpb_scene_build(&world, s, sleep) != QP_OK) {
+    put(sleep == 0 ? " sleep=off" : sleep == 1 ? " sleep=on" : " sleep=energy");
+    qp_world_def def = sleep == 0 ? qpb_world_def(false)
+                                  : qpb_world_def_policy(sleep == 2 ? QP_SLEEP_ENERGY : QP_SLEEP_THREE_POINT);
+    int asleep60 = -1, asleep120 = -1;
+    if (qpb_scene_build_def(&world, s, &def) != QP_OK) {
         put(" error=build-failed\n");
         return;
     }
@@ -202,6 +179,8 @@ static void run(qpb_scene s, bool sleep, int steps)
         pairs += (uint64_t)st.pairs;
         contacts += (uint64_t)st.contacts;
         points += (uint64_t)st.points;
+        if (st.step == 60u) asleep60 = st.asleep;
+        if (st.step == 120u) asleep120 = st.asleep;
     }
     qpb_verdict v = qpb_scene_check(&world, s);
     qp_world_stats st = qp_world_get_stats(&world);
@@ -225,16 +204,22 @@ static void run(qpb_scene s, bool sleep, int steps)
     put(" awake_end=");
     put_i32(st.awake);
 
-    if (!sleep) {
+    if (sleep == 0) {
         awake_mean_instr[s] = mean_instr;
         put(" first_asleep=- asleep_instr=- asleep_frac=-\n");
         return;
     }
     int limit = 4 * steps;
-    while (st.first_all_asleep_step < 0 && (int)st.step < limit) {
+    while ((st.first_all_asleep_step < 0 || st.step < 120u) && (int)st.step < limit) {
         qp_world_step(&world);
         st = qp_world_get_stats(&world);
+        if (st.step == 60u) asleep60 = st.asleep;
+        if (st.step == 120u) asleep120 = st.asleep;
     }
+    put(" asleep_at=60:");
+    if (asleep60 >= 0) put_i32(asleep60); else put("-");
+    put(",120:");
+    if (asleep120 >= 0) put_i32(asleep120); else put("-");
     if (st.first_all_asleep_step < 0) {
         put(" first_asleep=never<=");
         put_i32(limit);
@@ -272,11 +257,12 @@ int main(void)
     put(staged_matches() ? " staged=ok\n" : " staged=DIFFERS\n");
     static const qpb_scene scenes[] = { QPB_STACK20, QPB_STACK50, QPB_PYRAMID20 };
     for (unsigned i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
-        run(scenes[i], false, TARGET_STEPS);
-        run(scenes[i], true, TARGET_STEPS);
+        run(scenes[i], 0, TARGET_STEPS);
+        run(scenes[i], 1, TARGET_STEPS);
+        run(scenes[i], 2, TARGET_STEPS);
     }
     if (qp_world_capacity() >= 1 + qpb_scene_bodies(QPB_RAIN512))
-        run(QPB_RAIN512, false, TARGET_RAIN_STEPS);
+        run(QPB_RAIN512, 0, TARGET_RAIN_STEPS);
     else
         put("m4 scene=rain512 error=needs-513-bodies\n");
     put("m4 status=done\n");

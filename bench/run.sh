@@ -9,7 +9,9 @@
 #   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
 #   BENCH_TARGET=0   skip the Cortex-M4 part
 #   BENCH_HOST=0     skip the host part
-# Takes about 3 minutes on 2 cores (most of it rain512 and QEMU).
+# Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
+# qphys runs three variants: sleep off, sleep on (three-point, the default policy)
+# and sleep on with the energy policy; the peers run sleep off and on.
 set -eu
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -78,6 +80,9 @@ function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprin
 function num(v, f) { return (v == "-" || v == "") ? "-" : sprintf(f, v) }
 function mv(e, s, z) { return get(e, s, z, (s ~ /^stack/) ? "drift_cm" : "maxmove_cm") }
 function pct(v) { return (v == "-" || v == "") ? "-" : sprintf("%.1f%%", v * 100) }
+function zl(z) { return z == "on" ? "3-point" : z }
+function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "penetration") return "penetr"; \
+  if (n == "collisions") return "collis"; if (n == "contacts") return "contact"; if (n == "integrate") return "integr"; return n }
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
@@ -91,7 +96,8 @@ END {
     printf "   %s; gcc %s -O2; load average %s at the start, %s at the end (shared machine)\n", cpu, ccv, load0, load1
     printf "   10 iterations, 60 Hz, unit cubes 1 kg, friction 0.5, no bounce. us = microseconds per step: each step timed\n"
     printf "   in %s identical runs, its fastest kept, then the median over the steps (qphys: through qp_world_step).\n", repeat
-    printf "   ratio = qphys median / peer median (below 1: qphys faster). With sleep\n"
+    printf "   ratio = qphys median / peer median (below 1: qphys faster). qphys sleep on = its default policy\n"
+    printf "   (three-point); the energy policy is in the sleep-policy table below. With sleep\n"
     printf "   on the median is an asleep step once the scene sleeps before mid-run; the mean counts the whole run.\n"
     printf "   stands: stacks = top cube drift < 5 cm and |sag| < 2 cm at the end; pyramid = every cube moved < 5 cm.\n"
     printf "   moved: stacks = horizontal drift of the top cube, others = largest displacement of any cube.\n\n"
@@ -123,32 +129,50 @@ END {
       print line
     }
 
+    printf "\n== Host: qphys sleep policies (three-point = default, energy). first = first step at which every body\n"
+    printf "   sleeps (searched up to 4 x steps); asleep at = bodies asleep after steps 60/120/180/300/600 (of n);\n"
+    printf "   asleep us = median of 300 fully asleep steps, frac = / sleep-off median (goal < 0.05); (woke) = a body\n"
+    printf "   woke during those 300 steps; stands/moved as above, at the end of the run.\n\n"
+    printf "%-10s %-11s %-11s %-28s %4s %14s %8s %7s %s\n", "scene", "policy", "first", "asleep at 60/120/180/300/600", "of", \
+           "asleep_us", "frac", "stands", "moved cm"
+    for (i = 1; i <= ns; i++) for (zi = 1; zi < 3; zi++) {
+      s = order[i]; z = zi == 1 ? "on" : "energy"
+      if (get("qphys", s, z, "steps") == "-") continue
+      ser = get("qphys", s, z, "asleep_at"); gsub(/[0-9]+:/, "", ser); gsub(/,/, "/", ser)
+      printf "%-10s %-11s %-11s %-28s %4s %14s %8s %7s %s\n", s, get("qphys", s, z, "policy"), get("qphys", s, z, "first_asleep"), \
+             ser, get("qphys", s, z, "bodies"), get("qphys", s, z, "asleep_us"), get("qphys", s, z, "asleep_frac"), \
+             get("qphys", s, z, "stands"), num(mv("qphys", s, z), "%.2f")
+    }
+
     printf "\n== Host: qphys per step (means over the run): pairs from the broad phase, contact manifolds and points,\n"
     printf "   collision detection (broad + narrow phase) in us and as a share of the step (stage-by-stage run,\n"
     printf "   steps disturbed by other processes left out); peers: touching pairs and contact points.\n\n"
-    printf "%-10s %-5s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", "scene", "sleep", "pairs", "contacts", "points", \
+    printf "%-10s %-7s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", "scene", "sleep", "pairs", "contacts", "points", \
            "collide_us", "collide", "ode_pairs", "ode_pts", "bt_pairs", "bt_pts", "staged"
-    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
-      s = order[i]; z = zi ? "on" : "off"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 3; zi++) {
+      s = order[i]; z = zi == 0 ? "off" : zi == 1 ? "on" : "energy"
       if (get("qphys", s, z, "steps") == "-") continue
-      printf "%-10s %-5s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", s, z, get("qphys", s, z, "pairs"), \
+      printf "%-10s %-7s %8s %9s %8s %11s %8s %10s %10s %10s %10s %6s\n", s, zl(z), get("qphys", s, z, "pairs"), \
              get("qphys", s, z, "contacts"), get("qphys", s, z, "points"), get("qphys", s, z, "collide_us"), \
              (get("qphys", s, z, "collide_share") == "-" ? "-" : get("qphys", s, z, "collide_share") "%"), \
              get("ode", s, z, "contacts"), get("ode", s, z, "points"), get("bullet", s, z, "contacts"), \
              get("bullet", s, z, "points"), get("qphys", s, z, "staged")
     }
 
-    printf "\n== Host: qphys stage shares (%% of the step, stage-by-stage run)\n\n"
-    split("predict broad narrow graph collisions forces contacts shock check_sleepers penetration integrate sleeping cache", S, " ")
-    hdr = sprintf("%-10s %-5s %9s", "scene", "sleep", "step_us")
-    for (j = 1; j <= 13; j++) { n = S[j]; if (n == "check_sleepers") n = "chk_sleep"; if (n == "penetration") n = "penetr"; \
-      if (n == "collisions") n = "collis"; if (n == "contacts") n = "contact"; if (n == "integrate") n = "integr"; hdr = hdr sprintf(" %8s", n) }
+    printf "\n== Host: qphys stage shares (%% of the step, each stage of qp__step_stages timed)\n\n"
+    nst = 0
+    for (i = 1; i <= ns && nst == 0; i++) for (zi = 0; zi < 3 && nst == 0; zi++) {
+      z = zi == 0 ? "off" : zi == 1 ? "on" : "energy"
+      if (get("qphys-stages", order[i], z, "names") != "-") nst = split(get("qphys-stages", order[i], z, "names"), S, ",")
+    }
+    hdr = sprintf("%-10s %-7s %9s", "scene", "sleep", "step_us")
+    for (j = 1; j <= nst; j++) hdr = hdr sprintf(" %8s", abbrev(S[j]))
     print hdr
-    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
-      s = order[i]; z = zi ? "on" : "off"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 3; zi++) {
+      s = order[i]; z = zi == 0 ? "off" : zi == 1 ? "on" : "energy"
       if (get("qphys-stages", s, z, "total_us") == "-") continue
-      line = sprintf("%-10s %-5s %9s", s, z, get("qphys-stages", s, z, "total_us"))
-      for (j = 1; j <= 13; j++) line = line sprintf(" %8s", get("qphys-stages", s, z, S[j]))
+      line = sprintf("%-10s %-7s %9s", s, zl(z), get("qphys-stages", s, z, "total_us"))
+      for (j = 1; j <= nst; j++) line = line sprintf(" %8s", get("qphys-stages", s, z, "stage_" S[j]))
       print line
     }
     if (get("qphys", "stack20", "on", "file") != "-")
@@ -160,15 +184,17 @@ END {
   if (do_target != 0) {
     printf "\n== Cortex-M4 (QEMU mps2-an386, -icount shift=0): instructions per step (SysTick ticks x 40), not cycles\n"
     printf "   qphys world %s bytes (QP_CFG_MAX_BODIES %s); staged step = qp_world_step: %s\n", M["world_bytes"], M["max_bodies"], M["staged"]
-    printf "   collide = broad + narrow phase. asleep = mean instructions of 60 fully asleep steps, frac = / sleep-off mean.\n\n"
-    printf "%-10s %-5s %5s %13s %13s %12s %8s %7s %9s %12s %7s\n", "scene", "sleep", "steps", "instr_mean", "instr_median", \
-           "collide", "share", "stands", "asleep@", "asleep_ins", "frac"
-    for (i = 1; i <= ns; i++) for (zi = 0; zi < 2; zi++) {
-      s = order[i]; z = zi ? "on" : "off"
+    printf "   collide = broad + narrow phase. asleep@ = first all-asleep step, at 60/120 = bodies asleep after those steps,\n"
+    printf "   asleep_ins = mean instructions of 60 fully asleep steps, frac = / sleep-off mean. 3-point = sleep on (default).\n\n"
+    printf "%-10s %-7s %5s %13s %13s %12s %8s %7s %9s %9s %12s %7s\n", "scene", "sleep", "steps", "instr_mean", "instr_median", \
+           "collide", "share", "stands", "asleep@", "at60/120", "asleep_ins", "frac"
+    for (i = 1; i <= ns; i++) for (zi = 0; zi < 3; zi++) {
+      s = order[i]; z = zi == 0 ? "off" : zi == 1 ? "on" : "energy"
       if (get("m4", s, z, "steps") == "-") { if (get("m4", s, z, "error") != "-") printf "%-10s %-5s error: %s\n", s, z, get("m4", s, z, "error"); continue }
-      printf "%-10s %-5s %5s %13s %13s %12s %8s %7s %9s %12s %7s\n", s, z, get("m4", s, z, "steps"), get("m4", s, z, "instr_mean"), \
+      ser = get("m4", s, z, "asleep_at"); gsub(/[0-9]+:/, "", ser); gsub(/,/, "/", ser)
+      printf "%-10s %-7s %5s %13s %13s %12s %8s %7s %9s %9s %12s %7s\n", s, zl(z), get("m4", s, z, "steps"), get("m4", s, z, "instr_mean"), \
              get("m4", s, z, "instr_median"), get("m4", s, z, "collide_instr"), pct(get("m4", s, z, "collide_share")), \
-             get("m4", s, z, "stands"), get("m4", s, z, "first_asleep"), get("m4", s, z, "asleep_instr"), get("m4", s, z, "asleep_frac")
+             get("m4", s, z, "stands"), get("m4", s, z, "first_asleep"), ser, get("m4", s, z, "asleep_instr"), get("m4", s, z, "asleep_frac")
     }
     if (M["status"] != "done" && !(("m4", "stack20", "off", "steps") in D)) print "   (no output from the Cortex-M4 run)"
   }

@@ -74,11 +74,28 @@ qp_world_def qpb_world_def(bool sleep)
     return d;
 }
 
+qp_world_def qpb_world_def_policy(qp_sleep_policy policy)
+{
+    qp_world_def d = qpb_world_def(true);
+    d.sleep_policy = policy;
+    return d;
+}
+
+const char *qpb_policy_name(qp_sleep_policy p)
+{
+    return p == QP_SLEEP_ENERGY ? "energy" : "three-point";
+}
+
 qp_result qpb_scene_build(qp_world *w, qpb_scene s, bool sleep)
 {
-    if ((unsigned)s >= (unsigned)QPB_SCENE_COUNT) return QP_ERR_PARAM;
     qp_world_def wd = qpb_world_def(sleep);
-    qp_result r = qp_world_init(w, &wd);
+    return qpb_scene_build_def(w, s, &wd);
+}
+
+qp_result qpb_scene_build_def(qp_world *w, qpb_scene s, const qp_world_def *def)
+{
+    if ((unsigned)s >= (unsigned)QPB_SCENE_COUNT) return QP_ERR_PARAM;
+    qp_result r = qp_world_init(w, def);
     if (r != QP_OK) return r;
 
     /* Ground: static plane y = 0 (body slot 1), friction 0.5, restitution 0. */

@@ -34,10 +34,17 @@ int qpb_scene_bodies(qpb_scene s);
 /* Start pose of dynamic body n (0-based). */
 void qpb_scene_pose(qpb_scene s, int n, qp_vec3 *pos, qp_quat *rot);
 
-/* The world definition of every scene: SCENES.md settings, sleep on or off. */
+/* The world definition of every scene: SCENES.md settings, sleep on or off
+ * (sleep on: the default policy, QP_SLEEP_THREE_POINT). */
 qp_world_def qpb_world_def(bool sleep);
+/* The same with sleep on and the given sleep policy. */
+qp_world_def qpb_world_def_policy(qp_sleep_policy policy);
 /* qp_world_init(w) and create the ground and every body. QP_OK or the first error. */
 qp_result qpb_scene_build(qp_world *w, qpb_scene s, bool sleep);
+/* The same from a world definition (e.g. qpb_world_def_policy). */
+qp_result qpb_scene_build_def(qp_world *w, qpb_scene s, const qp_world_def *def);
+/* "three-point", "energy" (key=value friendly: no spaces). */
+const char *qpb_policy_name(qp_sleep_policy p);
 
 /* Does the scene still stand (SCENES.md / benchmark criteria)?
  *   stacks : the top cube moved < 5 cm horizontally and sagged (|dy|) < 2 cm;
