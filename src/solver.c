@@ -35,11 +35,6 @@ static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
     return r;
 }
 
-static inline fix16_t dot30(qp_vec3 a, qp_vec3 u)
-{
-    return r30((int64_t)a.x * u.x + (int64_t)a.y * u.y + (int64_t)a.z * u.z);
-}
-
 static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
 {
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
