@@ -340,46 +340,52 @@ static qp_body_state *get_dynamic(qp_world *w, qp_body_id id, qp_result *r)
     return *r == QP_OK ? b : 0;
 }
 
+/* Wake a dynamic body and return the velocity or force it holds to be set
+ * (which: 0 v, 1 w, 2 force, 3 torque), or null with *r saying why not.
+ * A set velocity must stay within limit (0: no limit). */
+static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, fix16_t limit, qp_result *r)
+{
+    qp_body_state *b = get_dynamic(w, id, r);
+    if (!b) return 0;
+    if (limit > 0 && qp_v3_len(value) > limit) {
+        *r = QP_ERR_RANGE;
+        return 0;
+    }
+    qp__wake_body(w, id.index);
+    qp_vec3 *slot[4] = { &b->v, &b->w, &b->force, &b->torque };
+    return slot[which];
+}
+
 qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v)
 {
     qp_result r;
-    qp_body_state *b = get_dynamic(w, id, &r);
-    if (!b) return r;
-    if (qp_v3_len(v) > w->def.max_linear_speed) return QP_ERR_RANGE;
-    qp__wake_body(w, id.index);
-    b->v = v;
-    return QP_OK;
+    qp_vec3 *to = writable(w, id, 0, v, w->def.max_linear_speed, &r);
+    if (to) *to = v;
+    return r;
 }
 
 qp_result qp_body_set_angular_velocity(qp_world *w, qp_body_id id, qp_vec3 omega)
 {
     qp_result r;
-    qp_body_state *b = get_dynamic(w, id, &r);
-    if (!b) return r;
-    if (qp_v3_len(omega) > w->def.max_angular_speed) return QP_ERR_RANGE;
-    qp__wake_body(w, id.index);
-    b->w = omega;
-    return QP_OK;
+    qp_vec3 *to = writable(w, id, 1, omega, w->def.max_angular_speed, &r);
+    if (to) *to = omega;
+    return r;
 }
 
 qp_result qp_body_apply_force(qp_world *w, qp_body_id id, qp_vec3 force)
 {
     qp_result r;
-    qp_body_state *b = get_dynamic(w, id, &r);
-    if (!b) return r;
-    qp__wake_body(w, id.index);
-    b->force = qp_v3_add(b->force, force);
-    return QP_OK;
+    qp_vec3 *to = writable(w, id, 2, force, 0, &r);
+    if (to) *to = qp_v3_add(*to, force);
+    return r;
 }
 
 qp_result qp_body_apply_torque(qp_world *w, qp_body_id id, qp_vec3 torque)
 {
     qp_result r;
-    qp_body_state *b = get_dynamic(w, id, &r);
-    if (!b) return r;
-    qp__wake_body(w, id.index);
-    b->torque = qp_v3_add(b->torque, torque);
-    return QP_OK;
+    qp_vec3 *to = writable(w, id, 3, torque, 0, &r);
+    if (to) *to = qp_v3_add(*to, torque);
+    return r;
 }
 
 qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_vec3 world_point)
