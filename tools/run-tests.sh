@@ -60,6 +60,8 @@ unit_suite host-san "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
 echo "== cross-target determinism"
 if [ -f tools/cross-check.sh ]; then
   check "probe: same hashes on every host build and board" sh tools/cross-check.sh probe
+  # Show every target's hash, equal or not.
+  grep '^target ' "$logdir/probe:_same_hashes_on_every_host_build_and_board.log" 2>/dev/null | sed 's/^/    /'
 fi
 for b in $(ls boards | grep -v '^cpu$'); do
   check "board $b: builds, fits, passes the nm guard" make -s BOARD="$b" all size
