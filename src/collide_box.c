@@ -40,16 +40,7 @@
 #include "qphys/collide.h"
 #include "geometry.h"
 
-#define W_ONE          ((int64_t)1 << 30)      /* Q16.16 value x W_ONE = Q46 */
-#define TOL_ABS        QP_FRAC(1, 2000)        /* 0.5 mm, as in collide_box_box.c */
-#define TOL_FACE_SHIFT 6                       /* + |d|/64 */
-#define TOL_EDGE_SHIFT 4                       /* + |d|/16 */
-#define EDGE_MIN_LEN2  ((int64_t)1 << 40)      /* |u x e_k|^2 (Q60): sin < 2^-10, parallel */
-#define FAR            QP_INT(2048)            /* beyond this nothing can touch */
 
-/* Defined in collide_box_box.c; candidates are rows (u, v, depth).
- * todo: move this prototype to geometry.h (not this file's owner). */
-int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
@@ -104,14 +95,14 @@ int qp_collide_plane_box(const qp_shape *a, const qp_shape *b, const qp_transfor
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
     /* Depth of the box centre, and the plane normal in the box frame. */
-    int64_t base = (int64_t)a->plane_offset * W_ONE -
+    int64_t base = (int64_t)a->plane_offset * QP__W_ONE -
                    ((int64_t)nv[0] * t[0] + (int64_t)nv[1] * t[1] + (int64_t)nv[2] * t[2]);
     int64_t nb[3], ext = 0;
     for (int k = 0; k < 3; k++) {
         nb[k] = qp_shift_round((int64_t)R[0][k] * nv[0] + (int64_t)R[1][k] * nv[1] + (int64_t)R[2][k] * nv[2], 30);
         ext += abs64(nb[k]) * h[k];
     }
-    if (base + ext < -(int64_t)margin * W_ONE) return 0;
+    if (base + ext < -(int64_t)margin * QP__W_ONE) return 0;
 
     fix16_t cand[8][3];
     qp_vec3 pts[8];
@@ -163,7 +154,7 @@ int qp_collide_sphere_box(const qp_shape *a, const qp_shape *b, const qp_transfo
     const fix16_t r = a->radius;
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
-    if (qp_v3_max_abs(b_in_a->p) > FAR) return 0;
+    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
     /* Sphere centre in the box frame, and the closest point of the box. */
     qp_vec3 c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
     qp_vec3 q = c, d;
@@ -217,8 +208,8 @@ static int capsule_face(const qp__segment *seg, const fix16_t h[3], int k, fix16
             if (abs64(c) > h[kk]) lo = hi + 1;
             continue;
         }
-        int64_t s1 = qp__div_round64((-(int64_t)h[kk] - c) * W_ONE, u);
-        int64_t s2 = qp__div_round64(((int64_t)h[kk] - c) * W_ONE, u);
+        int64_t s1 = qp__div_round64((-(int64_t)h[kk] - c) * QP__W_ONE, u);
+        int64_t s2 = qp__div_round64(((int64_t)h[kk] - c) * QP__W_ONE, u);
         if (s1 > s2) { int64_t x = s1; s1 = s2; s2 = x; }
         if (s1 > lo) lo = s1;
         if (s2 < hi) hi = s2;
@@ -265,7 +256,7 @@ static int64_t distance_slope(const qp__segment *seg, const fix16_t h[3], int64_
 {
     int64_t g = 0;
     for (int k = 0; k < 3; k++) {
-        int64_t u = comp(seg->u, k), x = (int64_t)comp(seg->c, k) * W_ONE + u * s, hk = (int64_t)h[k] * W_ONE;
+        int64_t u = comp(seg->u, k), x = (int64_t)comp(seg->c, k) * QP__W_ONE + u * s, hk = (int64_t)h[k] * QP__W_ONE;
         int64_t res = x > hk ? x - hk : (x < -hk ? x + hk : 0);
         g += u * qp_shift_round(res, 30);
     }
@@ -295,7 +286,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     const fix16_t r = a->radius;
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
-    if (qp_v3_max_abs(b_in_a->p) > FAR) return 0;
+    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
     /* The capsule's segment in the box frame: centre R^T(-t), direction R^T e_y. */
     qp__segment seg;
     seg.c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
@@ -303,13 +294,13 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     seg.h = a->half_height;
     const fix16_t c[3] = { seg.c.x, seg.c.y, seg.c.z };
     const fix16_t u[3] = { seg.u.x, seg.u.y, seg.u.z };
-    const int64_t lim = ((int64_t)r + margin) * W_ONE;
+    const int64_t lim = ((int64_t)r + margin) * QP__W_ONE;
 
     /* SAT: the box's face axes... */
     int64_t sep_f = INT64_MIN, sep_x = INT64_MIN;
     int fk = 0, xk = -1;
     for (int k = 0; k < 3; k++) {
-        int64_t sep = abs64((int64_t)c[k] * W_ONE) - (int64_t)h[k] * W_ONE - abs64(u[k]) * seg.h;
+        int64_t sep = abs64((int64_t)c[k] * QP__W_ONE) - (int64_t)h[k] * QP__W_ONE - abs64(u[k]) * seg.h;
         if (sep > lim) return 0;
         if (sep > sep_f) { sep_f = sep; fk = k; }
     }
@@ -317,12 +308,12 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     for (int k = 0; k < 3; k++) {
         const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
         int64_t len2 = (int64_t)u[k1] * u[k1] + (int64_t)u[k2] * u[k2];
-        if (len2 < EDGE_MIN_LEN2) continue;
+        if (len2 < QP__BOX_EDGE_MIN2) continue;
         int64_t proj = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1];
         int64_t rad = h[k1] * abs64(u[k2]) + h[k2] * abs64(u[k1]);
         int64_t q = qp__div_round64(abs64(proj) - rad, isqrt_round(len2));
         if (q > INT32_MAX) q = INT32_MAX;
-        int64_t sep = q * W_ONE;
+        int64_t sep = q * QP__W_ONE;
         if (sep > lim) return 0;
         if (sep > sep_x) { sep_x = sep; xk = k; }
     }
@@ -339,14 +330,14 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
         fix16_t depth = r - dist;
         if (depth < -margin) return 0;
         qp_vec3 n;
-        int64_t tol = TOL_ABS + ((int64_t)dist >> TOL_FACE_SHIFT);
+        int64_t tol = QP__BOX_TOL_ABS + ((int64_t)dist >> QP__BOX_TOL_FACE);
         if ((int64_t)sep_f16 >= (int64_t)dist - tol || !qp_v3_normalize_q30(qp_v3_sub(bq, bp), &n))
             return capsule_face(&seg, h, fk, r, margin, b_in_a, m);
         return capsule_point(&seg, bp, bs, bq, n, depth, r, b_in_a, m);
     }
 
     /* The segment cuts into the box: axis of least penetration. */
-    int64_t tol = (int64_t)TOL_ABS * W_ONE + (abs64(sep_f) >> TOL_EDGE_SHIFT);
+    int64_t tol = (int64_t)QP__BOX_TOL_ABS * QP__W_ONE + (abs64(sep_f) >> QP__BOX_TOL_EDGE);
     if (xk < 0 || sep_x <= sep_f + tol) return capsule_face(&seg, h, fk, r, margin, b_in_a, m);
     const int k1 = (xk + 1) % 3, k2 = (xk + 2) % 3;
     /* n = -+ (u x e_k), from the capsule towards the box. */

@@ -37,12 +37,6 @@
 #include "qphys/collide.h"
 #include "geometry.h"
 
-#define W_ONE               ((int64_t)1 << 30)      /* Q16.16 value x W_ONE = Q46 */
-#define BOX_TOL_ABS         QP_FRAC(1, 2000)        /* 0.5 mm */
-#define BOX_TOL_FACE_SHIFT  6                       /* + |depth|/64: B's face over A's */
-#define BOX_TOL_EDGE_SHIFT  4                       /* + |depth|/16: edge over face */
-#define BOX_EDGE_MIN_LEN2   ((int64_t)1 << 40)      /* |e_i x c_j|^2 (Q60): sin < 2^-10 */
-#define BOX_FAR             QP_INT(2048)            /* beyond this the boxes cannot touch */
 #define CLIP_MAX            8                       /* a quad clipped by 4 planes */
 
 /* The face and edge stages get frames of their own (the SAT's locals are dead
@@ -56,7 +50,6 @@
 
 /* Shared with collide_box.c (so not static): keep at most 4 of n <= 8
  * candidates, rows (u, v, depth); writes their indices, ascending, to keep. */
-int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
 
 /* Depths within this of the deepest count as equally deep when choosing the
  * four points to keep (0.5 mm). */
@@ -66,7 +59,7 @@ static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 static int64_t tolerance(int64_t sep, int shift)
 {
-    return (int64_t)BOX_TOL_ABS * W_ONE + (abs64(sep) >> shift);
+    return (int64_t)QP__BOX_TOL_ABS * QP__W_ONE + (abs64(sep) >> shift);
 }
 
 /* |R[i][j]|, Q2.30, widened. */
@@ -84,7 +77,7 @@ static int64_t isqrt_round(int64_t v)
 static void affine(const qp_q30 mm[3][3], const fix16_t t[3], const fix16_t v[3], fix16_t out[3])
 {
     for (int c = 0; c < 3; c++)
-        out[c] = qp_shift_round((int64_t)t[c] * W_ONE + (int64_t)mm[c][0] * v[0] +
+        out[c] = qp_shift_round((int64_t)t[c] * QP__W_ONE + (int64_t)mm[c][0] * v[0] +
                                 (int64_t)mm[c][1] * v[1] + (int64_t)mm[c][2] * v[2], 30);
 }
 
@@ -347,9 +340,9 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     const fix16_t hb[3] = { b->half.x, b->half.y, b->half.z };
     const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
     const qp_q30 (*R)[3] = b_in_a->r.m;
-    const int64_t lim = (int64_t)margin * W_ONE;
+    const int64_t lim = (int64_t)margin * QP__W_ONE;
     memset(m, 0, sizeof *m);
-    if (qp_v3_max_abs(b_in_a->p) > BOX_FAR) return 0;
+    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
 
 
     /* A's faces. */
@@ -358,7 +351,7 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     fix16_t sep_e16 = 0;
     for (int i = 0; i < 3; i++) {
         int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
-        int64_t sep = abs64((int64_t)t[i] * W_ONE) - (int64_t)ha[i] * W_ONE - rb;
+        int64_t sep = abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
         if (sep > lim) return 0;
         if (sep > sep_a) { sep_a = sep; fa = i; }
     }
@@ -367,7 +360,7 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     for (int j = 0; j < 3; j++) {
         bp.tb[j] = (int64_t)R[0][j] * t[0] + (int64_t)R[1][j] * t[1] + (int64_t)R[2][j] * t[2];
         int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
-        int64_t sep = abs64(bp.tb[j]) - ra - (int64_t)hb[j] * W_ONE;
+        int64_t sep = abs64(bp.tb[j]) - ra - (int64_t)hb[j] * QP__W_ONE;
         if (sep > lim) return 0;
         if (sep > sep_b) { sep_b = sep; fb = j; }
     }
@@ -377,25 +370,25 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
         for (int j = 0; j < 3; j++) {
             const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             int64_t len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
-            if (len2 < BOX_EDGE_MIN_LEN2) continue;
+            if (len2 < QP__BOX_EDGE_MIN2) continue;
             int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
             int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
             int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
             /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
             int64_t q = qp__div_round64(abs64(tn) - ra - rb, isqrt_round(len2));
             if (q > INT32_MAX) q = INT32_MAX;
-            int64_t sep = q * W_ONE;
+            int64_t sep = q * QP__W_ONE;
             if (sep > lim) return 0;
             if (sep > sep_e) { sep_e = sep; sep_e16 = (fix16_t)q; ei = i; ej = j; }
         }
     }
     bool ref_b = false;
     int64_t sep_f = sep_a;
-    if (sep_b > sep_a + tolerance(sep_a, BOX_TOL_FACE_SHIFT)) {
+    if (sep_b > sep_a + tolerance(sep_a, QP__BOX_TOL_FACE)) {
         ref_b = true;
         sep_f = sep_b;
     }
-    if (ei >= 0 && sep_e > sep_f + tolerance(sep_f, BOX_TOL_EDGE_SHIFT))
+    if (ei >= 0 && sep_e > sep_f + tolerance(sep_f, QP__BOX_TOL_EDGE))
         return edge_contact(&bp, ei, ej, sep_e16, m);
     return face_contact(&bp, ref_b, ref_b ? fb : fa, m);
 }

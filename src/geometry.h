@@ -59,4 +59,19 @@ qp_vec3 qp__segment_closest_point(const qp__segment *seg, qp_vec3 p);
  * Returns true when the segments were treated as parallel. */
 bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s, fix16_t *t);
 
+/* Box collision (collide_box.c, collide_box_box.c) shares its tolerances, so
+ * every pair with a box prefers faces the same way and no manifold flickers
+ * between nearly equal axes. */
+#define QP__W_ONE           ((int64_t)1 << 30)      /* Q16.16 value x QP__W_ONE = Q46 */
+#define QP__BOX_TOL_ABS     QP_FRAC(1, 2000)        /* 0.5 mm */
+#define QP__BOX_TOL_FACE    6                       /* + |depth|/64: B's face over A's */
+#define QP__BOX_TOL_EDGE    4                       /* + |depth|/16: an edge over a face */
+#define QP__BOX_EDGE_MIN2   ((int64_t)1 << 40)      /* |e x c|^2 (Q60): sin < 2^-10, parallel */
+#define QP__BOX_FAR         QP_INT(2048)            /* beyond this nothing can touch */
+
+/* Keep at most 4 of n candidate points (rows u, v, depth in the reference
+ * face's frame): the deepest (a corner when depths are nearly equal), the
+ * farthest from it, then the largest triangle on each side (collide_box_box.c). */
+int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
+
 #endif
