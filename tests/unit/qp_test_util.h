@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "qphys/collide.h"
 #include "qphys/math.h"
 
 #define Q16 65536.0
@@ -41,6 +42,32 @@ static inline qp_quat rand_quat(void)
     qp_quat n;
     assert_true(qp_quat_normalize(q, &n));
     return n;
+}
+
+/* Shapes from metres (each constructor must accept them). */
+static inline qp_shape box(double hx, double hy, double hz)
+{
+    qp_shape s;
+    assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &s), QP_OK);
+    return s;
+}
+static inline qp_shape sphere(double r)
+{
+    qp_shape s;
+    assert_int_equal(qp_make_sphere(f16(r), &s), QP_OK);
+    return s;
+}
+static inline qp_shape capsule(double r, double half_height)
+{
+    qp_shape s;
+    assert_int_equal(qp_make_capsule(f16(r), f16(half_height), &s), QP_OK);
+    return s;
+}
+static inline qp_shape plane(double nx, double ny, double nz, double off)
+{
+    qp_shape s;
+    assert_int_equal(qp_make_plane(qp_v3(f16(nx), f16(ny), f16(nz)), f16(off), &s), QP_OK);
+    return s;
 }
 
 #endif

@@ -73,30 +73,6 @@ static qp_transform pose_q(double x, double y, double z, qp_quat q)
 }
 static qp_transform pose(double x, double y, double z, dquat q) { return pose_q(x, y, z, to_quat(q)); }
 
-static qp_shape box(double hx, double hy, double hz)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &s), QP_OK);
-    return s;
-}
-static qp_shape sphere(double r)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_sphere(f16(r), &s), QP_OK);
-    return s;
-}
-static qp_shape capsule(double r, double hh)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_capsule(f16(r), f16(hh), &s), QP_OK);
-    return s;
-}
-static qp_shape plane(double nx, double ny, double nz, double off)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_plane(qp_v3(f16(nx), f16(ny), f16(nz)), f16(off), &s), QP_OK);
-    return s;
-}
 
 typedef int (*collide_fn)(const qp_shape *, const qp_shape *, const qp_transform *, fix16_t, qp_manifold *);
 

@@ -63,30 +63,6 @@ static qp_transform xf_make(double x, double y, double z, qp_quat q)
 
 static qp_transform xf_at(double x, double y, double z) { return xf_make(x, y, z, qp_quat_identity()); }
 
-static qp_shape sphere(double r)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_sphere(f16(r), &s), QP_OK);
-    return s;
-}
-static qp_shape capsule(double r, double h)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_capsule(f16(r), f16(h), &s), QP_OK);
-    return s;
-}
-static qp_shape plane(double nx, double ny, double nz, double off)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_plane(qp_v3(f16(nx), f16(ny), f16(nz)), f16(off), &s), QP_OK);
-    return s;
-}
-static qp_shape box(double x, double y, double z)
-{
-    qp_shape s;
-    assert_int_equal(qp_make_box(qp_v3(f16(x), f16(y), f16(z)), &s), QP_OK);
-    return s;
-}
 
 static void expect_normal(const qp_manifold *m, double x, double y, double z, int tol30)
 {
