@@ -14,7 +14,7 @@
 #include "solver.h"
 
 /* Tangential drift between the anchors of a sticking contact, pulled back. */
-static bool hold_anchors(qp_world *w, qp_contact *c, int move)
+static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move)
 {
     if (c->flags & QP_CONTACT_SLIDING) return false;
     bool any = false;
@@ -38,11 +38,11 @@ static bool hold_anchors(qp_world *w, qp_contact *c, int move)
         fix16_t cap = w->def.max_penetration_speed;
         if (target > cap) target = cap;
         if (target < -cap) target = -cap;
-        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__row_speed(&v, c, i)), mass[i]);
+        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__row_speed(&v, c, r, i)), mass[i]);
         fix16_t want = qp_sat32((int64_t)*total[i] + j);
         if (want > bound) want = bound;
         if (want < -bound) want = -bound;
-        qp__row_apply(w, c, &v, i, want - *total[i], move);
+        qp__row_apply(w, c, r, &v, i, want - *total[i], move);
         any |= want != *total[i];
         *total[i] = want;
     }
@@ -62,21 +62,23 @@ void qp__penetration(qp_world *w)
                        (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
             if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
             qp_vel_ref v = qp__pseudo_vel_ref(w, c);
+            qp_contact_rows scratch;
+            const qp_contact_rows *r = qp__rows(w, c, &scratch);
             for (int k = 0; k < c->count; k++) {
                 qp_contact_point *p = &c->p[k];
                 if (p->depth <= w->def.slop && p->jp == 0) continue;
                 fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
                 fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
                 if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__point_mass(w, c, p, move);
-                fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, p)), m);
+                fix16_t m = move == qp__movable(w, c) ? p->mn : qp__point_mass(w, c, r, k, move);
+                fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
                 fix16_t total = qp_sat32((int64_t)p->jp + j);
                 if (total < 0) total = 0;
-                qp__point_apply(w, c, &v, p, total - p->jp, move);
+                qp__point_apply(w, c, r, &v, k, total - p->jp, move);
                 any |= total != p->jp;
                 p->jp = total;
             }
-            if (move == qp__movable(w, c)) any |= hold_anchors(w, c, move);
+            if (move == qp__movable(w, c)) any |= hold_anchors(w, c, r, move);
         }
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }

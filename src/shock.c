@@ -33,14 +33,17 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
     bool any = false;
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
+    qp_contact_rows scratch;
+    const qp_contact_rows *r = qp__rows(w, c, &scratch);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
-        qp_contact_point *p = &c->p[reverse ? c->count - 1 - i : i];
-        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, p) + qp__gap_speed(w, p));
-        fix16_t m = pinned ? qp__point_mass(w, c, p, move) : p->mn;
+        int k = reverse ? c->count - 1 - i : i;
+        qp_contact_point *p = &c->p[k];
+        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
+        fix16_t m = pinned ? qp__point_mass(w, c, r, k, move) : p->mn;
         fix16_t total = qp_sat32((int64_t)p->jp - qp__mul(vn, m));
         if (total < 0) total = 0;
-        qp__point_apply(w, c, &v, p, total - p->jp, move);
+        qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         any |= total != p->jp;
         p->jp = total;
         jn_sum += total;
@@ -60,7 +63,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, &v, qp_sat32(jn_sum), &f, move, pinned);
+    qp__friction(w, c, r, &v, qp_sat32(jn_sum), &f, move, pinned);
     any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
     c->st1 = f.t1;
     c->st2 = f.t2;

@@ -13,10 +13,11 @@
 #include "solver.h"
 
 /* The impulse a point needs now (0 when it is not colliding this step). */
-static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_point *p,
+static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                              const qp_vel_ref *v)
 {
-    fix16_t vn = qp__point_speed(v, c, p);
+    const qp_contact_point *p = &c->p[k];
+    fix16_t vn = qp__point_speed(v, c, r, k);
     fix16_t gap = qp__gap_speed(w, p);
     if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = c->restitution > 0 && -vn > w->def.bounce_threshold;
@@ -32,13 +33,15 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
 static bool collide_manifold(qp_world *w, qp_contact *c, int move)
 {
     qp_vel_ref v = qp__vel_ref(w, c);
+    qp_contact_rows scratch;
+    const qp_contact_rows *r = qp__rows(w, c, &scratch);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
     bool any = false;
     for (int k = 0; k < c->count; k++) {
-        j[k] = point_impulse(w, c, &c->p[k], &v) / c->count;
+        j[k] = point_impulse(w, c, r, k, &v) / c->count;
         any |= j[k] != 0;
     }
-    for (int k = 0; k < c->count; k++) qp__point_apply(w, c, &v, &c->p[k], j[k], move);
+    for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, j[k], move);
     return any;
 }
 

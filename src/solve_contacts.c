@@ -46,8 +46,10 @@ static void warm_start(qp_world *w)
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         qp_vel_ref v = qp__vel_ref(w, c);
-        for (int k = 0; k < c->count; k++) qp__point_apply(w, c, &v, &c->p[k], c->p[k].jn, move);
-        qp__friction_warm(w, c, &v, move);
+        qp_contact_rows scratch;
+        const qp_contact_rows *r = qp__rows(w, c, &scratch);
+        for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
+        qp__friction_warm(w, c, r, &v, move);
     }
 }
 
@@ -57,10 +59,13 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
     bool acc = w->def.accumulate_impulses;
     qp_vel_ref v = qp__vel_ref(w, c);
+    qp_contact_rows scratch;
+    const qp_contact_rows *r = qp__rows(w, c, &scratch);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
-        qp_contact_point *p = &c->p[reverse ? c->count - 1 - i : i];
-        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, p) + qp__gap_speed(w, p));
+        int k = reverse ? c->count - 1 - i : i;
+        qp_contact_point *p = &c->p[k];
+        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
         fix16_t j = -qp__mul(qp__mul(push, vn), p->mn);
         if (acc) {
             fix16_t total = qp_sat32((int64_t)p->jn + j);
@@ -73,11 +78,11 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
             p->jn = j;
             jn_sum += j;
         }
-        qp__point_apply(w, c, &v, p, j, move);
+        qp__point_apply(w, c, r, &v, k, j, move);
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
-    bool sliding = qp__friction(w, c, &v, qp_sat32(jn_sum), &f, move, false);
+    bool sliding = qp__friction(w, c, r, &v, qp_sat32(jn_sum), &f, move, false);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
     if (acc) {
         c->jt1 = f.t1;

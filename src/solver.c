@@ -84,35 +84,35 @@ static fix16_t inverse_of(int64_t k)
     return qp_div(QP_ONE, sat(k));
 }
 
-fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_point *p)
+fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
 {
     const qp_vec3 u = c->n;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;                         /* Q46 */
-    int64_t ang = dot16_raw(*v->wb, p->rnb) - dot16_raw(*v->wa, p->rna);      /* Q32 */
+    int64_t ang = dot16_raw(*v->wb, r->rnb[k]) - dot16_raw(*v->wa, r->rna[k]); /* Q32 */
     return r30(s + ang * 16384);
 }
 
-void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_contact_point *p,
-                     fix16_t j, int move)
+void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                     int k, fix16_t j, int move)
 {
     if (j == 0) return;
     if (move & QP_MOVE_A) {
         add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, p->ia, -j);
+        add_scaled(v->wa, r->ia[k], -j);
     }
     if (move & QP_MOVE_B) {
         add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, p->ib, j);
+        add_scaled(v->wb, r->ib[k], j);
     }
 }
 
-fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_point *p, int move)
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
-    int64_t k = 0;
-    if (move & QP_MOVE_A) k += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(p->rna, p->ia));
-    if (move & QP_MOVE_B) k += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(p->rnb, p->ib));
-    return inverse_of(k);
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(r->rna[k], r->ia[k]));
+    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(r->rnb[k], r->ib[k]));
+    return inverse_of(sum);
 }
 
 int qp__movable(const qp_world *w, const qp_contact *c)
@@ -146,19 +146,19 @@ static void load_centroid(qp_contact *c)
 }
 
 /* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). */
-static fix16_t row_mass(const qp_world *w, const qp_contact *c, int d, int move)
+static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
     int64_t k = 0;
     bool linear = d < 2;
-    if (move & QP_MOVE_A) k += (linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(c->fa[d], c->ia_f[d]));
-    if (move & QP_MOVE_B) k += (linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(c->fb[d], c->ib_f[d]));
+    if (move & QP_MOVE_A) k += (linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(r->fa[d], r->ia_f[d]));
+    if (move & QP_MOVE_B) k += (linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(r->fb[d], r->ib_f[d]));
     return inverse_of(k);
 }
 
 /* Relative velocity along friction row d. */
-static fix16_t row_speed(const qp_vel_ref *v, const qp_contact *c, int d)
+static fix16_t row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d)
 {
-    int64_t ang = dot16_raw(*v->wb, c->fb[d]) - dot16_raw(*v->wa, c->fa[d]);  /* Q32 */
+    int64_t ang = dot16_raw(*v->wb, r->fb[d]) - dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return r16(ang);
     qp_vec3 u = d == 0 ? c->t1 : c->t2;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
@@ -166,18 +166,53 @@ static fix16_t row_speed(const qp_vel_ref *v, const qp_contact *c, int d)
     return r30(s + ang * 16384);
 }
 
-static void row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move)
+static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+                      fix16_t j, int move)
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? c->t1 : c->t2;
     if (move & QP_MOVE_A) {
         if (d < 2) add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, c->ia_f[d], -j);
+        add_scaled(v->wa, r->ia_f[d], -j);
     }
     if (move & QP_MOVE_B) {
         if (d < 2) add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, c->ib_f[d], j);
+        add_scaled(v->wb, r->ib_f[d], j);
     }
+}
+
+/* The rows of a contact from its arms, normal, tangents and the bodies'
+ * world inverse inertia: the one definition behind both row layouts. */
+static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    for (int k = 0; k < c->count; k++) {
+        r->rna[k] = cross30(c->p[k].ra, c->n);
+        r->rnb[k] = cross30(c->p[k].rb, c->n);
+        r->ia[k] = inv_i(a, r->rna[k]);
+        r->ib[k] = inv_i(b, r->rnb[k]);
+    }
+    const qp_vec3 dir[2] = { c->t1, c->t2 };
+    for (int d = 0; d < 2; d++) {
+        r->fa[d] = cross30(c->ca, dir[d]);
+        r->fb[d] = cross30(c->cb, dir[d]);
+    }
+    r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
+    for (int d = 0; d < 3; d++) {
+        r->ia_f[d] = inv_i(a, r->fa[d]);
+        r->ib_f[d] = inv_i(b, r->fb[d]);
+    }
+}
+
+const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
+{
+#if QP_CFG_CONTACT_ROWS
+    (void)scratch;
+    return &w->rows[c - w->contacts];
+#else
+    fill_rows(w, c, scratch);
+    return scratch;
+#endif
 }
 
 void qp__prepare_contacts(qp_world *w)
@@ -187,28 +222,19 @@ void qp__prepare_contacts(qp_world *w)
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         int move = qp__movable(w, c);
         load_centroid(c);
+#if QP_CFG_CONTACT_ROWS
+        qp_contact_rows *r = &w->rows[i];
+#else
+        qp_contact_rows scratch, *r = &scratch;
+#endif
+        fill_rows(w, c, r);
         for (int k = 0; k < c->count; k++) {
-            qp_contact_point *p = &c->p[k];
-            p->rna = cross30(p->ra, c->n);
-            p->rnb = cross30(p->rb, c->n);
-            p->ia = inv_i(&w->bodies[c->a], p->rna);
-            p->ib = inv_i(&w->bodies[c->b], p->rnb);
-            p->mn = qp__point_mass(w, c, p, move);
-            p->jp = 0;
+            c->p[k].mn = qp__point_mass(w, c, r, k, move);
+            c->p[k].jp = 0;
         }
-        const qp_vec3 dir[2] = { c->t1, c->t2 };
-        for (int d = 0; d < 2; d++) {
-            c->fa[d] = cross30(c->ca, dir[d]);
-            c->fb[d] = cross30(c->cb, dir[d]);
-        }
-        c->fa[2] = c->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
-        for (int d = 0; d < 3; d++) {
-            c->ia_f[d] = inv_i(&w->bodies[c->a], c->fa[d]);
-            c->ib_f[d] = inv_i(&w->bodies[c->b], c->fb[d]);
-        }
-        c->mt1 = row_mass(w, c, 0, move);
-        c->mt2 = row_mass(w, c, 1, move);
-        c->mtw = row_mass(w, c, 2, move);
+        c->mt1 = row_mass(w, c, r, 0, move);
+        c->mt2 = row_mass(w, c, r, 1, move);
+        c->mtw = row_mass(w, c, r, 2, move);
     }
 }
 
@@ -236,39 +262,44 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
     return true;
 }
 
-bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t jn_sum,
-                  qp_friction *acc, int move, bool pinned)
+bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? row_mass(w, c, 0, move) : c->mt1;
-    fix16_t m2 = pinned ? row_mass(w, c, 1, move) : c->mt2;
-    fix16_t mw = pinned ? row_mass(w, c, 2, move) : c->mtw;
+    fix16_t m1 = pinned ? row_mass(w, c, r, 0, move) : c->mt1;
+    fix16_t m2 = pinned ? row_mass(w, c, r, 1, move) : c->mt2;
+    fix16_t mw = pinned ? row_mass(w, c, r, 2, move) : c->mtw;
     qp_friction want = {
-        sat((int64_t)acc->t1 - qp__mul(row_speed(v, c, 0), m1)),
-        sat((int64_t)acc->t2 - qp__mul(row_speed(v, c, 1), m2)),
-        sat((int64_t)acc->tw - qp__mul(row_speed(v, c, 2), mw)),
+        sat((int64_t)acc->t1 - qp__mul(row_speed(v, c, r, 0), m1)),
+        sat((int64_t)acc->t2 - qp__mul(row_speed(v, c, r, 1), m2)),
+        sat((int64_t)acc->tw - qp__mul(row_speed(v, c, r, 2), mw)),
     };
     bool sliding = cut_to(&want.t1, &want.t2, qp__mul(c->static_friction, jn_sum), qp__mul(c->friction, jn_sum));
     fix16_t twist_hold = qp__mul(qp__mul(c->static_friction, jn_sum), c->twist_radius);
     fix16_t twist_slide = qp__mul(qp__mul(c->friction, jn_sum), c->twist_radius);
     fix16_t zero = 0;
     cut_to(&want.tw, &zero, twist_hold, twist_slide);
-    row_apply(w, c, v, 0, want.t1 - acc->t1, move);
-    row_apply(w, c, v, 1, want.t2 - acc->t2, move);
-    row_apply(w, c, v, 2, want.tw - acc->tw, move);
+    row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
+    row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
+    row_apply(w, c, r, v, 2, want.tw - acc->tw, move);
     *acc = want;
     return sliding;
 }
 
-void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int move)
+void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                       int move)
 {
-    row_apply(w, c, v, 0, c->jt1, move);
-    row_apply(w, c, v, 1, c->jt2, move);
-    row_apply(w, c, v, 2, c->jtw, move);
+    row_apply(w, c, r, v, 0, c->jt1, move);
+    row_apply(w, c, r, v, 1, c->jt2, move);
+    row_apply(w, c, r, v, 2, c->jtw, move);
 }
 
 /* Tangential rows at the centroid, for the anchors of static friction. */
-fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, int d) { return row_speed(v, c, d); }
-void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move)
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d)
 {
-    row_apply(w, c, v, d, j, move);
+    return row_speed(v, c, r, d);
+}
+void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+                   fix16_t j, int move)
+{
+    row_apply(w, c, r, v, d, j, move);
 }

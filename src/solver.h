@@ -25,15 +25,19 @@ typedef struct {
 
 qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c);
 qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c);
-/* The normal direction at a point, through the precomputed arms (fast path):
- * relative speed, applying an impulse, effective mass for the sides in move. */
-fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_point *p);
-void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_contact_point *p,
-                     fix16_t j, int move);
-fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_point *p, int move);
+/* The solver rows of contact c: the world's copy (QP_CFG_CONTACT_ROWS) or
+ * computed into *scratch. Valid from qp__prepare_contacts to the end of the
+ * penetration pass. */
+const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
+/* The normal direction at point k, through the rows: relative speed,
+ * applying an impulse, effective mass for the sides in move. */
+fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k);
+void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                     int k, fix16_t j, int move);
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 /* Which sides move: dynamic bodies (sleepers included). */
 int qp__movable(const qp_world *w, const qp_contact *c);
-/* Effective masses of every point and of the friction directions (once per step). */
+/* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
 /* Speed at which a point may approach and still not touch by the end of the step. */
 fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p);
@@ -49,12 +53,14 @@ typedef struct {
  * accumulate, *acc holds the totals; otherwise it is ignored. Masses from the
  * contact unless pinned (shock), then computed for the sides in move. True
  * when the linear friction had to be cut to the dynamic limit (sliding). */
-bool qp__friction(const qp_world *w, qp_contact *c, const qp_vel_ref *v, fix16_t jn_sum,
-                  qp_friction *acc, int move, bool pinned);
+bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned);
 
 /* Warm start of a manifold's friction; the friction rows for other passes. */
-void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int move);
-fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, int d);
-void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, int d, fix16_t j, int move);
+void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                       int move);
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d);
+void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+                   fix16_t j, int move);
 
 #endif

@@ -59,8 +59,6 @@ typedef struct {
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
     fix16_t mn;                   /* effective mass along n */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
-    qp_vec3 rna, rnb;             /* ra x n, rb x n (once per step) */
-    qp_vec3 ia, ib;               /* angular velocity change per unit impulse: I^-1 (r x n) */
 } qp_contact_point;
 
 /* Contact flags. */
@@ -85,11 +83,21 @@ typedef struct {
     fix16_t jt1, jt2, jtw;        /* accumulated friction impulses (warm start) */
     fix16_t mt1, mt2, mtw;        /* effective masses along t1, t2, twist */
     fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
-    qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
-    qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) (once per step) */
     qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
+
+/* A manifold's solver rows: functions of its arms, normal, tangents and
+ * the bodies' world inverse inertia, none of which change between the
+ * collision pass and the end of the penetration pass. Kept for the whole
+ * step when QP_CFG_CONTACT_ROWS is 1; recomputed, to the same bits, at each
+ * use when it is 0 (src/solver.c). */
+typedef struct {
+    qp_vec3 rna[QP_MAX_MANIFOLD_POINTS], rnb[QP_MAX_MANIFOLD_POINTS]; /* ra x n, rb x n */
+    qp_vec3 ia[QP_MAX_MANIFOLD_POINTS], ib[QP_MAX_MANIFOLD_POINTS];   /* I^-1 (r x n) */
+    qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
+    qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
+} qp_contact_rows;
 
 /* What persists of a contact from one step to the next: impulses for warm
  * starting, and the normal, so that contacts of sleeping bodies (which are
@@ -122,6 +130,9 @@ struct qp_world {
     int pair_count;
     qp_contact contacts[QP_CFG_MAX_CONTACTS];
     int contact_count;
+#if QP_CFG_CONTACT_ROWS
+    qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
+#endif
     qp_contact_cache cache[QP_CFG_MAX_CONTACTS];
     int cache_count;
     /* Per-step scratch. */
