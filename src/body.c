@@ -226,7 +226,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     return id;
 }
 
-/* Drop every contact (and cached impulse) that involves body i, keeping order. */
+/* Drop every contact that involves body i, keeping order. */
 static void drop_contacts(qp_world *w, int i)
 {
     int n = 0;
@@ -240,10 +240,6 @@ static void drop_contacts(qp_world *w, int i)
         w->contacts[n++] = *ct;
     }
     w->contact_count = n;
-    n = 0;
-    for (int c = 0; c < w->cache_count; c++)
-        if (w->cache[c].a != i && w->cache[c].b != i) w->cache[n++] = w->cache[c];
-    w->cache_count = n;
 }
 
 qp_result qp_destroy_body(qp_world *w, qp_body_id id)

@@ -7,12 +7,15 @@
  * pose to the start of the step with the predicted normal velocity:
  * depth_now = depth_pred + vn_pred * dt.
  *
- * Persistence: last step's impulses are kept in a cache sorted like the
- * pairs (body a, body b, slots); a merge walk finds each manifold's previous
- * self, and points with the same feature id inherit their impulses. Pairs of
- * bodies that are both asleep (or asleep on something static) are not
- * collided; their cached records come back as sleeping contacts, so the
- * contact graph still knows what rests on what.
+ * Persistence: last step's contacts stay in the pool, sorted like the pairs
+ * (body a, body b, slots). They move to its top, this step's are written
+ * from its bottom, and a merge walk finds each manifold's previous self;
+ * points with the same feature id inherit their impulses. One pool, no
+ * second copy: it only has to hold, at any moment of the walk, the contacts
+ * written so far and the old ones not yet read. Pairs of bodies that are
+ * both asleep (or asleep on something static) are not collided; their old
+ * records come back as sleeping contacts, so the contact graph still knows
+ * what rests on what.
  */
 #include "world_internal.h"
 
@@ -137,11 +140,6 @@ static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn)
     qp__wake_body(w, a_sleeps ? c->a : c->b);
 }
 
-static uint64_t cache_key(const qp_contact_cache *k)
-{
-    return contact_key(k->a, k->b, k->sa, k->sb);
-}
-
 static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
 {
     const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
@@ -149,13 +147,30 @@ static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
            ((a->state | b->state) & QP_STATE_ASLEEP) && (a->state & QP_STATE_USED) && (b->state & QP_STATE_USED);
 }
 
-static qp_contact *new_contact(qp_world *w, int *n, int a, int b)
+static void lose_contact(qp_world *w, int a, int b)
+{
+    w->stats.overflows++;
+    w->bodies[a].flags |= QP_FLAG_CONTACTS_LOST;
+    w->bodies[b].flags |= QP_FLAG_CONTACTS_LOST;
+}
+
+/* The walk over last step's contacts, at the top of the pool. */
+typedef struct {
+    int next, end;                /* unread old contacts: contacts[next .. end) */
+} qp_old_walk;
+
+/* A fresh contact at the bottom of the pool. When it would land on an old
+ * contact not yet read, that old one is given up (its pair loses its warm
+ * start): the pool is too small for this step's churn. */
+static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int b)
 {
     if (*n == QP_CFG_MAX_CONTACTS) {
-        w->stats.overflows++;
-        w->bodies[a].flags |= QP_FLAG_CONTACTS_LOST;
-        w->bodies[b].flags |= QP_FLAG_CONTACTS_LOST;
+        lose_contact(w, a, b);
         return 0;
+    }
+    if (*n == old->next && old->next < old->end) {
+        lose_contact(w, w->contacts[old->next].a, w->contacts[old->next].b);
+        old->next++;
     }
     qp_contact *c = &w->contacts[(*n)++];
     unsigned char *bytes = (unsigned char *)c;
@@ -166,9 +181,9 @@ static qp_contact *new_contact(qp_world *w, int *n, int a, int b)
 }
 
 /* A sleeping pair's contact, rebuilt from its cache record (not solved). */
-static void keep_sleeping(qp_world *w, int *n, const qp_contact_cache *k)
+static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k)
 {
-    qp_contact *c = new_contact(w, n, k->a, k->b);
+    qp_contact *c = new_contact(w, n, walk, k->a, k->b);
     if (!c) return;
     c->sa = k->sa;
     c->sb = k->sb;
@@ -188,7 +203,8 @@ static void keep_sleeping(qp_world *w, int *n, const qp_contact_cache *k)
 }
 
 /* Collide one pair; false when the shapes do not touch. */
-static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_contact_cache *old)
+static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
+                         const qp_contact_cache *old)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
@@ -197,7 +213,7 @@ static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_cont
     qp_transform rel = qp_transform_relative(&xa, &xb);
     qp_manifold m;
     if (qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, &m) == 0) return false;
-    qp_contact *c = new_contact(w, n, a, b);
+    qp_contact *c = new_contact(w, n, walk, a, b);
     if (!c) return false;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
     c->sa = sa->slot;
@@ -238,53 +254,79 @@ static bool collide_pair(qp_world *w, int *n, const qp_pair *pair, const qp_cont
     return true;
 }
 
+/* What a contact passes on to its successor. */
+static void remember(const qp_contact *c, qp_contact_cache *k)
+{
+    unsigned char *bytes = (unsigned char *)k;
+    for (unsigned j = 0; j < sizeof *k; j++) bytes[j] = 0;
+    k->a = c->a;
+    k->b = c->b;
+    k->sa = c->sa;
+    k->sb = c->sb;
+    k->count = c->count;
+    k->flags = c->flags;
+    k->n = c->n;
+    k->anchor_a = c->anchor_a;
+    k->anchor_b = c->anchor_b;
+    for (int j = 0; j < c->count; j++) {
+        k->id[j] = c->p[j].id;
+        k->ra[j] = c->p[j].ra;
+        k->jn[j] = c->p[j].jn;
+    }
+    k->jt1 = c->jt1;
+    k->jt2 = c->jt2;
+    k->jtw = c->jtw;
+}
+
+/* Move contacts[0 .. count) up to contacts[to .. to + count), highest first
+ * (the ranges overlap). */
+static void move_up(qp_world *w, int count, int to)
+{
+    for (int i = count - 1; i >= 0; i--) {
+        const unsigned char *from = (const unsigned char *)&w->contacts[i];
+        unsigned char *dest = (unsigned char *)&w->contacts[to + i];
+        for (unsigned k = 0; k < sizeof(qp_contact); k++) dest[k] = from[k];
+    }
+}
+
+/* Read the next old contact into *k (a copy: the slot may be written next). */
+static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
+{
+    remember(&w->contacts[walk->next++], k);
+}
+
 void qp__narrow_phase(qp_world *w)
 {
-    int n = 0, cached = 0;
-    /* Merge walk: pairs and the cache are both sorted by the same key. */
+    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS };
+    if (walk.next > 0) move_up(w, w->contact_count, walk.next);
+    int n = 0;
+    qp_contact_cache old;
+    /* Merge walk: pairs and old contacts are both sorted by the same key. */
     for (int i = 0; i < w->pair_count; i++) {
         const qp_shape_slot *sa = &w->shapes[w->pairs[i].a], *sb = &w->shapes[w->pairs[i].b];
         uint64_t key = contact_key(sa->body, sb->body, sa->slot, sb->slot);
-        for (; cached < w->cache_count && cache_key(&w->cache[cached]) < key; cached++)
-            if (pair_sleeps(w, &w->cache[cached])) keep_sleeping(w, &n, &w->cache[cached]);
-        const qp_contact_cache *old = 0;
-        if (cached < w->cache_count && cache_key(&w->cache[cached]) == key) old = &w->cache[cached++];
-        collide_pair(w, &n, &w->pairs[i], old);
+        bool found = false;
+        while (walk.next < walk.end) {
+            const qp_contact *c = &w->contacts[walk.next];
+            uint64_t k = contact_key(c->a, c->b, c->sa, c->sb);
+            if (k > key) break;
+            read_old(w, &walk, &old);
+            if (k == key) {
+                found = true;
+                break;
+            }
+            if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
+        }
+        collide_pair(w, &n, &walk, &w->pairs[i], found ? &old : 0);
     }
-    for (; cached < w->cache_count; cached++)
-        if (pair_sleeps(w, &w->cache[cached])) keep_sleeping(w, &n, &w->cache[cached]);
+    while (walk.next < walk.end) {
+        read_old(w, &walk, &old);
+        if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
+    }
     int points = 0;
     for (int i = 0; i < n; i++) points += w->contacts[i].count;
     w->contact_count = n;
     w->stats.contacts = n;
     w->stats.points = points;
     if (n > w->stats.max_contacts) w->stats.max_contacts = n;
-}
-
-void qp__save_contact_cache(qp_world *w)
-{
-    for (int i = 0; i < w->contact_count; i++) {
-        const qp_contact *c = &w->contacts[i];
-        qp_contact_cache *k = &w->cache[i];
-        unsigned char *bytes = (unsigned char *)k;
-        for (unsigned j = 0; j < sizeof *k; j++) bytes[j] = 0;
-        k->a = c->a;
-        k->b = c->b;
-        k->sa = c->sa;
-        k->sb = c->sb;
-        k->count = c->count;
-        k->flags = c->flags;
-        k->n = c->n;
-        k->anchor_a = c->anchor_a;
-        k->anchor_b = c->anchor_b;
-        for (int j = 0; j < c->count; j++) {
-            k->id[j] = c->p[j].id;
-            k->ra[j] = c->p[j].ra;
-            k->jn[j] = c->p[j].jn;
-        }
-        k->jt1 = c->jt1;
-        k->jt2 = c->jt2;
-        k->jtw = c->jtw;
-    }
-    w->cache_count = w->contact_count;
 }

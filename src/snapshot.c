@@ -7,7 +7,7 @@
  *   word 0  QP_SNAPSHOT_MAGIC ("QPSN")
  *   word 1  QP_SNAPSHOT_FORMAT (layout version of this file)
  *   word 2  sizeof(qp_world)
- *   word 3  fingerprint of the pool sizes (QP_CFG_MAX_*)
+ *   word 3  fingerprint of the pool sizes (QP_CFG_MAX_*) and QP_CFG_CONTACT_ROWS
  *   then    the qp_world, byte for byte (QP_SNAPSHOT_HEADER bytes in)
  * Restore rejects (QP_ERR_BUFFER) a buffer of the wrong size, a header that
  * does not match this build, or counts that are out of their pools' range,
@@ -18,15 +18,15 @@
 #include "qphys/world.h"
 
 #define QP_SNAPSHOT_MAGIC  UINT32_C(0x4E535051)   /* "QPSN" little-endian */
-#define QP_SNAPSHOT_FORMAT UINT32_C(1)
+#define QP_SNAPSHOT_FORMAT UINT32_C(2)
 #define QP_SNAPSHOT_HEADER 16u
 
 static uint32_t fingerprint(void)
 {
     uint32_t h = UINT32_C(2166136261);
-    const uint32_t v[6] = { QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_BODY_SHAPES,
-                            QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_MAX_MANIFOLD_POINTS };
-    for (int i = 0; i < 6; i++) {
+    const uint32_t v[7] = { QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_BODY_SHAPES,
+                            QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_MAX_MANIFOLD_POINTS, QP_CFG_CONTACT_ROWS };
+    for (int i = 0; i < 7; i++) {
         h ^= v[i];
         h *= UINT32_C(16777619);
     }
@@ -69,10 +69,8 @@ qp_result qp_world_restore(qp_world *w, const void *buf, unsigned long size)
     int sap = read_int(wb, offsetof(qp_world, sap_count));
     int pairs = read_int(wb, offsetof(qp_world, pair_count));
     int contacts = read_int(wb, offsetof(qp_world, contact_count));
-    int cache = read_int(wb, offsetof(qp_world, cache_count));
     if (body_high < 0 || body_high > QP_CFG_MAX_BODIES || sap < 0 || sap > QP_CFG_MAX_SHAPES || pairs < 0 ||
-        pairs > QP_CFG_MAX_PAIRS || contacts < 0 || contacts > QP_CFG_MAX_CONTACTS || cache < 0 ||
-        cache > QP_CFG_MAX_CONTACTS)
+        pairs > QP_CFG_MAX_PAIRS || contacts < 0 || contacts > QP_CFG_MAX_CONTACTS)
         return QP_ERR_BUFFER;
     memcpy(w, wb, sizeof *w);
     return QP_OK;

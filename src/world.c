@@ -111,13 +111,12 @@ const qp__stage qp__step_stages[] = {
     { "penetration", qp__penetration },           /* 6. split impulse */
     { "integrate", qp__integrate },               /* 7. positions */
     { "sleep", qp__sleep },                       /* 8. sleep and wake */
-    { "cache", qp__save_contact_cache },
     { "count", qp__count_bodies },
 };
 const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_stages[0]);
 
 /* Does any body move? When none does (all asleep, static or frozen), no stage
- * can change anything: sleeping contacts come back from the cache as they
+ * can change anything: sleeping contacts come back from the pool as they
  * were, and a sleeper only wakes through a call that wakes it at once. */
 static bool anything_moves(const qp_world *w)
 {

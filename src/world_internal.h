@@ -36,7 +36,6 @@ void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passe
 void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
 void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
 void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
-void qp__save_contact_cache(qp_world *w); /* narrow_phase.c: impulses for warm starting */
 void qp__count_bodies(qp_world *w);     /* world.c: awake/asleep counts, first all-asleep step */
 
 /* qp_world_step is this table, run in order (world.c); benchmarks time it stage by stage. */

@@ -99,9 +99,10 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
 } qp_contact_rows;
 
-/* What persists of a contact from one step to the next: impulses for warm
- * starting, and the normal, so that contacts of sleeping bodies (which are
- * not collided again) stay in the contact graph. */
+/* What a contact passes on to its successor in the next step: impulses for
+ * warm starting, and the normal, so that contacts of sleeping bodies (which
+ * are not collided again) stay in the contact graph. A copy taken by the
+ * narrow phase as it reads last step's contacts (not stored in the world). */
 typedef struct {
     uint16_t a, b;
     uint8_t sa, sb, count, flags;
@@ -128,13 +129,13 @@ struct qp_world {
     int sap_count;
     qp_pair pairs[QP_CFG_MAX_PAIRS];
     int pair_count;
+    /* This step's contacts, sorted by (a, b, sa, sb); they are also last
+     * step's for the narrow phase (narrow_phase.c). */
     qp_contact contacts[QP_CFG_MAX_CONTACTS];
     int contact_count;
 #if QP_CFG_CONTACT_ROWS
     qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
 #endif
-    qp_contact_cache cache[QP_CFG_MAX_CONTACTS];
-    int cache_count;
     /* Per-step scratch. */
     qp_vec3 pred_x[QP_CFG_MAX_BODIES + 1];
     qp_rot3 pred_r[QP_CFG_MAX_BODIES + 1];
