@@ -44,11 +44,17 @@ typedef struct {
     qp_shape_type type;
     qp_vec3 offset;        /* shape centre in the body frame, metres */
     qp_quat rotation;      /* shape orientation in the body frame (Q2.30 unit) */
-    fix16_t radius;        /* sphere, capsule */
-    fix16_t half_height;   /* capsule: half the segment length */
-    qp_vec3 half;          /* box: half extents */
-    qp_vec3 normal;        /* plane: unit normal in Q2.30 (shape frame) */
-    fix16_t plane_offset;  /* plane: n.p = plane_offset on the surface */
+    union {                /* the type's own sizes; the constructors zero the rest */
+        struct {
+            fix16_t radius;        /* sphere, capsule */
+            fix16_t half_height;   /* capsule: half the segment length */
+        };
+        qp_vec3 half;              /* box: half extents */
+        struct {
+            qp_vec3 normal;        /* plane: unit normal in Q2.30 (shape frame) */
+            fix16_t plane_offset;  /* plane: n.p = plane_offset on the surface */
+        };
+    };
 } qp_shape;
 
 /* One contact point. depth > 0 is penetration, depth < 0 a gap (only reported
