@@ -127,8 +127,9 @@ static void set_anchors(qp_world *w, qp_contact *c, const qp_contact_cache *old)
         c->anchor_b = old->anchor_b;
         return;
     }
-    c->anchor_a = qp_rot3_tmul_v3(&w->pred_r[c->a], c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(&w->pred_r[c->b], c->cb);
+    qp_rot3 ra = qp_quat_to_rot3(w->pred_q[c->a]), rb = qp_quat_to_rot3(w->pred_q[c->b]);
+    c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
+    c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (ENGINE.md 6). */
@@ -208,8 +209,9 @@ static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
-    qp_transform xa = qp__shape_world(w, pair->a, &w->pred_x[a], &w->pred_r[a]);
-    qp_transform xb = qp__shape_world(w, pair->b, &w->pred_x[b], &w->pred_r[b]);
+    qp_rot3 ra = qp_quat_to_rot3(w->pred_q[a]), rb = qp_quat_to_rot3(w->pred_q[b]);
+    qp_transform xa = qp__shape_world(w, pair->a, &w->pred_x[a], &ra);
+    qp_transform xb = qp__shape_world(w, pair->b, &w->pred_x[b], &rb);
     qp_transform rel = qp_transform_relative(&xa, &xb);
     qp_manifold m;
     if (qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, &m) == 0) return false;

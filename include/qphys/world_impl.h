@@ -136,14 +136,20 @@ struct qp_world {
 #if QP_CFG_CONTACT_ROWS
     qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
 #endif
-    /* Per-step scratch. */
-    qp_vec3 pred_x[QP_CFG_MAX_BODIES + 1];
-    qp_rot3 pred_r[QP_CFG_MAX_BODIES + 1];
+    /* Per-step scratch. The predicted poses live from predict to the end of
+     * the narrow phase, the split-impulse velocities in the penetration pass
+     * and the position update: they can share their memory. */
+    union {
+        struct {
+            qp_vec3 pred_x[QP_CFG_MAX_BODIES + 1];
+            qp_quat pred_q[QP_CFG_MAX_BODIES + 1];
+        };
+        fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+    };
     uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
     uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
     uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
-    fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
 };
 
 #endif
