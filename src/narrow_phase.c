@@ -45,7 +45,8 @@ static void set_centroid(qp_contact *c)
     int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
-        sb[0] += c->p[k].rb.x; sb[1] += c->p[k].rb.y; sb[2] += c->p[k].rb.z;
+        qp_vec3 rb = qp__arm_b(c, k);
+        sb[0] += rb.x; sb[1] += rb.y; sb[2] += rb.z;
     }
     c->ca = qp_v3((fix16_t)(sa[0] / c->count), (fix16_t)(sa[1] / c->count), (fix16_t)(sa[2] / c->count));
     c->cb = qp_v3((fix16_t)(sb[0] / c->count), (fix16_t)(sb[1] / c->count), (fix16_t)(sb[2] / c->count));
@@ -231,14 +232,13 @@ static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *
     qp__predicted_velocity(w, ba, &va, &wa);
     qp__predicted_velocity(w, bb, &vb, &wb);
     qp_vec3 arm_a = qp_v3_sub(xa.p, w->pred_x[a]);
-    qp_vec3 centers = qp_v3_sub(w->pred_x[a], w->pred_x[b]);
+    c->ab = qp_v3_sub(w->pred_x[a], w->pred_x[b]);
     fix16_t vn_min = 0;
     for (int k = 0; k < m.count; k++) {
         qp_contact_point *p = &c->p[k];
         p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa.r, m.points[k].point));
-        p->rb = qp_v3_add(p->ra, centers);
         p->id = m.points[k].id;
-        fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, p->rb, c->n);
+        fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
         p->depth = qp_sat32((int64_t)m.points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }

@@ -188,7 +188,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     for (int k = 0; k < c->count; k++) {
         r->rna[k] = cross30(c->p[k].ra, c->n);
-        r->rnb[k] = cross30(c->p[k].rb, c->n);
+        r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
         r->ia[k] = inv_i(a, r->rna[k]);
         r->ib[k] = inv_i(b, r->rnb[k]);
     }

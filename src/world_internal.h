@@ -23,6 +23,12 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
            (QP_STATE_USED | QP_STATE_DYNAMIC);
 }
 
+/* The arm from b's centre of mass to point k of contact c. */
+static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
+{
+    return qp_v3_add(c->p[k].ra, c->ab);
+}
+
 /* The stages of qp_world_step, in order (ENGINE.md 3). */
 void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */
 void qp__broad_phase(qp_world *w);      /* broad_phase.c: sweep and prune -> pairs */

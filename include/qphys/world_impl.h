@@ -53,7 +53,7 @@ typedef struct {
 } qp_shape_slot;
 
 typedef struct {
-    qp_vec3 ra, rb;               /* from each centre of mass to the point, world axes */
+    qp_vec3 ra;                   /* from a's centre of mass to the point, world axes */
     fix16_t depth;                /* penetration at the start of the step (< 0: gap) */
     uint32_t id;                  /* feature id */
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
@@ -75,6 +75,7 @@ typedef struct {
     uint8_t count;
     uint8_t flags;                /* QP_CONTACT_* */
     qp_vec3 n, t1, t2;            /* Q2.30 normal (from a to b) and tangents */
+    qp_vec3 ab;                   /* a's centre minus b's (predicted): b's arm is ra + ab */
     fix16_t friction, static_friction, restitution;
     /* Friction acts at the centroid of the points: two tangents and a twist
      * about the normal, bounded by mu times the manifold's normal impulse. */
