@@ -35,8 +35,12 @@ qp_body_id qp_world_body_at(const qp_world *w, int index)
 
 void qp__body_sync(qp_body_state *b)
 {
+#if QP_CFG_LOW_RAM
+    (void)b;   /* nothing kept: qp__body_rot and qp__body_inv_inertia compute them */
+#else
     b->r = qp_quat_to_rot3(b->q);
     if (b->state & QP_STATE_DYNAMIC) b->inv_inertia = qp_mat3_rotate(&b->r, &b->inv_inertia_local);
+#endif
 }
 
 static bool is_identity(qp_quat q)
@@ -193,8 +197,8 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     b->state = QP_STATE_USED | (def->type == QP_BODY_DYNAMIC ? QP_STATE_DYNAMIC : 0);
     qp_quat_normalize(def->rotation, &b->q);
     b->local_center = mp.center;
-    b->r = qp_quat_to_rot3(b->q);
-    b->x = qp_v3_add(def->position, qp_rot3_mul_v3(&b->r, mp.center));
+    qp_rot3 rot = qp_quat_to_rot3(b->q);
+    b->x = qp_v3_add(def->position, qp_rot3_mul_v3(&rot, mp.center));
     if (def->type == QP_BODY_DYNAMIC) {
         b->v = def->linear_velocity;
         b->w = def->angular_velocity;
@@ -219,7 +223,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     }
     if (b->state & QP_STATE_ASLEEP) b->v = b->w = qp_v3_zero();
     qp__body_sync(b);
-    qp__body_update_aabbs(w, index, &b->x, &b->r);
+    qp__body_update_aabbs(w, index, &b->x, &rot);
     if (index > w->body_high) w->body_high = index;
     *err = QP_OK;
     qp_body_id id = { (uint16_t)index, b->generation };
@@ -269,7 +273,8 @@ qp_vec3 qp_body_position(const qp_world *w, qp_body_id id)
 {
     const qp_body_state *b = cget(w, id);
     if (!b) return qp_v3_zero();
-    return qp_v3_sub(b->x, qp_rot3_mul_v3(&b->r, b->local_center));
+    qp_rot3 r = qp__body_rot(b);
+    return qp_v3_sub(b->x, qp_rot3_mul_v3(&r, b->local_center));
 }
 
 qp_vec3 qp_body_center(const qp_world *w, qp_body_id id)
@@ -323,8 +328,9 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     if (qp_v3_max_abs(position) > w->def.bounds) return QP_ERR_RANGE;
     b->q = q;
     qp__body_sync(b);
-    b->x = qp_v3_add(position, qp_rot3_mul_v3(&b->r, b->local_center));
-    qp__body_update_aabbs(w, id.index, &b->x, &b->r);
+    qp_rot3 r = qp__body_rot(b);
+    b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
+    qp__body_update_aabbs(w, id.index, &b->x, &r);
     qp__wake_body(w, id.index);
     return QP_OK;
 }
@@ -392,7 +398,8 @@ qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_
     qp__wake_body(w, id.index);
     qp_vec3 arm = qp_v3_sub(world_point, b->x);
     b->v = qp_v3_mad(b->v, impulse, b->inv_mass);
-    b->w = qp_v3_add(b->w, qp_mat3_mul_v3(&b->inv_inertia, qp_v3_cross(arm, impulse)));
+    qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+    b->w = qp_v3_add(b->w, qp_mat3_mul_v3(&inv_inertia, qp_v3_cross(arm, impulse)));
     if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
         b->flags |= QP_FLAG_SPEED_CLAMPED;
     return QP_OK;

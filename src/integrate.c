@@ -23,7 +23,8 @@ void qp__apply_forces(qp_world *w)
         if (!qp__body_moves(b)) continue;
         qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
         b->v = qp_v3_mad(b->v, accel, dt);
-        b->w = qp_v3_mad(b->w, qp_mat3_mul_v3(&b->inv_inertia, b->torque), dt);
+        qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+        b->w = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
     }
 }
 
@@ -46,7 +47,8 @@ void qp__integrate(qp_world *w)
             b->state |= QP_STATE_FROZEN;
             b->flags |= QP_FLAG_OUT_OF_BOUNDS;
             b->v = b->w = qp_v3_zero();
-            qp__body_update_aabbs(w, i, &b->x, &b->r);
+            qp_rot3 r = qp__body_rot(b);
+            qp__body_update_aabbs(w, i, &b->x, &r);
         }
     }
 }

@@ -19,7 +19,8 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     if (c->flags & QP_CONTACT_SLIDING) return false;
     bool any = false;
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    qp_vec3 pa = qp_rot3_mul_v3(&a->r, c->anchor_a), pb = qp_rot3_mul_v3(&b->r, c->anchor_b);
+    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
+    qp_vec3 pa = qp_rot3_mul_v3(&ra, c->anchor_a), pb = qp_rot3_mul_v3(&rb, c->anchor_b);
     qp_vec3 drift = qp_v3_add(qp_v3_sub(b->x, a->x), qp_v3_sub(pb, pa));
     /* A sticking contact whose anchors have come apart tangentially is not
      * at rest: its bodies restart their sleep test (sleep.c). */

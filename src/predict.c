@@ -18,7 +18,8 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     fix16_t dt = w->def.dt;
     qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
     *v = qp_v3_mad(b->v, accel, dt);
-    *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&b->inv_inertia, b->torque), dt);
+    qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+    *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
 
 void qp__predict(qp_world *w)

@@ -15,7 +15,8 @@ bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world
         const qp_shape_slot *slot = &w->shapes[s];
         if (slot->body == 0) continue;
         const qp_body_state *b = &w->bodies[slot->body];
-        qp_transform xf = qp__shape_world(w, s, &b->x, &b->r);
+        qp_rot3 r = qp__body_rot(b);
+        qp_transform xf = qp__shape_world(w, s, &b->x, &r);
         qp_ray_hit hit;
         if (!qp_raycast_shape(&slot->shape, &xf, origin, delta, &hit)) continue;
         if (found && hit.fraction >= out->hit.fraction) continue;

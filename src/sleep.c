@@ -28,8 +28,9 @@
 
 static void reset_boxes(qp_body_state *b)
 {
-    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 0))),
-                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 1))) };
+    qp_rot3 r = qp__body_rot(b);
+    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
+                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
     for (int k = 0; k < 3; k++) b->sleep_box[k].lo = b->sleep_box[k].hi = p[k];
     b->still_steps = 0;
 }
@@ -120,8 +121,9 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
         b->motion = m > cap ? cap : m;
         return b->motion < w->def.sleep_energy && b->awake_steps >= w->def.min_awake_steps;
     }
-    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 0))),
-                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&b->r, 1))) };
+    qp_rot3 r = qp__body_rot(b);
+    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
+                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
     bool reset = false;
     for (int k = 0; k < 3; k++) {
         qp_aabb *box = &b->sleep_box[k];
@@ -191,6 +193,7 @@ void qp__sleep(qp_world *w)
         if (mark[find(w, i)] != ISLAND_GROUNDED) continue;
         b->state |= QP_STATE_ASLEEP;
         b->v = b->w = qp_v3_zero();
-        qp__body_update_aabbs(w, i, &b->x, &b->r);
+        qp_rot3 r = qp__body_rot(b);
+        qp__body_update_aabbs(w, i, &b->x, &r);
     }
 }

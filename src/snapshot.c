@@ -7,7 +7,7 @@
  *   word 0  QP_SNAPSHOT_MAGIC ("QPSN")
  *   word 1  QP_SNAPSHOT_FORMAT (layout version of this file)
  *   word 2  sizeof(qp_world)
- *   word 3  fingerprint of the pool sizes (QP_CFG_MAX_*) and QP_CFG_CONTACT_ROWS
+ *   word 3  fingerprint of the pool sizes (QP_CFG_MAX_*) and QP_CFG_LOW_RAM
  *   then    the qp_world, byte for byte (QP_SNAPSHOT_HEADER bytes in)
  * Restore rejects (QP_ERR_BUFFER) a buffer of the wrong size, a header that
  * does not match this build, or counts that are out of their pools' range,
@@ -25,7 +25,7 @@ static uint32_t fingerprint(void)
 {
     uint32_t h = UINT32_C(2166136261);
     const uint32_t v[7] = { QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_BODY_SHAPES,
-                            QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_MAX_MANIFOLD_POINTS, QP_CFG_CONTACT_ROWS };
+                            QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_MAX_MANIFOLD_POINTS, QP_CFG_LOW_RAM };
     for (int i = 0; i < 7; i++) {
         h ^= v[i];
         h *= UINT32_C(16777619);

@@ -41,9 +41,9 @@ static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
 }
 
 /* Inverse inertia (world) times a vector. */
-static inline qp_vec3 inv_i(const qp_body_state *b, qp_vec3 v)
+static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
-    const fix16_t(*m)[3] = b->inv_inertia.m;
+    const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
                   r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
                   r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
@@ -185,12 +185,12 @@ static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_r
  * world inverse inertia: the one definition behind both row layouts. */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
 {
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    const qp_mat3 a = qp__body_inv_inertia(&w->bodies[c->a]), b = qp__body_inv_inertia(&w->bodies[c->b]);
     for (int k = 0; k < c->count; k++) {
         r->rna[k] = cross30(c->p[k].ra, c->n);
         r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
-        r->ia[k] = inv_i(a, r->rna[k]);
-        r->ib[k] = inv_i(b, r->rnb[k]);
+        r->ia[k] = inv_i(&a, r->rna[k]);
+        r->ib[k] = inv_i(&b, r->rnb[k]);
     }
     const qp_vec3 dir[2] = { c->t1, c->t2 };
     for (int d = 0; d < 2; d++) {
@@ -199,14 +199,14 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
     r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
     for (int d = 0; d < 3; d++) {
-        r->ia_f[d] = inv_i(a, r->fa[d]);
-        r->ib_f[d] = inv_i(b, r->fb[d]);
+        r->ia_f[d] = inv_i(&a, r->fa[d]);
+        r->ib_f[d] = inv_i(&b, r->fb[d]);
     }
 }
 
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
 {
-#if QP_CFG_CONTACT_ROWS
+#if !QP_CFG_LOW_RAM
     (void)scratch;
     return &w->rows[c - w->contacts];
 #else
@@ -222,7 +222,7 @@ void qp__prepare_contacts(qp_world *w)
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         int move = qp__movable(w, c);
         load_centroid(c);
-#if QP_CFG_CONTACT_ROWS
+#if !QP_CFG_LOW_RAM
         qp_contact_rows *r = &w->rows[i];
 #else
         qp_contact_rows scratch, *r = &scratch;

@@ -25,7 +25,7 @@ typedef struct {
 
 qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c);
 qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c);
-/* The solver rows of contact c: the world's copy (QP_CFG_CONTACT_ROWS) or
+/* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)
  * computed into *scratch. Valid from qp__prepare_contacts to the end of the
  * penetration pass. */
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);

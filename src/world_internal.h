@@ -23,6 +23,28 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
            (QP_STATE_USED | QP_STATE_DYNAMIC);
 }
 
+/* A body's rotation matrix and world inverse inertia: kept up to date by
+ * qp__body_sync, or (QP_CFG_LOW_RAM) computed here by the same functions. */
+static inline qp_rot3 qp__body_rot(const qp_body_state *b)
+{
+#if QP_CFG_LOW_RAM
+    return qp_quat_to_rot3(b->q);
+#else
+    return b->r;
+#endif
+}
+
+static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
+{
+#if QP_CFG_LOW_RAM
+    if (!(b->state & QP_STATE_DYNAMIC)) return qp_mat3_zero();
+    qp_rot3 r = qp_quat_to_rot3(b->q);
+    return qp_mat3_rotate(&r, &b->inv_inertia_local);
+#else
+    return b->inv_inertia;
+#endif
+}
+
 /* The arm from b's centre of mass to point k of contact c. */
 static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
 {
@@ -54,7 +76,7 @@ extern const int qp__step_stage_count;
 
 /* Helpers shared by stages. */
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
-void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q */
+void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */

@@ -37,11 +37,13 @@
 #define QP_CFG_MAX_CONTACTS (QP_CFG_MAX_BODIES * 3)
 #endif
 
-/* 1: keep every manifold's solver rows for the step (336 bytes per contact;
- * the velocity passes run about 1.5x faster). 0: recompute them at each use,
- * for small RAM (the micro:bit). The results are the same bits either way. */
-#ifndef QP_CFG_CONTACT_ROWS
-#define QP_CFG_CONTACT_ROWS 1
+/* 0: keep data derived from the state for as long as it holds (each
+ * manifold's solver rows and tangents, each body's rotation matrix and world
+ * inverse inertia). 1: recompute it at each use instead, for small RAM (the
+ * micro:bit): 408 bytes less per contact and 72 per body, and slower steps.
+ * The results are the same bits either way. */
+#ifndef QP_CFG_LOW_RAM
+#define QP_CFG_LOW_RAM 0
 #endif
 
 /* Joints in a world. */
@@ -61,8 +63,8 @@
 #if 2 * (QP_CFG_MAX_CONTACTS) > 65535
 #error "QP_CFG_MAX_CONTACTS must be at most 32767 (the contact graph uses 16-bit indices)"
 #endif
-#if QP_CFG_CONTACT_ROWS != 0 && QP_CFG_CONTACT_ROWS != 1
-#error "QP_CFG_CONTACT_ROWS must be 0 or 1"
+#if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
+#error "QP_CFG_LOW_RAM must be 0 or 1"
 #endif
 #if QP_CFG_MAX_PAIRS < 1 || QP_CFG_MAX_CONTACTS < 1
 #error "QP_CFG_MAX_PAIRS and QP_CFG_MAX_CONTACTS must be positive"

@@ -19,12 +19,16 @@ enum {
 typedef struct {
     qp_vec3 x;                    /* centre of mass, world */
     qp_quat q;                    /* orientation, Q2.30 */
-    qp_rot3 r;                    /* rotation matrix of q */
+#if !QP_CFG_LOW_RAM
+    qp_rot3 r;                    /* rotation matrix of q (read it through qp__body_rot) */
+#endif
     qp_vec3 v, w;                 /* linear and angular velocity */
     qp_vec3 force, torque;        /* user forces for the next step */
     qp_vec3 local_center;         /* centre of mass in the body frame */
     qp_mat3 inv_inertia_local;    /* body frame */
-    qp_mat3 inv_inertia;          /* world frame, updated with the pose */
+#if !QP_CFG_LOW_RAM
+    qp_mat3 inv_inertia;          /* world frame, updated with the pose (qp__body_inv_inertia) */
+#endif
     fix16_t mass, inv_mass;
     fix16_t friction, static_friction, restitution;
     uint32_t user_data;
@@ -91,8 +95,8 @@ typedef struct {
 /* A manifold's solver rows: functions of its arms, normal, tangents and
  * the bodies' world inverse inertia, none of which change between the
  * collision pass and the end of the penetration pass. Kept for the whole
- * step when QP_CFG_CONTACT_ROWS is 1; recomputed, to the same bits, at each
- * use when it is 0 (src/solver.c). */
+ * step; with QP_CFG_LOW_RAM, recomputed to the same bits at each use
+ * (src/solver.c). */
 typedef struct {
     qp_vec3 rna[QP_MAX_MANIFOLD_POINTS], rnb[QP_MAX_MANIFOLD_POINTS]; /* ra x n, rb x n */
     qp_vec3 ia[QP_MAX_MANIFOLD_POINTS], ib[QP_MAX_MANIFOLD_POINTS];   /* I^-1 (r x n) */
@@ -134,7 +138,7 @@ struct qp_world {
      * step's for the narrow phase (narrow_phase.c). */
     qp_contact contacts[QP_CFG_MAX_CONTACTS];
     int contact_count;
-#if QP_CFG_CONTACT_ROWS
+#if !QP_CFG_LOW_RAM
     qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
 #endif
     /* Per-step scratch. The predicted poses live from predict to the end of
