@@ -24,21 +24,6 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
- * The helper axis follows the normal's dominant component, so the basis
- * does not jump while a normal wobbles around an axis (warm-started
- * friction impulses are stored along these tangents). */
-static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
-{
-    fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
-    qp_vec3 e = ay >= ax && ay >= az ? qp_v3(QP_Q30_ONE, 0, 0)   /* mostly y: use x */
-              : ax >= az             ? qp_v3(0, 0, QP_Q30_ONE)   /* mostly x: use z */
-                                     : qp_v3(0, QP_Q30_ONE, 0);  /* mostly z: use y */
-    qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
-    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
-    *t2 = qp_v3_cross_q30(n, *t1);
-}
-
 /* Centroid arms and twist radius of a manifold's points. */
 static void set_centroid(qp_contact *c)
 {
@@ -53,11 +38,6 @@ static void set_centroid(qp_contact *c)
     int64_t r = 0;
     for (int k = 0; k < c->count; k++) r += qp_v3_len(qp_v3_sub(c->p[k].ra, c->ca));
     c->twist_radius = (fix16_t)(r / c->count);
-}
-
-static fix16_t combine_friction(fix16_t a, fix16_t b)
-{
-    return qp_sqrt(qp_mul(a, b));
 }
 
 /* Velocity of b relative to a at a contact point, along unit direction u. */
@@ -223,10 +203,6 @@ static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *
     c->sb = sb->slot;
     c->count = (uint8_t)m.count;
     c->n = qp_rot3_mul_v3(&xa.r, m.normal);
-    tangents(c->n, &c->t1, &c->t2);
-    c->friction = combine_friction(ba->friction, bb->friction);
-    c->static_friction = combine_friction(ba->static_friction, bb->static_friction);
-    c->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
 
     qp_vec3 va, wa, vb, wb;
     qp__predicted_velocity(w, ba, &va, &wa);

@@ -40,7 +40,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
         fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
-        fix16_t m = pinned ? qp__point_mass(w, c, r, k, move) : p->mn;
+        fix16_t m = pinned ? qp__point_mass(w, c, r, k, move) : r->mn[k];
         fix16_t total = qp_sat32((int64_t)p->jp - qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);

@@ -20,10 +20,10 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
     fix16_t vn = qp__point_speed(v, c, r, k);
     fix16_t gap = qp__gap_speed(w, p);
     if ((int64_t)vn + gap >= 0) return 0;
-    bool bounce = c->restitution > 0 && -vn > w->def.bounce_threshold;
+    bool bounce = r->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: -(1 + e) vn. No bounce: just close the gap by the end of the step. */
-    int64_t dv = bounce ? -((int64_t)vn + qp__mul(c->restitution, vn)) : -((int64_t)vn + gap);
-    return qp__mul(qp_sat32(dv), p->mn);
+    int64_t dv = bounce ? -((int64_t)vn + qp__mul(r->restitution, vn)) : -((int64_t)vn + gap);
+    return qp__mul(qp_sat32(dv), r->mn[k]);
 }
 
 /* All points of a manifold from the same velocities, each applied at

@@ -156,11 +156,11 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
 }
 
 /* Relative velocity along friction row d. */
-static fix16_t row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d)
+static fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
     int64_t ang = dot16_raw(*v->wb, r->fb[d]) - dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return r16(ang);
-    qp_vec3 u = d == 0 ? c->t1 : c->t2;
+    qp_vec3 u = d == 0 ? r->t1 : r->t2;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;
     return r30(s + ang * 16384);
@@ -170,7 +170,7 @@ static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_r
                       fix16_t j, int move)
 {
     if (j == 0) return;
-    qp_vec3 u = d == 0 ? c->t1 : c->t2;
+    qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
         if (d < 2) add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
         add_scaled(v->wa, r->ia_f[d], -j);
@@ -181,18 +181,43 @@ static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_r
     }
 }
 
+/* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
+ * The helper axis follows the normal's dominant component, so the basis
+ * does not jump while a normal wobbles around an axis (warm-started
+ * friction impulses are stored along these tangents). */
+static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+{
+    fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
+    qp_vec3 e = ay >= ax && ay >= az ? qp_v3(QP_Q30_ONE, 0, 0)   /* mostly y: use x */
+              : ax >= az             ? qp_v3(0, 0, QP_Q30_ONE)   /* mostly x: use z */
+                                     : qp_v3(0, QP_Q30_ONE, 0);  /* mostly z: use y */
+    qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
+    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
+    *t2 = qp_v3_cross_q30(n, *t1);
+}
+
+static fix16_t combine_friction(fix16_t a, fix16_t b)
+{
+    return qp_sqrt(qp_mul(a, b));
+}
+
 /* The rows of a contact from its arms, normal, tangents and the bodies'
  * world inverse inertia: the one definition behind both row layouts. */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
 {
-    const qp_mat3 a = qp__body_inv_inertia(&w->bodies[c->a]), b = qp__body_inv_inertia(&w->bodies[c->b]);
+    const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
+    tangents(c->n, &r->t1, &r->t2);
+    r->friction = combine_friction(ba->friction, bb->friction);
+    r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+    r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
+    const qp_mat3 a = qp__body_inv_inertia(ba), b = qp__body_inv_inertia(bb);
     for (int k = 0; k < c->count; k++) {
         r->rna[k] = cross30(c->p[k].ra, c->n);
         r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
         r->ia[k] = inv_i(&a, r->rna[k]);
         r->ib[k] = inv_i(&b, r->rnb[k]);
     }
-    const qp_vec3 dir[2] = { c->t1, c->t2 };
+    const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         r->fa[d] = cross30(c->ca, dir[d]);
         r->fb[d] = cross30(c->cb, dir[d]);
@@ -202,6 +227,9 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->ia_f[d] = inv_i(&a, r->fa[d]);
         r->ib_f[d] = inv_i(&b, r->fb[d]);
     }
+    int move = qp__movable(w, c);
+    for (int k = 0; k < c->count; k++) r->mn[k] = qp__point_mass(w, c, r, k, move);
+    for (int d = 0; d < 3; d++) r->mt[d] = row_mass(w, c, r, d, move);
 }
 
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
@@ -220,7 +248,6 @@ void qp__prepare_contacts(qp_world *w)
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
-        int move = qp__movable(w, c);
         load_centroid(c);
 #if !QP_CFG_LOW_RAM
         qp_contact_rows *r = &w->rows[i];
@@ -228,13 +255,7 @@ void qp__prepare_contacts(qp_world *w)
         qp_contact_rows scratch, *r = &scratch;
 #endif
         fill_rows(w, c, r);
-        for (int k = 0; k < c->count; k++) {
-            c->p[k].mn = qp__point_mass(w, c, r, k, move);
-            c->p[k].jp = 0;
-        }
-        c->mt1 = row_mass(w, c, r, 0, move);
-        c->mt2 = row_mass(w, c, r, 1, move);
-        c->mtw = row_mass(w, c, r, 2, move);
+        for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
     }
 }
 
@@ -265,17 +286,17 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? row_mass(w, c, r, 0, move) : c->mt1;
-    fix16_t m2 = pinned ? row_mass(w, c, r, 1, move) : c->mt2;
-    fix16_t mw = pinned ? row_mass(w, c, r, 2, move) : c->mtw;
+    fix16_t m1 = pinned ? row_mass(w, c, r, 0, move) : r->mt[0];
+    fix16_t m2 = pinned ? row_mass(w, c, r, 1, move) : r->mt[1];
+    fix16_t mw = pinned ? row_mass(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
-        sat((int64_t)acc->t1 - qp__mul(row_speed(v, c, r, 0), m1)),
-        sat((int64_t)acc->t2 - qp__mul(row_speed(v, c, r, 1), m2)),
-        sat((int64_t)acc->tw - qp__mul(row_speed(v, c, r, 2), mw)),
+        sat((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
+        sat((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
+        sat((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
     };
-    bool sliding = cut_to(&want.t1, &want.t2, qp__mul(c->static_friction, jn_sum), qp__mul(c->friction, jn_sum));
-    fix16_t twist_hold = qp__mul(qp__mul(c->static_friction, jn_sum), c->twist_radius);
-    fix16_t twist_slide = qp__mul(qp__mul(c->friction, jn_sum), c->twist_radius);
+    bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
+    fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);
+    fix16_t twist_slide = qp__mul(qp__mul(r->friction, jn_sum), c->twist_radius);
     fix16_t zero = 0;
     cut_to(&want.tw, &zero, twist_hold, twist_slide);
     row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
@@ -294,9 +315,9 @@ void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_
 }
 
 /* Tangential rows at the centroid, for the anchors of static friction. */
-fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d)
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
-    return row_speed(v, c, r, d);
+    return row_speed(v, r, d);
 }
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move)

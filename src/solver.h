@@ -59,7 +59,7 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 /* Warm start of a manifold's friction; the friction rows for other passes. */
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                        int move);
-fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int d);
+fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d);
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move);
 

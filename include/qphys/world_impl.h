@@ -61,7 +61,6 @@ typedef struct {
     fix16_t depth;                /* penetration at the start of the step (< 0: gap) */
     uint32_t id;                  /* feature id */
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
-    fix16_t mn;                   /* effective mass along n */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
 } qp_contact_point;
 
@@ -78,30 +77,32 @@ typedef struct {
     uint8_t sa, sb;               /* shape slots on a and b */
     uint8_t count;
     uint8_t flags;                /* QP_CONTACT_* */
-    qp_vec3 n, t1, t2;            /* Q2.30 normal (from a to b) and tangents */
+    qp_vec3 n;                    /* Q2.30 normal, from a to b */
     qp_vec3 ab;                   /* a's centre minus b's (predicted): b's arm is ra + ab */
-    fix16_t friction, static_friction, restitution;
     /* Friction acts at the centroid of the points: two tangents and a twist
      * about the normal, bounded by mu times the manifold's normal impulse. */
     qp_vec3 ca, cb;               /* centroid arms from each centre of mass */
     fix16_t twist_radius;         /* mean distance of the points from the centroid */
     fix16_t jt1, jt2, jtw;        /* accumulated friction impulses (warm start) */
-    fix16_t mt1, mt2, mtw;        /* effective masses along t1, t2, twist */
     fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
     qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
 
-/* A manifold's solver rows: functions of its arms, normal, tangents and
- * the bodies' world inverse inertia, none of which change between the
- * collision pass and the end of the penetration pass. Kept for the whole
- * step; with QP_CFG_LOW_RAM, recomputed to the same bits at each use
- * (src/solver.c). */
+/* A manifold's solver rows: functions of its normal, arms and load centroid
+ * and of its bodies' materials, masses and world inverse inertia, none of
+ * which change between the collision pass and the end of the penetration
+ * pass. Kept for the whole step; with QP_CFG_LOW_RAM, recomputed to the
+ * same bits at each use (src/solver.c). */
 typedef struct {
+    qp_vec3 t1, t2;               /* Q2.30 tangents completing n */
+    fix16_t friction, static_friction, restitution;   /* of the pair */
     qp_vec3 rna[QP_MAX_MANIFOLD_POINTS], rnb[QP_MAX_MANIFOLD_POINTS]; /* ra x n, rb x n */
     qp_vec3 ia[QP_MAX_MANIFOLD_POINTS], ib[QP_MAX_MANIFOLD_POINTS];   /* I^-1 (r x n) */
     qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
+    fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
+    fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
 } qp_contact_rows;
 
 /* What a contact passes on to its successor in the next step: impulses for
