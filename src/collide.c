@@ -30,19 +30,12 @@ static bool type_ok(qp_shape_type t)
     return (unsigned)t < (unsigned)QP_SHAPE_TYPE_COUNT;
 }
 
-int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
-               qp_manifold *m)
+/* A pair given higher type first: collide it the other way round and bring
+ * the result back to a's frame. Not inlined, so that its temporaries are not
+ * on the stack under the collide functions of the direct path. */
+static QP__NOINLINE int collide_swapped(collide_fn fn, const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
+                           fix16_t margin, qp_manifold *m)
 {
-    /* Every byte defined, unused points included (manifolds may be hashed). */
-    unsigned char *bytes = (unsigned char *)m;
-    for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
-    if (!type_ok(a->type) || !type_ok(b->type)) return 0;
-    if (a->type <= b->type) {
-        collide_fn fn = pair_table[a->type][b->type];
-        return fn ? fn(a, b, b_in_a, margin, m) : 0;
-    }
-    collide_fn fn = pair_table[b->type][a->type];
-    if (!fn) return 0;
     qp_transform a_in_b;
     a_in_b.r = qp_rot3_transpose(&b_in_a->r);
     a_in_b.p = qp_v3_neg(qp_rot3_mul_v3(&a_in_b.r, b_in_a->p));
@@ -55,4 +48,19 @@ int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
     }
     m->count = n;
     return n;
+}
+
+int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
+               qp_manifold *m)
+{
+    /* Every byte defined, unused points included (manifolds may be hashed). */
+    unsigned char *bytes = (unsigned char *)m;
+    for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
+    if (!type_ok(a->type) || !type_ok(b->type)) return 0;
+    if (a->type <= b->type) {
+        collide_fn fn = pair_table[a->type][b->type];
+        return fn ? fn(a, b, b_in_a, margin, m) : 0;
+    }
+    collide_fn fn = pair_table[b->type][a->type];
+    return fn ? collide_swapped(fn, a, b, b_in_a, margin, m) : 0;
 }

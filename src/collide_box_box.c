@@ -39,14 +39,9 @@
 
 #define CLIP_MAX            8                       /* a quad clipped by 4 planes */
 
-/* The face and edge stages get frames of their own (the SAT's locals are dead
- * by then): it keeps every frame well under the -Wstack-usage bound, also
- * under AddressSanitizer's red zones. */
-#if defined(__GNUC__)
-#define BOX_NOINLINE __attribute__((noinline))
-#else
-#define BOX_NOINLINE
-#endif
+/* The face and edge stages get frames of their own (QP__NOINLINE: the SAT's
+ * locals are dead by then): it keeps every frame well under the -Wstack-usage
+ * bound, also under AddressSanitizer's red zones. */
 
 /* Shared with collide_box.c (so not static): keep at most 4 of n <= 8
  * candidates, rows (u, v, depth); writes their indices, ascending, to keep. */
@@ -196,7 +191,7 @@ typedef struct {
     fix16_t margin;
 } box_pair;
 
-static BOX_NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_manifold *m)
+static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_manifold *m)
 {
     qp_q30 rinc[3][3];
     fix16_t tinc[3];
@@ -291,7 +286,7 @@ static BOX_NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     return count;
 }
 
-static BOX_NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
+static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
 {
     const qp_q30 (*R)[3] = bp->r->m;
     const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "qphys/collide.h"
+#include "compiler.h"
 
 typedef struct {
     qp_vec3 c;     /* centre, Q16.16 */

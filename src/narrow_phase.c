@@ -185,37 +185,47 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
 }
 
 /* Collide one pair; false when the shapes do not touch. */
-static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
-                         const qp_contact_cache *old)
+/* The manifold of a pair at the predicted poses, in the frame of shape a
+ * (*xa, world). Apart from building the contact, so that its transforms and
+ * the contact's temporaries are not on the stack together with the collide
+ * functions (the deepest calls of a step: the micro:bit has 3 KB). */
+static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, qp_transform *xa, qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     qp_rot3 ra = qp_quat_to_rot3(w->pred_q[a]), rb = qp_quat_to_rot3(w->pred_q[b]);
-    qp_transform xa = qp__shape_world(w, pair->a, &w->pred_x[a], &ra);
+    *xa = qp__shape_world(w, pair->a, &w->pred_x[a], &ra);
     qp_transform xb = qp__shape_world(w, pair->b, &w->pred_x[b], &rb);
-    qp_transform rel = qp_transform_relative(&xa, &xb);
-    qp_manifold m;
-    if (qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, &m) == 0) return false;
+    qp_transform rel = qp_transform_relative(xa, &xb);
+    return qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, m);
+}
+
+/* This step's contact of a pair from its manifold, with what it inherits. */
+static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
+                                     const qp_contact_cache *old, const qp_transform *xa, const qp_manifold *m)
+{
+    const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
+    int a = sa->body, b = sb->body;
     qp_contact *c = new_contact(w, n, walk, a, b);
-    if (!c) return false;
+    if (!c) return;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
     c->sa = sa->slot;
     c->sb = sb->slot;
-    c->count = (uint8_t)m.count;
-    c->n = qp_rot3_mul_v3(&xa.r, m.normal);
+    c->count = (uint8_t)m->count;
+    c->n = qp_rot3_mul_v3(&xa->r, m->normal);
 
     qp_vec3 va, wa, vb, wb;
     qp__predicted_velocity(w, ba, &va, &wa);
     qp__predicted_velocity(w, bb, &vb, &wb);
-    qp_vec3 arm_a = qp_v3_sub(xa.p, w->pred_x[a]);
+    qp_vec3 arm_a = qp_v3_sub(xa->p, w->pred_x[a]);
     c->ab = qp_v3_sub(w->pred_x[a], w->pred_x[b]);
     fix16_t vn_min = 0;
-    for (int k = 0; k < m.count; k++) {
+    for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa.r, m.points[k].point));
-        p->id = m.points[k].id;
+        p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa->r, m->points[k].point));
+        p->id = m->points[k].id;
         fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
-        p->depth = qp_sat32((int64_t)m.points[k].depth + qp_mul(vn, w->def.dt));
+        p->depth = qp_sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c);
@@ -229,7 +239,6 @@ static bool collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *
     /* For sleep, a new contact is a change when something lands on something
      * (neighbours that merely touch, or a gap within the margin, are not). */
     if ((c->flags & QP_CONTACT_NEW) && -vn_min > w->def.wake_velocity) c->flags |= QP_CONTACT_CHANGED;
-    return true;
 }
 
 /* What a contact passes on to its successor. */
@@ -295,7 +304,10 @@ void qp__narrow_phase(qp_world *w)
             }
             if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
         }
-        collide_pair(w, &n, &walk, &w->pairs[i], found ? &old : 0);
+        qp_transform xa;
+        qp_manifold m;
+        if (collide_shapes(w, &w->pairs[i], &xa, &m) > 0)
+            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &xa, &m);
     }
     while (walk.next < walk.end) {
         read_old(w, &walk, &old);

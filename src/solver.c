@@ -28,7 +28,7 @@ static inline fix16_t r16(int64_t v) { return sat(round_shift(v, 16)); }
 static inline fix16_t r30(int64_t v) { return sat(round_shift(v, 30)); }
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
-static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
+static QP__NOINLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
     qp_vec3 r = { r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
                   r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
@@ -41,7 +41,7 @@ static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
 }
 
 /* Inverse inertia (world) times a vector. */
-static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+static QP__NOINLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),

@@ -3,6 +3,7 @@
 #define QPHYS_WORLD_INTERNAL_H
 
 #include "qphys/world.h"
+#include "compiler.h"
 
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg
  * cube has 6000. Bodies beyond it are rejected at creation (QP_ERR_RANGE). */
