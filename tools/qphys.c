@@ -227,9 +227,10 @@ static int cmd_run(int argc, char **argv)
         }
         printf("\", \"steps\": %ld, \"bodies\": %d, \"dynamic\": %d, \"awake\": %d, \"asleep\": %d, "
                "\"hash\": \"%08x\", \"first_all_asleep_step\": %d, \"us_per_step\": %.3f, "
-               "\"contacts\": %d, \"points\": %d,\n",
+               "\"contacts\": %d, \"points\": %d, \"max_pairs\": %d, \"max_contacts\": %d, \"overflows\": %u,\n",
                steps, info.bodies, info.dynamic_bodies, st.awake, st.asleep, (unsigned)final_hash,
-               st.first_all_asleep_step, us, st.contacts, st.points);
+               st.first_all_asleep_step, us, st.contacts, st.points, st.max_pairs, st.max_contacts,
+               (unsigned)st.overflows);
         if (seq) {
             printf(" \"hashes\": [");
             for (long s = 0; s < steps; s++) printf("%s\"%08x\"", s ? ", " : "", (unsigned)seq[s]);
@@ -256,7 +257,10 @@ static int cmd_run(int argc, char **argv)
         printf("steps   %ld (%.2f s simulated), %.1f us per step\n", steps, (double)steps * fx(info.world.dt), us);
         printf("final   %d awake, %d asleep", st.awake, st.asleep);
         if (st.first_all_asleep_step >= 0) printf("; all asleep from step %d", st.first_all_asleep_step);
-        printf("\nhash    %08x\n", (unsigned)final_hash);
+        /* What a board's pools must hold for this run (QP_CFG_MAX_PAIRS, _CONTACTS). */
+        printf("\npools   peak %d pairs, %d contacts; %u overflows\n", st.max_pairs, st.max_contacts,
+               (unsigned)st.overflows);
+        printf("hash    %08x\n", (unsigned)final_hash);
     }
     free(seq);
     free(text.data);

@@ -10,9 +10,10 @@
 #   host        gcc -O2 (the default build, build/host/qphys)
 #   host-O0     gcc -O0              host-Os     gcc -Os
 #   host-clang  clang -O2            host-m32    gcc -O2 -m32 (when gcc can link 32-bit programs)
+#   host-lowram gcc -O2 -DQP_CFG_LOW_RAM=1 (the micro:bit's layout: derived data recomputed on use)
 # Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
 # builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2
-# and gcc -O2 -m32 only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
+# gcc -O2 -m32 and low-RAM only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
 # Boards: tests/target/scene_main.c under QEMU for every scene on every board; a scene larger
 # than a board's pools (BOARD_POOLS) prints SKIP and is skipped on that board only; a board
 # whose app does not build is reported as a failure of that board only.
@@ -21,7 +22,7 @@
 #   SCENE_STEPS [300]                 steps per scene
 #   SCENE_BIG_STEPS [60]              steps for scenes that need the big-pool builds
 #   SCENE_BIG_BODIES [2200]           QP_CFG_MAX_BODIES of the big-pool builds
-#   SCENE_TARGETS [host host-O0 host-Os host-clang host-m32]
+#   SCENE_TARGETS [host host-O0 host-Os host-clang host-m32 host-lowram]
 #   SCENE_BOARDS [every board]         boards to run scenes on ("" for none)
 #   SCENE_BOARD_SCENES [every scene]
 #   SCENE_FILTER                      only scenes whose name contains this
@@ -35,7 +36,7 @@ sc_out=build/scene-check
 sc_steps=${SCENE_STEPS:-300}
 sc_big_steps=${SCENE_BIG_STEPS:-60}
 sc_big_bodies=${SCENE_BIG_BODIES:-2200}
-sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang host-m32}
+sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang host-m32 host-lowram}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
 sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
 sc_jobs=${JOBS:-2}
@@ -64,6 +65,7 @@ sc_make_vars() {
     host-Os) echo "HOST_OPT=-Os" ;;
     host-clang) echo "HOST_CC=clang HOST_OPT=-O2" ;;
     host-m32) echo "HOST_OPT=-O2 -m32" ;;
+    host-lowram) echo "HOST_OPT=-O2 LOW_RAM=1" ;;   # the micro:bit's layout (QP_CFG_LOW_RAM)
     *) return 1 ;;
   esac
 }
@@ -80,10 +82,12 @@ grep -q 'mk/tools.mk' Makefile || sc_mk="-f Makefile -f mk/tools.mk"
 # sc_build TAG TARGET [EXTRA_CFLAGS]: make build/TAG/qphys for TARGET's flags.
 sc_build() {
   sc_vars=$(sc_make_vars "$2") || { echo "scene-check: unknown target $2" >&2; return 1; }
-  sc_opt=$(echo "$sc_vars" | sed -n 's/.*HOST_OPT=\(.*\)$/\1/p')
+  sc_opt=$(echo "$sc_vars" | sed -n 's/.*HOST_OPT=\(.*\)$/\1/p' | sed 's/ LOW_RAM=1//')
   sc_cc=$(echo "$sc_vars" | sed -n 's/.*HOST_CC=\([^ ]*\).*/\1/p')
+  sc_extra=${3:-}
+  case $sc_vars in *LOW_RAM=1*) sc_extra="$sc_extra -DQP_CFG_LOW_RAM=1" ;; esac
   rm -f "$sc_out/$1.built"
-  make $sc_mk -s -j"$sc_jobs" BUILD_TAG="$1" HOST_OPT="$sc_opt" HOST_CC="${sc_cc:-gcc}" EXTRA_CFLAGS="${3:-}" \
+  make $sc_mk -s -j"$sc_jobs" BUILD_TAG="$1" HOST_OPT="$sc_opt" HOST_CC="${sc_cc:-gcc}" EXTRA_CFLAGS="$sc_extra" \
     "build/$1/qphys" && touch "$sc_out/$1.built"
 }
 
@@ -174,7 +178,7 @@ for sc_t in $sc_targets; do
   [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
 done
 sc_big_built=""
-for sc_t in host host-m32; do
+for sc_t in host host-m32 host-lowram; do
   case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
   check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
     sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
