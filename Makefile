@@ -27,7 +27,7 @@ PORT_SRCS    := $(sort $(wildcard port/host/*.c port/*.c))
 PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 
-.PHONY: all run test bench deps golden clean core-guard unit probe
+.PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools
 all: $(LIB) $(OUT)/probe
 
 # ---- dependencies -----------------------------------------------------------
@@ -88,6 +88,17 @@ $(OUT)/unit/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
 
 unit: $(UNIT_BINS)
+
+# Tests that need small pools (tests/pools): build them in a tag of their own with the pools
+# as EXTRA_CFLAGS, as tools/run-tests.sh does, e.g.
+#   make BUILD_TAG=host-pools EXTRA_CFLAGS="$(SMALL_POOLS)" build/host-pools/pools/test_small_pools
+SMALL_POOLS := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=16 -DQP_CFG_MAX_SHAPES=16 -DQP_CFG_MAX_BODY_SHAPES=1 \
+               -DQP_CFG_MAX_PAIRS=32 -DQP_CFG_MAX_CONTACTS=12
+$(OUT)/pools/%: tests/pools/%.c $(LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
+print-small-pools:
+	@echo "$(SMALL_POOLS)"
 
 test: | $(DEPS_STAMP)
 	@sh tools/run-tests.sh

@@ -7,7 +7,8 @@
 #
 #   BENCH_STEPS=N    host steps per run (default 600, as SCENES.md)
 #   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
-#   BENCH_TARGET=0   skip the Cortex-M4 part
+#   BENCH_TARGET=0   skip the Cortex-M4 part (both layouts)
+#   BENCH_LOWRAM=0   skip the Cortex-M4 run of the low-RAM layout (QP_CFG_LOW_RAM, the micro:bit's)
 #   BENCH_HOST=0     skip the host part
 # Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
@@ -20,6 +21,7 @@ REPEAT=${BENCH_REPEAT:-2}
 BOARD_NAME=qemu-mps2-an386
 APP_SRCS="bench/bench_target.c bench/scenes.c"
 APP_CFLAGS="-Isrc -Ibench"
+LOWRAM="BOARD_DIR=build/$BOARD_NAME-lowram BOARD_POOLS=-DQP_CFG_LOW_RAM=1"
 
 if [ -n "${BENCH_RAW:-}" ]; then raw=$BENCH_RAW; mkdir -p "$raw"; keep=1; else raw=$(mktemp -d); keep=0; fi
 cleanup() { [ "$keep" = 1 ] || rm -rf "$raw"; }
@@ -38,6 +40,9 @@ $MAKE -s build/host/libqphys.a >&2
 $MAKE -s -j2 -f mk/bench.mk bench-build >&2
 if [ "${BENCH_TARGET:-1}" != 0 ]; then
   $MAKE -s BOARD=$BOARD_NAME APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
+  if [ "${BENCH_LOWRAM:-1}" != 0 ]; then
+    $MAKE -s BOARD=$BOARD_NAME $LOWRAM APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
+  fi
 fi
 
 # ---- host runs, one after the other (never two timed programs at once) ---------------
@@ -59,6 +64,14 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
   rc=0
   sh -c "$run" < /dev/null > "$raw/m4.txt" || rc=$?
   [ "$rc" = 0 ] || say "bench: the Cortex-M4 app exited with code $rc"
+  if [ "${BENCH_LOWRAM:-1}" != 0 ]; then
+    say "bench: Cortex-M4 under QEMU, low-RAM layout"
+    run=$($MAKE -s BOARD=$BOARD_NAME $LOWRAM APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" \
+          RUN_TIMEOUT=900 print-run)
+    rc=0
+    sh -c "$run" < /dev/null >> "$raw/m4.txt" || rc=$?
+    [ "$rc" = 0 ] || say "bench: the low-RAM Cortex-M4 app exited with code $rc"
+  fi
 fi
 
 # ---- tables -------------------------------------------------------------------------
@@ -86,7 +99,7 @@ function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "pe
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
-  if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; next }
+  if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; if (e == "m4lr") for (k in F) L[k] = F[k]; next }
   if (!((s) in seen)) { seen[s] = 1; order[++ns] = s }
   for (k in F) D[e, s, z, k] = F[k]
 }
@@ -197,5 +210,17 @@ END {
              get("m4", s, z, "stands"), get("m4", s, z, "first_asleep"), ser, get("m4", s, z, "asleep_instr"), get("m4", s, z, "asleep_frac")
     }
     if (M["status"] != "done" && !(("m4", "stack20", "off", "steps") in D)) print "   (no output from the Cortex-M4 run)"
+    if (L["status"] == "done") {
+      printf "\n== Cortex-M4: the low-RAM layout (QP_CFG_LOW_RAM=1, as on the micro:bit: solver rows, tangents, rotation\n"
+      printf "   matrices and world inertia recomputed on use; same hashes) against the default, sleep off, same pools.\n"
+      printf "   world %s bytes low-RAM vs %s default (QP_CFG_MAX_BODIES %s).\n\n", L["world_bytes"], M["world_bytes"], L["max_bodies"]
+      printf "%-10s %5s %16s %16s %7s\n", "scene", "steps", "default_instr", "lowram_instr", "ratio"
+      for (i = 1; i <= ns; i++) {
+        s = order[i]
+        if (get("m4lr", s, "off", "steps") == "-") continue
+        printf "%-10s %5s %16s %16s %7s\n", s, get("m4lr", s, "off", "steps"), get("m4", s, "off", "instr_mean"), \
+               get("m4lr", s, "off", "instr_mean"), ratio(get("m4lr", s, "off", "instr_mean"), get("m4", s, "off", "instr_mean"))
+      }
+    }
   }
 }' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"

@@ -34,7 +34,7 @@ APP ?= probe
 APP_SRCS_probe ?= tests/probe/probe.c
 # make BOARD=x scene SCENE=path STEPS=N: the scene's text is compiled into the image.
 APP_SRCS_scene ?= tests/target/scene_main.c
-APP_CFLAGS_scene ?= -Ibuild/$(BOARD)/scene-gen
+APP_CFLAGS_scene ?= -I$(BOARD_DIR)/scene-gen
 ifeq ($(strip $(APP_SRCS_$(APP))),)
 $(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
 endif
@@ -48,7 +48,9 @@ QEMU        ?= qemu-system-arm
 RUN_TIMEOUT ?= 300
 BOARD_OPT   ?= -O2
 
-B_DIR   := build/$(BOARD)
+# Build folder: one per board; BOARD_DIR gives a variant (other BOARD_POOLS) a folder of its own.
+BOARD_DIR ?= build/$(BOARD)
+B_DIR   := $(BOARD_DIR)
 B_ELF   := $(B_DIR)/$(APP).elf
 B_MAP   := $(B_DIR)/$(APP).map
 
@@ -191,6 +193,6 @@ board-clean:
 .PHONY: scene
 scene:
 	@test -n "$(SCENE)" || { echo "usage: make BOARD=$(BOARD) scene SCENE=path/to.scene [STEPS=300]" >&2; exit 2; }
-	@sh tools/embed-scene.sh "$(SCENE)" "$(or $(STEPS),300)" build/$(BOARD)/scene-gen/scene_data.h
+	@sh tools/embed-scene.sh "$(SCENE)" "$(or $(STEPS),300)" $(BOARD_DIR)/scene-gen/scene_data.h
 	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene board
 	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene run

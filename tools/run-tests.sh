@@ -53,9 +53,25 @@ check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s core-guard
 [ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
 
+# Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
+pools_suite() {
+  tag=$1; opt=$2
+  pools=$(make -s print-small-pools)
+  for t in tests/pools/test_*.c; do
+    n=$(basename "$t" .c)
+    if ! make -s -j"$JOBS" BUILD_TAG="$tag" HOST_OPT="$opt" EXTRA_CFLAGS="$pools" "build/$tag/pools/$n" \
+         >"$logdir/build-$tag-$n.log" 2>&1; then
+      bad "build $tag/$n"; tail -30 "$logdir/build-$tag-$n.log" | sed 's/^/    /'; continue
+    fi
+    cmocka "$tag/$n" "build/$tag/pools/$n"
+  done
+}
+
 echo "== unit tests"
+sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 unit_suite host "-O2"
-unit_suite host-san "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+unit_suite host-san "$sanitize"
+pools_suite host-pools-san "$sanitize"
 
 echo "== cross-target determinism"
 if [ -f tools/cross-check.sh ]; then
