@@ -162,7 +162,7 @@ static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int
     return c;
 }
 
-/* A sleeping pair's contact, rebuilt from its cache record (not solved). */
+/* A sleeping pair's contact, rebuilt from its old record (not solved). */
 static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k)
 {
     qp_contact *c = new_contact(w, n, walk, k->a, k->b);
@@ -184,7 +184,6 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     c->anchor_b = k->anchor_b;
 }
 
-/* Collide one pair; false when the shapes do not touch. */
 /* The manifold of a pair at the predicted poses, in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide

@@ -201,8 +201,10 @@ static fix16_t combine_friction(fix16_t a, fix16_t b)
     return qp_sqrt(qp_mul(a, b));
 }
 
-/* The rows of a contact from its arms, normal, tangents and the bodies'
- * world inverse inertia: the one definition behind both row layouts. */
+/* The rows of a contact from its normal, arms and load centroid and its
+ * bodies' materials, masses and world inverse inertia: the one definition
+ * behind both row layouts (cross30 and inv_i serve only here, out of line
+ * to keep this frame small). */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
