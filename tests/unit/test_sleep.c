@@ -247,6 +247,63 @@ static void check_scene(const char *name, int kind, int n, qp_sleep_policy polic
     assert_int_equal(r.awake_at_end, 0);
 }
 
+/* stack20 as a hand would build it: each cube shifted by up to 1 cm in x and z
+ * and turned by up to 1 degree about the vertical (8 seeded layouts, its own
+ * generator: draws in a fixed order). Every layout stands (top cube within
+ * 3 cm, no sag beyond 2 cm) and is all asleep by step 300 and at 600. */
+static uint32_t jitter_state;
+static double jitter(double amplitude)
+{
+    jitter_state = jitter_state * 1664525u + 1013904223u;
+    return amplitude * ((jitter_state >> 8) / 8388608.0 - 1.0);
+}
+
+static void test_jittered_stack20_stands_and_sleeps(void **state)
+{
+    (void)state;
+    const double pi = 3.14159265358979323846;
+    double worst_dx = 0, worst_sag = 0;
+    int worst_first = 0;
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        jitter_state = seed;
+        qp_world_def def = world_def(QP_SLEEP_THREE_POINT);
+        init_world(&world, &def);
+        add_ground(&world, 0.5);
+        qp_body_id ids[20];
+        for (int i = 0; i < 20; i++) {
+            double x = jitter(0.01), z = jitter(0.01), half_angle = jitter(pi / 180) / 2;
+            qp_body_def b = qp_default_body_def();
+            b.position = qp_v3(F(x), F(0.5 + i), F(z));
+            b.rotation.w = (qp_q30)lround(cos(half_angle) * 1073741824.0);
+            b.rotation.y = (qp_q30)lround(sin(half_angle) * 1073741824.0);
+            b.mass = QP_ONE;
+            b.shape_count = 1;
+            assert_int_equal(qp_make_box(qp_v3(QP_ONE / 2, QP_ONE / 2, QP_ONE / 2), &b.shapes[0]), QP_OK);
+            ids[i] = add_body(&world, &b);
+        }
+        dv3 top0 = dvec(qp_body_position(&world, ids[19]));
+        double dx = 0, sag = 0;
+        for (int s = 1; s <= 600; s++) {
+            qp_world_step(&world);
+            dv3 p = dvec(qp_body_position(&world, ids[19]));
+            dx = fmax(dx, dist_xz(p, top0));
+            sag = fmax(sag, top0.y - p.y);
+        }
+        qp_world_stats st = qp_world_get_stats(&world);
+        printf("[sleep] jittered stack20 seed %u: first all-asleep step %d, awake at 600: %d, top drift %.4f m, "
+               "top sag %.4f m\n", (unsigned)seed, st.first_all_asleep_step, st.awake, dx, sag);
+        assert_true(st.first_all_asleep_step > 0 && st.first_all_asleep_step <= 300);
+        assert_int_equal(st.awake, 0);
+        assert_true(dx < 0.03);
+        assert_true(sag < 0.02);
+        worst_dx = fmax(worst_dx, dx);
+        worst_sag = fmax(worst_sag, sag);
+        if (st.first_all_asleep_step > worst_first) worst_first = st.first_all_asleep_step;
+    }
+    printf("[sleep] jittered stack20, 8 layouts: worst top drift %.4f m, sag %.4f m, last to sleep at step %d\n",
+           worst_dx, worst_sag, worst_first);
+}
+
 static void test_stack20_three_point(void **state) { (void)state; check_scene("stack20", 0, 20, QP_SLEEP_THREE_POINT); }
 static void test_stack50_three_point(void **state) { (void)state; check_scene("stack50", 0, 50, QP_SLEEP_THREE_POINT); }
 static void test_pyramid20_three_point(void **state) { (void)state; check_scene("pyramid20", 1, 20, QP_SLEEP_THREE_POINT); }
@@ -980,6 +1037,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stack20_three_point),
+        cmocka_unit_test(test_jittered_stack20_stands_and_sleeps),
         cmocka_unit_test(test_stack50_three_point),
         cmocka_unit_test(test_pyramid20_three_point),
         cmocka_unit_test(test_stack20_energy),
