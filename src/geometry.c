@@ -5,9 +5,10 @@
  * only division is by 1 - b^2 = sin^2 of the angle between the segments.
  * Non-parallel: s from the infinite lines, clamped; t from s, and when t had
  * to be clamped s is recomputed from t (exact for this convex quadratic).
- * Parallel (sin^2 below QP__PARALLEL_SIN2): any s in the overlap is a closest
- * point; the middle of the overlap is chosen, which is deterministic and gives
- * the capsule code a point between its two contact ends.
+ * Nearly parallel (sin^2 below QP__PARALLEL_SIN2): the same s from a more
+ * precise sin^2. Exactly parallel: any s in the overlap is a closest point;
+ * the middle of the overlap is chosen, which is deterministic and gives the
+ * capsule code a point between its two contact ends.
  */
 #include "geometry.h"
 
@@ -116,17 +117,33 @@ bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s
     /* 1 - b^2 in Q2.30 (b may exceed 1 by a few LSB: then negative = parallel). */
     int64_t den = shr_round64(((int64_t)1 << 60) - bb * bb, 30);
     bool parallel = den <= QP__PARALLEL_SIN2;
+    /* s = (b f - c) / (1 - b^2) with b f - c = r.(b ub - ua). The numerator
+     * is divided by sin^2: c and f rounded to Q16.16 would cost 0.5 LSB /
+     * sin^2 in s, so it is formed as r.w exactly in Q46, w = b ub - ua in
+     * Q2.30 (|r| < 2^28 raw: every product below 2^58). */
+    qp_vec3 w = qp_v3((fix16_t)(shr_round64(bb * b->u.x, 30) - a->u.x),
+                      (fix16_t)(shr_round64(bb * b->u.y, 30) - a->u.y),
+                      (fix16_t)(shr_round64(bb * b->u.z, 30) - a->u.z));
+    int64_t num = (int64_t)r.x * w.x + (int64_t)r.y * w.y + (int64_t)r.z * w.z;
+    /* Nearly parallel, 1 - b^2 has lost its precision to b's rounding but
+     * w.w (sin^2 in Q60) has not: w is small and exact to 0.5 LSB a
+     * component. Then s = r.w / w.w, num shifted up by k bits as far as int64
+     * allows and w.w down by the other 30 - k. Without it the angle times the
+     * distance along the overlap tilts the normal: the middle of the overlap
+     * is not the closest point of two skew segments. */
+    int k = 0;
+    int64_t sin2 = 0;
+    if (parallel) {
+        int64_t mag = num < 0 ? -num : num;
+        for (k = 30; k > 0 && (mag >> (62 - k)) != 0; k--) {}
+        int64_t ww = (int64_t)w.x * w.x + (int64_t)w.y * w.y + (int64_t)w.z * w.z;
+        sin2 = k == 30 ? ww : shr_round64(ww, 30 - k);
+    }
     fix16_t s;
     if (!parallel) {
-        /* s = (b f - c) / (1 - b^2) with b f - c = r.(b ub - ua). The numerator
-         * is divided by sin^2: c and f rounded to Q16.16 would cost 0.5 LSB /
-         * sin^2 in s, so it is formed as r.w exactly in Q46, w = b ub - ua in
-         * Q2.30 (|r| < 2^28 raw: every product below 2^58). */
-        qp_vec3 w = qp_v3((fix16_t)(shr_round64(bb * b->u.x, 30) - a->u.x),
-                          (fix16_t)(shr_round64(bb * b->u.y, 30) - a->u.y),
-                          (fix16_t)(shr_round64(bb * b->u.z, 30) - a->u.z));
-        int64_t num = (int64_t)r.x * w.x + (int64_t)r.y * w.y + (int64_t)r.z * w.z;
         s = clamp64(qp__div_round64(num, den), -a->h, a->h);
+    } else if (sin2 > 0) {
+        s = clamp64(qp__div_round64(num * ((int64_t)1 << k), sin2), -a->h, a->h);
     } else {
         /* b's extent along a: centre -c, half length hb |b|. */
         int64_t ext = shr_round64((bb < 0 ? -bb : bb) * b->h, 30);
