@@ -28,8 +28,23 @@ static inline uint32_t rng(void)
 /* Uniform in [lo, hi). */
 static inline double urand(double lo, double hi) { return lo + (hi - lo) * (rng() / 4294967296.0); }
 
+/* Three draws, v[0] then v[1] then v[2]: use it (or one statement per draw)
+ * instead of several urand() calls in one argument list or expression. */
+static inline void urand3(double v[3], double lo, double hi)
+{
+    for (int k = 0; k < 3; k++) v[k] = urand(lo, hi);
+}
+
 static inline double d16(fix16_t v) { return v / Q16; }
 static inline fix16_t f16(double v) { return (fix16_t)llround(v * Q16); }
+
+/* A Q16.16 vector of three draws in [lo, hi) metres, x then y then z. */
+static inline qp_vec3 rand_v3(double lo, double hi)
+{
+    double v[3];
+    urand3(v, lo, hi);
+    return qp_v3(f16(v[0]), f16(v[1]), f16(v[2]));
+}
 
 /* A random unit quaternion (Q2.30). */
 static inline qp_quat rand_quat(void)

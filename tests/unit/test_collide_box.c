@@ -35,11 +35,6 @@
 
 static double d30(qp_q30 v) { return v / Q30; }
 
-static void urand3(double v[3], double lo, double hi)
-{
-    for (int k = 0; k < 3; k++) v[k] = urand(lo, hi);
-}
-
 /* ---- building poses ------------------------------------------------------------ */
 
 typedef struct { double w, x, y, z; } dquat;

@@ -393,6 +393,24 @@ static void check_round(const qp_manifold *m, dv3 pa, double ra, dv3 pb, double 
 
 static double rand_size(double lo, double hi) { return exp(urand(log(lo), log(hi))); }
 
+/* Draws in a fixed order (argument order is unspecified in C, initialisers of
+ * one declaration are sequenced): a capsule of radius then half height, scaled
+ * by k, at most 100 m ... */
+static qp_shape rand_capsule(double k)
+{
+    double r = rand_size(0.05, 2) * k, h = rand_size(0.05, 3) * k;
+    return capsule(fmin(r, 100), fmin(h, 100));
+}
+
+/* ... and a pose: position x, y, z uniform in [lo, hi) times s, then a rotation. */
+static qp_transform rand_xf(double lo, double hi, double s)
+{
+    double p[3];
+    urand3(p, lo, hi);
+    qp_quat q = rand_quat();
+    return xf_make(p[0] * s, p[1] * s, p[2] * s, q);
+}
+
 /* Positions: within reach most of the time; one pose in ten at large scale. */
 static double scale_of(int i) { return i % 10 == 9 ? 40.0 : 1.0; }
 
@@ -412,8 +430,7 @@ static void test_random_sphere_sphere(void **st)
         double k = scale_of(i), ra = rand_size(0.05, 2) * k, rb = rand_size(0.05, 2) * k, mg = rand_margin();
         qp_shape a = sphere(fmin(ra, 100)), b = sphere(fmin(rb, 100));
         double reach = d16(a.radius) + d16(b.radius);
-        qp_transform xf = xf_make(urand(-1.2, 1.2) * reach, urand(-1.2, 1.2) * reach, urand(-1.2, 1.2) * reach,
-                                  rand_quat());
+        qp_transform xf = rand_xf(-1.2, 1.2, reach);
         qp_manifold m;
         qp_collide_sphere_sphere(&a, &b, &xf, f16(mg), &m);
         check_round(&m, v3(0, 0, 0), d16(a.radius), dv(xf.p), d16(b.radius), d16(f16(mg)), &s, true);
@@ -429,9 +446,9 @@ static void test_random_sphere_capsule(void **st)
     for (int i = 0; i < N_RANDOM; i++) {
         double k = scale_of(i), mg = rand_margin();
         qp_shape a = sphere(fmin(rand_size(0.05, 2) * k, 100));
-        qp_shape b = capsule(fmin(rand_size(0.05, 2) * k, 100), fmin(rand_size(0.05, 3) * k, 100));
+        qp_shape b = rand_capsule(k);
         double reach = d16(a.radius) + d16(b.radius) + d16(b.half_height);
-        qp_transform xf = xf_make(urand(-1, 1) * reach, urand(-1, 1) * reach, urand(-1, 1) * reach, rand_quat());
+        qp_transform xf = rand_xf(-1, 1, reach);
         qp_manifold m;
         qp_collide_sphere_capsule(&a, &b, &xf, f16(mg), &m);
         dv3 e0, e1;
@@ -449,12 +466,20 @@ static void test_random_capsule_capsule(void **st)
     stats s = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < N_RANDOM; i++) {
         double k = scale_of(i), mg = rand_margin();
-        qp_shape a = capsule(fmin(rand_size(0.05, 2) * k, 100), fmin(rand_size(0.05, 3) * k, 100));
-        qp_shape b = capsule(fmin(rand_size(0.05, 2) * k, 100), fmin(rand_size(0.05, 3) * k, 100));
+        qp_shape a = rand_capsule(k);
+        qp_shape b = rand_capsule(k);
         double reach = d16(a.radius) + d16(b.radius) + d16(a.half_height) + d16(b.half_height);
         /* one pose in eight nearly parallel (within 3 degrees), to reach the two-point path */
-        qp_quat q = (i % 8 == 0) ? axis_angle(urand(-1, 1), 0, urand(-1, 1), urand(-0.05, 0.05)) : rand_quat();
-        qp_transform xf = xf_make(urand(-0.8, 0.8) * reach, urand(-0.8, 0.8) * reach, urand(-0.8, 0.8) * reach, q);
+        qp_quat q;
+        if (i % 8 == 0) {
+            double ax = urand(-1, 1), az = urand(-1, 1), angle = urand(-0.05, 0.05);
+            q = axis_angle(ax, 0, az, angle);
+        } else {
+            q = rand_quat();
+        }
+        double p[3];
+        urand3(p, -0.8, 0.8);
+        qp_transform xf = xf_make(p[0] * reach, p[1] * reach, p[2] * reach, q);
         qp_manifold m;
         qp_collide_capsule_capsule(&a, &b, &xf, f16(mg), &m);
         dv3 a0 = v3(0, -d16(a.half_height), 0), a1 = v3(0, d16(a.half_height), 0), b0, b1, pa, pb;
@@ -472,15 +497,18 @@ static void test_random_plane_pairs(void **st)
     stats ss = { 0, 0, 0, 0, 0, 0, 0 }, sc = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < 2 * N_RANDOM; i++) {
         double k = scale_of(i), mg = d16(f16(rand_margin()));
-        qp_shape pl = plane(urand(-1, 1), urand(-1, 1), urand(-1, 1), urand(-5, 5) * k);
+        double nv[3];
+        urand3(nv, -1, 1);
+        qp_shape pl = plane(nv[0], nv[1], nv[2], urand(-5, 5) * k);
         dv3 n = dvn(pl.normal);
         double off = d16(pl.plane_offset);
         bool cap = i & 1;
-        qp_shape b = cap ? capsule(fmin(rand_size(0.05, 2) * k, 100), fmin(rand_size(0.05, 3) * k, 100))
-                         : sphere(fmin(rand_size(0.05, 2) * k, 100));
+        qp_shape b = cap ? rand_capsule(k) : sphere(fmin(rand_size(0.05, 2) * k, 100));
         double reach = d16(b.radius) + d16(b.half_height);
         /* a point of the plane, moved along n and sideways */
-        dv3 p = add(scl(n, off + urand(-1.5, 1.5) * reach), v3(urand(-5, 5) * k, urand(-5, 5) * k, urand(-5, 5) * k));
+        double along = urand(-1.5, 1.5) * reach, side[3];
+        urand3(side, -5, 5);
+        dv3 p = add(scl(n, off + along), v3(side[0] * k, side[1] * k, side[2] * k));
         p = sub(p, scl(n, dot(sub(p, scl(n, off)), n) - urand(-1.5, 1.5) * reach));
         qp_transform xf = xf_make(p.x, p.y, p.z, rand_quat());
         qp_manifold m;
@@ -527,11 +555,20 @@ static void test_random_plane_pairs(void **st)
 
 static qp_shape rand_shape(qp_shape_type t)
 {
+    double v[4];   /* one draw per statement, in argument order */
     switch (t) {
-    case QP_SHAPE_PLANE: return plane(urand(-1, 1), urand(-1, 1), urand(-1, 1), urand(-1, 1));
+    case QP_SHAPE_PLANE:
+        urand3(v, -1, 1);
+        v[3] = urand(-1, 1);
+        return plane(v[0], v[1], v[2], v[3]);
     case QP_SHAPE_SPHERE: return sphere(rand_size(0.05, 2));
-    case QP_SHAPE_CAPSULE: return capsule(rand_size(0.05, 2), rand_size(0.05, 2));
-    default: return box(rand_size(0.05, 2), rand_size(0.05, 2), rand_size(0.05, 2));
+    case QP_SHAPE_CAPSULE:
+        v[0] = rand_size(0.05, 2);
+        v[1] = rand_size(0.05, 2);
+        return capsule(v[0], v[1]);
+    default:
+        for (int k = 0; k < 3; k++) v[k] = rand_size(0.05, 2);
+        return box(v[0], v[1], v[2]);
     }
 }
 
@@ -586,7 +623,7 @@ static void test_dispatch(void **st)
         for (int i = 0; i < 1000; i++) {
             qp_shape a = rand_shape(pairs[p][0]), b = rand_shape(pairs[p][1]);
             bool exact = i % 2 == 0;
-            qp_transform xf = xf_make(urand(-2.5, 2.5), urand(-2.5, 2.5), urand(-2.5, 2.5), rand_quat());
+            qp_transform xf = rand_xf(-2.5, 2.5, 1);
             if (exact) xf.r = perm_rot((int)(rng() % 24));
             qp_transform inv = inverse(&xf);
             fix16_t mg = f16(rand_margin());
@@ -645,7 +682,7 @@ static void test_symmetry_same_type(void **st)
     for (int t = QP_SHAPE_SPHERE; t <= QP_SHAPE_CAPSULE; t++)
         for (int i = 0; i < 2000; i++) {
             qp_shape a = rand_shape((qp_shape_type)t), b = rand_shape((qp_shape_type)t);
-            qp_transform xf = xf_make(urand(-2, 2), urand(-2, 2), urand(-2, 2), rand_quat());
+            qp_transform xf = rand_xf(-2, 2, 1);
             qp_transform inv = inverse(&xf);
             qp_manifold m1, m2;
             int n1 = qp_collide(&a, &b, &xf, 0, &m1);
@@ -686,9 +723,12 @@ static void test_extremes(void **st)
         for (int k = 0; k < 2; k++) {
             double big = (rng() & 1) ? 100 : 0.01;
             switch (ty[k]) {
-            case QP_SHAPE_PLANE:
-                *sh[k] = plane(urand(-1, 1), urand(-1, 1), urand(-1, 1), (rng() & 1) ? 10000 : -10000);
+            case QP_SHAPE_PLANE: {
+                double nv[3];
+                urand3(nv, -1, 1);
+                *sh[k] = plane(nv[0], nv[1], nv[2], (rng() & 1) ? 10000 : -10000);
                 break;
+            }
             case QP_SHAPE_SPHERE: *sh[k] = sphere(big); break;
             case QP_SHAPE_CAPSULE: *sh[k] = capsule(big, (rng() & 1) ? 100 : 0.01); break;
             default: *sh[k] = box(big, (rng() & 1) ? 100 : 0.01, 100); break;
@@ -728,12 +768,12 @@ static void test_translation_invariance(void **st)
             for (int i = 0; i < 300; i++) {
                 qp_shape a = rand_shape((qp_shape_type)ta), b = rand_shape((qp_shape_type)tb);
                 /* shapes sit off their body centres, rotated */
-                a.offset = qp_v3(f16(urand(-0.5, 0.5)), f16(urand(-0.5, 0.5)), f16(urand(-0.5, 0.5)));
-                b.offset = qp_v3(f16(urand(-0.5, 0.5)), f16(urand(-0.5, 0.5)), f16(urand(-0.5, 0.5)));
+                a.offset = rand_v3(-0.5, 0.5);
+                b.offset = rand_v3(-0.5, 0.5);
                 a.rotation = rand_quat();
                 b.rotation = rand_quat();
-                qp_transform ba = xf_make(urand(-1, 1), urand(-1, 1), urand(-1, 1), rand_quat());
-                qp_transform bb = xf_make(urand(-2, 2), urand(-2, 2), urand(-2, 2), rand_quat());
+                qp_transform ba = rand_xf(-1, 1, 1);
+                qp_transform bb = rand_xf(-2, 2, 1);
                 qp_transform wa = qp_shape_transform(&a, &ba), wb = qp_shape_transform(&b, &bb);
                 qp_transform rel = qp_transform_relative(&wa, &wb);
                 qp_manifold m0;

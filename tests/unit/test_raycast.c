@@ -280,19 +280,32 @@ static void test_random_rays(void **st)
         for (int i = 0; i < 20000; i++) {
             qp_shape s;
             double k = i % 10 == 9 ? 20 : 1;   /* one in ten at a large scale */
+            double v[3];   /* one draw per statement, in argument order (see qp_test_util.h) */
             switch (type) {
-            case 0: assert_int_equal(qp_make_plane(fv(urand(-1, 1), urand(-1, 1), urand(-1, 1)), f16(urand(-3, 3)), &s), QP_OK); break;
+            case 0:
+                urand3(v, -1, 1);
+                assert_int_equal(qp_make_plane(fv(v[0], v[1], v[2]), f16(urand(-3, 3)), &s), QP_OK);
+                break;
             case 1: assert_int_equal(qp_make_sphere(f16(urand(0.05, 3) * k), &s), QP_OK); break;
-            case 2: assert_int_equal(qp_make_capsule(f16(urand(0.05, 2) * k), f16(urand(0.05, 3) * k), &s), QP_OK); break;
-            default: assert_int_equal(qp_make_box(fv(urand(0.05, 3) * k, urand(0.05, 3) * k, urand(0.05, 3) * k), &s), QP_OK);
+            case 2:
+                v[0] = urand(0.05, 2);
+                v[1] = urand(0.05, 3);
+                assert_int_equal(qp_make_capsule(f16(v[0] * k), f16(v[1] * k), &s), QP_OK);
+                break;
+            default:
+                urand3(v, 0.05, 3);
+                assert_int_equal(qp_make_box(fv(v[0] * k, v[1] * k, v[2] * k), &s), QP_OK);
             }
             qp_transform xf;
             double far = (i % 7 == 3) ? 9000 : 0;   /* sometimes far from the world origin */
-            xf.p = fv(urand(-5, 5) + far, urand(-5, 5) - far, urand(-5, 5) + far);
+            urand3(v, -5, 5);
+            xf.p = fv(v[0] + far, v[1] - far, v[2] + far);
             xf.r = qp_quat_to_rot3(rand_quat());
-            qp_vec3 o = qp_v3_add(xf.p, fv(urand(-8, 8) * k, urand(-8, 8) * k, urand(-8, 8) * k));
+            urand3(v, -8, 8);
+            qp_vec3 o = qp_v3_add(xf.p, fv(v[0] * k, v[1] * k, v[2] * k));
             /* aim near the shape's centre most of the time */
-            dv3 aim = v3(urand(-3, 3) * k, urand(-3, 3) * k, urand(-3, 3) * k);
+            urand3(v, -3, 3);
+            dv3 aim = v3(v[0] * k, v[1] * k, v[2] * k);
             dv3 to = sub(add(dv(xf.p), aim), dv(o));
             double scale = urand(0.3, 2.0);
             qp_vec3 d = fv(to.x * scale, to.y * scale, to.z * scale);
@@ -344,17 +357,26 @@ static void test_extremes(void **st)
         qp_shape s;
         double big = (rng() & 1) ? 100 : 0.01;
         switch (rng() % 4) {
-        case 0: assert_int_equal(qp_make_plane(fv(urand(-1, 1), urand(-1, 1), urand(-1, 1)), f16(urand(-1e4, 1e4)), &s), QP_OK); break;
+        case 0: {
+            double v[3];
+            urand3(v, -1, 1);
+            assert_int_equal(qp_make_plane(fv(v[0], v[1], v[2]), f16(urand(-1e4, 1e4)), &s), QP_OK);
+            break;
+        }
         case 1: assert_int_equal(qp_make_sphere(f16(big), &s), QP_OK); break;
         case 2: assert_int_equal(qp_make_capsule(f16(big), f16(100), &s), QP_OK); break;
         default: assert_int_equal(qp_make_box(fv(big, 100, 0.01), &s), QP_OK);
         }
-        qp_transform xf = { fv(urand(-1e4, 1e4), urand(-1e4, 1e4), urand(-1e4, 1e4)), qp_quat_to_rot3(rand_quat()) };
-        qp_vec3 o = fv(urand(-1e4, 1e4), urand(-1e4, 1e4), urand(-1e4, 1e4));
+        qp_transform xf;   /* one draw per statement, in argument order (see qp_test_util.h) */
+        xf.p = rand_v3(-1e4, 1e4);
+        xf.r = qp_quat_to_rot3(rand_quat());
+        qp_vec3 o = rand_v3(-1e4, 1e4);
         dv3 to = sub(dv(xf.p), dv(o));
         double k = urand(0.2, 1.8);
         if (len(to) * k > 18000) k = 18000 / len(to);
-        qp_vec3 d = fv(to.x * k + urand(-50, 50), to.y * k + urand(-50, 50), to.z * k + urand(-50, 50));
+        double e[3];
+        urand3(e, -50, 50);
+        qp_vec3 d = fv(to.x * k + e[0], to.y * k + e[1], to.z * k + e[2]);
         qp_ray_hit h;
         if (qp_raycast_shape(&s, &xf, o, d, &h)) {
             hits++;

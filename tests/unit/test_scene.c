@@ -186,7 +186,8 @@ static void test_numbers_reference(void **state)
     static const int64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
     for (int i = 0; i < 200000; i++) {
         int digits = (int)(rng() % 9);                  /* 0..8 fraction digits */
-        int64_t mag = (int64_t)(rng() % 32768u) * pow10[digits] + (int64_t)(rng() % (uint32_t)pow10[digits]);
+        int64_t whole = (int64_t)(rng() % 32768u), frac = (int64_t)(rng() % (uint32_t)pow10[digits]);
+        int64_t mag = whole * pow10[digits] + frac;   /* two draws, two sequenced initialisers */
         int neg = rng() & 1;
         /* Reference: round(mag * 65536 / 10^d), ties away from zero, in integers. */
         int64_t want = (mag * 131072 + pow10[digits]) / (2 * pow10[digits]);

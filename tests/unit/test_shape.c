@@ -263,7 +263,7 @@ static void test_mass_closed_forms(void **st)
         else if (type == 2) assert_int_equal(qp_make_capsule(a, b, &s), QP_OK);
         else assert_int_equal(qp_make_box(qp_v3(a, b, c), &s), QP_OK);
         s.rotation = rand_quat();
-        s.offset = qp_v3(f16(urand(-5, 5)), f16(urand(-5, 5)), f16(urand(-5, 5)));
+        s.offset = rand_v3(-5, 5);
         check_mass(&s, rho, &checked);
     }
     print_message("mass: %d random shapes compared: mass %.3f LSB, rotated inertia %.3f LSB\n", checked,
@@ -313,7 +313,7 @@ static void test_aabb(void **st)
         else if (type == 2) assert_int_equal(qp_make_capsule(a, b, &s), QP_OK);
         else assert_int_equal(qp_make_box(qp_v3(a, b, c), &s), QP_OK);
         qp_transform xf;
-        xf.p = qp_v3(f16(urand(-9000, 9000)), f16(urand(-9000, 9000)), f16(urand(-9000, 9000)));
+        xf.p = rand_v3(-9000, 9000);
         xf.r = qp_quat_to_rot3(rand_quat());
         qp_aabb bb = qp_shape_aabb(&s, &xf);
         double ext[3], lo[3], hi[3];
@@ -369,8 +369,8 @@ static void test_transforms(void **st)
     int max_err = 0;
     for (int it = 0; it < 5000; it++) {
         qp_transform a, b;
-        a.p = qp_v3(f16(urand(-9000, 9000)), f16(urand(-9000, 9000)), f16(urand(-9000, 9000)));
-        b.p = qp_v3_add(a.p, qp_v3(f16(urand(-1000, 1000)), f16(urand(-1000, 1000)), f16(urand(-1000, 1000))));
+        a.p = rand_v3(-9000, 9000);
+        b.p = qp_v3_add(a.p, rand_v3(-1000, 1000));
         a.r = qp_quat_to_rot3(rand_quat());
         b.r = qp_quat_to_rot3(rand_quat());
         qp_transform rel = qp_transform_relative(&a, &b);
@@ -389,7 +389,7 @@ static void test_transforms(void **st)
             }
         }
         /* point round trip */
-        qp_vec3 local = qp_v3(f16(urand(-100, 100)), f16(urand(-100, 100)), f16(urand(-100, 100)));
+        qp_vec3 local = rand_v3(-100, 100);
         qp_vec3 w = qp_transform_point(&a, local);
         qp_vec3 back = qp_transform_point_inv(&a, w);
         assert_true(abs(back.x - local.x) <= 2 && abs(back.y - local.y) <= 2 && abs(back.z - local.z) <= 2);
