@@ -17,6 +17,7 @@
  * records come back as sleeping contacts, so the contact graph still knows
  * what rests on what.
  */
+#include <string.h>
 #include "world_internal.h"
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
@@ -155,8 +156,7 @@ static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int
         old->next++;
     }
     qp_contact *c = &w->contacts[(*n)++];
-    unsigned char *bytes = (unsigned char *)c;
-    for (unsigned k = 0; k < sizeof *c; k++) bytes[k] = 0;
+    memset(c, 0, sizeof *c);   /* every byte, padding included: snapshots compare bytes */
     c->a = (uint16_t)a;
     c->b = (uint16_t)b;
     return c;
@@ -243,8 +243,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
 /* What a contact passes on to its successor. */
 static void remember(const qp_contact *c, qp_contact_cache *k)
 {
-    unsigned char *bytes = (unsigned char *)k;
-    for (unsigned j = 0; j < sizeof *k; j++) bytes[j] = 0;
+    memset(k, 0, sizeof *k);
     k->a = c->a;
     k->b = c->b;
     k->sa = c->sa;
@@ -264,16 +263,6 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
     k->jtw = c->jtw;
 }
 
-/* Move contacts[0 .. count) up to contacts[to .. to + count), highest first
- * (the ranges overlap). */
-static void move_up(qp_world *w, int count, int to)
-{
-    for (int i = count - 1; i >= 0; i--) {
-        const unsigned char *from = (const unsigned char *)&w->contacts[i];
-        unsigned char *dest = (unsigned char *)&w->contacts[to + i];
-        for (unsigned k = 0; k < sizeof(qp_contact); k++) dest[k] = from[k];
-    }
-}
 
 /* Read the next old contact into *k (a copy: the slot may be written next). */
 static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
@@ -284,7 +273,8 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 void qp__narrow_phase(qp_world *w)
 {
     qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS };
-    if (walk.next > 0) move_up(w, w->contact_count, walk.next);
+    /* Byte for byte (memmove: the ranges overlap), padding included. */
+    if (walk.next > 0) memmove(&w->contacts[walk.next], &w->contacts[0], (size_t)w->contact_count * sizeof(qp_contact));
     int n = 0;
     qp_contact_cache old;
     /* Merge walk: pairs and old contacts are both sorted by the same key. */

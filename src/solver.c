@@ -11,6 +11,15 @@
  */
 #include "solver.h"
 
+/* cross30 and inv_i serve fill_rows. With QP_CFG_LOW_RAM it runs under every
+ * pass and they go out of line to keep its frame small (the micro:bit's
+ * stack); otherwise it runs once per step and they are inlined. */
+#if QP_CFG_LOW_RAM
+#define QP__ROWS_INLINE QP__NOINLINE
+#else
+#define QP__ROWS_INLINE inline
+#endif
+
 static inline fix16_t sat(int64_t v)
 {
     return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
@@ -28,7 +37,7 @@ static inline fix16_t r16(int64_t v) { return sat(round_shift(v, 16)); }
 static inline fix16_t r30(int64_t v) { return sat(round_shift(v, 30)); }
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
-static QP__NOINLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
+static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
     qp_vec3 r = { r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
                   r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
@@ -41,7 +50,7 @@ static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
 }
 
 /* Inverse inertia (world) times a vector. */
-static QP__NOINLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
@@ -203,8 +212,7 @@ static fix16_t combine_friction(fix16_t a, fix16_t b)
 
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
- * behind both row layouts (cross30 and inv_i serve only here, out of line
- * to keep this frame small). */
+ * behind both row layouts. */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
