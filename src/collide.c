@@ -33,8 +33,8 @@ static bool type_ok(qp_shape_type t)
 /* A pair given higher type first: collide it the other way round and bring
  * the result back to a's frame. Not inlined, so that its temporaries are not
  * on the stack under the collide functions of the direct path. */
-static QP__NOINLINE int collide_swapped(collide_fn fn, const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
-                           fix16_t margin, qp_manifold *m)
+static QP__NOINLINE int collide_swapped(collide_fn fn, const qp_shape *a, const qp_shape *b,
+                                        const qp_transform *b_in_a, fix16_t margin, qp_manifold *m)
 {
     qp_transform a_in_b;
     a_in_b.r = qp_rot3_transpose(&b_in_a->r);
