@@ -27,14 +27,11 @@ PORT_SRCS    := $(sort $(wildcard port/host/*.c port/*.c))
 PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 
-.PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools
+.PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
 all: $(LIB) $(OUT)/probe
 
 # ---- dependencies -----------------------------------------------------------
-DEPS_STAMP := $(FIXMATH_DIR)/fix16.c
 deps:
-	@sh tools/deps.sh
-$(DEPS_STAMP):
 	@sh tools/deps.sh
 
 # ---- library ----------------------------------------------------------------
@@ -76,6 +73,11 @@ $(OUT)/probe: tests/probe/probe.c $(PORT_OBJS) $(LIB)
 
 probe: $(OUT)/probe
 
+# The README's example (tools/test-api.sh checks that the two are the same text).
+$(OUT)/hello: examples/hello.c $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
+all: $(OUT)/hello
+
 # The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
 run: all
 	./$(OUT)/qphys run tests/scenes/pyramid20.scene --steps 600
@@ -99,6 +101,8 @@ $(OUT)/pools/%: tests/pools/%.c $(LIB) | $(DEPS_STAMP)
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
 print-small-pools:
 	@echo "$(SMALL_POOLS)"
+print-fixmath-dir:
+	@echo "$(FIXMATH_DIR)"
 
 test: | $(DEPS_STAMP)
 	@sh tools/run-tests.sh

@@ -103,9 +103,6 @@ board: $(B_ELF)
 all: board
 clean: board-clean
 
-$(FIXMATH_DIR)/fix16.c:
-	@sh tools/deps.sh
-
 $(B_FIX_OBJS): $(B_DIR)/fixmath/%.o: $(FIXMATH_DIR)/%.c $(B_SIG_FILE)
 	@mkdir -p $(dir $@)
 	$(ARM_CC) $(B_FIX_CFLAGS) -c $< -o $@

@@ -16,3 +16,12 @@ CORE_INC        := -Iinclude -I$(FIXMATH_DIR)
 CORE_WARN       := -std=c11 -Wall -Wextra -Werror -pedantic -Wundef -Wshadow
 # gcc only: bound every core function's stack frame (no recursion, no VLAs).
 CORE_STACK_WARN := -Wstack-usage=2048
+
+# Every libfixmath source comes from one fetch (tools/deps.sh). A grouped target, so
+# that on a fresh clone make knows how to get each of them before any rule needs one
+# (naming only fix16.c left "No rule to make target .../fix16_sqrt.o" the first time).
+DEPS_STAMP := $(FIXMATH_DIR)/fix16.c
+$(FIXMATH_SRCS) $(FIXMATH_DIR)/fix16.h &:
+	@sh tools/deps.sh
+# The rule above must not become the including Makefile's default goal.
+.DEFAULT_GOAL :=
