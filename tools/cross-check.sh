@@ -9,8 +9,8 @@
 #     -n        host targets only (no QEMU)
 #     -O LIST   optimisation levels for the boards (default: BOARD_OPT's default, -O2)
 #
-# Host targets: gcc -O0, gcc -O2, gcc -Os, clang -O2, gcc -m32 -O2 (skipped with a note if
-# clang or a 32-bit gcc is unavailable), compiled directly (not through the Makefile) with the
+# Host targets: gcc -O0, gcc -O2, gcc -Os, clang -O2, gcc -m32 -O2 (run under qemu-i386 when the
+# kernel cannot execute i386 programs; printed as SKIPPED with the reason if it cannot run at all), compiled directly (not through the Makefile) with the
 # pinned FIXMATH_FLAGS: src/ and libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
 # Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel.
 # The whole output of each target is kept in build/cross/<app>/<target>.out and compared
@@ -62,6 +62,8 @@ failed=0
 note() { echo "cross-check: $*"; }
 
 # ---- host builds -----------------------------------------------------------------
+. tools/targets.sh
+host_runner=""   # the emulator prefix of the next host_build ("" = runs natively)
 host_build() { # name cc opt...: core + libfixmath into an archive (only what the app uses is linked)
   name=$1; cc=$2; shift 2
   dir=$out/$name
@@ -78,24 +80,22 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
      $cc "$@" -std=c11 -Iinclude -Iport -I"$fix_dir" $fix_flags $app_cflags \
        $app_srcs $port_srcs "$dir/libqphys.a" -o "$dir/$app" >>"$dir/build.log" 2>&1; then
     targets="$targets $name"
-    echo "$dir/$app" > "$dir/cmd"
+    echo "$host_runner $dir/$app" > "$dir/cmd"
   else
     note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
     failed=1
   fi
-}
-can_link() { # cc flags...: can this compiler build and run a trivial program?
-  t=$out/.probe-cc; printf 'int main(void){return 0;}\n' > "$t.c"
-  "$@" "$t.c" -o "$t" >/dev/null 2>&1 && "$t"
 }
 
 host_build gcc-O0 gcc -O0
 host_build gcc-O2 gcc -O2
 host_build gcc-Os gcc -Os
 if command -v clang >/dev/null 2>&1; then host_build clang-O2 clang -O2
-else note "clang-O2: skipped: clang not installed"; fi
-if can_link gcc -m32; then host_build gcc-m32-O2 gcc -m32 -O2
-else note "gcc-m32-O2: skipped: gcc -m32 cannot link here (install gcc-multilib)"; fi
+else echo "SKIPPED target clang-O2: clang is not installed (make deps)"; fi
+# i386: natively where the kernel runs 32-bit programs, else under qemu-i386.
+if host_runner=$(qp_runner gcc -m32); then host_build gcc-m32-O2 gcc -m32 -O2
+else echo "SKIPPED target gcc-m32-O2: $host_runner"; fi
+host_runner=""
 
 # ---- board builds -----------------------------------------------------------------
 if [ $host_only -eq 0 ]; then
@@ -123,7 +123,7 @@ fi
 # ---- run everything (in parallel) -----------------------------------------------------------
 for t in $targets; do
   dir=$out/$t
-  ( if [ -f "$dir/$app" ]; then timeout "${RUN_TIMEOUT:-300}" "$dir/$app"; else sh -c "$(cat "$dir/cmd")"; fi \
+  ( if [ -f "$dir/$app" ]; then timeout "${RUN_TIMEOUT:-300}" $(cat "$dir/cmd"); else sh -c "$(cat "$dir/cmd")"; fi \
       > "$out/$t.out" 2> "$dir/run.err" < /dev/null
     echo $? > "$dir/exit" ) &
 done

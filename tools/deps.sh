@@ -9,12 +9,15 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 have_cmd cc || need="$need gcc"
 have_cmd make || need="$need make"
 have_cmd clang || need="$need clang"
+have_cmd g++ || need="$need g++"
 have_pkg libcmocka-dev || need="$need libcmocka-dev"
 have_cmd arm-none-eabi-gcc || need="$need gcc-arm-none-eabi"
 have_pkg libnewlib-arm-none-eabi || need="$need libnewlib-arm-none-eabi"
 have_cmd qemu-system-arm || need="$need qemu-system-arm"
+# Emulators for Linux programs of other instruction sets (i386 when the kernel cannot run it).
+have_cmd qemu-i386 || need="$need qemu-user"
 have_cmd xz || need="$need xz-utils"
-# Optional: 32-bit host build for the cross-target proof.
+# The 32-bit x86 build of the cross-target proof.
 have_pkg gcc-multilib || need="$need gcc-multilib"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"
