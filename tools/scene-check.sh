@@ -9,7 +9,8 @@
 # Host targets (each a build of the qphys tool through the Makefile, mk/tools.mk):
 #   host        gcc -O2 (the default build, build/host/qphys)
 #   host-O0     gcc -O0              host-Os     gcc -Os
-#   host-clang  clang -O2            host-m32    gcc -O2 -m32 (when gcc can link 32-bit programs)
+#   host-clang  clang -O2            host-m32    gcc -O2 -m32 (under qemu-i386 when the kernel cannot
+#                                    run i386 programs; SKIPPED with the reason when nothing can)
 #   host-lowram gcc -O2 -DQP_CFG_LOW_RAM=1 (the micro:bit's layout: derived data recomputed on use)
 # Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
 # builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2
@@ -70,10 +71,7 @@ sc_make_vars() {
   esac
 }
 
-sc_have_m32() {
-  printf 'int main(void) { return 0; }\n' > "$sc_out/m32.c"
-  gcc -m32 "$sc_out/m32.c" -o "$sc_out/m32" >/dev/null 2>&1
-}
+. tools/targets.sh
 
 # The Makefile includes mk/tools.mk; until it does, name both.
 sc_mk=""
@@ -150,16 +148,16 @@ sc_replay_selftest() {
   sc_expect "$1" scene 2 "scene.replay:[0-9]*:7: error: unknown option" || return 1
 }
 
-# sc_board BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD, run it.
-sc_board() {
+# sc_board_build BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD
+# and keep the image as OUT.elf and its QEMU command line as OUT.cmd (run later, in parallel).
+sc_board_build() {
   sc_gen=build/$1/scene-gen
   sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
   make -s BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$sc_gen" board || return 1
-  sc_cmd=$(make -s --no-print-directory BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
-    APP_CFLAGS_scene="-I$sc_gen" print-run) || return 1
-  sh -c "$sc_cmd" </dev/null >"$4" 2>"$4.err"
-  echo $? >"$4.rc"
+  cp "build/$1/scene.elf" "$4.elf" || return 1
+  make -s --no-print-directory BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$sc_gen" RUN_ELF="$4.elf" print-run >"$4.cmd"
 }
 
 # ---- run ----------------------------------------------------------------------------------
@@ -170,8 +168,12 @@ sc_t0=$(date +%s)
 # 1. Builds.
 sc_built=""
 for sc_t in $sc_targets; do
-  if [ "$sc_t" = host-m32 ] && ! sc_have_m32; then
-    echo "NOTE host-m32: gcc -m32 cannot link here (gcc-multilib missing): skipped"; continue
+  rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
+  if [ "$sc_t" = host-m32 ]; then
+    # i386: natively where the kernel runs 32-bit programs, else under qemu-i386.
+    if ! sc_r=$(qp_runner gcc -m32); then echo "SKIPPED target host-m32: $sc_r"; continue; fi
+    [ -z "$sc_r" ] || { echo "NOTE host-m32 runs under $sc_r (the kernel cannot execute i386 programs)"
+      echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
   fi
   # (check's status is not the command's: sc_build leaves a mark when make succeeded)
   check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
@@ -185,7 +187,9 @@ for sc_t in host host-m32 host-lowram; do
   [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
 done
 
-# 2. Runs, JOBS at a time: one line per (binary, scene, steps, output) for xargs.
+# 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
+# the runner is an emulator prefix, or "-" for a target this machine runs natively.
+sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
 sc_list=$sc_out/runs.txt
 : >"$sc_list"
 sc_ref=$(echo $sc_built | cut -d' ' -f1)
@@ -197,21 +201,21 @@ for sc_s in tests/scenes/*.scene; do
      grep -q "too many bodies" "$sc_out/check.txt"; then
     for sc_t in $sc_big_built; do
       mkdir -p "$sc_out/$sc_t"
-      echo "build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
     done
   else
     for sc_t in $sc_built; do
       mkdir -p "$sc_out/$sc_t"
-      echo "build/$sc_t/qphys $sc_s $sc_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
     done
   fi
 done
 rm -f "$sc_out"/*/*.rc
 # xargs runs a tiny sh per line (the function is not visible to it).
-xargs -P "$sc_jobs" -L 1 sh -c '"$0" run "$1" --hashes --steps "$2" >"$3" 2>"$3.err"; echo $? >"$3.rc"' <"$sc_list"
+xargs -P "$sc_jobs" -L 1 sh -c 'r=$0; [ "$r" = - ] && r=; $r "$1" run "$2" --hashes --steps "$3" >"$4" 2>"$4.err"; echo $? >"$4.rc"' <"$sc_list"
 
 # 3. Comparisons, one check per scene and target.
-while read -r sc_bin sc_s sc_n sc_o; do
+while read -r sc_run sc_bin sc_s sc_n sc_o; do
   sc_t=$(basename "$(dirname "$sc_bin")")
   check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
 done <"$sc_list"
@@ -222,18 +226,29 @@ fi
 sc_t1=$(date +%s)
 echo "scene hashes on the host: $((sc_t1 - sc_t0)) s"
 
-# 4. Boards (QEMU), small scenes only.
+# 4. Boards (QEMU): every image built first (one board folder at a time, only the scene's
+# object changes), then the emulators run JOBS at a time, then the comparisons.
 if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
+  sc_blist=$sc_out/board-runs.txt
+  : >"$sc_blist"
   for sc_b in $sc_boards; do
     for sc_n in $sc_board_scenes; do
       case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
       mkdir -p "$sc_out/$sc_b"
       sc_o=$sc_out/$sc_b/$sc_n.hashes
-      rm -f "$sc_o.rc"
-      sc_board "$sc_b" "tests/scenes/$sc_n.scene" "$sc_steps" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1
-      if [ ! -f "$sc_o.rc" ]; then
+      rm -f "$sc_o.rc" "$sc_o.cmd"
+      if sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$sc_steps" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
+        echo "$sc_o" >>"$sc_blist"
+      else
         echo "board build failed" >"$sc_o.err"; echo 2 >"$sc_o.rc"; cat "$sc_out/$sc_b/$sc_n.build.log" >>"$sc_o.err"
       fi
+    done
+  done
+  xargs -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
+  for sc_b in $sc_boards; do
+    for sc_n in $sc_board_scenes; do
+      case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+      sc_o=$sc_out/$sc_b/$sc_n.hashes
       if [ "$(cat "$sc_o.rc")" = 3 ] && grep -q '^SKIP' "$sc_o"; then
         # The scene is larger than this board's pools: skipped on this board only.
         echo "SKIP scene $sc_n on $sc_b: $(sed -n 's/^SKIP [^:]*: //p' "$sc_o")"
@@ -243,6 +258,8 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
     done
   done
   echo "scene hashes on the boards: $(($(date +%s) - sc_t1)) s"
+elif [ -n "$sc_boards" ]; then
+  echo "SKIPPED scenes on the boards ($sc_boards): qemu-system-arm is not installed (make deps)"
 fi
 
 if [ "$sc_alone" = 1 ]; then
