@@ -1,4 +1,4 @@
-/* Stage 3: narrow phase and persistent manifolds (ENGINE.md 4).
+/* Stage 3: narrow phase and persistent manifolds (docs/design.md §4).
  *
  * Each pair is collided at the predicted poses in the frame of shape a
  * (relative coordinates: the result does not depend on where the pair is).
@@ -109,12 +109,12 @@ static void set_anchors(qp_world *w, qp_contact *c, const qp_contact_cache *old)
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra = qp_quat_to_rot3(w->pred_q[c->a]), rb = qp_quat_to_rot3(w->pred_q[c->b]);
+    qp_rot3 ra = qp_quat_to_rot3(w->pred.q[c->a]), rb = qp_quat_to_rot3(w->pred.q[c->b]);
     c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
     c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
 }
 
-/* Wake a sleeper that an awake body reaches fast enough (ENGINE.md 6). */
+/* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
 static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn)
 {
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
@@ -192,9 +192,9 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, q
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
-    qp_rot3 ra = qp_quat_to_rot3(w->pred_q[a]), rb = qp_quat_to_rot3(w->pred_q[b]);
-    *xa = qp__shape_world(w, pair->a, &w->pred_x[a], &ra);
-    qp_transform xb = qp__shape_world(w, pair->b, &w->pred_x[b], &rb);
+    qp_rot3 ra = qp_quat_to_rot3(w->pred.q[a]), rb = qp_quat_to_rot3(w->pred.q[b]);
+    *xa = qp__shape_world(w, pair->a, &w->pred.x[a], &ra);
+    qp_transform xb = qp__shape_world(w, pair->b, &w->pred.x[b], &rb);
     qp_transform rel = qp_transform_relative(xa, &xb);
     return qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, m);
 }
@@ -216,8 +216,8 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     qp_vec3 va, wa, vb, wb;
     qp__predicted_velocity(w, ba, &va, &wa);
     qp__predicted_velocity(w, bb, &vb, &wb);
-    qp_vec3 arm_a = qp_v3_sub(xa->p, w->pred_x[a]);
-    c->ab = qp_v3_sub(w->pred_x[a], w->pred_x[b]);
+    qp_vec3 arm_a = qp_v3_sub(xa->p, w->pred.x[a]);
+    c->ab = qp_v3_sub(w->pred.x[a], w->pred.x[b]);
     fix16_t vn_min = 0;
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];

@@ -3,7 +3,7 @@
  * Every awake body is moved where gravity and its forces would take it this
  * step; collision detection runs there, so contacts are found a step early
  * (too much separation rather than too much penetration). The real state is
- * never overwritten: predictions live in pred_x / pred_q, which is the
+ * never overwritten: predictions live in pred.x / pred.q, which is the
  * "restore" of the seeds for free.
  */
 #include "world_internal.h"
@@ -29,15 +29,15 @@ void qp__predict(qp_world *w)
         qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         if (!qp__body_moves(b)) {
-            w->pred_x[i] = b->x;
-            w->pred_q[i] = b->q;
+            w->pred.x[i] = b->x;
+            w->pred.q[i] = b->q;
             continue;
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
-        w->pred_x[i] = qp_v3_mad(b->x, v, dt);
-        w->pred_q[i] = qp_quat_integrate(b->q, omega, dt);
-        qp_rot3 r = qp_quat_to_rot3(w->pred_q[i]);
-        qp__body_update_aabbs(w, i, &w->pred_x[i], &r);
+        w->pred.x[i] = qp_v3_mad(b->x, v, dt);
+        w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
+        qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
+        qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
     }
 }

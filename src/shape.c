@@ -38,7 +38,7 @@ static void shape_init(qp_shape *s, qp_shape_type type)
     s->type = type;
     s->offset = qp_v3_zero();
     s->rotation = qp_quat_identity();
-    s->normal = qp_v3_zero();   /* with plane_offset, the whole union */
+    s->normal = qp_v3_zero();   /* normal and plane_offset fill both unions */
     s->plane_offset = 0;
 }
 

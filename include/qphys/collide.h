@@ -18,6 +18,10 @@
 #include "qphys/math.h"
 #include "qphys/types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define QP_SHAPE_MIN_SIZE   QP_FRAC(1, 100)   /* 0.01 m */
 #define QP_SHAPE_MAX_SIZE   QP_INT(100)       /* 100 m */
 #define QP_WORLD_LIMIT      QP_INT(10000)     /* |coordinate| of any body, metres */
@@ -44,16 +48,16 @@ typedef struct {
     qp_shape_type type;
     qp_vec3 offset;        /* shape centre in the body frame, metres */
     qp_quat rotation;      /* shape orientation in the body frame (Q2.30 unit) */
-    union {                /* the type's own sizes; the constructors zero the rest */
-        struct {
-            fix16_t radius;        /* sphere, capsule */
-            fix16_t half_height;   /* capsule: half the segment length */
-        };
+    /* The type's own sizes; the constructors zero the rest. Two unions of
+     * plain members (no nested anonymous structs, which C++ lacks). */
+    union {
         qp_vec3 half;              /* box: half extents */
-        struct {
-            qp_vec3 normal;        /* plane: unit normal in Q2.30 (shape frame) */
-            fix16_t plane_offset;  /* plane: n.p = plane_offset on the surface */
-        };
+        qp_vec3 normal;            /* plane: unit normal in Q2.30 (shape frame) */
+        fix16_t radius;            /* sphere, capsule */
+    };
+    union {
+        fix16_t half_height;       /* capsule: half the segment length */
+        fix16_t plane_offset;      /* plane: n.p = plane_offset on the surface */
     };
 } qp_shape;
 
@@ -146,5 +150,9 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
  * or when the origin is inside the shape. delta must be non-zero. */
 bool qp_raycast_shape(const qp_shape *s, const qp_transform *xf, qp_vec3 origin,
                       qp_vec3 delta, qp_ray_hit *hit);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,11 +5,19 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define QP_HASH_INIT UINT32_C(2166136261)
 
 /* Feed one 32-bit value (4 bytes, least significant first). */
 uint32_t qp_hash_u32(uint32_t h, uint32_t v);
 /* Feed n 32-bit values. */
 uint32_t qp_hash_words(uint32_t h, const int32_t *v, unsigned n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,7 +7,7 @@
  *            Range +-2, resolution 2^-30 (9.3e-10).
  * Orientation lives in Q2.30 because Q16.16 cannot integrate slow spins: at
  * 60 Hz a spin of 0.01 rad/s moves a Q16.16 quaternion by 5 LSB per step and
- * renormalisation eats it (ENGINE.md section 2); in Q2.30 it is 90 000 LSB.
+ * renormalisation eats it (docs/design.md §2); in Q2.30 it is 90 000 LSB.
  *
  * Rules every function keeps (tested in tests/unit/test_math.c, docs/math.md):
  *   - products are accumulated exactly in 64 bits (sums of three or four
@@ -27,6 +27,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <fix16.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef int32_t qp_q30;
 
@@ -208,5 +212,9 @@ bool qp_mat3_inverse(const qp_mat3 *a, qp_mat3 *out);
  * Within 2 LSB per entry of R M R^T (given R) when |m_ij| <= 18918 (so that
  * M R^T fits); saturating, still symmetric, beyond. */
 qp_mat3 qp_mat3_rotate(const qp_rot3 *r, const qp_mat3 *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,4 +1,4 @@
-/* Scene files: a world and its bodies described in text (SCENES.md, version 1;
+/* Scene files: a world and its bodies described in text (docs/scene-format.md, version 1;
  * the full grammar is in docs/scene-format.md).
  *
  *   world   gravity 0 -10 0 hz 60 iterations 10 sleep on
@@ -31,6 +31,10 @@
 #include "qphys/math.h"
 #include "qphys/types.h"
 #include "qphys/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define QP_SCENE_VERSION 1
 
@@ -151,5 +155,9 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err);
  * e.g. "32768", "-32768". *out is written only on QP_OK. */
 #define QP_SCENE_MAX_FRACTION_DIGITS 24
 qp_result qp_scene_parse_fix(const char *s, unsigned long n, fix16_t *out) QP_MUST_USE;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

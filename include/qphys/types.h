@@ -4,6 +4,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What a call that can fail returns. Every failing call leaves the world as it was. */
 typedef enum {
     QP_OK = 0,
@@ -23,6 +27,10 @@ const char *qp_result_str(qp_result r);
 #define QP_MUST_USE __attribute__((warn_unused_result))
 #else
 #define QP_MUST_USE
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

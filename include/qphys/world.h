@@ -23,6 +23,10 @@
 #include "qphys/math.h"
 #include "qphys/types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A body's name: index is 1-based (0 = null id), generation counts reuses of the slot. */
 typedef struct {
     uint16_t index;
@@ -59,7 +63,7 @@ typedef struct {
     fix16_t max_linear_speed;     /* m/s; default 100, at most 150 */
     fix16_t max_angular_speed;    /* rad/s; default 50, at most 100 */
     fix16_t bounds;               /* m; a body beyond +-bounds is disabled; default 1000 */
-    /* Sleep (ENGINE.md 6). */
+    /* Sleep (docs/design.md §6). */
     bool sleep_enabled;           /* default true */
     qp_sleep_policy sleep_policy; /* default QP_SLEEP_THREE_POINT */
     fix16_t sleep_center_size;    /* m; box around C (three-point); default 0.01 */
@@ -182,7 +186,7 @@ bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world
 
 /* ---- determinism --------------------------------------------------------------- */
 
-/* 32-bit hash of the canonical state (ENGINE.md 8): every body's pose,
+/* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
  * velocities, sleep state, and every persistent contact's impulses, in index
  * order. Equal on every target for the same history. */
 uint32_t qp_world_hash(const qp_world *w);
@@ -196,5 +200,9 @@ uint32_t qp_world_hash(const qp_world *w);
 #define QP_SNAPSHOT_SIZE (sizeof(qp_world) + 16u) /* a 16-byte header (src/snapshot.c), then the world */
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore(qp_world *w, const void *buf, unsigned long size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

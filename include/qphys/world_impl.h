@@ -124,6 +124,12 @@ typedef struct {
     uint16_t a, b;                /* shape indices (into qp_world.shapes), ordered by body */
 } qp_pair;
 
+/* Poses at the end of the step if nothing collided (predict.c), by body index. */
+typedef struct {
+    qp_vec3 x[QP_CFG_MAX_BODIES + 1];
+    qp_quat q[QP_CFG_MAX_BODIES + 1];
+} qp_predicted_poses;
+
 struct qp_world {
     qp_world_def def;
     qp_world_stats stats;
@@ -146,10 +152,7 @@ struct qp_world {
      * the narrow phase, the split-impulse velocities in the penetration pass
      * and the position update: they can share their memory. */
     union {
-        struct {
-            qp_vec3 pred_x[QP_CFG_MAX_BODIES + 1];
-            qp_quat pred_q[QP_CFG_MAX_BODIES + 1];
-        };
+        qp_predicted_poses pred;
         fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
     };
     uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */

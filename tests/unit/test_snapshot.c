@@ -1,4 +1,4 @@
-/* State hash, snapshot and restore (ENGINE.md 8; src/world_hash.c, src/snapshot.c).
+/* State hash, snapshot and restore (docs/design.md §8; src/world_hash.c, src/snapshot.c).
  *
  * 1. Rollback on every scene of tests/scenes: run N steps recording the hash
  *    of every step and a snapshot at step k; restore the snapshot (into the
@@ -251,7 +251,7 @@ static void test_hash_covers_state(void **state)
     /* Scratch is not state. */
     assert_int_equal(load(&w2, "tests/scenes/bounce.scene", &b), QP_OK);
     w2.queue[0] = 77;
-    w2.pred_x[1].x = 12345;
+    w2.pred.x[1].x = 12345;
     assert_int_equal(qp_world_hash(&w2), h0);
     /* Sleep state. */
     w2.bodies[2].state ^= QP_STATE_ASLEEP;
