@@ -54,14 +54,27 @@ static void die(const char *fmt, ...)
     exit(EXIT_INPUT);
 }
 
+static const char usage_text[] =
+    "usage: qphys run SCENE [--steps N] [--hashes] [--json]\n"
+    "       qphys record SCENE [--steps N] -o FILE\n"
+    "       qphys replay FILE [--verify]\n"
+    "       qphys check SCENE\n"
+    "       qphys --help\n"
+    "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
+    "failed, 2 bad input or usage.\n";
+
+/* A usage error: the text on stderr, exit 2. (--help prints it on stdout, exit 0.) */
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: qphys run SCENE [--steps N] [--hashes] [--json]\n"
-            "       qphys record SCENE [--steps N] -o FILE\n"
-            "       qphys replay FILE [--verify]\n"
-            "       qphys check SCENE\n");
+    fputs(usage_text, stderr);
     exit(EXIT_INPUT);
+}
+
+/* The value of the option at argv[*i], which must follow it. */
+static const char *option_value(const char *cmd, int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) die("%s: option '%s' needs a value", cmd, argv[*i]);
+    return argv[++*i];
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -189,7 +202,7 @@ static int cmd_run(int argc, char **argv)
     long steps = DEFAULT_STEPS;
     int hashes = 0, json = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = parse_steps(argv[++i]);
+        if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("run", argc, argv, &i));
         else if (!strcmp(argv[i], "--hashes")) hashes = 1;
         else if (!strcmp(argv[i], "--json")) json = 1;
         else if (argv[i][0] == '-' && argv[i][1]) die("run: unknown option '%s'", argv[i]);
@@ -286,8 +299,8 @@ static int cmd_record(int argc, char **argv)
     const char *path = 0, *out = 0;
     long steps = DEFAULT_STEPS;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = parse_steps(argv[++i]);
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("record", argc, argv, &i));
+        else if (!strcmp(argv[i], "-o")) out = option_value("record", argc, argv, &i);
         else if (argv[i][0] == '-' && argv[i][1]) die("record: unknown option '%s'", argv[i]);
         else if (!path) path = argv[i];
         else usage();
@@ -539,8 +552,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "record")) return cmd_record(argc - 2, argv + 2);
     if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage();
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage_text, stdout);
+        return 0;
     }
     fprintf(stderr, "qphys: unknown command '%s'\n", argv[1]);
     usage();
