@@ -7,7 +7,7 @@
  * sleep off (the solver's whole cost every step), sleep on with the default
  * policy (QP_SLEEP_THREE_POINT, "sleep=on"), and sleep on with QP_SLEEP_ENERGY
  * ("sleep=energy"; left out with --no-energy):
- *   - N steps (600, SCENES.md) through qp_world_step, run R times (default 2)
+ *   - N steps (600, docs/design.md §9) through qp_world_step, run R times (default 2)
  *     from scratch; the engine is deterministic, so every run does the same
  *     work, and each step keeps its fastest time (CLOCK_MONOTONIC), which
  *     removes most of what other processes on a shared machine add. Reported:

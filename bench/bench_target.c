@@ -4,12 +4,12 @@
  *   make BOARD=qemu-mps2-an386 APP=bench run
  *
  * Under QEMU with -icount shift=0 the MPS2 SysTick counts one tick per 40 guest
- * instructions (docs: TOOLCHAIN.md), identically on every run, so every figure here
+ * instructions (docs/benchmarks.md), identically on every run, so every figure here
  * is exact and repeatable. They are instructions, not cycles.
  *
  * For stack20, stack50 and pyramid20, with sleep off, then on with the default policy
  * (QP_SLEEP_THREE_POINT, "sleep=on"), then on with QP_SLEEP_ENERGY ("sleep=energy"),
- * TARGET_STEPS steps (default 120; SCENES.md runs 600 on the host) are run through the
+ * TARGET_STEPS steps (default 120; docs/design.md §9 runs 600 on the host) are run through the
  * stage table of qp_world_step (qp__step_stages, src/world_internal.h) with the tick
  * counter read around collision detection: mean and median instructions per step and
  * the share of collision detection (broad + narrow phase). With sleep on: the bodies

@@ -5,7 +5,7 @@
 # (build/host, build/bench, build/qemu-mps2-an386); the raw key=value lines go to a
 # temporary folder, or to $BENCH_RAW if set (kept).
 #
-#   BENCH_STEPS=N    host steps per run (default 600, as SCENES.md)
+#   BENCH_STEPS=N    host steps per run (default 600, as docs/design.md §9)
 #   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
 #   BENCH_TARGET=0   skip the Cortex-M4 part (both layouts)
 #   BENCH_LOWRAM=0   skip the Cortex-M4 run of the low-RAM layout (QP_CFG_LOW_RAM, the micro:bit's)

@@ -1,4 +1,4 @@
-/* bench/scenes.c - the named scenes of SCENES.md (see scenes.h).
+/* bench/scenes.c - the named scenes of docs/design.md §9 (see scenes.h).
  * Integer and Q16.16 only: this file is compiled for the boards too. */
 #include "scenes.h"
 

@@ -1,14 +1,14 @@
-/* bench/scenes.h - the named scenes of SCENES.md built through the qphys API.
+/* bench/scenes.h - the named scenes of docs/design.md §9 built through the qphys API.
  *
  * Integer and fixed-point only (no float, no heap): the same file runs on the
  * host (bench/bench_host.c) and on the boards (bench/bench_target.c).
  *
- * Common settings (SCENES.md): gravity (0, -10, 0), step 1/60 s, 10 contact
+ * Common settings (docs/design.md §9): gravity (0, -10, 0), step 1/60 s, 10 contact
  * iterations, static ground plane y = 0, unit cubes (half extents 0.5) of
  * 1 kg, friction 0.5, restitution 0, all at rest, axis-aligned unless the
  * scene turns them. Every other world setting is qp_default_world_def().
  *
- * Dynamic body n (0-based, in the order of SCENES.md) carries user_data n + 1,
+ * Dynamic body n (0-based, in the order of docs/design.md §9) carries user_data n + 1,
  * so the checks find its start pose whatever slot it landed in.
  */
 #ifndef QP_BENCH_SCENES_H
@@ -27,14 +27,14 @@ typedef enum {
 
 /* "stack20", "stack50", "pyramid20", "rain512" (NULL out of range). */
 const char *qpb_scene_name(qpb_scene s);
-/* Steps SCENES.md gives the scene (600 for all four). */
+/* Steps docs/design.md §9 gives the scene (600 for all four). */
 int qpb_scene_steps(qpb_scene s);
 /* Dynamic bodies in the scene (20, 50, 210, 512). */
 int qpb_scene_bodies(qpb_scene s);
 /* Start pose of dynamic body n (0-based). */
 void qpb_scene_pose(qpb_scene s, int n, qp_vec3 *pos, qp_quat *rot);
 
-/* The world definition of every scene: SCENES.md settings, sleep on or off
+/* The world definition of every scene: docs/design.md §9 settings, sleep on or off
  * (sleep on: the default policy, QP_SLEEP_THREE_POINT). */
 qp_world_def qpb_world_def(bool sleep);
 /* The same with sleep on and the given sleep policy. */
@@ -46,7 +46,7 @@ qp_result qpb_scene_build_def(qp_world *w, qpb_scene s, const qp_world_def *def)
 /* "three-point", "energy" (key=value friendly: no spaces). */
 const char *qpb_policy_name(qp_sleep_policy p);
 
-/* Does the scene still stand (SCENES.md / benchmark criteria)?
+/* Does the scene still stand (docs/design.md §9 / benchmark criteria)?
  *   stacks : the top cube moved < 5 cm horizontally and sagged (|dy|) < 2 cm;
  *   pyramid: no cube moved more than 5 cm;
  *   rain512: no criterion (applies = false).

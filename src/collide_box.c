@@ -1,5 +1,5 @@
 /* A box against a plane, a sphere and a capsule (seed 001: corners below a
- * plane, closest points; ENGINE.md section 4).
+ * plane, closest points; docs/design.md §4).
  *
  * All three work in the box's own frame, where the box is [-h, h]: the other
  * shape is brought over with one rotation (R^T, Q2.30, 64-bit sums, one

@@ -1,4 +1,4 @@
-/* Every default of qphys, in one place (STYLE.md). */
+/* Every default of qphys, in one place. */
 #include "qphys/world.h"
 
 qp_world_def qp_default_world_def(void)

@@ -1,4 +1,4 @@
-/* Scene files (SCENES.md, version 1; docs/scene-format.md).
+/* Scene files (docs/scene-format.md, version 1).
  *
  * A line reader that needs no heap and no float: each non-empty line is cut
  * into tokens (spaces and tabs; `#` starts a comment) and parsed into one
@@ -662,7 +662,7 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
                       QP_ERR_RANGE);
             return QP_ERR_RANGE;
         }
-        /* todo: create the joint once the engine has joints (ENGINE.md 7). */
+        /* todo: create the joint once the engine has joints (docs/design.md §7). */
         set_error(err, joint_line, joint_at, "joints are not supported by this build", QP_ERR_PARAM);
         return QP_ERR_PARAM;
     }

@@ -1,4 +1,4 @@
-/* Snapshot and restore (ENGINE.md 8): the whole qp_world copied into a
+/* Snapshot and restore (docs/design.md §8): the whole qp_world copied into a
  * caller's buffer and back, for rollback. qp_world_init zeroes every byte of
  * the world and every later write is field by field, so the copy holds no
  * uninitialised padding and two snapshots of equal states are equal bytes.

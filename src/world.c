@@ -96,7 +96,7 @@ void qp__count_bodies(qp_world *w)
         w->stats.first_all_asleep_step = (int)w->stats.step;
 }
 
-/* One step, as a table of contents (ENGINE.md 3). The benchmarks run the same
+/* One step, as a table of contents (docs/design.md §3). The benchmarks run the same
  * table stage by stage to time each one. */
 const qp__stage qp__step_stages[] = {
     { "predict", qp__predict },                   /* 1. predicted poses */

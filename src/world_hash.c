@@ -1,4 +1,4 @@
-/* The state hash (ENGINE.md 8): 32-bit FNV-1a over the canonical state, fed
+/* The state hash (docs/design.md §8): 32-bit FNV-1a over the canonical state, fed
  * word by word with qp_hash_u32 (never raw struct bytes, whose padding and
  * byte order differ between targets).
  *

@@ -52,7 +52,7 @@ static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
     return qp_v3_add(c->p[k].ra, c->ab);
 }
 
-/* The stages of qp_world_step, in order (ENGINE.md 3). */
+/* The stages of qp_world_step, in order (docs/design.md §3). */
 void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */
 void qp__broad_phase(qp_world *w);      /* broad_phase.c: sweep and prune -> pairs */
 void qp__narrow_phase(qp_world *w);     /* narrow_phase.c: manifolds, persistence */

@@ -1,4 +1,4 @@
-/* bench/peers/bullet_bench.cpp - the named scenes of SCENES.md in Bullet, for the side-by-side table.
+/* bench/peers/bullet_bench.cpp - the named scenes of docs/design.md §9 in Bullet, for the side-by-side table.
  *
  * Bullet (Debian libbullet-dev, single precision): btDiscreteDynamicsWorld with
  * btDbvtBroadphase, btCollisionDispatcher and btSequentialImpulseConstraintSolver,

@@ -1,4 +1,4 @@
-/* bench/peers/ode_bench.c - the named scenes of SCENES.md in ODE, for the side-by-side table.
+/* bench/peers/ode_bench.c - the named scenes of docs/design.md §9 in ODE, for the side-by-side table.
  *
  * ODE (Debian libode-dev, double precision) with dWorldQuickStep: 10 iterations, 1/60 s,
  * gravity (0, -10, 0); unit boxes of 1 kg (dMassSetBoxTotal); ground dCreatePlane y = 0;

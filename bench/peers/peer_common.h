@@ -1,6 +1,6 @@
 /* bench/peers/peer_common.h - what the ODE and Bullet benchmarks share (C and C++).
  *
- * The named scenes of SCENES.md in double precision (the same formulas as
+ * The named scenes of docs/design.md §9 in double precision (the same formulas as
  * bench/scenes.c), the stand criteria of bench/scenes.h, a step timer, and the
  * driver that runs a scene with sleep off and on and prints one key=value line
  * per run in the format of bench_host ("<engine> scene=.. sleep=.. ...").

@@ -1,7 +1,7 @@
 /* Dynamics: what a user of the engine sees, measured against physics.
  *
  * Every scene is built through the API (qp_create_body), not from scene
- * files, with the common settings of SCENES.md unless a test says
+ * files, with the common settings of docs/design.md §9 unless a test says
  * otherwise: gravity (0, -10, 0), 60 Hz, unit cubes of 1 kg with friction
  * 0.5 and restitution 0, ground = static plane y = 0. Numbers are read back
  * in double and compared with closed forms; each test prints what it
@@ -130,7 +130,7 @@ static qp_body_id add_box_full(qp_body_type type, qp_vec3 pos, qp_quat rot, qp_v
     return add(&d);
 }
 
-/* A unit cube of SCENES.md: 1 kg, friction 0.5, restitution 0, axis-aligned. */
+/* A unit cube of docs/design.md §9: 1 kg, friction 0.5, restitution 0, axis-aligned. */
 static qp_body_id add_cube(double x, double y, double z)
 {
     return add_box_full(QP_BODY_DYNAMIC, V(x, y, z), qp_quat_identity(), V(0.5, 0.5, 0.5), 1, 0.5, 0);
@@ -847,7 +847,7 @@ static void test_stack20_levels(void **st)
 /* Six unit cubes, each shifted +0.3 m from the one below: the five upper ones
  * have their centre of mass 0.9 m right of the base's centre, past its edge
  * at 0.5 m, and the whole column's is at 0.75 m: it must topple. Shock
- * propagation (ENGINE.md 3.5, seed 003) is known to be able to hold such a
+ * propagation (docs/design.md §3, seed 003) is known to be able to hold such a
  * staircase up; this engine lets it fall (the five upper cubes hinge over
  * the base's edge within about two seconds). */
 static void test_staircase_topples(void **st)

@@ -1,9 +1,9 @@
-/* Sleep and wake (ENGINE.md 6; src/sleep.c; seed 000, Lengyel's three-point test).
+/* Sleep and wake (docs/design.md §6; src/sleep.c; seed 000, Lengyel's three-point test).
  *
  * Every scene is built through the public API in static worlds; every test
  * prints its measured numbers (lines starting "[sleep]") and asserts them.
  *
- * 1. stack20, stack50, pyramid20 (SCENES.md): with the default world def
+ * 1. stack20, stack50, pyramid20 (docs/design.md §9): with the default world def
  *    (three-point policy) all asleep by step 180 and standing over 600 steps
  *    (top cube within 5 cm horizontally, sag < 2 cm; pyramid: no cube moves
  *    more than 5 cm), and still all asleep at step 600. The same with the
@@ -102,7 +102,7 @@ static qp_body_id add_body(qp_world *w, qp_body_def *b)
     return id;
 }
 
-/* A unit cube (SCENES.md: 1 kg, friction 0.5) centred at (x, y, z). */
+/* A unit cube (docs/design.md §9: 1 kg, friction 0.5) centred at (x, y, z). */
 static qp_body_id add_cube(qp_world *w, double x, double y, double z, double friction)
 {
     qp_body_def b = qp_default_body_def();
