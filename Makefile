@@ -49,7 +49,7 @@ $(OUT)/port/%.o: port/%.c | $(DEPS_STAMP)
 
 $(LIB): $(CORE_OBJS) $(FIXMATH_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 # The x86-64 guard: the core compiled with no SSE/x87 registers, so any
 # run-time float or double is a compile error ("SSE register return with SSE disabled").

@@ -9,9 +9,12 @@
 #     -n        host targets only (no QEMU)
 #     -O LIST   optimisation levels for the boards (default: BOARD_OPT's default, -O2)
 #
-# Host targets: gcc -O0, gcc -O2, gcc -Os, clang -O2, gcc -m32 -O2 (run under qemu-i386 when the
-# kernel cannot execute i386 programs; printed as SKIPPED with the reason if it cannot run at all), compiled directly (not through the Makefile) with the
-# pinned FIXMATH_FLAGS: src/ and libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
+# Host-side targets (tools/targets.sh; CROSS_HOST_TARGETS to choose): host-O0, host (gcc -O2),
+# host-Os, host-clang (clang -O2), i386, aarch64, riscv64, s390x (big-endian) and wasm32, each run
+# natively or under its emulator (qemu-user, node), or printed as SKIPPED with the reason if
+# nothing here can run it. The probe is built through the Makefile in build/<target> (shared with
+# tools/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
+# libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
 # Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel.
 # The whole output of each target is kept in build/cross/<app>/<target>.out and compared
 # with the first target's; any difference, build failure or non-zero exit is a failure.
@@ -68,6 +71,20 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
   name=$1; cc=$2; shift 2
   dir=$out/$name
   mkdir -p "$dir/obj"
+  if [ "$app" = probe ]; then
+    # Through the Makefile, in the build folder the scene check uses for the same target
+    # (BUILD_TAG = the target's name), so the two share one build of the core.
+    # shellcheck disable=SC2086
+    if make -s -j"${JOBS:-2}" BUILD_TAG="$name" HOST_CC="$qt_cc" HOST_OPT="$qt_opt" AR="$qt_ar" \
+         "build/$name/probe" >"$dir/build.log" 2>&1 && cp "build/$name/probe" "$dir/$app"; then
+      targets="$targets $name"
+      echo "$host_runner $dir/$app" > "$dir/cmd"
+    else
+      note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
+      failed=1
+    fi
+    return
+  fi
   ok=1
   for src in src/*.c $fix_srcs; do
     [ -f "$src" ] || continue
@@ -76,7 +93,7 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
     $cc "$@" -std=c11 -Iinclude -I"$fix_dir" $fix_flags -c "$src" -o "$obj" >>"$dir/build.log" 2>&1 || ok=0
   done
   # shellcheck disable=SC2086
-  if [ $ok = 1 ] && ar rcs "$dir/libqphys.a" "$dir"/obj/*.o >>"$dir/build.log" 2>&1 &&
+  if [ $ok = 1 ] && $qt_ar rcs "$dir/libqphys.a" "$dir"/obj/*.o >>"$dir/build.log" 2>&1 &&
      $cc "$@" -std=c11 -Iinclude -Iport -I"$fix_dir" $fix_flags $app_cflags \
        $app_srcs $port_srcs "$dir/libqphys.a" -o "$dir/$app" >>"$dir/build.log" 2>&1; then
     targets="$targets $name"
@@ -87,14 +104,14 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
   fi
 }
 
-host_build gcc-O0 gcc -O0
-host_build gcc-O2 gcc -O2
-host_build gcc-Os gcc -Os
-if command -v clang >/dev/null 2>&1; then host_build clang-O2 clang -O2
-else echo "SKIPPED target clang-O2: clang is not installed (make deps)"; fi
-# i386: natively where the kernel runs 32-bit programs, else under qemu-i386.
-if host_runner=$(qp_runner gcc -m32); then host_build gcc-m32-O2 gcc -m32 -O2
-else echo "SKIPPED target gcc-m32-O2: $host_runner"; fi
+# Every host-side target of tools/targets.sh: natively where this machine runs its programs,
+# else under its emulator; SKIPPED with the reason when nothing here can run them.
+for t in ${CROSS_HOST_TARGETS:-host-O0 host host-Os host-clang i386 aarch64 riscv64 s390x wasm32}; do
+  qp_target "$t" || { note "unknown target $t"; failed=1; continue; }
+  # shellcheck disable=SC2086
+  if host_runner=$(qp_runner $qt_cc $qt_opt); then host_build "$t" $qt_cc $qt_opt
+  else echo "SKIPPED target $t: $host_runner"; fi
+done
 host_runner=""
 
 # ---- board builds -----------------------------------------------------------------

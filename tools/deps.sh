@@ -16,9 +16,19 @@ have_pkg libnewlib-arm-none-eabi || need="$need libnewlib-arm-none-eabi"
 have_cmd qemu-system-arm || need="$need qemu-system-arm"
 # Emulators for Linux programs of other instruction sets (i386 when the kernel cannot run it).
 have_cmd qemu-i386 || need="$need qemu-user"
+# The cross-target proof's other instruction sets: Linux programs, run natively or under
+# qemu-user (i386, aarch64, riscv64, s390x: big-endian; not gcc-multilib, which conflicts
+# with these cross compilers in Debian 12) and wasm32 (clang's wasm32-wasi with wasi-libc, run by node).
+have_cmd i686-linux-gnu-gcc || need="$need gcc-i686-linux-gnu libc6-dev-i386-cross"
+have_cmd aarch64-linux-gnu-gcc || need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+have_cmd riscv64-linux-gnu-gcc || need="$need gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"
+have_cmd s390x-linux-gnu-gcc || need="$need gcc-s390x-linux-gnu libc6-dev-s390x-cross"
+have_pkg wasi-libc || need="$need wasi-libc"
+have_pkg libclang-rt-14-dev-wasm32 || need="$need libclang-rt-14-dev-wasm32"
+have_cmd wasm-ld || need="$need lld-14"
+have_cmd llvm-ar-14 || need="$need llvm-14"
+have_cmd node || need="$need nodejs"
 have_cmd xz || need="$need xz-utils"
-# The 32-bit x86 build of the cross-target proof.
-have_pkg gcc-multilib || need="$need gcc-multilib"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"
   if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else

@@ -6,15 +6,18 @@
 #   sh tools/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
 #   . tools/scene-check.sh             sourced by tools/run-tests.sh: uses its check/pass/fail
 #
-# Host targets (each a build of the qphys tool through the Makefile, mk/tools.mk):
+# Host-side targets (each a build of the qphys tool through the Makefile, mk/tools.mk; compilers
+# and flags in tools/targets.sh):
 #   host        gcc -O2 (the default build, build/host/qphys)
-#   host-O0     gcc -O0              host-Os     gcc -Os
-#   host-clang  clang -O2            host-m32    gcc -O2 -m32 (under qemu-i386 when the kernel cannot
-#                                    run i386 programs; SKIPPED with the reason when nothing can)
+#   host-O0     gcc -O0              host-Os     gcc -Os            host-clang  clang -O2
 #   host-lowram gcc -O2 -DQP_CFG_LOW_RAM=1 (the micro:bit's layout: derived data recomputed on use)
+#   i386        gcc -O2 -m32         aarch64, riscv64, s390x (big-endian): Debian's cross gccs, static
+#   wasm32      clang wasm32-wasi, run by node
+# A target this machine cannot execute runs under its emulator (qemu-i386 where the kernel has no
+# IA-32 support, qemu-aarch64/-riscv64/-s390x, node), or is printed SKIPPED with the reason.
 # Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
-# builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2
-# gcc -O2 -m32 and low-RAM only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
+# builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2,
+# i386 and low-RAM only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
 # Boards: tests/target/scene_main.c under QEMU for every scene on every board; a scene larger
 # than a board's pools (BOARD_POOLS) prints SKIP and is skipped on that board only; a board
 # whose app does not build is reported as a failure of that board only.
@@ -23,7 +26,7 @@
 #   SCENE_STEPS [300]                 steps per scene
 #   SCENE_BIG_STEPS [60]              steps for scenes that need the big-pool builds
 #   SCENE_BIG_BODIES [2200]           QP_CFG_MAX_BODIES of the big-pool builds
-#   SCENE_TARGETS [host host-O0 host-Os host-clang host-m32 host-lowram]
+#   SCENE_TARGETS [host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32]
 #   SCENE_BOARDS [every board]         boards to run scenes on ("" for none)
 #   SCENE_BOARD_SCENES [every scene]
 #   SCENE_FILTER                      only scenes whose name contains this
@@ -37,7 +40,7 @@ sc_out=build/scene-check
 sc_steps=${SCENE_STEPS:-300}
 sc_big_steps=${SCENE_BIG_STEPS:-60}
 sc_big_bodies=${SCENE_BIG_BODIES:-2200}
-sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang host-m32 host-lowram}
+sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
 sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
 sc_jobs=${JOBS:-2}
@@ -58,34 +61,18 @@ if ! type check 2>/dev/null | grep -q function; then
   }
 fi
 
-# The make variables of a target (big = 1 for the big-pool variant).
-sc_make_vars() {
-  case $1 in
-    host) echo "HOST_OPT=-O2" ;;
-    host-O0) echo "HOST_OPT=-O0" ;;
-    host-Os) echo "HOST_OPT=-Os" ;;
-    host-clang) echo "HOST_CC=clang HOST_OPT=-O2" ;;
-    host-m32) echo "HOST_OPT=-O2 -m32" ;;
-    host-lowram) echo "HOST_OPT=-O2 LOW_RAM=1" ;;   # the micro:bit's layout (QP_CFG_LOW_RAM)
-    *) return 1 ;;
-  esac
-}
-
 . tools/targets.sh
 
-# The Makefile includes mk/tools.mk; until it does, name both.
-sc_mk=""
-grep -q 'mk/tools.mk' Makefile || sc_mk="-f Makefile -f mk/tools.mk"
-
-# sc_build TAG TARGET [EXTRA_CFLAGS]: make build/TAG/qphys for TARGET's flags.
+# sc_build TAG TARGET [EXTRA_CFLAGS]: make build/TAG/qphys for TARGET (the table of
+# tools/targets.sh; host-lowram is the host build in the micro:bit's layout, QP_CFG_LOW_RAM=1).
 sc_build() {
-  sc_vars=$(sc_make_vars "$2") || { echo "scene-check: unknown target $2" >&2; return 1; }
-  sc_opt=$(echo "$sc_vars" | sed -n 's/.*HOST_OPT=\(.*\)$/\1/p' | sed 's/ LOW_RAM=1//')
-  sc_cc=$(echo "$sc_vars" | sed -n 's/.*HOST_CC=\([^ ]*\).*/\1/p')
   sc_extra=${3:-}
-  case $sc_vars in *LOW_RAM=1*) sc_extra="$sc_extra -DQP_CFG_LOW_RAM=1" ;; esac
+  case $2 in
+    host-lowram) qp_target host; sc_extra="$sc_extra -DQP_CFG_LOW_RAM=1" ;;
+    *) qp_target "$2" || { echo "scene-check: unknown target $2" >&2; return 1; } ;;
+  esac
   rm -f "$sc_out/$1.built"
-  make $sc_mk -s -j"$sc_jobs" BUILD_TAG="$1" HOST_OPT="$sc_opt" HOST_CC="${sc_cc:-gcc}" EXTRA_CFLAGS="$sc_extra" \
+  make -s -j"$sc_jobs" BUILD_TAG="$1" HOST_OPT="$qt_opt" HOST_CC="$qt_cc" AR="$qt_ar" EXTRA_CFLAGS="$sc_extra" \
     "build/$1/qphys" && touch "$sc_out/$1.built"
 }
 
@@ -169,18 +156,19 @@ sc_t0=$(date +%s)
 sc_built=""
 for sc_t in $sc_targets; do
   rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
-  if [ "$sc_t" = host-m32 ]; then
-    # i386: natively where the kernel runs 32-bit programs, else under qemu-i386.
-    if ! sc_r=$(qp_runner gcc -m32); then echo "SKIPPED target host-m32: $sc_r"; continue; fi
-    [ -z "$sc_r" ] || { echo "NOTE host-m32 runs under $sc_r (the kernel cannot execute i386 programs)"
-      echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
-  fi
+  # Natively where this machine runs the target's programs, else under its emulator
+  # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
+  case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
+  # shellcheck disable=SC2086
+  if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
+  [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
+    echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
   # (check's status is not the command's: sc_build leaves a mark when make succeeded)
   check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
   [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
 done
 sc_big_built=""
-for sc_t in host host-m32 host-lowram; do
+for sc_t in host i386 host-lowram; do
   case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
   check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
     sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
@@ -192,7 +180,9 @@ done
 sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
 sc_list=$sc_out/runs.txt
 : >"$sc_list"
-sc_ref=$(echo $sc_built | cut -d' ' -f1)
+# The reference build (pool checks, the bad-scene and replay checks): the first that runs natively.
+sc_ref=""
+for sc_t in $sc_built; do [ -f "$sc_out/$sc_t.runner" ] || { sc_ref=$sc_t; break; }; done
 for sc_s in tests/scenes/*.scene; do
   sc_n=$(basename "$sc_s" .scene)
   case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac

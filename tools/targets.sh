@@ -7,9 +7,30 @@
 #                           of its instruction set (prints e.g. "qemu-i386"). Returns 1 and
 #                           prints the real reason when it cannot be built or run at all.
 #
-# A kernel without IA-32 emulation cannot execute i386 programs that gcc -m32 links fine
-# ("Exec format error"); qemu-i386 (Debian qemu-user, installed by tools/deps.sh) runs
-# them instead, so the 32-bit proof never depends on the host kernel.
+# A kernel without IA-32 emulation cannot execute i386 programs ("Exec format error");
+# qemu-i386 (Debian qemu-user, installed by tools/deps.sh) runs them instead, so the 32-bit
+# proof never depends on the host kernel. i386 is built by Debian's i686 cross gcc, not
+# gcc -m32: gcc-multilib conflicts with the other cross compilers in Debian 12.
+
+# qp_target NAME: the compiler (qt_cc, maybe several words), flags (qt_opt) and archiver
+# (qt_ar) of a target whose programs run on this machine natively or emulated. Linux programs
+# of other instruction sets are linked statically, so qemu-user needs no sysroot; wasm32 is
+# clang's wasm32-wasi with Debian's wasi-libc, run by node (tools/wasi-run.cjs).
+qp_target() {
+  qt_ar=ar
+  case $1 in
+    host|gcc-O2) qt_cc=gcc; qt_opt=-O2 ;;
+    host-O0|gcc-O0) qt_cc=gcc; qt_opt=-O0 ;;
+    host-Os|gcc-Os) qt_cc=gcc; qt_opt=-Os ;;
+    host-clang|clang-O2) qt_cc=clang; qt_opt=-O2 ;;
+    i386) qt_cc=i686-linux-gnu-gcc; qt_opt="-O2 -static" ;;
+    aarch64) qt_cc=aarch64-linux-gnu-gcc; qt_opt="-O2 -static" ;;
+    riscv64) qt_cc=riscv64-linux-gnu-gcc; qt_opt="-O2 -static" ;;
+    s390x) qt_cc=s390x-linux-gnu-gcc; qt_opt="-O2 -static" ;;   # big-endian
+    wasm32) qt_cc="clang --target=wasm32-wasi --sysroot=/usr"; qt_opt=-O2; qt_ar=llvm-ar-14 ;;
+    *) return 1 ;;
+  esac
+}
 
 qp_runner() {
   qr_dir=${TMPDIR:-/tmp}/qp-runner.$$
@@ -17,6 +38,14 @@ qp_runner() {
   printf 'int main(void) { return 0; }\n' >"$qr_dir/t.c"
   if ! "$@" "$qr_dir/t.c" -o "$qr_dir/t" >"$qr_dir/log" 2>&1; then
     echo "'$*' cannot build a program here: $(head -n 1 "$qr_dir/log")"
+    rm -rf "$qr_dir"; return 1
+  fi
+  if [ "$(head -c 4 "$qr_dir/t" | od -An -c | tr -d ' ')" = '\0asm' ]; then
+    # WebAssembly: node runs it through its WASI module.
+    qr_node=$(pwd)/tools/wasi-run
+    if ! command -v node >/dev/null 2>&1; then echo "wasm32 programs need node, which is not installed"
+    elif ! $qr_node "$qr_dir/t" >/dev/null 2>&1; then echo "node cannot run wasm32-wasi programs here"
+    else rm -rf "$qr_dir"; echo "$qr_node"; return 0; fi
     rm -rf "$qr_dir"; return 1
   fi
   if "$qr_dir/t" >/dev/null 2>&1; then rm -rf "$qr_dir"; return 0; fi
