@@ -40,11 +40,29 @@ $(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
 endif
 
 # ---- tools and flags ------------------------------------------------------------
-ARM_PREFIX  ?= arm-none-eabi-
-ARM_CC      := $(ARM_PREFIX)gcc
-ARM_NM      := $(ARM_PREFIX)nm
-ARM_SIZE    := $(ARM_PREFIX)size
-QEMU        ?= qemu-system-arm
+# The instruction set comes from boards/cpu/<core>.mk (CPU_ARCH; Arm when unset): its cross
+# toolchain, its port folder, its C library and its QEMU.
+CPU_ARCH ?= arm
+ifeq ($(CPU_ARCH),riscv)
+CROSS_PREFIX ?= riscv64-unknown-elf-
+QEMU         ?= qemu-system-riscv32
+PORT_DIR     := port/riscv
+B_ARCH_PORT  := port/riscv/startup.c port/riscv/port_riscv.c
+B_LIBC       :=                      # picolibc, through the core's CPU_FLAGS (--specs)
+B_QEMU_ARCH  := -bios none
+else ifeq ($(CPU_ARCH),arm)
+CROSS_PREFIX ?= arm-none-eabi-
+QEMU         ?= qemu-system-arm
+PORT_DIR     := port/cortex_m
+B_ARCH_PORT  := port/cortex_m/startup.c port/cortex_m/port_cortex_m.c
+B_LIBC       := --specs=nano.specs   # newlib-nano
+B_QEMU_ARCH  :=
+else
+$(error boards/cpu/$(CPU_CORE).mk: CPU_ARCH must be arm or riscv, not '$(CPU_ARCH)')
+endif
+X_CC        := $(CROSS_PREFIX)gcc
+X_NM        := $(CROSS_PREFIX)nm
+X_SIZE      := $(CROSS_PREFIX)size
 RUN_TIMEOUT ?= 300
 BOARD_OPT   ?= -O2
 
@@ -59,11 +77,11 @@ B_MAP   := $(B_DIR)/$(APP).map
 B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP $(BOARD_POOLS)
 B_FIX_CFLAGS  := $(B_BASE) $(FIXMATH_FLAGS) -I$(FIXMATH_DIR)
 B_CORE_CFLAGS := $(B_BASE) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -fstack-usage
-B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -Iport/cortex_m \
+B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -I$(PORT_DIR) \
                  -DQP_BOARD_CPU_HZ=$(CPU_HZ)u
 B_APP_CFLAGS  := $(B_BASE) -std=c11 -Wall -Wextra $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(APP_CFLAGS_$(APP))
-B_LDFLAGS     := $(CPU_FLAGS) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
-                 -Lport/cortex_m -T boards/$(BOARD)/linker.ld -Wl,-Map=$(B_MAP) \
+B_LDFLAGS     := $(CPU_FLAGS) -nostartfiles $(B_LIBC) -Wl,--gc-sections \
+                 -L$(PORT_DIR) -T boards/$(BOARD)/linker.ld -Wl,-Map=$(B_MAP) \
                  -Wl,--defsym=__flash_origin=$(FLASH_ORIGIN) -Wl,--defsym=__flash_size=$(FLASH_KB)K \
                  -Wl,--defsym=__ram_origin=$(RAM_ORIGIN) -Wl,--defsym=__ram_size=$(RAM_KB)K
 
@@ -75,7 +93,7 @@ B_CONSOLE_SRC := boards/$(BOARD)/board.c
 else
 $(error boards/$(BOARD)/board.mk: CONSOLE must be semihost or uart, not '$(CONSOLE)')
 endif
-B_PORT_SRCS := port/cortex_m/startup.c port/cortex_m/port_cortex_m.c port/qp_fmt.c $(B_CONSOLE_SRC)
+B_PORT_SRCS := $(B_ARCH_PORT) port/qp_fmt.c $(B_CONSOLE_SRC)
 
 B_FIX_OBJS  := $(patsubst $(FIXMATH_DIR)/%.c,$(B_DIR)/fixmath/%.o,$(FIXMATH_SRCS))
 B_CORE_OBJS := $(patsubst src/%.c,$(B_DIR)/core/%.o,$(CORE_SRCS))
@@ -87,7 +105,7 @@ B_GUARD_OK  := $(B_DIR)/check-core.ok
 # APP_CFLAGS_<app>, ...): each signature file is rewritten only when its text differs.
 B_SIG_FILE     := $(B_DIR)/flags.txt
 B_APP_SIG_FILE := $(B_DIR)/app/$(APP)/flags.txt
-B_SIG     := $(ARM_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS) | $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
+B_SIG     := $(X_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS) | $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
 B_APP_SIG := $(B_APP_CFLAGS) | $(APP_SRCS_$(APP))
 ifneq ($(B_SIG),$(shell cat $(B_SIG_FILE) 2>/dev/null))
 $(shell mkdir -p $(dir $(B_SIG_FILE)) && echo '$(B_SIG)' > $(B_SIG_FILE))
@@ -105,31 +123,31 @@ clean: board-clean
 
 $(B_FIX_OBJS): $(B_DIR)/fixmath/%.o: $(FIXMATH_DIR)/%.c $(B_SIG_FILE)
 	@mkdir -p $(dir $@)
-	$(ARM_CC) $(B_FIX_CFLAGS) -c $< -o $@
+	$(X_CC) $(B_FIX_CFLAGS) -c $< -o $@
 
 $(B_CORE_OBJS): $(B_DIR)/core/%.o: src/%.c $(B_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
 	@mkdir -p $(dir $@)
-	$(ARM_CC) $(B_CORE_CFLAGS) -c $< -o $@
+	$(X_CC) $(B_CORE_CFLAGS) -c $< -o $@
 
 $(B_PORT_OBJS): $(B_DIR)/%.o: %.c $(B_SIG_FILE)
 	@mkdir -p $(dir $@)
-	$(ARM_CC) $(B_PORT_CFLAGS) -c $< -o $@
+	$(X_CC) $(B_PORT_CFLAGS) -c $< -o $@
 
 $(B_APP_OBJS): $(B_DIR)/app/$(APP)/%.o: %.c $(B_SIG_FILE) $(B_APP_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
 	@mkdir -p $(dir $@)
-	$(ARM_CC) $(B_APP_CFLAGS) -c $< -o $@
+	$(X_CC) $(B_APP_CFLAGS) -c $< -o $@
 
 # The ARM guard: the core and libfixmath, built soft-float, must not call float helpers or the heap.
 $(B_GUARD_OK): $(B_CORE_OBJS) $(B_FIX_OBJS) tools/check-core-symbols.sh
-	@NM=$(ARM_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
+	@NM=$(X_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
 	@touch $@
 
 check-core: $(B_CORE_OBJS) $(B_FIX_OBJS)
-	@NM=$(ARM_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
+	@NM=$(X_NM) sh tools/check-core-symbols.sh $(B_CORE_OBJS) $(B_FIX_OBJS)
 
 $(B_ELF): $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) $(B_GUARD_OK) \
-          $(B_SIG_FILE) $(B_APP_SIG_FILE) boards/$(BOARD)/linker.ld port/cortex_m/cortex_m.ld
-	$(ARM_CC) $(B_LDFLAGS) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
+          $(B_SIG_FILE) $(B_APP_SIG_FILE) boards/$(BOARD)/linker.ld $(wildcard $(PORT_DIR)/*.ld)
+	$(X_CC) $(B_LDFLAGS) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
 
 # ---- running under QEMU ----------------------------------------------------------
 # -icount shift=0: every guest instruction advances virtual time by exactly 1 ns, so
@@ -141,7 +159,7 @@ else
 B_QEMU_IO := -serial null -chardev stdio,id=qpcon -semihosting-config enable=on,target=native,chardev=qpcon
 endif
 RUN_ELF    ?= $(B_ELF)
-B_QEMU_CMD := $(QEMU) -M $(QEMU_MACHINE) -display none -monitor none $(B_QEMU_IO) \
+B_QEMU_CMD := $(QEMU) -M $(QEMU_MACHINE) $(B_QEMU_ARCH) -display none -monitor none $(B_QEMU_IO) \
               -icount shift=0 -kernel $(RUN_ELF)
 
 run: $(B_ELF)
@@ -165,8 +183,8 @@ print-app:
 
 # ---- size --------------------------------------------------------------------------
 size: $(B_ELF)
-	@stack=$$($(ARM_NM) $(B_ELF) | awk '$$3 == "__stack_size" { print $$1 }'); \
-	$(ARM_SIZE) -A $(B_ELF) | awk -v board=$(BOARD) -v app=$(APP) -v stack=$$((0x$$stack)) \
+	@stack=$$($(X_NM) $(B_ELF) | awk '$$3 == "__stack_size" { print $$1 }'); \
+	$(X_SIZE) -A $(B_ELF) | awk -v board=$(BOARD) -v app=$(APP) -v stack=$$((0x$$stack)) \
 	  -v flash_max=$$(($(FLASH_KB) * 1024)) -v ram_max=$$(($(RAM_KB) * 1024)) ' \
 	  $$1 == ".text" || $$1 == ".ARM.exidx" { text += $$2 } \
 	  $$1 == ".data" { data += $$2 } \

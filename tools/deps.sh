@@ -28,6 +28,10 @@ have_pkg libclang-rt-14-dev-wasm32 || need="$need libclang-rt-14-dev-wasm32"
 have_cmd wasm-ld || need="$need lld-14"
 have_cmd llvm-ar-14 || need="$need llvm-14"
 have_cmd node || need="$need nodejs"
+# The bare-metal RV32 board (qemu-virt-rv32): the riscv64-unknown-elf gcc, picolibc, QEMU virt.
+have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
+have_pkg picolibc-riscv64-unknown-elf || need="$need picolibc-riscv64-unknown-elf"
+have_cmd qemu-system-riscv32 || need="$need qemu-system-misc"
 have_cmd xz || need="$need xz-utils"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"

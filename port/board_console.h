@@ -1,7 +1,7 @@
-/* board_console.h - the console a Cortex-M board provides to port_cortex_m.c.
+/* board_console.h - the console a board provides to its port (port_cortex_m.c, port_riscv.c).
  *
- * Linked from exactly one of: port/cortex_m/console_semihost.c (CONSOLE = semihost,
- * any board under QEMU or a debug probe) or boards/<name>/board.c (CONSOLE = uart).
+ * Linked from exactly one of: port/cortex_m/console_semihost.c (CONSOLE = semihost, Arm
+ * boards under QEMU or a debug probe) or boards/<name>/board.c (CONSOLE = uart).
  */
 #ifndef QP_BOARD_CONSOLE_H
 #define QP_BOARD_CONSOLE_H
