@@ -23,7 +23,7 @@ HOST_STACK_WARN := $(if $(findstring clang,$(HOST_CC))$(findstring sanitize,$(HO
 
 FIXMATH_OBJS := $(patsubst $(FIXMATH_DIR)/%.c,$(OUT)/fixmath/%.o,$(FIXMATH_SRCS))
 CORE_OBJS    := $(patsubst src/%.c,$(OUT)/core/%.o,$(CORE_SRCS))
-PORT_SRCS    := $(sort $(wildcard port/host/*.c port/*.c))
+PORT_SRCS    := $(sort $(wildcard port/host/*.c)) port/qp_fmt.c
 PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 

@@ -93,7 +93,7 @@ B_CONSOLE_SRC := boards/$(BOARD)/board.c
 else
 $(error boards/$(BOARD)/board.mk: CONSOLE must be semihost or uart, not '$(CONSOLE)')
 endif
-B_PORT_SRCS := $(B_ARCH_PORT) port/qp_fmt.c $(B_CONSOLE_SRC)
+B_PORT_SRCS := $(B_ARCH_PORT) port/board_write.c port/qp_fmt.c $(B_CONSOLE_SRC)
 
 B_FIX_OBJS  := $(patsubst $(FIXMATH_DIR)/%.c,$(B_DIR)/fixmath/%.o,$(FIXMATH_SRCS))
 B_CORE_OBJS := $(patsubst src/%.c,$(B_DIR)/core/%.o,$(CORE_SRCS))

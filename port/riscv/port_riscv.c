@@ -40,20 +40,6 @@ void qp_port_init(void)
     board_console_init();
 }
 
-void qp_port_write(const char *s, unsigned len)
-{
-    board_console_write(s, len);
-}
-
-void qp_port_puts(const char *s)
-{
-    unsigned len = 0;
-    while (s[len] != '\0') {
-        len++;
-    }
-    board_console_write(s, len);
-}
-
 uint64_t qp_port_ticks64(void)
 {
     uint32_t hi, lo;
