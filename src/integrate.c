@@ -7,11 +7,20 @@
  */
 #include "world_internal.h"
 
+/* Scale v down to length max (> 0) when it is longer; 1 if it was. The length is taken in
+ * 64 bits, rounded up, and each component is scaled with truncation toward zero, so the
+ * result is never longer than max whatever v was (a large impulse can leave |v| past
+ * Q16.16's 32768, where qp_v3_len saturates and a scale taken from it left |v| above max). */
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max)
 {
-    fix16_t len = qp_v3_len(*v);
-    if (len <= max) return 0;
-    *v = qp_v3_scale(*v, qp_div(max, len));
+    uint64_t sq = (uint64_t)((int64_t)v->x * v->x) + (uint64_t)((int64_t)v->y * v->y) +
+                  (uint64_t)((int64_t)v->z * v->z);                  /* < 3 * 2^62: no wrap */
+    if (sq <= (uint64_t)((int64_t)max * max)) return 0;
+    uint64_t len = qp_isqrt64(sq);
+    if (len * len < sq) len++;                                       /* ceil(|v|), raw Q16.16 */
+    v->x = (fix16_t)((int64_t)v->x * max / (int64_t)len);
+    v->y = (fix16_t)((int64_t)v->y * max / (int64_t)len);
+    v->z = (fix16_t)((int64_t)v->z * max / (int64_t)len);
     return 1;
 }
 

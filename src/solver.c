@@ -87,6 +87,19 @@ qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
     return r;
 }
 
+/* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
+ * angular part ang (Q32), rounded to Q16.16. Each part is clamped to +-2^61 first (a speed
+ * of 32768 m/s, the end of Q16.16), so their sum cannot overflow: inside that range the
+ * result is exact, and past it the speed saturates, as r30 would. (Arms of hundreds of
+ * metres, a body deep inside a plane, reach it: ang * 2^14 overflowed int64 there.) */
+static inline fix16_t speed_of(int64_t s, int64_t ang)
+{
+    const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
+    s = s > lim ? lim : s < -lim ? -lim : s;
+    int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
+    return r30(s + a);
+}
+
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
@@ -99,7 +112,7 @@ fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_conta
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;                         /* Q46 */
     int64_t ang = dot16_raw(*v->wb, r->rnb[k]) - dot16_raw(*v->wa, r->rna[k]); /* Q32 */
-    return r30(s + ang * 16384);
+    return speed_of(s, ang);
 }
 
 void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
@@ -159,8 +172,9 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
 {
     int64_t k = 0;
     bool linear = d < 2;
-    if (move & QP_MOVE_A) k += (linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(r->fa[d], r->ia_f[d]));
-    if (move & QP_MOVE_B) k += (linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(r->fb[d], r->ib_f[d]));
+    /* Widened before adding: a saturated angular term plus the inverse mass overflowed int. */
+    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(r->fa[d], r->ia_f[d]));
+    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(r->fb[d], r->ib_f[d]));
     return inverse_of(k);
 }
 
@@ -172,7 +186,7 @@ static fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;
-    return r30(s + ang * 16384);
+    return speed_of(s, ang);
 }
 
 static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
