@@ -17,6 +17,7 @@
  * fix16_from_str goes through a rounded division and differs in the last bit.
  */
 #include "qphys/scene.h"
+#include "world_internal.h"
 
 /* Keep the line parsers out of each other's frames: each stays well below
  * the core's 2 KB per-function stack bound, sanitizers included. */
@@ -670,11 +671,16 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     return QP_OK;
 }
 
-qp_result qp_scene_load(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
-                        qp_scene_error *err)
+qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size)
 {
     qp_scene_error dummy;
     if (!err) err = &dummy;
+    if (!qp__config_ok(config_signature, world_size)) {
+        set_error(err, 0, 0, "compiled with other pool sizes or options than the library", QP_ERR_CONFIG);
+        err->column = 0;
+        return QP_ERR_CONFIG;
+    }
     if (!w) {
         set_error(err, 0, 0, "no world", QP_ERR_PARAM);
         err->column = 0;

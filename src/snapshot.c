@@ -15,7 +15,7 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "qphys/world.h"
+#include "world_internal.h"
 
 #define QP_SNAPSHOT_MAGIC  UINT32_C(0x4E535051)   /* "QPSN" little-endian */
 #define QP_SNAPSHOT_FORMAT UINT32_C(2)
@@ -54,8 +54,10 @@ static int read_int(const unsigned char *world_bytes, size_t offset)
     return v;
 }
 
-qp_result qp_world_restore(qp_world *w, const void *buf, unsigned long size)
+qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
+                                  unsigned long world_size)
 {
+    if (!qp__config_ok(config_signature, world_size)) return QP_ERR_CONFIG;
     if (!w || !buf) return QP_ERR_PARAM;
     if (size != QP_SNAPSHOT_SIZE) return QP_ERR_BUFFER;
     const unsigned char *in = (const unsigned char *)buf;

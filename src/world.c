@@ -65,8 +65,15 @@ static void copy_def(qp_world_def *to, const qp_world_def *d)
     to->min_awake_steps = d->min_awake_steps;
 }
 
-qp_result qp_world_init(qp_world *w, const qp_world_def *def)
+bool qp__config_ok(uint32_t config_signature, unsigned long world_size)
 {
+    return config_signature == QP_CONFIG_SIGNATURE && world_size == (unsigned long)sizeof(qp_world);
+}
+
+qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t config_signature,
+                                unsigned long world_size)
+{
+    if (!qp__config_ok(config_signature, world_size)) return QP_ERR_CONFIG;
     if (!w || !def) return QP_ERR_PARAM;
     qp_result r = check_def(def);
     if (r != QP_OK) return r;

@@ -52,6 +52,9 @@ static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
     return qp_v3_add(c->p[k].ra, c->ab);
 }
 
+/* Were the caller's headers compiled with the library's pool sizes and options? */
+bool qp__config_ok(uint32_t config_signature, unsigned long world_size);
+
 /* The stages of qp_world_step, in order (docs/design.md §3). */
 void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */
 void qp__broad_phase(qp_world *w);      /* broad_phase.c: sweep and prune -> pairs */

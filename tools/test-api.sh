@@ -4,7 +4,9 @@
 #      when installed), links against build/host/libqphys.a and steps a scene to the hash
 #      the qphys tool prints for it;
 #   2. the README's C example (its first ```c block) compiled with -Wall -Wextra -pedantic
-#      -Werror and run; it is also examples/hello.c, so the two cannot drift apart.
+#      -Werror and run; it is also examples/hello.c, so the two cannot drift apart;
+#   3. tests/config/config_mismatch.c built with other pool sizes or options than the library:
+#      qp_world_init, qp_scene_load and qp_world_restore refuse with QP_ERR_CONFIG.
 # Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -42,4 +44,16 @@ if gcc -std=c11 -Wall -Wextra -pedantic -Werror $flags "$out/readme_example.c" "
 else
   fail "README example does not build with -Werror or fails:"; sed 's/^/    /' "$out/readme.log" | head -20
 fi
+# Pool sizes or options other than the library's: refused with QP_ERR_CONFIG, nothing written
+# (under AddressSanitizer, so an overrun would also show); the library's own: accepted.
+for opts in "-DQP_CFG_MAX_BODIES=16" "-DQP_CFG_LOW_RAM=1" ""; do
+  want=expect-config; [ -n "$opts" ] || want=expect-ok
+  # shellcheck disable=SC2086
+  if gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address $flags $opts tests/config/config_mismatch.c "$lib" \
+       -o "$out/config_mismatch" 2>"$out/config.log" && "$out/config_mismatch" "$want" >"$out/config.out" 2>&1; then
+    echo "PASS a program built with '${opts:-the library options}' against the default library: $(cat "$out/config.out")"
+  else
+    fail "a program built with '${opts:-the library options}' ($want):"; sed 's/^/    /' "$out/config.log" "$out/config.out" | head -20
+  fi
+done
 exit $failed

@@ -68,9 +68,12 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
 
 /* Check the text as above; only if it is valid, initialise w from its `world`
  * line (qp_world_init) and create its bodies in file order. On any error w is
- * left exactly as it was and *err tells where. info and err may be null. */
-qp_result qp_scene_load(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
-                        qp_scene_error *err) QP_MUST_USE;
+ * left exactly as it was and *err tells where. info and err may be null.
+ * QP_ERR_CONFIG: the caller was built with other options than the library (world.h). */
+qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size) QP_MUST_USE;
+#define qp_scene_load(w, text, len, info, err) \
+    qp_scene_load_checked((w), (text), (len), (info), (err), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
 
 /* The id of body number i (0-based, file order) of a world that qp_scene_load
  * filled; a null id when there is no such body. */

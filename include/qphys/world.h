@@ -120,12 +120,27 @@ typedef struct {
 struct qp_world;
 typedef struct qp_world qp_world;
 
+/* The options this header was compiled with (include/qphys/config.h: the pool sizes and
+ * QP_CFG_LOW_RAM) as one number. The calls that lay out a caller's qp_world
+ * (qp_world_init, qp_scene_load, qp_world_restore) are macros passing it, with
+ * sizeof(qp_world), to the library, which answers QP_ERR_CONFIG when they are not its
+ * own: a program built with -DQP_CFG_MAX_BODIES=16 against a default libqphys.a gets an
+ * error, never memory corruption (FreeRTOS checks its static objects' sizes likewise). */
+#define QP__SIG_MIX(h, v) (((uint32_t)(h) ^ (uint32_t)(v)) * UINT32_C(16777619))
+#define QP_CONFIG_SIGNATURE                                                                            \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
+        UINT32_C(2166136261), QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_BODY_SHAPES),          \
+        QP_CFG_MAX_PAIRS), QP_CFG_MAX_CONTACTS), QP_CFG_LOW_RAM), QP_CFG_MAX_JOINTS)
+
 /* ---- world ----------------------------------------------------------------- */
 
 qp_world_def qp_default_world_def(void);
-/* Initialise w (every byte) from def. QP_ERR_RANGE for a field outside its
- * range (w untouched). */
-qp_result qp_world_init(qp_world *w, const qp_world_def *def) QP_MUST_USE;
+/* Initialise w (every byte) from def: call it as qp_world_init(w, def). QP_ERR_RANGE for
+ * a field outside its range, QP_ERR_CONFIG for a caller built with other options than
+ * the library (QP_CONFIG_SIGNATURE); w is untouched on any error. */
+qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t config_signature,
+                                unsigned long world_size) QP_MUST_USE;
+#define qp_world_init(w, def) qp_world_init_checked((w), (def), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
 /* Advance one step of def.dt. */
 void qp_world_step(qp_world *w);
 qp_world_stats qp_world_get_stats(const qp_world *w);
@@ -199,7 +214,10 @@ uint32_t qp_world_hash(const qp_world *w);
  * buffer that is not a snapshot of this build's world. */
 #define QP_SNAPSHOT_SIZE (sizeof(qp_world) + 16u) /* a 16-byte header (src/snapshot.c), then the world */
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
-qp_result qp_world_restore(qp_world *w, const void *buf, unsigned long size);
+qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
+                                  unsigned long world_size);
+#define qp_world_restore(w, buf, size) \
+    qp_world_restore_checked((w), (buf), (size), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
 
 #ifdef __cplusplus
 }
