@@ -77,7 +77,13 @@ B_MAP   := $(B_DIR)/$(APP).map
 B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP $(BOARD_POOLS)
 B_FIX_CFLAGS  := $(B_BASE) $(FIXMATH_FLAGS) -I$(FIXMATH_DIR)
 B_CORE_CFLAGS := $(B_BASE) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -fstack-usage
-B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -I$(PORT_DIR) \
+# How a program ends (port/cortex_m/port_cortex_m.c): auto, semihost or reset.
+PORT_EXIT ?= auto
+ifeq ($(filter $(PORT_EXIT),auto semihost reset),)
+$(error PORT_EXIT must be auto, semihost or reset, not '$(PORT_EXIT)')
+endif
+B_EXIT_FLAG := $(if $(filter semihost,$(PORT_EXIT)),-DQP_PORT_EXIT_SEMIHOST,$(if $(filter reset,$(PORT_EXIT)),-DQP_PORT_EXIT_RESET))
+B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -I$(PORT_DIR) $(B_EXIT_FLAG) \
                  -DQP_BOARD_CPU_HZ=$(CPU_HZ)u
 B_APP_CFLAGS  := $(B_BASE) -std=c11 -Wall -Wextra $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(APP_CFLAGS_$(APP))
 B_LDFLAGS     := $(CPU_FLAGS) -nostartfiles $(B_LIBC) -Wl,--gc-sections \

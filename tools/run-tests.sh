@@ -88,6 +88,7 @@ fi
 for b in $(ls boards | grep -v '^cpu$'); do
   check "board $b: builds, fits, passes the nm guard" make -s BOARD="$b" all size
 done
+check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 
 echo "make test took $(($(date +%s) - t_start)) s"

@@ -9,6 +9,8 @@ RAM_ORIGIN   := 0x20000000
 RAM_KB       := 16
 # semihost (port/cortex_m/console_semihost.c) or uart (boards/microbit/board.c)
 CONSOLE      := uart
+# Exit through semihosting always: QEMU serves it, and the tests read the exit status.
+PORT_EXIT    := semihost
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds) with a little room, in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).
 # World 13 044 bytes; the stack (3 KB, boards/microbit/linker.ld) and the port take the rest.

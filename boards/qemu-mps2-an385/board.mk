@@ -9,3 +9,5 @@ RAM_ORIGIN   := 0x20000000
 RAM_KB       := 4096
 # semihost (port/cortex_m/console_semihost.c) or uart (boards/qemu-mps2-an385/board.c)
 CONSOLE      := semihost
+# Exit through semihosting always: QEMU serves it, and the tests read the exit status.
+PORT_EXIT    := semihost

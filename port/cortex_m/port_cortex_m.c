@@ -9,8 +9,12 @@
  * instructions (microbit: 16 MHz, 62.5 instructions), the same on every run. Call these
  * figures "instructions", not cycles: real Cortex-M cycles differ.
  *
- * Exit: SYS_EXIT_EXTENDED with {ADP_Stopped_ApplicationExit, code}, so QEMU exits
- * with the program's exit status.
+ * Exit: with a debugger (or QEMU) to report to, SYS_EXIT_EXTENDED with
+ * {ADP_Stopped_ApplicationExit, code}, so QEMU exits with the program's exit status.
+ * Without one a semihosting breakpoint hard-faults, so the board resets instead
+ * (AIRCR.SYSRESETREQ). Which one (board.mk PORT_EXIT): semihost always reports (the QEMU
+ * boards, whose tests read the status); reset always resets; auto (the default) reports
+ * only when DHCSR.C_DEBUGEN shows a debugger, which ARMv6-M cores cannot read (they reset).
  */
 #include "qp_port.h"
 
@@ -65,14 +69,37 @@ uint32_t qp_port_tick_hz(void)
     return QP_BOARD_CPU_HZ;
 }
 
+/* Report the exit status to a debugger (semihosting)? Board.mk's PORT_EXIT decides, and
+ * auto asks DHCSR.C_DEBUGEN, which ARMv6-M cores (Cortex-M0) cannot read from software:
+ * there auto never reports. */
+static int report_to_debugger(void)
+{
+#if defined(QP_PORT_EXIT_SEMIHOST)
+    return 1;
+#elif defined(QP_PORT_EXIT_RESET) || defined(__ARM_ARCH_6M__)
+    return 0;
+#else
+    return (int)(*(volatile uint32_t *)0xE000EDF0u & 1u);
+#endif
+}
+
 void qp_port_exit(int code)
 {
-    const uint32_t block[2] = {QP_SH_ADP_STOPPED_APPLICATION_EXIT, (uint32_t)code};
-    (void)qp_semihost_call(QP_SH_SYS_EXIT_EXTENDED, block);
-    /* Reached only if the host lacks SYS_EXIT_EXTENDED: plain SYS_EXIT can say just
-     * success or failure. */
-    (void)qp_semihost_call(QP_SH_SYS_EXIT, (const void *)(uintptr_t)(code == 0 ? QP_SH_ADP_STOPPED_APPLICATION_EXIT
-                                                                              : QP_SH_ADP_STOPPED_RUN_TIME_ERROR));
+    if (report_to_debugger()) {
+        const uint32_t block[2] = {QP_SH_ADP_STOPPED_APPLICATION_EXIT, (uint32_t)code};
+        (void)qp_semihost_call(QP_SH_SYS_EXIT_EXTENDED, block);
+        /* Reached only if the host lacks SYS_EXIT_EXTENDED: plain SYS_EXIT can say just
+         * success or failure. */
+        (void)qp_semihost_call(QP_SH_SYS_EXIT, (const void *)(uintptr_t)(code == 0 ? QP_SH_ADP_STOPPED_APPLICATION_EXIT
+                                                                                  : QP_SH_ADP_STOPPED_RUN_TIME_ERROR));
+    }
+    /* No debugger to report to (a semihosting breakpoint would hard-fault): request a
+     * system reset, so a board that has finished starts again cleanly. QEMU with
+     * -no-reboot stops there. */
+    __asm__ volatile("dsb" ::: "memory");
+    *(volatile uint32_t *)0xE000ED0Cu = 0x05FA0004u; /* AIRCR: VECTKEY | SYSRESETREQ */
+    __asm__ volatile("dsb" ::: "memory");
     for (;;) {
+        __asm__ volatile("wfi");
     }
 }

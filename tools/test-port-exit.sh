@@ -1,0 +1,33 @@
+#!/bin/sh
+# test-port-exit.sh - the Cortex-M port ends a program cleanly with and without a debugger,
+# under QEMU both ways, on an ARMv6-M (microbit) and an ARMv7E-M (qemu-mps2-an386) board.
+# The program is the scene runner on a scene larger than the board's pools, which prints a
+# SKIP line and exits with status 3:
+#   PORT_EXIT=semihost  reports the status to the debugger (QEMU): status 3;
+#   PORT_EXIT=auto      QEMU shows no debugger in DHCSR (and an M0 cannot read it), so the
+#                       port requests a system reset instead of a semihosting breakpoint
+#                       (which would hard-fault on a board with no debugger); QEMU with
+#                       -no-reboot then stops with status 0, the line printed, no fault.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+failed=0
+for b in microbit qemu-mps2-an386; do
+  for mode in semihost auto; do
+    d=build/exit-$b-$mode
+    sh tools/embed-scene.sh tests/scenes/pyramid64.scene 5 "$d/scene-gen/scene_data.h" || exit 2
+    vars="BOARD=$b APP=scene PORT_EXIT=$mode BOARD_DIR=$d APP_CFLAGS_scene=-I$d/scene-gen"
+    # shellcheck disable=SC2086
+    if ! make -s $vars board >"$d.log" 2>&1; then echo "FAIL $b $mode: build"; cat "$d.log"; failed=1; continue; fi
+    # shellcheck disable=SC2086
+    cmd=$(make -s --no-print-directory $vars print-run)
+    sh -c "$cmd -no-reboot" </dev/null >"$d.out" 2>&1
+    rc=$?
+    want=3; [ "$mode" = auto ] && want=0
+    if [ "$rc" = "$want" ] && grep -q '^SKIP pyramid64' "$d.out" && ! grep -q 'fault' "$d.out"; then
+      echo "PASS $b PORT_EXIT=$mode: exit status $rc, no fault"
+    else
+      echo "FAIL $b PORT_EXIT=$mode: exit status $rc (want $want):"; sed 's/^/    /' "$d.out" | tail -5; failed=1
+    fi
+  done
+done
+exit $failed
