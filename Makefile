@@ -117,5 +117,6 @@ clean:
 	rm -rf build/host* build/guard build/qemu-* build/microbit build/test-*
 
 -include mk/tools.mk
+include mk/fuzz.mk
 -include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
 endif

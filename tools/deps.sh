@@ -10,6 +10,7 @@ have_cmd cc || need="$need gcc"
 have_cmd make || need="$need make"
 have_cmd clang || need="$need clang"
 have_cmd g++ || need="$need g++"
+have_pkg libclang-rt-14-dev || need="$need libclang-rt-14-dev"   # libFuzzer and clang's sanitizers (make fuzz)
 have_pkg libcmocka-dev || need="$need libcmocka-dev"
 have_cmd arm-none-eabi-gcc || need="$need gcc-arm-none-eabi"
 have_pkg libnewlib-arm-none-eabi || need="$need libnewlib-arm-none-eabi"

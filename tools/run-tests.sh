@@ -78,6 +78,7 @@ sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 unit_suite host "-O2"
 unit_suite host-san "$sanitize"
 pools_suite host-pools-san "$sanitize"
+check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
 
 section "cross-target determinism"
 if [ -f tools/cross-check.sh ]; then

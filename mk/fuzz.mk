@@ -1,0 +1,38 @@
+# mk/fuzz.mk - fuzz targets of tests/fuzz (libFuzzer, clang, ASan + UBSan); included by the Makefile.
+#
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="scene api"]
+#       builds build/fuzz/fuzz_<t> and runs each for FUZZ_SECONDS on a working copy of its
+#       corpus (tests/fuzz/corpus/<t> plus what it finds, kept in build/fuzz/corpus-<t>),
+#       printing libFuzzer's final statistics. A crash leaves its input in build/fuzz/:
+#       fix the engine, then add the input to tests/fuzz/corpus/<t>/ so that make test
+#       replays it for ever (tools/test-fuzz-corpus.sh, any compiler).
+# The fuzz builds use small pools (FUZZ_POOLS), so that comparing whole worlds is cheap.
+
+FUZZ_TARGETS ?= scene api
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_OUT     := build/fuzz
+FUZZ_POOLS   := -DQP_CFG_MAX_BODIES=32 -DQP_CFG_MAX_SHAPES=48 -DQP_CFG_MAX_PAIRS=128 -DQP_CFG_MAX_CONTACTS=64
+FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 \
+                $(FUZZ_POOLS) $(CORE_INC) $(FIXMATH_FLAGS)
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRCS) $(FIXMATH_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
+
+.PHONY: fuzz
+fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_OUT)/corpus-$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	  (cd $(FUZZ_OUT) && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	     -artifact_prefix=crash-$$t- corpus-$$t ../../tests/fuzz/corpus/$$t) 2>&1 | \
+	     grep -E '^(#[0-9]+ +DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
+	done
+
+# The regression replay of make test (tools/test-fuzz-corpus.sh): each target with
+# tests/fuzz/replay_main.c instead of libFuzzer, by gcc under ASan + UBSan.
+FUZZ_REPLAY_CC ?= gcc
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(CORE_SRCS) $(FIXMATH_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(CORE_SRCS) $(FIXMATH_SRCS) -o $@

@@ -1,0 +1,148 @@
+/* fuzz_api.c - sequences of API calls read from the fuzzer's bytes (libFuzzer;
+ * tools/test-fuzz-corpus.sh replays the corpus with gcc): create bodies of any shape and
+ * numbers, destroy with valid and stale ids, set poses and velocities, apply forces, torques
+ * and impulses, step, cast rays, snapshot and restore. Promises checked after every call:
+ * no sanitizer report; a call that fails changes the world by not one byte; a call that
+ * succeeds leaves every speed within the clamp; after a step every body is inside the
+ * world bounds or frozen and flagged; a snapshot restored gives the same world back. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "qphys/qphys.h"
+
+#define MAX_IDS 48
+
+static qp_world world, before;
+static unsigned char snap[QP_SNAPSHOT_SIZE];
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} input;
+
+static uint32_t take(input *in, int bytes)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++) {
+        v = v << 8 | (in->n ? *in->p : 0);
+        if (in->n) in->p++, in->n--;
+    }
+    return v;
+}
+
+/* A number: mostly a plausible one (+-32 with fine steps), sometimes any Q16.16 value. */
+static fix16_t number(input *in)
+{
+    uint32_t sel = take(in, 1);
+    if (sel < 32) return (fix16_t)take(in, 4);
+    return (fix16_t)(int16_t)take(in, 2) * 64;
+}
+
+static qp_vec3 vec(input *in) { return qp_v3(number(in), number(in), number(in)); }
+
+static qp_quat quat(input *in)
+{
+    if (take(in, 1) < 200) return qp_quat_identity();
+    qp_quat q = { (qp_q30)take(in, 4), (qp_q30)take(in, 4), (qp_q30)take(in, 4), (qp_q30)take(in, 4) };
+    return q;
+}
+
+static void check_speeds(void)
+{
+    const qp_world_def *d = qp_world_get_def(&world);
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(&world, i);
+        if (qp_body_id_is_null(id)) continue;
+        qp_vec3 v = qp_body_linear_velocity(&world, id), w = qp_body_angular_velocity(&world, id);
+        if (qp_v3_len_sq_wide(v) > (int64_t)d->max_linear_speed * d->max_linear_speed) abort();
+        if (qp_v3_len_sq_wide(w) > (int64_t)d->max_angular_speed * d->max_angular_speed) abort();
+    }
+}
+
+static void check_bounds(void)
+{
+    fix16_t bounds = qp_world_get_def(&world)->bounds;
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(&world, i);
+        if (qp_body_id_is_null(id)) continue;
+        int inside = qp_v3_max_abs(qp_body_position(&world, id)) <= bounds + QP_INT(100);
+        if (!inside && !(qp_body_flags(&world, id) & QP_FLAG_OUT_OF_BOUNDS)) abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    input in = { data, size };
+    qp_body_id ids[MAX_IDS];
+    int nids = 0;
+    qp_world_def wd = qp_default_world_def();
+    if (take(&in, 1) & 1) wd.gravity = vec(&in);                 /* maybe out of range */
+    if (qp_world_init(&world, &wd) != QP_OK) {
+        wd = qp_default_world_def();
+        if (qp_world_init(&world, &wd) != QP_OK) abort();
+    }
+    for (int op_count = 0; in.n > 0 && op_count < 64; op_count++) {
+        memcpy(&before, &world, sizeof world);
+        uint32_t op = take(&in, 1) % 11;
+        qp_body_id id = qp_null_body();
+        if (op >= 1 && op <= 7) {   /* an id: one we made (maybe destroyed since), or any */
+            uint32_t k = take(&in, 1);
+            if (nids && k < 200) id = ids[k % (uint32_t)nids];
+            else id.index = (uint16_t)take(&in, 2), id.generation = (uint16_t)take(&in, 1);
+        }
+        qp_result r = QP_OK;
+        switch (op) {
+        case 0: {
+            qp_body_def d = qp_default_body_def();
+            d.type = take(&in, 1) < 200 ? QP_BODY_DYNAMIC : QP_BODY_STATIC;
+            d.shape_count = (int)(take(&in, 1) % 3);             /* 0: refused */
+            for (int s = 0; s < d.shape_count; s++) {
+                uint32_t kind = take(&in, 1) % 4;
+                qp_result sr = kind == 0   ? qp_make_box(vec(&in), &d.shapes[s])
+                               : kind == 1 ? qp_make_sphere(number(&in), &d.shapes[s])
+                               : kind == 2 ? qp_make_capsule(number(&in), number(&in), &d.shapes[s])
+                                           : qp_make_plane(vec(&in), number(&in), &d.shapes[s]);
+                if (sr != QP_OK) memset(&d.shapes[s], 0, sizeof d.shapes[s]); /* an invalid shape */
+                d.shapes[s].offset = take(&in, 1) < 128 ? qp_v3_zero() : vec(&in);
+            }
+            d.position = vec(&in);
+            d.rotation = quat(&in);
+            if (take(&in, 1) & 1) d.linear_velocity = vec(&in);
+            if (take(&in, 1) & 1) d.angular_velocity = vec(&in);
+            if (take(&in, 1) & 1) d.mass = number(&in);
+            qp_body_id made = qp_create_body(&world, &d, &r);
+            if (r == QP_OK && nids < MAX_IDS) ids[nids++] = made;
+            break;
+        }
+        case 1: r = qp_destroy_body(&world, id); break;
+        case 2: r = qp_body_set_pose(&world, id, vec(&in), quat(&in)); break;
+        case 3: r = qp_body_set_linear_velocity(&world, id, vec(&in)); break;
+        case 4: r = qp_body_set_angular_velocity(&world, id, vec(&in)); break;
+        case 5: r = qp_body_apply_force(&world, id, vec(&in)); break;
+        case 6: r = qp_body_apply_torque(&world, id, vec(&in)); break;
+        case 7: r = qp_body_apply_impulse(&world, id, vec(&in), vec(&in)); break;
+        case 8:
+            for (uint32_t s = take(&in, 1) % 4 + 1; s > 0; s--) qp_world_step(&world);
+            check_bounds();
+            break;
+        case 9: {
+            qp_world_ray_hit hit;
+            (void)qp_world_raycast(&world, vec(&in), vec(&in), &hit);
+            if (memcmp(&world, &before, sizeof world) != 0) abort();  /* a query writes nothing */
+            break;
+        }
+        default: {
+            unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
+            if (n != sizeof snap) abort();
+            if (qp_world_restore(&world, snap, n) != QP_OK) abort();
+            if (memcmp(&world, &before, sizeof world) != 0) abort();
+            break;
+        }
+        }
+        if (r != QP_OK && memcmp(&world, &before, sizeof world) != 0) abort(); /* failures change nothing */
+        check_speeds();
+    }
+    return 0;
+}
