@@ -79,6 +79,7 @@ unit_suite host "-O2"
 unit_suite host-san "$sanitize"
 pools_suite host-pools-san "$sanitize"
 check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
+check "every scene and bad scene through the qphys command under ASan+UBSan" sh tools/test-ubsan-scenes.sh
 
 section "cross-target determinism"
 if [ -f tools/cross-check.sh ]; then
