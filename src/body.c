@@ -244,6 +244,7 @@ static void drop_contacts(qp_world *w, int i)
         w->contacts[n++] = *ct;
     }
     w->contact_count = n;
+    qp__build_adjacency(w);   /* contact indices moved: waking walks the new ones */
 }
 
 qp_result qp_destroy_body(qp_world *w, qp_body_id id)

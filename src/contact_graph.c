@@ -22,7 +22,7 @@
 
 static void compute_loads(qp_world *w);
 
-static void build_adjacency(qp_world *w)
+void qp__build_adjacency(qp_world *w)
 {
     int nb = w->body_high;
     for (int i = 0; i <= nb + 1; i++) w->adj_start[i] = 0;
@@ -50,7 +50,7 @@ static bool climbs(const qp_world *w, const qp_contact *c, int from, qp_vec3 up)
 
 void qp__contact_graph(qp_world *w)
 {
-    build_adjacency(w);
+    qp__build_adjacency(w);
     qp_vec3 up;
     if (!qp_v3_normalize_q30(qp_v3_neg(w->def.gravity), &up)) up = qp_v3(0, QP_Q30_ONE, 0);
 

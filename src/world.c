@@ -4,7 +4,7 @@
 static bool in_range(fix16_t v, fix16_t lo, fix16_t hi) { return v >= lo && v <= hi; }
 static bool int_in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
-static qp_result check_def(const qp_world_def *d)
+qp_result qp__check_world_def(const qp_world_def *d)
 {
     if (qp_v3_max_abs(d->gravity) > QP_INT(1000)) return QP_ERR_RANGE;
     if (!in_range(d->dt, QP_FRAC(1, 1000), QP_FRAC(1, 10))) return QP_ERR_RANGE;
@@ -75,7 +75,7 @@ qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t c
 {
     if (!qp__config_ok(config_signature, world_size)) return QP_ERR_CONFIG;
     if (!w || !def) return QP_ERR_PARAM;
-    qp_result r = check_def(def);
+    qp_result r = qp__check_world_def(def);
     if (r != QP_OK) return r;
     /* Every byte, padding included, so snapshots and hashes see no garbage. */
     unsigned char *p = (unsigned char *)w;

@@ -54,6 +54,10 @@ static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
 
 /* Were the caller's headers compiled with the library's pool sizes and options? */
 bool qp__config_ok(uint32_t config_signature, unsigned long world_size);
+/* Every field of a world definition within its range? (world.c) */
+qp_result qp__check_world_def(const qp_world_def *d);
+/* The contact graph's adjacency from the contacts (contact_graph.c). */
+void qp__build_adjacency(qp_world *w);
 
 /* The stages of qp_world_step, in order (docs/design.md §3). */
 void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */

@@ -208,11 +208,20 @@ uint32_t qp_world_hash(const qp_world *w);
 
 #include "qphys/world_impl.h"
 
-/* Snapshot: the whole world in a caller's buffer of QP_SNAPSHOT_SIZE bytes.
- * qp_world_snapshot returns the size needed and writes nothing if size is
- * smaller. qp_world_restore returns QP_ERR_BUFFER for a wrong size or a
- * buffer that is not a snapshot of this build's world. */
-#define QP_SNAPSHOT_SIZE (sizeof(qp_world) + 16u) /* a 16-byte header (src/snapshot.c), then the world */
+/* Snapshot: the world's state in a portable byte format (src/snapshot.c): the same
+ * bytes on every target, little-endian, versioned, with a CRC-32, holding only live
+ * bodies, shapes and contacts (stack20 about 6 KB). qp_world_snapshot writes it into buf
+ * and returns its size; when size is smaller (or buf null) it writes nothing and returns
+ * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
+ * qp_world_restore validates everything (header, CRC, counts against this build's pools,
+ * every index and every number's range) before writing anything: QP_ERR_BUFFER for a
+ * damaged, truncated or inconsistent snapshot, and w as it was. Ids: a restored world has
+ * the generations it had when saved, so an id of a body created after the snapshot and
+ * destroyed by the rollback is stale again, or names the body that now holds its slot
+ * only if that body has the same generation. */
+#define QP_SNAPSHOT_MAX_SIZE                                                                                 \
+    (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
+     5ul * (45ul + 66ul * QP_CFG_MAX_BODIES + 18ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

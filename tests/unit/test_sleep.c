@@ -907,7 +907,8 @@ static void test_sleeping_world_is_free(void **state)
 
 /* ---- 8. wake rules ----------------------------------------------------------------------------- */
 
-static unsigned char snap[QP_SNAPSHOT_SIZE];
+static unsigned char snap[QP_SNAPSHOT_MAX_SIZE];
+static unsigned long snap_size;
 
 /* A sleeping stack of 5; returns after saving it in snap. */
 static void sleeping_stack5(qp_body_id *ids, const qp_world_def *def)
@@ -915,7 +916,8 @@ static void sleeping_stack5(qp_body_id *ids, const qp_world_def *def)
     init_world(&world, def);
     build_stack(&world, 5, ids);
     assert_true(settle(&world, 600) > 0);
-    assert_int_equal(qp_world_snapshot(&world, snap, sizeof snap), sizeof snap);
+    snap_size = qp_world_snapshot(&world, snap, sizeof snap);
+    assert_true(snap_size > 0 && snap_size <= sizeof snap);
 }
 
 static void test_user_calls_wake_body_and_above(void **state)
@@ -927,7 +929,7 @@ static void test_user_calls_wake_body_and_above(void **state)
     static const char *names[] = { "apply_impulse", "set_linear_velocity", "set_angular_velocity", "apply_force",
                                    "apply_torque", "set_pose", "wake" };
     for (int call = 0; call < 7; call++) {
-        assert_int_equal(qp_world_restore(&world, snap, sizeof snap), QP_OK);
+        assert_int_equal(qp_world_restore(&world, snap, snap_size), QP_OK);
         assert_int_equal(awake_count(&world, ids, 5), 0);
         qp_body_id b = ids[2];
         qp_vec3 c = qp_body_center(&world, b);

@@ -30,8 +30,26 @@
 #include "qphys/world.h"
 
 static qp_world w1, w2;
-static unsigned char snap[QP_SNAPSHOT_SIZE + 64];
-static unsigned char snap2[QP_SNAPSHOT_SIZE];
+static unsigned char snap[QP_SNAPSHOT_MAX_SIZE + 64];
+static unsigned char snap2[QP_SNAPSHOT_MAX_SIZE];
+
+/* CRC-32 (IEEE), bit by bit: re-signs a snapshot changed on purpose, so that the checks
+ * behind the checksum are tested too. */
+static uint32_t crc32_bits(const unsigned char *p, unsigned long n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (unsigned long i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+static void resign(unsigned char *s, unsigned long n)
+{
+    uint32_t c = crc32_bits(s + 16, n - 16);
+    for (int i = 0; i < 4; i++) s[12 + i] = (unsigned char)(c >> (8 * i));
+}
 
 static char *read_all(const char *path, unsigned long *len)
 {
@@ -93,14 +111,18 @@ static void rollback(const char *path)
     }
     /* Small scenes run long enough to settle and sleep; big ones briefly. */
     int n = bodies <= 60 ? 360 : 40, k = bodies <= 60 ? 150 : 20;
+    unsigned long size = 0;
     first[0] = qp_world_hash(&w1);
     for (int s = 1; s <= n; s++) {
-        if (s == k + 1) assert_int_equal(qp_world_snapshot(&w1, snap, sizeof snap), QP_SNAPSHOT_SIZE);
+        if (s == k + 1) {
+            size = qp_world_snapshot(&w1, snap, sizeof snap);
+            assert_true(size > 0 && size <= sizeof snap);
+        }
         qp_world_step(&w1);
         first[s] = qp_world_hash(&w1);
     }
     /* Restore into the same world, which has moved on. */
-    assert_int_equal(qp_world_restore(&w1, snap, QP_SNAPSHOT_SIZE), QP_OK);
+    assert_int_equal(qp_world_restore(&w1, snap, size), QP_OK);
     assert_int_equal(qp_world_hash(&w1), first[k]);
     assert_int_equal(qp_world_get_stats(&w1).step, (uint32_t)k);
     for (int s = k + 1; s <= n; s++) {
@@ -112,16 +134,18 @@ static void rollback(const char *path)
     int other = 0;
     assert_int_equal(load(&w2, "tests/scenes/bounce.scene", &other), QP_OK);
     for (int s = 0; s < 7; s++) qp_world_step(&w2);
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE), QP_OK);
+    assert_int_equal(qp_world_restore(&w2, snap, size), QP_OK);
     for (int s = k + 1; s <= n; s++) {
         qp_world_step(&w2);
         uint32_t h = qp_world_hash(&w2);
         if (h != first[s]) fail_msg("%s: restored into another world at step %d, step %d differs", path, k, s);
     }
-    /* Both copies are now the same bytes. */
-    assert_memory_equal(&w1, &w2, sizeof w1);
-    print_message("%s: %d bodies, snapshot at %d, %d steps replayed: final hash %08x\n", path, bodies, k, n - k,
-                  first[n]);
+    /* Both copies now give the same snapshot, byte for byte. */
+    unsigned long s1 = qp_world_snapshot(&w1, snap, sizeof snap), s2 = qp_world_snapshot(&w2, snap2, sizeof snap2);
+    assert_int_equal(s1, s2);
+    assert_memory_equal(snap, snap2, s1);
+    print_message("%s: %d bodies, %lu-byte snapshot at %d, %d steps replayed: final hash %08x\n", path, bodies,
+                  size, k, n - k, first[n]);
 }
 
 static void test_rollback_every_scene(void **state)
@@ -157,9 +181,9 @@ static void test_snapshots_are_canonical(void **state)
         qp_world_step(&w1);
         qp_world_step(&w2);
     }
-    assert_int_equal(qp_world_snapshot(&w1, snap, sizeof snap), QP_SNAPSHOT_SIZE);
-    assert_int_equal(qp_world_snapshot(&w2, snap2, sizeof snap2), QP_SNAPSHOT_SIZE);
-    assert_memory_equal(snap, snap2, QP_SNAPSHOT_SIZE);
+    unsigned long n1 = qp_world_snapshot(&w1, snap, sizeof snap), n2 = qp_world_snapshot(&w2, snap2, sizeof snap2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(snap, snap2, n1);
     assert_int_equal(qp_world_hash(&w1), qp_world_hash(&w2));
 }
 
@@ -171,15 +195,16 @@ static void test_snapshot_errors(void **state)
     int b = 0;
     assert_int_equal(load(&w1, "tests/scenes/slope.scene", &b), QP_OK);
     for (int s = 0; s < 30; s++) qp_world_step(&w1);
+    unsigned long n = qp_world_snapshot(&w1, 0, 0);
+    assert_true(n > 24 && n <= QP_SNAPSHOT_MAX_SIZE);
     /* Too small: nothing written, the size needed returned. */
     memset(snap, 0x5A, sizeof snap);
-    assert_int_equal(qp_world_snapshot(&w1, snap, QP_SNAPSHOT_SIZE - 1), QP_SNAPSHOT_SIZE);
-    assert_int_equal(qp_world_snapshot(&w1, 0, 0), QP_SNAPSHOT_SIZE);
+    assert_int_equal(qp_world_snapshot(&w1, snap, n - 1), n);
     for (size_t i = 0; i < sizeof snap; i++)
         if (snap[i] != 0x5A) fail_msg("byte %zu written into a buffer that was too small", i);
     /* A larger buffer is fine; the tail is left alone. */
-    assert_int_equal(qp_world_snapshot(&w1, snap, sizeof snap), QP_SNAPSHOT_SIZE);
-    assert_int_equal(snap[QP_SNAPSHOT_SIZE], 0x5A);
+    assert_int_equal(qp_world_snapshot(&w1, snap, sizeof snap), n);
+    assert_int_equal(snap[n], 0x5A);
 
     /* A world to keep unchanged through bad restores. */
     assert_int_equal(load(&w2, "tests/scenes/bounce.scene", &b), QP_OK);
@@ -187,40 +212,76 @@ static void test_snapshot_errors(void **state)
     memcpy(snap2, &w2, sizeof w2 < sizeof snap2 ? sizeof w2 : sizeof snap2);
     uint32_t h2 = qp_world_hash(&w2);
 
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE - 1), QP_ERR_BUFFER);
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE + 1), QP_ERR_BUFFER);
+    assert_int_equal(qp_world_restore(&w2, snap, n - 1), QP_ERR_BUFFER);
+    assert_int_equal(qp_world_restore(&w2, snap, n + 1), QP_ERR_BUFFER);
     assert_int_equal(qp_world_restore(&w2, snap, 0), QP_ERR_BUFFER);
-    assert_int_equal(qp_world_restore(&w2, 0, QP_SNAPSHOT_SIZE), QP_ERR_PARAM);
-    assert_int_equal(qp_world_restore(0, snap, QP_SNAPSHOT_SIZE), QP_ERR_PARAM);
-    /* Each header word corrupted in turn. */
-    for (int word = 0; word < 4; word++) {
-        snap[word * 4] ^= 0x01;
-        assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE), QP_ERR_BUFFER);
-        snap[word * 4] ^= 0x01;
+    assert_int_equal(qp_world_restore(&w2, 0, n), QP_ERR_PARAM);
+    assert_int_equal(qp_world_restore(0, snap, n), QP_ERR_PARAM);
+    /* Every single-bit flip and every truncation is refused. */
+    for (unsigned long i = 0; i < n * 8; i++) {
+        snap[i / 8] ^= (unsigned char)(1u << (i % 8));
+        if (qp_world_restore(&w2, snap, n) != QP_ERR_BUFFER) fail_msg("bit %lu flipped: accepted", i);
+        snap[i / 8] ^= (unsigned char)(1u << (i % 8));
     }
-    /* A count beyond its pool. */
-    int bad = QP_CFG_MAX_CONTACTS + 1, saved;
-    size_t at = 16 + offsetof(qp_world, contact_count);
-    memcpy(&saved, snap + at, sizeof saved);
-    memcpy(snap + at, &bad, sizeof bad);
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE), QP_ERR_BUFFER);
-    bad = -1;
-    memcpy(snap + at, &bad, sizeof bad);
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE), QP_ERR_BUFFER);
-    at = 16 + offsetof(qp_world, body_high);
-    memcpy(snap + 16 + offsetof(qp_world, contact_count), &saved, sizeof saved);
-    bad = QP_CFG_MAX_BODIES + 1;
-    memcpy(&saved, snap + at, sizeof saved);
-    memcpy(snap + at, &bad, sizeof bad);
-    assert_int_equal(qp_world_restore(&w2, snap, QP_SNAPSHOT_SIZE), QP_ERR_BUFFER);
-    memcpy(snap + at, &saved, sizeof saved);
+    for (unsigned long len = 0; len < n; len++)
+        if (qp_world_restore(&w2, snap, len) != QP_ERR_BUFFER) fail_msg("truncated to %lu bytes: accepted", len);
+    /* Behind a valid checksum: counts beyond the pools, indices out of range or repeated. */
+    static unsigned char bad[QP_SNAPSHOT_MAX_SIZE];
+    const struct { unsigned at; unsigned char value; const char *what; } edits[] = {
+        { 17, 0xFF, "body count beyond the pool" },
+        { 21, 0xFF, "contact count beyond the pool" },
+        { 25, 0xFF, "first body index beyond the pool" },
+        { 26, 0x00, "body with no shapes" },
+        { 27, 0x00, "body state without 'used'" },
+    };
+    for (unsigned e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+        memcpy(bad, snap, n);
+        bad[edits[e].at] = edits[e].value;
+        resign(bad, n);
+        if (qp_world_restore(&w2, bad, n) != QP_ERR_BUFFER) fail_msg("accepted: %s", edits[e].what);
+    }
+    /* Any byte of the stream changed, re-signed: refused, or a world that still steps within
+     * its promises (this file also runs under ASan and UBSan). */
+    unsigned accepted = 0;
+    uint32_t rng = 12345;
+    for (int t = 0; t < 2000; t++) {
+        memcpy(bad, snap, n);
+        rng = rng * 1664525u + 1013904223u;
+        unsigned long at = 24 + (rng >> 8) % (n - 24);
+        rng = rng * 1664525u + 1013904223u;
+        bad[at] ^= (unsigned char)(1u + (rng >> 24) % 255u);
+        resign(bad, n);
+        static qp_world w3;
+        if (qp_world_restore(&w3, bad, n) == QP_OK) {
+            accepted++;
+            for (int s = 0; s < 5; s++) qp_world_step(&w3);
+        }
+    }
+    print_message("%u of 2000 re-signed one-byte edits are valid worlds (and stepped)\n", accepted);
     /* None of that touched w2. */
     assert_memory_equal(snap2, &w2, sizeof w2 < sizeof snap2 ? sizeof w2 : sizeof snap2);
     assert_int_equal(qp_world_hash(&w2), h2);
-    /* The repaired snapshot restores (at an unaligned address too). */
-    memmove(snap + 1, snap, QP_SNAPSHOT_SIZE);
-    assert_int_equal(qp_world_restore(&w2, snap + 1, QP_SNAPSHOT_SIZE), QP_OK);
+    /* The snapshot restores (at an unaligned address too). */
+    memmove(snap + 1, snap, n);
+    assert_int_equal(qp_world_restore(&w2, snap + 1, n), QP_OK);
     assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+}
+
+/* Sizes a game can afford: stack20 within 8 KB, pyramid20 within 80 KB, at rest. */
+static void test_snapshot_sizes(void **state)
+{
+    (void)state;
+    const struct { const char *path; unsigned long limit; } cases[] = {
+        { "tests/scenes/stack20.scene", 8 * 1024 }, { "tests/scenes/pyramid20.scene", 80 * 1024 } };
+    for (unsigned c = 0; c < 2; c++) {
+        int b = 0;
+        assert_int_equal(load(&w1, cases[c].path, &b), QP_OK);
+        for (int s = 0; s < 120; s++) qp_world_step(&w1);
+        unsigned long n = qp_world_snapshot(&w1, 0, 0);
+        int contacts = qp_world_get_stats(&w1).contacts;
+        print_message("%s: %d bodies, %d contacts: %lu bytes\n", cases[c].path, b, contacts, n);
+        assert_true(n <= cases[c].limit);
+    }
 }
 
 /* ---- 4. what the hash sees ------------------------------------------------------------------ */
@@ -280,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_rollback_every_scene),
         cmocka_unit_test(test_snapshots_are_canonical),
         cmocka_unit_test(test_snapshot_errors),
+        cmocka_unit_test(test_snapshot_sizes),
         cmocka_unit_test(test_hash_covers_state),
     };
     return cmocka_run_group_tests(tests, 0, 0);
