@@ -22,8 +22,9 @@
  * naming existing bodies and shape slots) and every number against its range, in a first
  * pass that writes nothing. Only then is the world rebuilt, from a second pass over the
  * same bytes, and what derives from the state (rotation matrices, world inertia, the broad
- * phase's list, the contact graph's adjacency) is recomputed. Any fault: an error, and the
- * world exactly as it was.
+ * phase's list, the contact graph's adjacency) is recomputed. Any fault: QP_ERR_BUFFER
+ * (QP_ERR_FULL for a sound snapshot of a world larger than this build's pools, which a
+ * board reports as a skip), and the world exactly as it was.
  */
 #include <stddef.h>
 #include <string.h>
@@ -570,31 +571,33 @@ static bool shape_table_ok(const unsigned char *t, int n)
 
 /* Read the whole stream; into w when it is not null (only after a pass with w null
  * found nothing wrong). */
-static bool read_all(const unsigned char *buf, unsigned long size, qp_world *w)
+static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world *w)
 {
     reader in = { buf, size, SNAP_HEADER, 0 };
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
     int contacts = (int)get_fixed(&in, 2), free_gens = (int)get_fixed(&in, 2);
+    /* A sound snapshot (its CRC matched) of a world larger than this build's pools. */
     if (bodies > QP_CFG_MAX_BODIES || shapes > QP_CFG_MAX_SHAPES || contacts > QP_CFG_MAX_CONTACTS ||
         free_gens > QP_CFG_MAX_BODIES - bodies)
-        return false;
+        return QP_ERR_FULL;
     unsigned long tables = 4ul * (unsigned long)bodies + 2ul * (unsigned long)shapes;
-    if (in.at + tables > size) return false;
+    if (in.at + tables > size) return QP_ERR_BUFFER;
     const unsigned char *body_table = buf + in.at, *shape_table = body_table + 4 * bodies;
     in.at += tables;
     int listed = 0, last = 0;
     for (int k = 0; k < bodies; k++) {
         const unsigned char *e = body_table + 4 * k;
         int index = e[0] | e[1] << 8, count = e[2], state = e[3];
-        if (index <= last || index > QP_CFG_MAX_BODIES || count < 1 || count > QP_CFG_MAX_BODY_SHAPES) return false;
+        if (index <= last || count < 1) return QP_ERR_BUFFER;
+        if (index > QP_CFG_MAX_BODIES || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
         if (!(state & QP_STATE_USED) ||
             (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN)) != 0 ||
             ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)))
-            return false;
+            return QP_ERR_BUFFER;
         last = index;
         listed += count;
     }
-    if (listed != shapes || !shape_table_ok(shape_table, shapes)) return false;
+    if (listed != shapes || !shape_table_ok(shape_table, shapes)) return QP_ERR_BUFFER;
 
     qp_world_def def;
     memset(&def, 0, sizeof def);
@@ -602,7 +605,7 @@ static bool read_all(const unsigned char *buf, unsigned long size, qp_world *w)
     qp_world_stats stats;
     get_stats(&in, &stats);
     int body_high = (int)get_un(&in, (uint32_t)last, QP_CFG_MAX_BODIES);
-    if (in.bad) return false;
+    if (in.bad) return QP_ERR_BUFFER;
     if (w) {
         memset(w, 0, sizeof *w);    /* every byte, as qp_world_init does */
         w->def = def;
@@ -632,7 +635,7 @@ static bool read_all(const unsigned char *buf, unsigned long size, qp_world *w)
         last_key = key;
         if (w && !in.bad) w->contacts[k] = c;
     }
-    if (in.bad || in.at != size) return false;
+    if (in.bad || in.at != size) return QP_ERR_BUFFER;
     if (w) {
         w->contact_count = contacts;
         for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
@@ -643,7 +646,7 @@ static bool read_all(const unsigned char *buf, unsigned long size, qp_world *w)
         }
         qp__build_adjacency(w);
     }
-    return true;
+    return QP_OK;
 }
 
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
@@ -659,7 +662,7 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
     if (magic != SNAP_MAGIC || format != SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
         crc != crc32_of(in + SNAP_HEADER, len))
         return QP_ERR_BUFFER;
-    if (!read_all(in, size, NULL)) return QP_ERR_BUFFER;
-    if (!read_all(in, size, w)) return QP_ERR_BUFFER; /* cannot happen: the same bytes passed */
-    return QP_OK;
+    qp_result r = read_all(in, size, NULL);
+    if (r == QP_OK) r = read_all(in, size, w); /* the same bytes: cannot fail now */
+    return r;
 }

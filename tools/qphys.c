@@ -1,6 +1,6 @@
 /* qphys - run, record and replay scene files on the host.
  *
- *   qphys run SCENE [--steps N] [--hashes] [--json]
+ *   qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]
  *   qphys record SCENE [--steps N] -o FILE
  *   qphys replay FILE [--verify]
  *   qphys check SCENE
@@ -8,7 +8,9 @@
  * run: loads SCENE (docs/scene-format.md) and steps it N times (default 600).
  *   Without options a short summary; --hashes prints only "step hash" lines
  *   (steps from 1, hash = qp_world_hash as 8 hex digits); --json prints one
- *   JSON object (with --hashes it carries a "hashes" array).
+ *   JSON object (with --hashes it carries a "hashes" array). --save writes the
+ *   world's snapshot after the last step; given a snapshot instead of a scene, run
+ *   resumes from it and numbers its steps on from the snapshot's.
  * record: runs SCENE and writes a replay file: the scene text, the engine's
  *   pinned configuration, per-step inputs (none yet) and per-step hashes, of
  *   the world and of every body that changed (docs/scene-format.md, "Replay files").
@@ -55,7 +57,7 @@ static void die(const char *fmt, ...)
 }
 
 static const char usage_text[] =
-    "usage: qphys run SCENE [--steps N] [--hashes] [--json]\n"
+    "usage: qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]\n"
     "       qphys record SCENE [--steps N] -o FILE\n"
     "       qphys replay FILE [--verify]\n"
     "       qphys check SCENE\n"
@@ -136,6 +138,43 @@ static qp_scene_info load_scene(const char *path, const char *text, unsigned lon
     return info;
 }
 
+/* A snapshot file (qp_world_snapshot's bytes) starts with "QPS3". */
+static int is_snapshot(const blob *b) { return b->len >= 4 && !memcmp(b->data, "QPS3", 4); }
+
+/* Restore a snapshot into the world, or exit 2 naming the file; the scene info that a
+ * run reports, from the restored world. */
+static qp_scene_info load_snapshot(const char *path, const blob *b)
+{
+    qp_result r = qp_world_restore(&world, b->data, b->len);
+    if (r != QP_OK) {
+        fprintf(stderr, "%s: error: not a valid snapshot for this build (%s): damaged, truncated, or larger "
+                        "than its pools\n", path, qp_result_str(r));
+        exit(EXIT_INPUT);
+    }
+    qp_scene_info info;
+    memset(&info, 0, sizeof info);
+    info.world = *qp_world_get_def(&world);
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(&world, i);
+        if (qp_body_id_is_null(id)) continue;
+        info.bodies = i;   /* scene numbering: body n is slot n + 1 */
+        if (qp_body_get_type(&world, id) == QP_BODY_DYNAMIC) info.dynamic_bodies++;
+    }
+    return info;
+}
+
+/* Write the world's snapshot to path, or exit 2. */
+static void save_snapshot(const char *path)
+{
+    unsigned long n = qp_world_snapshot(&world, NULL, 0);
+    unsigned char *buf = malloc(n);
+    if (!buf) die("out of memory");
+    if (qp_world_snapshot(&world, buf, n) != n) die("%s: snapshot failed", path);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) die("%s: cannot write", path);
+    free(buf);
+}
+
 /* ---- state ------------------------------------------------------------------------- */
 
 /* Hash of one body's state, from the public reads (the replay file's per-body hashes). */
@@ -198,11 +237,12 @@ static void engine_config(char *buf, size_t size)
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *path = 0;
+    const char *path = 0, *save = 0;
     long steps = DEFAULT_STEPS;
     int hashes = 0, json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("run", argc, argv, &i));
+        else if (!strcmp(argv[i], "--save")) save = option_value("run", argc, argv, &i);
         else if (!strcmp(argv[i], "--hashes")) hashes = 1;
         else if (!strcmp(argv[i], "--json")) json = 1;
         else if (argv[i][0] == '-' && argv[i][1]) die("run: unknown option '%s'", argv[i]);
@@ -211,7 +251,10 @@ static int cmd_run(int argc, char **argv)
     }
     if (!path) usage();
     blob text = read_file(path);
-    qp_scene_info info = load_scene(path, text.data, text.len, 0);
+    qp_scene_info info = is_snapshot(&text) ? load_snapshot(path, &text) : load_scene(path, text.data, text.len, 0);
+    /* A resumed run numbers its steps on from the snapshot's, so its "step hash" lines
+     * can be compared with the uninterrupted run's. */
+    long first = (long)qp_world_get_stats(&world).step;
 
     uint32_t *seq = 0;
     if (hashes && json) {
@@ -226,7 +269,7 @@ static int cmd_run(int argc, char **argv)
         if (hashes) {
             uint32_t h = qp_world_hash(&world);
             if (json) seq[s - 1] = h;
-            else printf("%ld %08x\n", s, (unsigned)h);
+            else printf("%ld %08x\n", first + s, (unsigned)h);
         }
     }
     double us = steps > 0 ? (double)ticks * 1e6 / (double)qp_port_tick_hz() / (double)steps : 0.0;
@@ -275,6 +318,7 @@ static int cmd_run(int argc, char **argv)
                (unsigned)st.overflows);
         printf("hash    %08x\n", (unsigned)final_hash);
     }
+    if (save) save_snapshot(save);
     free(seq);
     free(text.data);
     return 0;

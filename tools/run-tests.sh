@@ -92,6 +92,7 @@ for b in $(ls boards | grep -v '^cpu$'); do
 done
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
+check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
 
 echo "make test took $(($(date +%s) - t_start)) s"
 echo "$pass passed, $fail failed"

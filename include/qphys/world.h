@@ -215,7 +215,8 @@ uint32_t qp_world_hash(const qp_world *w);
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
  * every index and every number's range) before writing anything: QP_ERR_BUFFER for a
- * damaged, truncated or inconsistent snapshot, and w as it was. Ids: a restored world has
+ * damaged, truncated or inconsistent snapshot, QP_ERR_FULL for a sound one of a world
+ * larger than this build's pools, and w as it was. Ids: a restored world has
  * the generations it had when saved, so an id of a body created after the snapshot and
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */

@@ -4,7 +4,8 @@
  *
  * The scene comes from a generated header (tools/embed-scene.sh SCENE STEPS
  * OUT.h) found on the include path:
- *   static const char scene_text[] = "...";   the scene file's bytes
+ *   static const char scene_text[] = "...";   the scene file's bytes, or a snapshot's
+ *                                             (qphys run --save), which resumes
  *   #define SCENE_STEPS N                      steps to run
  *   #define SCENE_NAME "stack20"               (optional) for the messages
  * On a scene error it prints "scene:LINE:COLUMN: error: MESSAGE" and exits 2;
@@ -38,9 +39,17 @@ static void put_num(int v)
 int main(void)
 {
     qp_port_init();
-    qp_scene_error err;
+    qp_scene_error err = { 0, 0, "", QP_OK };
     qp_scene_info info;
-    qp_result r = qp_scene_load(&world, scene_text, sizeof scene_text - 1, &info, &err);
+    /* A snapshot (qphys run --save) resumes where it was taken; anything else is a scene. */
+    const int snapshot = sizeof scene_text > 4 && scene_text[0] == 'Q' && scene_text[1] == 'P' &&
+                         scene_text[2] == 'S' && scene_text[3] == '3';
+    qp_result r = snapshot ? qp_world_restore(&world, scene_text, sizeof scene_text - 1)
+                           : qp_scene_load(&world, scene_text, sizeof scene_text - 1, &info, &err);
+    if (snapshot && r == QP_ERR_BUFFER) {
+        qp_port_puts(SCENE_NAME ": error: not a valid snapshot (damaged or truncated)\n");
+        qp_port_exit(2);
+    }
     if (r == QP_ERR_FULL) {
         /* Not an error of the scene: this board's pools are smaller. */
         qp_port_puts("SKIP " SCENE_NAME ": does not fit this board's pools (QP_CFG_MAX_*)\n");
@@ -57,6 +66,7 @@ int main(void)
         qp_port_exit(2);
     }
     char line[QP_FMT_BUF * 2 + 2];
+    const long first = (long)qp_world_get_stats(&world).step; /* a resumed run numbers on */
     for (long s = 1; s <= (long)(SCENE_STEPS); s++) {
         qp_world_step(&world);
 #ifdef QP_CFG_POOLS_CUSTOM
@@ -71,7 +81,7 @@ int main(void)
             qp_port_exit(3);
         }
 #endif
-        unsigned n = qp_fmt_u32(line, (uint32_t)s);
+        unsigned n = qp_fmt_u32(line, (uint32_t)(first + s));
         line[n++] = ' ';
         n += qp_fmt_hex32(line + n, qp_world_hash(&world));
         line[n++] = '\n';
