@@ -1,6 +1,6 @@
 # mk/fuzz.mk - fuzz targets of tests/fuzz (libFuzzer, clang, ASan + UBSan); included by the Makefile.
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="scene api"]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="scene api restore"]
 #       builds build/fuzz/fuzz_<t> and runs each for FUZZ_SECONDS on a working copy of its
 #       corpus (tests/fuzz/corpus/<t> plus what it finds, kept in build/fuzz/corpus-<t>),
 #       printing libFuzzer's final statistics. A crash leaves its input in build/fuzz/:
@@ -8,7 +8,7 @@
 #       replays it for ever (tools/test-fuzz-corpus.sh, any compiler).
 # The fuzz builds use small pools (FUZZ_POOLS), so that comparing whole worlds is cheap.
 
-FUZZ_TARGETS ?= scene api
+FUZZ_TARGETS ?= scene api restore
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := build/fuzz

@@ -127,7 +127,10 @@ static uint32_t get_u(reader *in)
         unsigned b = in->p[in->at++];
         if (shift == 28 && (b & 0x70u)) break; /* more than 32 bits */
         v |= (uint32_t)(b & 0x7Fu) << shift;
-        if (!(b & 0x80u)) return v;
+        if (!(b & 0x80u)) {
+            if (b == 0 && shift > 0) break; /* not the shortest form: one state, one encoding */
+            return v;
+        }
     }
     in->bad = 1;
     return 0;

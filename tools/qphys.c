@@ -147,8 +147,9 @@ static qp_scene_info load_snapshot(const char *path, const blob *b)
 {
     qp_result r = qp_world_restore(&world, b->data, b->len);
     if (r != QP_OK) {
-        fprintf(stderr, "%s: error: not a valid snapshot for this build (%s): damaged, truncated, or larger "
-                        "than its pools\n", path, qp_result_str(r));
+        fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
+                r == QP_ERR_FULL ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
+                                 : "damaged, truncated or inconsistent");
         exit(EXIT_INPUT);
     }
     qp_scene_info info;
