@@ -10,7 +10,13 @@
 #                                   2, so for the app's exact exit status: sh -c "$(make -s BOARD=x print-run)"
 #
 # Boards are data: boards/<name>/board.mk (CPU_CORE, CPU_HZ, QEMU_MACHINE, FLASH_*/RAM_*, CONSOLE)
-# and boards/<name>/linker.ld; CPU flags live once per core in boards/cpu/<core>.mk.
+# and boards/<name>/linker.ld; CPU flags live once per core in boards/cpu/<core>.mk. Optional fields:
+#   BOARD_RUN := none     no QEMU model: build only (make run says so; the scene check and the
+#                         probe report it as "build only", never as a failure)
+#   QEMU_UART := N        the console is QEMU's serial port N (default 0)
+#   FLASH_IMAGES := bin hex   also write build/<name>/<app>.bin/.hex (objcopy), what one flashes
+#   FLASH_EXIT := auto    the images' exit policy when it differs from PORT_EXIT (the .elf's, which
+#                         QEMU runs): the same objects linked with port_cortex_m.c built that way
 #
 # Optimisation: BOARD_OPT ?= -O2 (closest to what a benchmark wants; the probe prints the same
 # hashes at -Os and -O2, and tools/cross-check.sh proves it for every app it runs).
@@ -121,7 +127,7 @@ $(shell mkdir -p $(dir $(B_APP_SIG_FILE)) && echo '$(B_APP_SIG)' > $(B_APP_SIG_F
 endif
 
 .DEFAULT_GOAL := board
-.PHONY: board all clean run size check-core print-run print-app board-clean
+.PHONY: board all clean run size check-core print-run print-app print-board-run board-clean
 
 board: $(B_ELF)
 all: board
@@ -155,12 +161,46 @@ $(B_ELF): $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) $(B_GUARD_OK
           $(B_SIG_FILE) $(B_APP_SIG_FILE) boards/$(BOARD)/linker.ld $(wildcard $(PORT_DIR)/*.ld)
 	$(X_CC) $(B_LDFLAGS) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
 
+# ---- flash images ------------------------------------------------------------------
+# build/<board>/<app>.bin (raw, from FLASH_ORIGIN) and .hex (Intel HEX, with addresses): what a
+# DFU tool, a debug probe or a drag-and-drop loader writes to the board. With FLASH_EXIT set, they
+# come from <app>-flash.elf: the same objects, the exit built for a board without a debugger.
+ifneq ($(strip $(FLASH_IMAGES)),)
+X_OBJCOPY := $(CROSS_PREFIX)objcopy
+FLASH_EXIT ?= $(PORT_EXIT)
+ifeq ($(FLASH_EXIT),$(PORT_EXIT))
+B_FLASH_ELF := $(B_ELF)
+else
+ifneq ($(CPU_ARCH),arm)
+$(error boards/$(BOARD)/board.mk: FLASH_EXIT is for Arm boards (port/cortex_m/port_cortex_m.c))
+endif
+B_EXIT_SRC       := port/cortex_m/port_cortex_m.c
+B_FLASH_ELF      := $(B_DIR)/$(APP)-flash.elf
+B_FLASH_EXIT_OBJ := $(B_DIR)/flash-exit/port_cortex_m.o
+B_FLASH_EXIT_FLAG := $(if $(filter semihost,$(FLASH_EXIT)),-DQP_PORT_EXIT_SEMIHOST,$(if $(filter reset,$(FLASH_EXIT)),-DQP_PORT_EXIT_RESET))
+$(B_FLASH_EXIT_OBJ): $(B_EXIT_SRC) $(B_SIG_FILE)
+	@mkdir -p $(dir $@)
+	$(X_CC) $(filter-out $(B_EXIT_FLAG),$(B_PORT_CFLAGS)) $(B_FLASH_EXIT_FLAG) -c $< -o $@
+$(B_FLASH_ELF): $(B_ELF) $(B_FLASH_EXIT_OBJ)
+	$(X_CC) $(subst -Map=$(B_MAP),-Map=$(B_DIR)/$(APP)-flash.map,$(B_LDFLAGS)) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) \
+	  $(filter-out $(B_DIR)/$(B_EXIT_SRC:.c=.o),$(B_PORT_OBJS)) $(B_FLASH_EXIT_OBJ) -o $@
+endif
+B_IMAGES := $(foreach f,$(FLASH_IMAGES),$(B_DIR)/$(APP).$(f))
+$(B_DIR)/$(APP).bin: $(B_FLASH_ELF)
+	$(X_OBJCOPY) -O binary $< $@
+$(B_DIR)/$(APP).hex: $(B_FLASH_ELF)
+	$(X_OBJCOPY) -O ihex $< $@
+board: $(B_IMAGES)
+endif
+
 # ---- running under QEMU ----------------------------------------------------------
 # -icount shift=0: every guest instruction advances virtual time by exactly 1 ns, so
 # SysTick (CPU_HZ: 25 MHz on MPS2 = 1 tick per 40 instructions; 16 MHz on microbit = 62.5)
 # counts instructions, identically on every run. Semihosting output goes to stdout through a chardev.
+QEMU_UART ?= 0
 ifeq ($(CONSOLE),uart)
-B_QEMU_IO := -serial stdio -semihosting-config enable=on,target=native
+B_QEMU_IO := $(foreach n,$(wordlist 1,$(QEMU_UART),1 2 3 4 5 6 7 8),-serial null) -serial stdio \
+             -semihosting-config enable=on,target=native
 else
 B_QEMU_IO := -serial null -chardev stdio,id=qpcon -semihosting-config enable=on,target=native,chardev=qpcon
 endif
@@ -168,12 +208,17 @@ RUN_ELF    ?= $(B_ELF)
 B_QEMU_CMD := $(QEMU) -M $(QEMU_MACHINE) $(B_QEMU_ARCH) -display none -monitor none $(B_QEMU_IO) \
               -icount shift=0 -kernel $(RUN_ELF)
 
+ifeq ($(BOARD_RUN),none)
+run:
+	@echo "run: $(BOARD) has no QEMU model (BOARD_RUN = none in boards/$(BOARD)/board.mk): build only" >&2; exit 2
+else
 run: $(B_ELF)
 	@rc=0; timeout $(RUN_TIMEOUT) $(B_QEMU_CMD) < /dev/null || rc=$$?; \
 	echo $$rc > $(B_DIR)/$(APP).exit; \
 	if [ $$rc = 124 ]; then echo "run: $(APP) on $(BOARD) timed out after $(RUN_TIMEOUT) s" >&2; \
 	elif [ $$rc != 0 ]; then echo "run: $(APP) on $(BOARD) exited with code $$rc" >&2; fi; \
 	exit $$rc
+endif
 
 print-run:
 	@echo 'timeout $(RUN_TIMEOUT) $(B_QEMU_CMD)'
@@ -186,6 +231,10 @@ print-app:
 	@echo 'FIXMATH_FLAGS=$(FIXMATH_FLAGS)'
 	@echo 'FIXMATH_SRCS=$(FIXMATH_SRCS)'
 	@echo 'KNOWN_BOARDS=$(KNOWN_BOARDS)'
+
+# "none" for a board that nothing here can run (tools/cross-check.sh, tools/scene-check.sh).
+print-board-run:
+	@echo '$(or $(BOARD_RUN),qemu)'
 
 # ---- size --------------------------------------------------------------------------
 size: $(B_ELF)
