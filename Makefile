@@ -114,7 +114,7 @@ bench: | $(DEPS_STAMP)
 	@sh bench/run.sh
 
 clean:
-	rm -rf build/host* build/guard build/qemu-* build/microbit build/test-*
+	rm -rf build/host* build/guard build/test-* $(patsubst boards/%/board.mk,build/%,$(wildcard boards/*/board.mk))
 
 -include mk/tools.mk
 include mk/fuzz.mk

@@ -15,7 +15,8 @@
 # nothing here can run it. The probe is built through the Makefile in build/<target> (shared with
 # tools/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
 # libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
-# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel.
+# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel; a board
+# with no QEMU model (BOARD_RUN = none) is built and printed as "BUILD ONLY", never run or failed.
 # The whole output of each target is kept in build/cross/<app>/<target>.out and compared
 # with the first target's; any difference, build failure or non-zero exit is a failure.
 # Prints "target <name>: <last line>" per target, then PASS or FAIL.
@@ -125,6 +126,10 @@ if [ $host_only -eq 0 ]; then
       mkdir -p "$dir"
       # shellcheck disable=SC2086
       if make -s --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
+        if [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ]; then
+          echo "BUILD ONLY board $name: built, not run (no QEMU model: BOARD_RUN = none)"
+          continue
+        fi
         cp "build/$b/$app.elf" "$dir/$app.elf"
         # shellcheck disable=SC2086
         make -s --no-print-directory BOARD="$b" APP="$app" $optarg RUN_ELF="$dir/$app.elf" print-run > "$dir/cmd"

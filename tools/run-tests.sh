@@ -19,8 +19,8 @@ check() {
   name=$1; shift
   log="$logdir/$(echo "$name" | tr ' /' '__').log"
   if "$@" >"$log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/    /' "$log" | tail -40; fi
-  # A target this machine cannot run is never silent: its reason is shown.
-  grep '^SKIPPED' "$log" | sed 's/^/    /'
+  # A target this machine cannot run (or a build-only board) is never silent: its reason is shown.
+  grep -E '^(SKIPPED|BUILD ONLY)' "$log" | sed 's/^/    /'
 }
 
 # cmocka NAME BIN: counts each cmocka test of one binary.

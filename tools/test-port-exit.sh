@@ -30,4 +30,19 @@ for b in microbit qemu-mps2-an386; do
     fi
   done
 done
+# A board's flash image (FLASH_EXIT in its board.mk, netduinoplus2: auto) is what runs with no
+# debugger: it must print everything and end with a reset, no fault; QEMU -no-reboot stops there.
+b=netduinoplus2
+if make -s BOARD=$b >build/exit-$b-flash.log 2>&1; then
+  cmd=$(make -s --no-print-directory BOARD=$b RUN_ELF=build/$b/probe-flash.elf print-run)
+  sh -c "$cmd -no-reboot" </dev/null >build/exit-$b-flash.out 2>&1
+  rc=$?
+  if [ "$rc" = 0 ] && grep -q '^probe [0-9a-f]\{8\}$' build/exit-$b-flash.out && ! grep -q fault build/exit-$b-flash.out; then
+    echo "PASS $b flash image (FLASH_EXIT=auto): $(tail -n 1 build/exit-$b-flash.out), exit status 0, no fault"
+  else
+    echo "FAIL $b flash image: exit status $rc:"; sed 's/^/    /' build/exit-$b-flash.out | tail -5; failed=1
+  fi
+else
+  echo "FAIL $b flash image: build"; cat build/exit-$b-flash.log; failed=1
+fi
 exit $failed
