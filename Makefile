@@ -114,9 +114,10 @@ bench: | $(DEPS_STAMP)
 	@sh bench/run.sh
 
 clean:
-	rm -rf build/host* build/guard build/test-* $(patsubst boards/%/board.mk,build/%,$(wildcard boards/*/board.mk))
+	rm -rf build/host* build/guard build/test-* build/lib $(patsubst boards/%/board.mk,build/%,$(wildcard boards/*/board.mk))
 
 -include mk/tools.mk
 include mk/fuzz.mk
+include mk/lib.mk
 -include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
 endif

@@ -4,6 +4,7 @@
 # double operation slipped in) nor the heap (malloc & co.).
 #
 #   NM=arm-none-eabi-nm sh tools/check-core-symbols.sh build/<board>/core/*.o build/<board>/fixmath/*.o
+#   OBJDUMP=arm-none-eabi-objdump ...   also scan hard-float objects for FPU instructions (make lib)
 #
 # Prints one line per offending object and symbol, and exits 1 if there is any.
 set -u
@@ -33,8 +34,23 @@ for obj in "$@"; do
     fi
   done
 done
+# Hard-float objects (OBJDUMP set, Arm): a float operation is an FPU instruction there, not a
+# helper call, so their code is scanned too. On a Cortex-M every mnemonic starting with v is an
+# FPU one; gcc also uses FPU registers to move 64-bit data (vldr/vstr/vldm/vstm/vpush/vpop, vmov
+# between registers), which computes nothing, so only arithmetic, conversions, compares and
+# float immediates (vmov.f32 #1.0) count.
+if [ -n "${OBJDUMP:-}" ]; then
+  for obj in "$@"; do
+    fpu=$("$OBJDUMP" -d "$obj" | awk -F'\t' '$3 ~ /^v[a-z]/ && $3 !~ /^v(ldr|str|ldm|stm|push|pop)/ &&
+      !($3 ~ /^vmov/ && $3 !~ /\.f/) { print $3; n++ } n >= 3 { exit }' | tr '\n' ' ')
+    if [ -n "$fpu" ]; then
+      echo "check-core-symbols: $obj computes with the FPU ($fpu): floating point in the core" >&2
+      bad=1
+    fi
+  done
+fi
 if [ $bad -ne 0 ]; then
   echo "check-core-symbols: FAILED: the core must have no float/double and no heap (see above)" >&2
   exit 1
 fi
-echo "check-core-symbols: $# objects clean: no float helpers, no heap calls"
+echo "check-core-symbols: $# objects clean: no float helpers, no heap calls${OBJDUMP:+, no FPU arithmetic}"

@@ -34,6 +34,9 @@ have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_pkg picolibc-riscv64-unknown-elf || need="$need picolibc-riscv64-unknown-elf"
 have_cmd qemu-system-riscv32 || need="$need qemu-system-misc"
 have_cmd xz || need="$need xz-utils"
+# qphys as a library (tools/test-install.sh): pkg-config and CMake users.
+have_cmd pkg-config || need="$need pkgconf"
+have_cmd cmake || need="$need cmake"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"
   if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else

@@ -5,7 +5,8 @@
 # folder, then shows that:
 #   - the unmodified copy passes the host guard (make core-guard: -mgeneral-regs-only)
 #     and the ARM guard (make BOARD=qemu-mps2-an386 check-core: nm on soft-float objects);
-#   - a float operation planted in src/ fails both guards, the ARM one saying why;
+#   - a float operation planted in src/ fails both guards, the ARM one saying why, and the FPU
+#     scan of the hard-float library (make lib CPU=cortex-m4f);
 #   - a malloc call planted in src/ fails the ARM guard, saying why.
 # Prints PASS guard: / FAIL guard: per check; exits 0 only if every check passes.
 set -u
@@ -20,7 +21,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-guards.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 for d in src include mk port boards tools; do cp -R "$root/$d" "$tmp/$d"; done
-cp "$root/Makefile" "$tmp/Makefile"
+cp "$root/Makefile" "$root/VERSION" "$tmp/"
 mkdir -p "$tmp/tests" && cp -R "$root/tests/probe" "$tmp/tests/probe"
 mkdir -p "$tmp/build"
 log=$tmp/build/guard.log
@@ -58,6 +59,12 @@ if arm_guard; then fail "float in src/ passes the ARM guard (make BOARD=$board c
 elif says 'zz_guard_float.o calls __aeabi_.*floating point'; then
   pass "float in src/ fails the ARM guard, naming the object, the helper and why"
 else fail "float in src/ fails the ARM guard but without a message naming object, helper and reason"; fi
+# The hard-float library (make lib CPU=cortex-m4f): there a float is an FPU instruction, no helper.
+if (cd "$tmp" && make -s LIBFIXMATH_SRC="$fixsrc" lib CPU=cortex-m4f) >"$log" 2>&1; then
+  fail "float in src/ passes the hard-float library's guard (make lib CPU=cortex-m4f)"
+elif says 'zz_guard_float.o computes with the FPU'; then
+  pass "float in src/ fails the hard-float library's guard (make lib CPU=cortex-m4f), naming the FPU instructions"
+else fail "float in src/ fails make lib CPU=cortex-m4f but not by its guard's FPU scan"; fi
 rm -f "$tmp/src/zz_guard_float.c"
 
 # 3. A heap call in the core.

@@ -1,0 +1,95 @@
+#!/bin/sh
+# test-install.sh - qphys as a library, the ways another project takes it:
+#   1. make install PREFIX=<temp>: a C program outside the tree (tests/install/step_scene.c)
+#      built with `pkg-config --cflags --libs qphys` only;
+#   2. a C++17 program (tests/install/find-package/) built by CMake with find_package(qphys)
+#      against that prefix, linking qphys::qphys;
+#   3. the C program built by CMake with add_subdirectory(<this tree>)
+#      (tests/install/subdirectory/), which compiles the library itself;
+#   each steps stack20 and mixed and must print the per-step hashes of `qphys run --hashes`;
+#   4. make lib CPU=cortex-m4f: a hard-float ARM archive whose objects pass the guard (no float
+#      helpers, no heap, no FPU arithmetic) and whose ABI is the hard-float one; a hard-float
+#      program (examples/hello.c) links against it through its qphys.pc.
+# Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+jobs=${JOBS:-2}
+failed=0
+fail() { echo "FAIL $*"; failed=1; }
+for c in pkg-config cmake c++; do
+  command -v $c >/dev/null 2>&1 || { echo "test-install: $c is not installed (make deps)"; exit 2; }
+done
+
+# same_hashes WHAT PROGRAM: PROGRAM SCENE 120 against the qphys tool, for two scenes.
+same_hashes() {
+  for s in stack20 mixed; do
+    build/host/qphys run "tests/scenes/$s.scene" --hashes --steps 120 >"$tmp/want" || return 1
+    "$2" "tests/scenes/$s.scene" 120 >"$tmp/got" 2>&1
+    if cmp -s "$tmp/want" "$tmp/got"; then
+      echo "PASS $1: $s, 120 steps, last hash $(tail -n 1 "$tmp/got" | cut -d' ' -f2), as qphys run --hashes"
+    else
+      fail "$1: $s hashes differ from qphys run --hashes:"; diff "$tmp/want" "$tmp/got" | head -5
+    fi
+  done
+}
+
+# 1. make install, then pkg-config.
+prefix=$tmp/prefix
+if make -s install PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
+  echo "PASS make install PREFIX=... ($(cd "$prefix" && find . -type f | wc -l) files)"
+else
+  fail "make install:"; cat "$tmp/install.log"; exit 1
+fi
+if nm "$prefix/lib/libqphys.a" | grep -q ' T fix16_sqrt$'; then echo "PASS libqphys.a holds libfixmath's objects"
+else fail "libqphys.a has no fix16_sqrt: libfixmath is not in the archive"; fi
+cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qphys) &&
+libs=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs qphys) || fail "pkg-config cannot read qphys.pc"
+# shellcheck disable=SC2086
+if cc -std=c11 -Wall -Wextra -pedantic -Werror $cflags tests/install/step_scene.c $libs -o "$tmp/step_pc" 2>"$tmp/pc.log"; then
+  same_hashes "pkg-config: cc \$(pkg-config --cflags --libs qphys)" "$tmp/step_pc"
+else
+  fail "C program through pkg-config:"; cat "$tmp/pc.log"
+fi
+
+# 2. CMake find_package, C++.
+if cmake -S tests/install/find-package -B "$tmp/fp" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/fp.log" 2>&1 &&
+   cmake --build "$tmp/fp" >>"$tmp/fp.log" 2>&1; then
+  same_hashes "CMake find_package(qphys), C++17" "$tmp/fp/step_scene"
+else
+  fail "CMake find_package:"; tail -20 "$tmp/fp.log"
+fi
+
+# 3. CMake add_subdirectory, the library built from this tree.
+if cmake -S tests/install/subdirectory -B "$tmp/sd" -DQPHYS_DIR="$root" >"$tmp/sd.log" 2>&1 &&
+   cmake --build "$tmp/sd" -j"$jobs" >>"$tmp/sd.log" 2>&1; then
+  same_hashes "CMake add_subdirectory(qphys)" "$tmp/sd/step_scene"
+else
+  fail "CMake add_subdirectory:"; tail -20 "$tmp/sd.log"
+fi
+
+# 4. An ARM library for firmware, hard-float ABI.
+if make -s -j"$jobs" lib CPU=cortex-m4f >"$tmp/lib.log" 2>&1; then
+  a=build/lib/cortex-m4f/lib/libqphys.a
+  if arm-none-eabi-readelf -A "$a" | grep -q 'Tag_ABI_VFP_args: VFP registers' &&
+     grep -q 'objects clean' "$tmp/lib.log"; then
+    echo "PASS make lib CPU=cortex-m4f: $a, hard-float ABI, $(sed -n 's/^check-core-symbols: //p' "$tmp/lib.log")"
+  else
+    fail "make lib CPU=cortex-m4f: not a hard-float archive, or the guard did not run:"; cat "$tmp/lib.log"
+  fi
+  # Firmware links it: the README's example, hard-float, newlib's stubs standing in for a board.
+  pc=build/lib/cortex-m4f/lib/pkgconfig
+  # shellcheck disable=SC2046
+  if arm-none-eabi-gcc -mthumb -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 --specs=nosys.specs \
+       $(PKG_CONFIG_PATH=$pc pkg-config --cflags qphys) examples/hello.c \
+       $(PKG_CONFIG_PATH=$pc pkg-config --libs qphys) -o "$tmp/hello-m4f.elf" >"$tmp/link.log" 2>&1; then
+    echo "PASS a hard-float Cortex-M4F program links against it (examples/hello.c)"
+  else
+    fail "linking examples/hello.c for the Cortex-M4F:"; tail -20 "$tmp/link.log"
+  fi
+else
+  fail "make lib CPU=cortex-m4f:"; tail -20 "$tmp/lib.log"
+fi
+exit $failed
