@@ -265,4 +265,9 @@ scene:
 	@test -n "$(SCENE)" || { echo "usage: make BOARD=$(BOARD) scene SCENE=path/to.scene [STEPS=300]" >&2; exit 2; }
 	@sh tools/embed-scene.sh "$(SCENE)" "$(or $(STEPS),300)" $(BOARD_DIR)/scene-gen/scene_data.h
 	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene board
+ifeq ($(BOARD_RUN),none)
+	@echo "scene: $(BOARD) is build only: flash $(B_DIR)/scene.$(or $(lastword $(FLASH_IMAGES)),elf) and compare its console"
+	@echo "scene: with: head -n $(or $(STEPS),300) tests/scenes/golden/$(basename $(notdir $(SCENE))).hashes (docs/porting.md)"
+else
 	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene run
+endif
