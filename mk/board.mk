@@ -184,6 +184,7 @@ $(B_FLASH_EXIT_OBJ): $(B_EXIT_SRC) $(B_SIG_FILE)
 $(B_FLASH_ELF): $(B_ELF) $(B_FLASH_EXIT_OBJ)
 	$(X_CC) $(subst -Map=$(B_MAP),-Map=$(B_DIR)/$(APP)-flash.map,$(B_LDFLAGS)) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) \
 	  $(filter-out $(B_DIR)/$(B_EXIT_SRC:.c=.o),$(B_PORT_OBJS)) $(B_FLASH_EXIT_OBJ) -o $@
+-include $(B_FLASH_EXIT_OBJ:.o=.d)
 endif
 B_IMAGES := $(foreach f,$(FLASH_IMAGES),$(B_DIR)/$(APP).$(f))
 $(B_DIR)/$(APP).bin: $(B_FLASH_ELF)

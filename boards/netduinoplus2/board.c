@@ -49,8 +49,10 @@
 #define RCC_APB1ENR_PWREN (1u << 28)
 #define RCC_APB2ENR_USART6EN (1u << 5)
 
-/* PLL: 25 MHz / M * N / P = 168 MHz, / Q = 48 MHz */
-#define PLL_M 25u
+/* PLL: HSE / M = 1 MHz into the VCO, * N = 336 MHz, / P = 168 MHz, / Q = 48 MHz. The Netduino
+ * Plus 2's crystal is 25 MHz (a board with another crystal changes HSE_HZ only). */
+#define HSE_HZ 25000000u
+#define PLL_M (HSE_HZ / 1000000u)
 #define PLL_N 336u
 #define PLL_P_DIV2 0u /* PLLP field: 0 = divide by 2 */
 #define PLL_Q 7u
