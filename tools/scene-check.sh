@@ -29,7 +29,7 @@
 #   SCENE_SLOW_STEPS [rain512=120]    fewer steps for these scenes on emulated targets and boards
 #   SCENE_BIG_STEPS [60]              steps for scenes that need the big-pool builds
 #   SCENE_BIG_BODIES [2200]           QP_CFG_MAX_BODIES of the big-pool builds
-#   SCENE_TARGETS [host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32]
+#   SCENE_TARGETS [host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32] ("" for none)
 #   SCENE_BOARDS [every board]         boards to run scenes on ("" for none)
 #   SCENE_BOARD_SCENES [every scene]
 #   SCENE_FILTER                      only scenes whose name contains this
@@ -56,7 +56,7 @@ sc_steps_on() {
 }
 sc_big_steps=${SCENE_BIG_STEPS:-60}
 sc_big_bodies=${SCENE_BIG_BODIES:-2200}
-sc_targets=${SCENE_TARGETS:-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
+sc_targets=${SCENE_TARGETS-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
 sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
 sc_jobs=${JOBS:-2}
@@ -220,7 +220,7 @@ for sc_s in tests/scenes/*.scene; do
 done
 rm -f "$sc_out"/*/*.rc
 # xargs runs a tiny sh per line (the function is not visible to it).
-xargs -P "$sc_jobs" -L 1 sh -c 'r=$0; [ "$r" = - ] && r=; $r "$1" run "$2" --hashes --steps "$3" >"$4" 2>"$4.err"; echo $? >"$4.rc"' <"$sc_list"
+xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$0; [ "$r" = - ] && r=; $r "$1" run "$2" --hashes --steps "$3" >"$4" 2>"$4.err"; echo $? >"$4.rc"' <"$sc_list"
 
 # 3. Comparisons, one check per scene and target.
 while read -r sc_run sc_bin sc_s sc_n sc_o; do
@@ -262,7 +262,7 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
       fi
     done
   done
-  xargs -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
+  xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
   for sc_b in $sc_run_boards; do
     for sc_n in $sc_board_scenes; do
       case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
