@@ -127,7 +127,7 @@ $(shell mkdir -p $(dir $(B_APP_SIG_FILE)) && echo '$(B_APP_SIG)' > $(B_APP_SIG_F
 endif
 
 .DEFAULT_GOAL := board
-.PHONY: board all clean run size check-core print-run print-app print-board-run board-clean
+.PHONY: board all clean run size check-core print-run print-app print-board-run print-board-map board-clean
 
 board: $(B_ELF)
 all: board
@@ -236,6 +236,10 @@ print-app:
 # "none" for a board that nothing here can run (tools/cross-check.sh, tools/scene-check.sh).
 print-board-run:
 	@echo '$(or $(BOARD_RUN),qemu)'
+
+# For tools/test-board-images.sh: the memory map and the images, shell assignments.
+print-board-map:
+	@echo 'flash_origin=$(FLASH_ORIGIN) flash_kb=$(FLASH_KB) ram_origin=$(RAM_ORIGIN) ram_kb=$(RAM_KB) images="$(FLASH_IMAGES)"'
 
 # ---- size --------------------------------------------------------------------------
 size: $(B_ELF)
