@@ -5,7 +5,8 @@
 #   2. a C++17 program (tests/install/find-package/) built by CMake with find_package(qphys)
 #      against that prefix, linking qphys::qphys;
 #   3. the C program built by CMake with add_subdirectory(<this tree>)
-#      (tests/install/subdirectory/), which compiles the library itself;
+#      (tests/install/subdirectory/), which compiles the library itself; and the top-level
+#      CMakeLists.txt built and installed alone (cmake --install), used through pkg-config;
 #   each steps stack20 and mixed and must print the per-step hashes of `qphys run --hashes`;
 #   4. make lib CPU=cortex-m4f: a hard-float ARM archive whose objects pass the guard (no float
 #      helpers, no heap, no FPU arithmetic) and whose ABI is the hard-float one; a hard-float
@@ -68,6 +69,22 @@ if cmake -S tests/install/subdirectory -B "$tmp/sd" -DQPHYS_DIR="$root" >"$tmp/s
   same_hashes "CMake add_subdirectory(qphys)" "$tmp/sd/step_scene"
 else
   fail "CMake add_subdirectory:"; tail -20 "$tmp/sd.log"
+fi
+
+# 3b. CMake alone: the top-level CMakeLists.txt built and installed (cmake --install), then used
+# through its pkg-config file.
+prefix2=$tmp/prefix-cmake
+if cmake -S . -B "$tmp/top" >"$tmp/top.log" 2>&1 && cmake --build "$tmp/top" -j"$jobs" >>"$tmp/top.log" 2>&1 &&
+   cmake --install "$tmp/top" --prefix "$prefix2" >>"$tmp/top.log" 2>&1; then
+  # shellcheck disable=SC2046
+  if cc -std=c11 -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$prefix2/lib/pkgconfig pkg-config --cflags qphys) \
+       tests/install/step_scene.c $(PKG_CONFIG_PATH=$prefix2/lib/pkgconfig pkg-config --libs qphys) -o "$tmp/step_cm" 2>"$tmp/cm.log"; then
+    same_hashes "cmake --install, then pkg-config" "$tmp/step_cm"
+  else
+    fail "C program against the cmake --install tree:"; cat "$tmp/cm.log"
+  fi
+else
+  fail "cmake build and install of the top-level CMakeLists.txt:"; tail -20 "$tmp/top.log"
 fi
 
 # 4. An ARM library for firmware, hard-float ABI.
