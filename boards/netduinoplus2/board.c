@@ -40,7 +40,10 @@
 #define RCC_CR_PLLON (1u << 24)
 #define RCC_CR_PLLRDY (1u << 25)
 #define RCC_PLLCFGR_PLLSRC_HSE (1u << 22)
+#define RCC_PLLCFGR_FIELDS 0x0F437FFFu /* PLLQ, PLLSRC, PLLP, PLLN, PLLM */
+#define RCC_CFGR_SW_MASK 3u
 #define RCC_CFGR_SW_PLL 2u
+#define RCC_CFGR_BUS_FIELDS 0x0000FCF0u /* PPRE2, PPRE1, HPRE */
 #define RCC_CFGR_SWS_MASK (3u << 2)
 #define RCC_CFGR_SWS_PLL (2u << 2)
 #define RCC_CFGR_PPRE1_DIV4 (5u << 10)
@@ -124,7 +127,9 @@ static uint32_t clock_init(void)
     }
     RCC_APB1ENR |= RCC_APB1ENR_PWREN;
     PWR_CR |= PWR_CR_VOS;
-    RCC_PLLCFGR = PLL_M | (PLL_N << 6) | (PLL_P_DIV2 << 16) | RCC_PLLCFGR_PLLSRC_HSE | (PLL_Q << 24);
+    /* Only the PLL's fields: the reserved bits keep their reset value (bit 29 reads 1). */
+    RCC_PLLCFGR = (RCC_PLLCFGR & ~RCC_PLLCFGR_FIELDS) | PLL_M | (PLL_N << 6) | (PLL_P_DIV2 << 16) |
+                  RCC_PLLCFGR_PLLSRC_HSE | (PLL_Q << 24);
     RCC_CR |= RCC_CR_PLLON;
     if (!wait_bits(&RCC_CR, RCC_CR_PLLRDY, RCC_CR_PLLRDY)) {
         RCC_CR &= ~(RCC_CR_PLLON | RCC_CR_HSEON);
@@ -136,10 +141,11 @@ static uint32_t clock_init(void)
         RCC_CR &= ~(RCC_CR_PLLON | RCC_CR_HSEON);
         return HSI_HZ;
     }
-    RCC_CFGR = RCC_CFGR_PPRE1_DIV4 | RCC_CFGR_PPRE2_DIV2; /* AHB /1, APB1 /4, APB2 /2; still HSI */
-    RCC_CFGR |= RCC_CFGR_SW_PLL;
+    /* AHB /1, APB1 /4, APB2 /2, still on the HSI; then the switch to the PLL. */
+    RCC_CFGR = (RCC_CFGR & ~RCC_CFGR_BUS_FIELDS) | RCC_CFGR_PPRE1_DIV4 | RCC_CFGR_PPRE2_DIV2;
+    RCC_CFGR = (RCC_CFGR & ~RCC_CFGR_SW_MASK) | RCC_CFGR_SW_PLL;
     if (!wait_bits(&RCC_CFGR, RCC_CFGR_SWS_MASK, RCC_CFGR_SWS_PLL)) {
-        RCC_CFGR = 0u; /* back to the HSI, prescalers /1 */
+        RCC_CFGR &= ~(RCC_CFGR_SW_MASK | RCC_CFGR_BUS_FIELDS); /* back to the HSI, prescalers /1 */
         return HSI_HZ;
     }
     return APB2_PLL_HZ;

@@ -15,7 +15,7 @@
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
-/* UARTE0 (PS §6.34.9) */
+/* UARTE0 registers (PS §6.34) */
 #define UARTE0_BASE 0x40002000u
 #define UARTE_TASKS_STARTTX REG(UARTE0_BASE + 0x008u)
 #define UARTE_TASKS_STOPTX REG(UARTE0_BASE + 0x00Cu)
@@ -31,7 +31,7 @@
 #define UARTE_ENABLE_ON 8u
 #define UARTE_BAUD_115200 0x01D60000u
 
-/* GPIO port 0 (PS §6.9.2) */
+/* GPIO port 0 registers (PS §6.9) */
 #define P0_OUTSET REG(0x50000508u)
 #define P0_DIRSET REG(0x50000518u)
 
