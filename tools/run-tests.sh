@@ -93,7 +93,7 @@ for b in $(ls boards | grep -v '^cpu$'); do
   check "board $b: builds, fits, passes the nm guard$only" make -s BOARD="$b" all size
 done
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
-check "flash images (.bin/.hex) boot: vector table in place; the Nucleo's image prints the probe's hash on QEMU's STM32F405" sh tools/test-board-images.sh
+check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
 

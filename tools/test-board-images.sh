@@ -7,7 +7,8 @@
 #   - nucleo-f411re has no QEMU model, but its chip's USART2, RCC, GPIO and memory map are
 #     those of the STM32F405 that QEMU's netduinoplus2 models (USART2 is that machine's second
 #     serial port): its flash image runs there, prints the probe's hashes through its own
-#     console driver and ends with a reset (no debugger), with no fault.
+#     console driver and ends with a reset (no debugger), with no fault; and its scene runner
+#     steps stack20 there to the golden hashes.
 # Needs `make` first (build/host/probe). Prints PASS/FAIL lines.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -47,5 +48,19 @@ if [ "$rc" = 0 ] && [ "$(tail -n 1 "$out")" = "$want" ] && ! grep -q fault "$out
   echo "PASS nucleo-f411re's image on QEMU's STM32F405: its USART2 driver prints '$want' (the host's), then a reset"
 else
   fail "nucleo-f411re on QEMU's STM32F405: exit $rc, last line '$(tail -n 1 "$out")', host '$want'"
+fi
+# ... and its scene runner steps stack20 there to the golden hashes.
+gold=tests/scenes/golden/stack20.hashes
+if make -s BOARD=nucleo-f411re scene SCENE=tests/scenes/stack20.scene STEPS=120 >"$tmp/scene.log" 2>&1; then
+  timeout 300 qemu-system-arm -M netduinoplus2 -display none -monitor none -serial null -serial stdio \
+    -icount shift=0 -no-reboot -kernel build/nucleo-f411re/scene.elf </dev/null >"$out" 2>&1
+  if head -n 120 "$gold" | cmp -s - "$out"; then
+    echo "PASS nucleo-f411re's scene runner on QEMU's STM32F405: stack20, 120 steps equal to $gold"
+  else
+    fail "nucleo-f411re's scene runner on QEMU's STM32F405: stack20 differs from $gold:"
+    head -n 120 "$gold" | diff - "$out" | head -5
+  fi
+else
+  fail "nucleo-f411re: scene runner build"; tail -20 "$tmp/scene.log"
 fi
 exit $failed
