@@ -17,7 +17,10 @@ fail() { echo "FAIL $*"; failed=1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-images.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-for b in $(ls boards | grep -v '^cpu$'); do
+for mk in boards/*/board.mk; do
+  b=$(basename "$(dirname "$mk")")
+  # flash_origin, flash_kb, ram_origin, ram_kb, images (mk/board.mk print-board-map)
+  # shellcheck disable=SC2154
   eval "$(make -s --no-print-directory BOARD="$b" print-board-map)"
   [ -n "$images" ] || continue
   if ! make -s BOARD="$b" >"$tmp/$b.log" 2>&1; then fail "$b: build"; tail -20 "$tmp/$b.log"; continue; fi
@@ -28,6 +31,7 @@ for b in $(ls boards | grep -v '^cpu$'); do
   # The .hex's first data record's address (with its extended linear address, if any).
   start=$(awk '/^:02000004/ { hi = substr($0, 10, 4) } /^:..(....)00/ { printf "0x%s%s\n", (hi == "" ? "0000" : hi), substr($0, 4, 4); exit }' "$hex")
   [ $((start)) = $((flash_origin)) ] || { fail "$b: $hex starts at $start, not FLASH_ORIGIN $flash_origin"; continue; }
+  # shellcheck disable=SC2046
   set -- $(od -An -tx4 -N8 --endian=little "$bin")
   sp=$((0x$1)) reset=$((0x$2))
   if [ $sp -gt $((ram_origin)) ] && [ $sp -le $((ram_origin + ram_kb * 1024)) ] &&
