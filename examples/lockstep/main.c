@@ -329,7 +329,7 @@ static void print_peer(const peer_result *r, const char *how)
 }
 
 /* The figures, over the peers given (a host peer's only in board mode), per frame simulated. */
-static void print_figures(const peer_result *r, int n)
+static void print_figures(const peer_result *r, int n, int serial)
 {
     uint64_t bytes = 0, rb_ns = 0, fr_ns = 0, sn_ns = 0, sn_bytes = 0, rs_ns = 0;
     uint32_t packets = 0, rollbacks = 0, steps = 0, longest = 0, snaps_n = 0, sn_max = 0, simulated = 0;
@@ -349,8 +349,13 @@ static void print_figures(const peer_result *r, int n)
         if (r[i].st.snapshot_max > sn_max) sn_max = r[i].st.snapshot_max;
     }
     const double per = simulated > 0 ? (double)simulated : 1.0;
-    printf("wire: %.1f bytes per frame per peer (packet payload; %.1f with IPv4+UDP headers), %.2f packets per frame\n",
-           (double)bytes / per, ((double)bytes + 28.0 * packets) / per, (double)packets / per);
+    if (serial)
+        printf("wire: %.1f bytes per frame from the host (serial bytes), %.2f packets per frame\n", (double)bytes / per,
+               (double)packets / per);
+    else
+        printf("wire: %.1f bytes per frame per peer (packet payload; %.1f with IPv4+UDP headers), %.2f packets per "
+               "frame\n",
+               (double)bytes / per, ((double)bytes + 28.0 * packets) / per, (double)packets / per);
     if (snaps_n)
         printf("snapshot: %.0f bytes on average, %u largest; %.1f us to save; a frame with its snapshot %.1f us\n",
                (double)sn_bytes / snaps_n, sn_max, us(sn_ns) / snaps_n, simulated ? us(fr_ns) / simulated : 0.0);
@@ -517,7 +522,7 @@ static int two_peers(const options *o)
     close(rfd[1]);
 
     for (int me = 0; me < 2; me++) print_peer(&r[me], "UDP, predicts and rolls back");
-    print_figures(r, 2);
+    print_figures(r, 2, 0);
     int desyncs = 0;
     if (r[0].desync_frame >= 0 || r[1].desync_frame >= 0) desyncs = 1;
     if (r[0].desync_frame >= 0 && r[1].desync_frame >= 0 && r[0].desync_frame != r[1].desync_frame) desyncs = 2;
@@ -610,7 +615,7 @@ static int board_mode(const options *o)
                                         : board_rc == 1 ? "exit 1: a desync"
                                         : board_rc == -1 ? "did not end within 20 s (killed)"
                                                          : "failed (exit code above 1)");
-    print_figures(&r, 1);
+    print_figures(&r, 1, 1);
     const int desyncs = r.desync_frame >= 0 || board_rc == 1;
     if (r.status == 0 && board_rc == 0)
         printf("final hash %08x at frame %ld on both peers\n", (unsigned)r.final_hash, o->frames - 1);

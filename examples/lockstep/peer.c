@@ -1,10 +1,11 @@
 /* peer.c - prediction, rollback and hash comparison for one lockstep peer (peer.h). */
 #include "peer.h"
 
-#include "qp_port.h"
-
 #define SLOT(f) ((f) & (LS_RING - 1u))
 #define NONE 0xFFFFFFFFu
+
+/* No clock given: the costs read zero. */
+static uint64_t no_clock(void) { return 0; }
 
 qp_result ls_peer_init(ls_peer *p, qp_world *w, int me, uint32_t end, bool predict, uint8_t *snap_mem,
                        unsigned long snap_slot)
@@ -23,7 +24,7 @@ qp_result ls_peer_init(ls_peer *p, qp_world *w, int me, uint32_t end, bool predi
     p->snap_slot = snap_slot;
     p->rollback_to = NONE;
     p->desync_frame = -1;
-    p->clock = qp_port_ticks64;
+    p->clock = no_clock;
     return ls_game_init(w);
 }
 
@@ -204,6 +205,7 @@ bool ls_peer_advance(ls_peer *p)
 
 bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable)
 {
+    if (p->end == 0u) return false; /* nothing to say before the run's length is known */
     const uint32_t in_from = reliable ? p->inputs_sent : p->peer_input_ack;
     const uint32_t hash_from = reliable ? p->hashes_sent : p->peer_hash_ack;
     uint32_t n_in = p->local_count - in_from, n_hash = p->confirmed - hash_from;

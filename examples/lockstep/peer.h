@@ -85,7 +85,7 @@ typedef struct {
     int32_t desync_frame;      /* first frame whose hashes differed, -1 none */
     uint32_t desync_mine, desync_theirs;
     const char *error;         /* an internal failure (snapshot too large, restore refused) */
-    uint64_t (*clock)(void);   /* the ticks the costs are measured in; qp_port_ticks64 by default */
+    uint64_t (*clock)(void);   /* what the costs are measured in (host: CPU ns); none by default */
     ls_peer_stats stats;
 } ls_peer;
 
