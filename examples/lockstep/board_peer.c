@@ -93,10 +93,12 @@ int main(void)
         if (ls_peer_finished(&peer)) break;
         while ((UART_STATE & STATE_RX_FULL) != 0u) {
             last_rx = qp_port_ticks64();
-            if (!ls_framer_push(&framer, (uint8_t)UART_DATA, &pk)) continue;
-            /* The serial line loses nothing, so a refused packet is a broken protocol. */
-            const char *why = ls_peer_receive(&peer, &pk);
-            if (why) fail(2, "refused a packet", why);
+            ls_framer_put(&framer, (uint8_t)UART_DATA);
+            while (ls_framer_get(&framer, &pk)) {
+                /* The serial line loses nothing, so a refused packet is a broken protocol. */
+                const char *why = ls_peer_receive(&peer, &pk);
+                if (why) fail(2, "refused a packet", why);
+            }
         }
         if (!ls_peer_update(&peer)) fail(2, "failed", peer.error);
         if (ls_peer_advance(&peer) && !ls_peer_update(&peer)) fail(2, "failed", peer.error);

@@ -36,7 +36,6 @@
 #include "peer.h"
 #include "proto.h"
 
-#define SNAP_SLOT (64u * 1024u)   /* bytes per snapshot slot; the demo world needs under 8 KB */
 #define QUEUE 128                 /* packets a sender holds back for delay and reordering */
 
 typedef struct {
@@ -200,10 +199,12 @@ static int link_receive(link_end *l, ls_peer *p, peer_result *res)
         }
         if (l->stream) {
             for (ssize_t i = 0; i < n; i++) {
-                if (!ls_framer_push(&l->framer, buf[i], &pk)) continue;
-                const char *why = ls_peer_receive(p, &pk);
-                if (why) note_refusal(res, why);
-                else got++;
+                ls_framer_put(&l->framer, buf[i]);
+                while (ls_framer_get(&l->framer, &pk)) {
+                    const char *why = ls_peer_receive(p, &pk);
+                    if (why) note_refusal(res, why);
+                    else got++;
+                }
             }
         } else {
             ls_packet_result r = ls_packet_decode(buf, (unsigned)n, &pk);
@@ -222,7 +223,7 @@ static int link_receive(link_end *l, ls_peer *p, peer_result *res)
 
 static qp_world world;
 static ls_peer peer;
-static uint8_t snaps[LS_SNAP_RING][SNAP_SLOT];
+static uint8_t snaps[LS_SNAP_RING][LS_SNAP_SLOT];
 
 /* One peer's whole run: a tick every frame_us, at most one new frame per tick. */
 static void run_peer(int me, link_end *l, const options *o, int nudge, peer_result *res)
@@ -231,7 +232,7 @@ static void run_peer(int me, link_end *l, const options *o, int nudge, peer_resu
     res->me = me;
     res->desync_frame = -1;
     res->status = 2;
-    if (ls_peer_init(&peer, &world, me, (uint32_t)o->frames, true, &snaps[0][0], SNAP_SLOT) != QP_OK) {
+    if (ls_peer_init(&peer, &world, me, (uint32_t)o->frames, true, &snaps[0][0], LS_SNAP_SLOT) != QP_OK) {
         snprintf(res->error, sizeof res->error, "the demo world does not fit this build's pools");
         return;
     }

@@ -27,6 +27,12 @@
 #define LS_RING 128        /* frames of inputs and hashes kept (a power of two) */
 #define LS_SNAP_RING 32    /* snapshot slots: the state before each of the last 32 frames */
 #define LS_MAX_AHEAD 30    /* frames a predicting peer runs past its last confirmed one */
+/* Bytes of a snapshot slot: qp_world_snapshot's worst case (QP_SNAPSHOT_MAX_SIZE's terms) for
+ * LS_MAX_BODIES one-shape bodies with a contact between every two of them, 58 KB; the demo's
+ * snapshots measure 2-13 KB. A larger one would stop the peer with an error, not overflow. */
+#define LS_SNAP_SLOT                                                                                   \
+    (24ul + 6ul * LS_MAX_BODIES +                                                                      \
+     5ul * (45ul + 84ul * LS_MAX_BODIES + 19ul * LS_MAX_BODIES * (LS_MAX_BODIES - 1ul)))
 
 typedef struct {
     uint32_t frames;           /* frames simulated for the first time */

@@ -177,27 +177,37 @@ void ls_framer_init(ls_framer *f)
     f->skipped = 0;
 }
 
-static void drop_first(ls_framer *f)
+/* Forget the first k bytes of the buffer. */
+static void consume(ls_framer *f, unsigned k)
 {
-    for (unsigned i = 1; i < f->n; i++) f->buf[i - 1] = f->buf[i];
-    f->n--;
-    f->skipped++;
+    for (unsigned i = k; i < f->n; i++) f->buf[i - k] = f->buf[i];
+    f->n -= k;
 }
 
-int ls_framer_push(ls_framer *f, uint8_t byte, ls_packet *p)
+void ls_framer_put(ls_framer *f, uint8_t byte)
 {
-    if (f->n >= sizeof f->buf) drop_first(f); /* cannot happen: a packet is decided at its length */
-    f->buf[f->n++] = byte;
-    for (;;) {
-        if (f->n >= 1u && f->buf[0] != 'Q') { drop_first(f); continue; }
-        if (f->n >= 2u && f->buf[1] != 'L') { drop_first(f); continue; }
-        if (f->n >= 3u && (f->buf[2] < LS_PACKET_MIN || f->buf[2] > LS_PACKET_MAX)) { drop_first(f); continue; }
-        if (f->n < 3u || f->n < f->buf[2]) return 0;
-        /* f->n == length: a whole candidate. */
-        if (ls_packet_decode(f->buf, f->n, p) == LS_PACKET_OK) {
-            f->n = 0;
-            return 1;
-        }
-        drop_first(f);
+    if (f->n == sizeof f->buf) { /* only if ls_framer_get was not called until it said 0 */
+        consume(f, 1);
+        f->skipped++;
     }
+    f->buf[f->n++] = byte;
+}
+
+int ls_framer_get(ls_framer *f, ls_packet *p)
+{
+    while (f->n > 0u) {
+        const int starts = f->buf[0] == 'Q' && (f->n < 2u || f->buf[1] == 'L') &&
+                           (f->n < 3u || (f->buf[2] >= LS_PACKET_MIN && f->buf[2] <= LS_PACKET_MAX));
+        if (starts) {
+            if (f->n < 3u || f->n < f->buf[2]) return 0; /* the start of a candidate: wait */
+            const unsigned len = f->buf[2];
+            if (ls_packet_decode(f->buf, len, p) == LS_PACKET_OK) {
+                consume(f, len);
+                return 1;
+            }
+        }
+        consume(f, 1);
+        f->skipped++;
+    }
+    return 0;
 }

@@ -69,9 +69,10 @@ unsigned ls_packet_encode(const ls_packet *p, uint8_t *out, unsigned cap);
  * *p is written only when the result is LS_PACKET_OK. */
 ls_packet_result ls_packet_decode(const uint8_t *in, unsigned len, ls_packet *p);
 
-/* Packets out of a byte stream (a serial line): bytes go in one at a time; a packet comes
- * out when one is whole and sound. Bytes before a sound packet (noise, a damaged packet)
- * are skipped one at a time until the next 'Q' 'L' that starts a sound one. */
+/* Packets out of a byte stream (a serial line): put each byte received, then get packets
+ * until there is none. Bytes that do not start a sound packet (noise, a damaged packet) are
+ * skipped one at a time, and whatever followed them is scanned again, so the next sound
+ * packet comes out whole. */
 typedef struct {
     uint8_t buf[LS_PACKET_MAX];
     unsigned n;
@@ -79,7 +80,9 @@ typedef struct {
 } ls_framer;
 
 void ls_framer_init(ls_framer *f);
-/* Feed one byte; 1 when *p holds a packet just completed, else 0. */
-int ls_framer_push(ls_framer *f, uint8_t byte, ls_packet *p);
+void ls_framer_put(ls_framer *f, uint8_t byte);
+/* 1 when *p holds the next whole packet, else 0 (then the buffer holds at most the start of
+ * one, so ls_framer_put never overflows it). */
+int ls_framer_get(ls_framer *f, ls_packet *p);
 
 #endif
