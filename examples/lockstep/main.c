@@ -245,7 +245,6 @@ static void run_peer(int me, link_end *l, const options *o, int nudge, peer_resu
     const uint32_t linger = 2u * ((uint32_t)o->delay + 4u) + 10u;
     uint32_t tick = 0, last_rx = 0, done_at = 0, peer_done_at = 0;
     int done = 0, peer_done = 0;
-    const int trace = getenv("LOCKSTEP_TRACE") != NULL;
     uint8_t b[LS_PACKET_MAX];
     ls_packet pk;
     for (;; tick++) {
@@ -271,10 +270,6 @@ static void run_peer(int me, link_end *l, const options *o, int nudge, peer_resu
             }
             link_flush(l, tick);
         }
-        if (trace && me == 0)
-            fprintf(stderr, "t%u f%u lc%u rc%u cf%u cmp%u rhc%u pia%u pha%u\n", tick, peer.frame, peer.local_count,
-                    peer.remote_contig, peer.confirmed, peer.compared, peer.remote_hash_contig, peer.peer_input_ack,
-                    peer.peer_hash_ack);
         if (!done && ls_peer_finished(&peer)) {
             done = 1;
             done_at = tick;
@@ -650,7 +645,7 @@ static int number(const char *s, long lo, long hi, long *out)
 
 int main(int argc, char **argv)
 {
-    options o = { 600, 0, 0, 0, 0, -1, 1, 1000, 60, NULL, "qemu-system-arm", "mps2-an386", 0, 0 };
+    options o = { 600, 0, 0, 0, 0, -1, 1, 2000, 60, NULL, "qemu-system-arm", "mps2-an386", 0, 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long v;
