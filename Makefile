@@ -7,6 +7,8 @@
 include mk/common.mk
 # Benchmarks: host runs and the board app (make BOARD=qemu-mps2-an386 APP=bench).
 -include mk/bench.mk
+# The lockstep demo's board app (make BOARD=qemu-mps2-an386 APP=lockstep); its host rule is below.
+-include mk/lockstep.mk
 
 ifdef BOARD
 include mk/board.mk
@@ -117,6 +119,7 @@ clean:
 	rm -rf build/host* build/guard build/test-* build/lib $(patsubst boards/%/board.mk,build/%,$(wildcard boards/*/board.mk))
 
 -include mk/tools.mk
+-include mk/lockstep.mk
 include mk/fuzz.mk
 include mk/lib.mk
 -include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)

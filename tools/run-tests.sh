@@ -96,6 +96,7 @@ check "Cortex-M exit with and without a debugger (semihosting or reset, under QE
 check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
+check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tools/test-lockstep.sh
 
 echo "make test took $(($(date +%s) - t_start)) s"
 echo "$pass passed, $fail failed"
