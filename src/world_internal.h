@@ -8,6 +8,14 @@
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg
  * cube has 6000. Bodies beyond it are rejected at creation (QP_ERR_RANGE). */
 #define QP_INV_INERTIA_MAX QP_INT(10000)
+/* Inertia below this on an axis (kg m^2) is raised by it on every axis at
+ * creation: adding f E keeps the tensor's axes and makes every eigenvalue
+ * >= f, so the inverse stays within QP_INV_INERTIA_MAX = 1 / f. */
+#define QP_INERTIA_FLOOR QP_FRAC(1, 10000)
+
+/* Would qp_create_body accept the mass properties of dynamic def (its
+ * shapes, mass or density)? The scene reader asks before it builds anything. */
+bool qp__body_mass_ok(const qp_body_def *def);
 
 /* A body the step moves: used, dynamic, awake, not frozen. */
 static inline bool qp__body_moves(const qp_body_state *b)
