@@ -76,6 +76,20 @@ void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot
     }
 }
 
+void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r)
+{
+    const qp_body_state *b = &w->bodies[body];
+    qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
+    for (int i = 0; i < b->shape_count; i++) {
+        int s = b->shapes[i];
+        qp_transform xf = qp__shape_world(w, s, x, r);
+        qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
+        qp_aabb *to = &w->shapes[s].aabb;
+        to->lo = qp_v3_min(to->lo, qp_v3_sub(box.lo, m));
+        to->hi = qp_v3_max(to->hi, qp_v3_add(box.hi, m));
+    }
+}
+
 /* Parallel-axis shift of an inertia tensor by offset d for mass m:
  * I + m (|d|^2 E - d d^T). */
 static qp_mat3 shift_inertia(qp_mat3 in, fix16_t m, qp_vec3 d)

@@ -465,7 +465,8 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->sb = (uint8_t)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
     c->count = (uint8_t)get_un(in, 1, QP_MAX_MANIFOLD_POINTS);
     if (in->bad) c->count = 0;   /* never a loop bound beyond the points */
-    c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED);
+    c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED |
+                                   QP_CONTACT_SWEPT);
     c->n = get_unit_v3(in);
     c->anchor_a = get_v3(in, QP_INT(1000));
     c->anchor_b = get_v3(in, QP_INT(1000));

@@ -94,6 +94,20 @@ extern const int qp__step_stage_count;
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
+/* Half the thickness of a shape's thinnest part (sphere and capsule:
+ * radius; box: smallest half extent; plane: unbounded). A body that moves
+ * more than about this in a step can pass through what it meets. */
+static inline fix16_t qp__shape_core(const qp_shape *s)
+{
+    if (s->type == QP_SHAPE_PLANE) return INT32_MAX;
+    if (s->type != QP_SHAPE_BOX) return s->radius;
+    fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
+    return c < s->half.z ? c : s->half.z;
+}
+
+/* Grow the body's shape boxes to hold them at pose (x, r) too: a fast body's
+ * boxes cover its whole sweep, start to predicted pose. */
+void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
 int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
