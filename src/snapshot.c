@@ -359,7 +359,8 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     memset(&t, 0, sizeof t);
     bool dynamic = (state & QP_STATE_DYNAMIC) != 0;
     t.generation = (uint16_t)get_un(in, 1, 65535);
-    t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST);
+    t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
+                                          QP_FLAG_IMPULSE_LIMIT);
     t.level = (uint16_t)get_un(in, 0, 65535);
     t.island = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES);
     t.supports = (uint16_t)get_un(in, 0, 65535);

@@ -2,7 +2,8 @@
  * body weighs exactly M, its inertia is the shape's scaled to M (read back
  * through the response to an impulse: dw = I^-1 (r x J)), small bodies whose
  * inertia is below the floor get it raised by the floor, and a 10 cm ball of
- * 1 kg loads from a scene, falls and rests on the ground.
+ * 1 kg loads from a scene, falls and rests on the ground. Heavy loads are held
+ * up to the documented edge and flagged past it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -164,12 +165,62 @@ static void test_mass_shared_by_volume(void **st)
     assert_int_equal(qp_body_mass(&W, id), QP_INT(9));
 }
 
+/* Heavy loads at the edge of the range: a 10 t ball whose weight per step
+ * (m |g| dt) is just under 32767 N s holds on its single point of support for
+ * 10 s without a flag; past that edge it is flagged QP_FLAG_IMPULSE_LIMIT
+ * (and may sink: at g = 500 it does), never silently. A box spreads the same
+ * load over four points. */
+static double heavy_ball(double g, double mass, int box, uint32_t *flags)
+{
+    qp_world_def def = qp_default_world_def();
+    def.gravity = qp_v3(0, f16(-g), 0);
+    def.sleep_enabled = false;
+    assert_int_equal(qp_world_init(&W, &def), QP_OK);
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_STATIC;
+    d.shape_count = 1;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &d.shapes[0]), QP_OK);
+    qp_result err;
+    qp_create_body(&W, &d, &err);
+    assert_int_equal(err, QP_OK);
+    d = qp_default_body_def();
+    d.shape_count = 1;
+    if (box) assert_int_equal(qp_make_box(qp_v3(QP_ONE / 2, QP_ONE / 2, QP_ONE / 2), &d.shapes[0]), QP_OK);
+    else assert_int_equal(qp_make_sphere(QP_ONE / 2, &d.shapes[0]), QP_OK);
+    d.mass = f16(mass);
+    d.position = qp_v3(0, QP_ONE / 2, 0);
+    qp_body_id id = qp_create_body(&W, &d, &err);
+    assert_int_equal(err, QP_OK);
+    double lowest = 1;
+    for (int s = 0; s < 600; s++) {
+        qp_world_step(&W);
+        lowest = fmin(lowest, d16(qp_body_position(&W, id).y));
+    }
+    *flags = qp_body_flags(&W, id);
+    printf("measure: %s of %.0f kg under g = %.0f (m g dt = %.0f N s): sank %.1f mm, flags %u\n", box ? "box" : "ball",
+           mass, g, mass * g / 60, 1000 * (0.5 - lowest), (unsigned)*flags);
+    return 0.5 - lowest;
+}
+
+static void test_heavy_load_held_or_flagged(void **st)
+{
+    (void)st;
+    uint32_t flags;
+    assert_true(heavy_ball(190, 10000, 0, &flags) <= 0.001);   /* 31 667 N s: held */
+    assert_int_equal(flags & QP_FLAG_IMPULSE_LIMIT, 0);
+    double sank = heavy_ball(500, 10000, 0, &flags);           /* 83 333 N s: past the edge */
+    assert_true(flags & QP_FLAG_IMPULSE_LIMIT);
+    assert_true(sank > 0.01);   /* it does sink: the flag is what tells */
+    assert_true(heavy_ball(500, 10000, 1, &flags) <= 0.001);   /* four points of 20 833 N s each */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mass_any_size),
         cmocka_unit_test(test_small_balls_rest),
         cmocka_unit_test(test_mass_shared_by_volume),
+        cmocka_unit_test(test_heavy_load_held_or_flagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
