@@ -5,6 +5,7 @@
  * through local_center. Creation validates everything before it touches
  * the world, so a failed call changes nothing.
  */
+#include "geometry.h"
 #include "world_internal.h"
 
 static qp_body_state *get(qp_world *w, qp_body_id id)
@@ -75,6 +76,20 @@ void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot
     }
 }
 
+void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r)
+{
+    const qp_body_state *b = &w->bodies[body];
+    qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
+    for (int i = 0; i < b->shape_count; i++) {
+        int s = b->shapes[i];
+        qp_transform xf = qp__shape_world(w, s, x, r);
+        qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
+        qp_aabb *to = &w->shapes[s].aabb;
+        to->lo = qp_v3_min(to->lo, qp_v3_sub(box.lo, m));
+        to->hi = qp_v3_max(to->hi, qp_v3_add(box.hi, m));
+    }
+}
+
 /* Parallel-axis shift of an inertia tensor by offset d for mass m:
  * I + m (|d|^2 E - d d^T). */
 static qp_mat3 shift_inertia(qp_mat3 in, fix16_t m, qp_vec3 d)
@@ -89,6 +104,65 @@ static qp_mat3 shift_inertia(qp_mat3 in, fix16_t m, qp_vec3 d)
     return in;
 }
 
+/* mass * v / t, rounded, for v < 2^13 t, t < 2^32 and mass < 2^31 (no 64-bit overflow):
+ * the whole part of v / t first, then the remainder. */
+static uint64_t scale_by(uint64_t mass, uint64_t v, uint64_t t)
+{
+    uint64_t q = v / t, r = v % t;
+    return mass * q + (mass * r + t / 2) / t;
+}
+
+/* Mass data of a body's shapes sharing mass by volume (a body's `mass`):
+ * computed from ratios of exact moments, so any shape size in range takes
+ * any mass in range (scaling a density-1 Q16.16 result, as before, lost a
+ * 10 cm ball's inertia to rounding and refused its mass). */
+static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out)
+{
+    /* Only ratios matter, so the moments are taken at density 1 on the
+     * shapes shrunk by 2^k, the smallest k at which Q18.46 holds them (k = 0
+     * up to about 6 m; an 80 m ball needs 4): masses scale by 2^-3k alike,
+     * moments over masses by 2^-2k, given back at the end. */
+    uint64_t mo[QP_CFG_MAX_BODY_SHAPES][4], total = 0;
+    int k = 0;
+    for (;; k++) {
+        if (k > 6) return QP_ERR_RANGE;
+        bool ok = true;
+        total = 0;
+        for (int i = 0; i < count && ok; i++) {
+            qp_shape small = shapes[i];   /* sizes share a union: shrink by type */
+            if (small.type == QP_SHAPE_BOX) {
+                small.half = qp_v3(small.half.x >> k, small.half.y >> k, small.half.z >> k);
+            } else {
+                small.radius >>= k;
+                if (small.type == QP_SHAPE_CAPSULE) small.half_height >>= k;
+            }
+            ok = qp__shape_moments(&small, QP_ONE, mo[i]) && total <= (uint64_t)INT64_MAX - mo[i][0];
+            if (ok) total += mo[i][0];
+        }
+        if (ok) break;
+    }
+    /* Bring the total below 2^32 (keeping >= 31 bits of it) so that mass
+     * times a ratio of moments stays within 64 bits. */
+    int sh = 0;
+    while ((total >> sh) >= ((uint64_t)1 << 32)) sh++;
+    uint64_t t = total >> sh;
+    if (t == 0) return QP_ERR_RANGE;
+    for (int i = 0; i < count; i++) {
+        uint64_t v[4];
+        for (int j = 0; j < 4; j++) {
+            /* v / t is at most 1 (mass) or I / m <= (100^2 + 100^2) / 3 m^2 < 2^13. */
+            v[j] = scale_by((uint64_t)mass, mo[i][j] >> sh, t);
+            if (j > 0) {
+                if (v[j] > ((uint64_t)INT32_MAX >> 2 * k)) return QP_ERR_RANGE;
+                v[j] <<= 2 * k;
+            }
+            if (v[j] > (uint64_t)INT32_MAX) return QP_ERR_RANGE;
+        }
+        qp__shape_mass_data(&shapes[i], (fix16_t)v[0], (fix16_t)v[1], (fix16_t)v[2], (fix16_t)v[3], &out[i]);
+    }
+    return QP_OK;
+}
+
 typedef struct {
     fix16_t mass, inv_mass;
     qp_vec3 center;
@@ -98,10 +172,16 @@ typedef struct {
 static qp_result compute_mass(const qp_body_def *def, mass_props *out)
 {
     qp_mass_data md[QP_CFG_MAX_BODY_SHAPES];
+    if (def->mass > 0) {
+        qp_result r = shapes_mass_for(def->shapes, def->shape_count, def->mass, md);
+        if (r != QP_OK) return r;
+    }
     int64_t total = 0, cx = 0, cy = 0, cz = 0;
     for (int i = 0; i < def->shape_count; i++) {
-        qp_result r = qp_shape_mass(&def->shapes[i], def->density, &md[i]);
-        if (r != QP_OK) return r;
+        if (def->mass <= 0) {
+            qp_result r = qp_shape_mass(&def->shapes[i], def->density, &md[i]);
+            if (r != QP_OK) return r;
+        }
         total += md[i].mass;
         cx += (int64_t)md[i].mass * md[i].center.x;
         cy += (int64_t)md[i].mass * md[i].center.y;
@@ -114,16 +194,18 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
         qp_mat3 shifted = shift_inertia(md[i].inertia, md[i].mass, qp_v3_sub(md[i].center, c));
         inertia = qp_mat3_add(&inertia, &shifted);
     }
-    fix16_t mass = (fix16_t)total;
-    if (def->mass > 0) {
-        /* Scale density-derived properties to the requested mass. */
-        fix16_t k = qp_div(def->mass, mass);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) inertia.m[i][j] = qp_mul(inertia.m[i][j], k);
-        mass = def->mass;
-    }
+    fix16_t mass = def->mass > 0 ? def->mass : (fix16_t)total;
     for (int i = 0; i < 3; i++)
-        if (inertia.m[i][i] < QP_FRAC(1, 10000) || inertia.m[i][i] >= QP_INT(32000)) return QP_ERR_RANGE;
+        if (inertia.m[i][i] >= QP_INT(32000)) return QP_ERR_RANGE;
+    /* Small bodies: a 2 cm ball's 4e-5 kg m^2 has no inverse within the
+     * solver's bound (and no digits in Q16.16). Their inertia is raised by
+     * the floor on every axis, so they turn more slowly than their shape
+     * says, but exist (docs/scene-format.md: the mass range is the same for
+     * every size). Bodies above the floor are unchanged. */
+    bool small = false;
+    for (int i = 0; i < 3; i++) small |= inertia.m[i][i] < QP_INERTIA_FLOOR;
+    if (small)
+        for (int i = 0; i < 3; i++) inertia.m[i][i] += QP_INERTIA_FLOOR;
     if (!qp_mat3_inverse(&inertia, &out->inv_inertia)) return QP_ERR_RANGE;
     /* The solver's kernels rely on this bound (solver.c): products of an
      * entry with any Q16.16 vector stay below 2^60.3, sums of three below 2^62. */
@@ -135,6 +217,12 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
     out->inv_mass = qp_div(QP_ONE, mass);
     out->center = c;
     return QP_OK;
+}
+
+bool qp__body_mass_ok(const qp_body_def *def)
+{
+    mass_props mp;
+    return compute_mass(def, &mp) == QP_OK;
 }
 
 static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
@@ -174,9 +262,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 
     mass_props mp = { 0, 0, { 0, 0, 0 }, { { { 0 } } } };
     if (def->type == QP_BODY_DYNAMIC) {
-        qp_body_def scaled = *def;
-        if (scaled.mass > 0) scaled.density = QP_ONE;
-        *err = compute_mass(&scaled, &mp);
+        *err = compute_mass(def, &mp);
         if (*err != QP_OK) return qp_null_body();
     }
     /* Free slots, lowest index first (deterministic). */

@@ -22,6 +22,14 @@ typedef struct {
     fix16_t h;     /* half length >= 0, Q16.16 */
 } qp__segment;
 
+/* Mass and principal moments (m, Ixx, Iyy, Izz about the centre, in the
+ * shape's frame) of a validated, non-plane shape at density rho (raw
+ * Q16.16), in Q18.46; false when they overflow. */
+bool qp__shape_moments(const qp_shape *s, uint64_t rho, uint64_t out[4]);
+/* A shape's mass data (body frame: offset and rotation applied) from its
+ * mass and principal moments in Q16.16. */
+void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, fix16_t iz, qp_mass_data *out);
+
 /* v clamped to [lo, hi] (lo <= hi). */
 fix16_t qp__clamp(fix16_t v, fix16_t lo, fix16_t hi);
 /* round(n / d) for d != 0, halves away from zero; no overflow for any n and

@@ -20,6 +20,14 @@
 #include <string.h>
 #include "world_internal.h"
 
+/* The poses a pair is collided at (pair_poses). */
+typedef struct {
+    qp_vec3 xa, xb;               /* centres of mass */
+    qp_quat qa, qb;
+    fix16_t margin;
+    bool swept;                   /* start poses: depths are already the step's start */
+} qp_poses;
+
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 {
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
@@ -102,14 +110,14 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
 /* Static friction anchors: the material points of the manifold's centroid on
  * each body, kept while the contact sticks, so the split-impulse pass can
  * undo the creep that an iterative solver leaves (penetration.c). */
-static void set_anchors(qp_world *w, qp_contact *c, const qp_contact_cache *old)
+static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_poses *at)
 {
     if (old && !(old->flags & QP_CONTACT_SLIDING)) {
         c->anchor_a = old->anchor_a;
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra = qp_quat_to_rot3(w->pred.q[c->a]), rb = qp_quat_to_rot3(w->pred.q[c->b]);
+    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
     c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
     c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
 }
@@ -184,24 +192,50 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     c->anchor_b = k->anchor_b;
 }
 
-/* The manifold of a pair at the predicted poses, in the frame of shape a
+/* The manifold of a pair at its poses (pair_poses), in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide
  * functions (the deepest calls of a step: the micro:bit has 3 KB). */
-static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, qp_transform *xa, qp_manifold *m)
+static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, const qp_poses *at, qp_transform *xa,
+                                       qp_manifold *m)
+{
+    const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
+    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
+    *xa = qp__shape_world(w, pair->a, &at->xa, &ra);
+    qp_transform xb = qp__shape_world(w, pair->b, &at->xb, &rb);
+    qp_transform rel = qp_transform_relative(xa, &xb);
+    return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+}
+
+/* Where a pair is collided. Most pairs: at the predicted poses, with the
+ * contact margin. A pair whose bodies close in on each other by more than
+ * half the thinner shape's core this step would be met half-way through or
+ * past each other there (a ball at 60 m/s went through a unit box): it is
+ * collided at the start poses instead, with the margin grown by that
+ * distance, a speculative contact whose gap the solver lets close this step
+ * and no further (docs/design.md §4: swept contacts). */
+static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
-    qp_rot3 ra = qp_quat_to_rot3(w->pred.q[a]), rb = qp_quat_to_rot3(w->pred.q[b]);
-    *xa = qp__shape_world(w, pair->a, &w->pred.x[a], &ra);
-    qp_transform xb = qp__shape_world(w, pair->b, &w->pred.x[b], &rb);
-    qp_transform rel = qp_transform_relative(xa, &xb);
-    return qp_collide(&sa->shape, &sb->shape, &rel, w->def.contact_margin, m);
+    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
+    qp_vec3 da = qp_v3_sub(w->pred.x[a], ba->x), db = qp_v3_sub(w->pred.x[b], bb->x);
+    fix16_t closing = qp_v3_len(qp_v3_sub(db, da));
+    fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
+    at->swept = closing > (ca < cb ? ca : cb) / 2;
+    if (at->swept) {
+        at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
+        at->margin = qp_sat32((int64_t)w->def.contact_margin + closing);
+    } else {
+        at->xa = w->pred.x[a], at->qa = w->pred.q[a], at->xb = w->pred.x[b], at->qb = w->pred.q[b];
+        at->margin = w->def.contact_margin;
+    }
 }
 
 /* This step's contact of a pair from its manifold, with what it inherits. */
 static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
-                                     const qp_contact_cache *old, const qp_transform *xa, const qp_manifold *m)
+                                     const qp_contact_cache *old, const qp_poses *at, const qp_transform *xa,
+                                     const qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
@@ -212,23 +246,24 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->sb = sb->slot;
     c->count = (uint8_t)m->count;
     c->n = qp_rot3_mul_v3(&xa->r, m->normal);
+    if (at->swept) c->flags |= QP_CONTACT_SWEPT;
 
     qp_vec3 va, wa, vb, wb;
     qp__predicted_velocity(w, ba, &va, &wa);
     qp__predicted_velocity(w, bb, &vb, &wb);
-    qp_vec3 arm_a = qp_v3_sub(xa->p, w->pred.x[a]);
-    c->ab = qp_v3_sub(w->pred.x[a], w->pred.x[b]);
+    qp_vec3 arm_a = qp_v3_sub(xa->p, at->xa);
+    c->ab = qp_v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
         p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa->r, m->points[k].point));
         p->id = m->points[k].id;
         fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
-        p->depth = qp_sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
+        p->depth = at->swept ? m->points[k].depth : qp_sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c);
-    set_anchors(w, c, old);
+    set_anchors(c, old, at);
     if (old) {
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
@@ -293,10 +328,12 @@ void qp__narrow_phase(qp_world *w)
             }
             if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
         }
+        qp_poses at;
+        pair_poses(w, &w->pairs[i], &at);
         qp_transform xa;
         qp_manifold m;
-        if (collide_shapes(w, &w->pairs[i], &xa, &m) > 0)
-            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &xa, &m);
+        if (collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0)
+            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m);
     }
     while (walk.next < walk.end) {
         read_old(w, &walk, &old);

@@ -22,6 +22,16 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
 
+static fix16_t body_core(const qp_world *w, const qp_body_state *b)
+{
+    fix16_t core = INT32_MAX;
+    for (int i = 0; i < b->shape_count; i++) {
+        fix16_t c = qp__shape_core(&w->shapes[b->shapes[i]].shape);
+        if (c < core) core = c;
+    }
+    return core;
+}
+
 void qp__predict(qp_world *w)
 {
     fix16_t dt = w->def.dt;
@@ -39,5 +49,12 @@ void qp__predict(qp_world *w)
         w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
         qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
         qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+        /* A body that moves more than a quarter of its thinnest shape this
+         * step is seen along its whole sweep, so that the narrow phase can
+         * meet what lies between its poses (swept contacts, narrow_phase.c). */
+        if (qp_v3_max_abs(qp_v3_sub(w->pred.x[i], b->x)) > body_core(w, b) / 4) {
+            qp_rot3 r0 = qp__body_rot(b);
+            qp__body_sweep_aabbs(w, i, &b->x, &r0);
+        }
     }
 }

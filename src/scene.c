@@ -280,27 +280,6 @@ NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
     return !bad;
 }
 
-/* Mirror of qp_create_body's mass check (src/body.c, compute_mass) for one
- * centred shape: the density-derived mass in 0.01 .. 10000 kg, scaled to the
- * requested mass, inertia diagonal in [1e-4, 32000) and invertible. */
-NOINLINE static bool mass_ok(const qp_body_def *d)
-{
-    qp_mass_data md;
-    fix16_t density = d->mass > 0 ? QP_ONE : d->density;
-    if (qp_shape_mass(&d->shapes[0], density, &md) != QP_OK) return false;
-    if (md.mass < QP_FRAC(1, 100) || md.mass > QP_INT(10000)) return false;
-    qp_mat3 inertia = md.inertia;
-    if (d->mass > 0) {
-        fix16_t k = qp_div(d->mass, md.mass);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) inertia.m[i][j] = qp_mul(inertia.m[i][j], k);
-    }
-    for (int i = 0; i < 3; i++)
-        if (inertia.m[i][i] < QP_FRAC(1, 10000) || inertia.m[i][i] >= QP_INT(32000)) return false;
-    qp_mat3 inv;
-    return qp_mat3_inverse(&inertia, &inv);
-}
-
 /* Option bits of a body line beyond QP_SCENE_GIVEN_*. */
 enum {
     OPT_HALF = 1u << 16,
@@ -453,10 +432,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
             return fail_range(lx, mass_at, "mass out of range: 0.01 .. 10000 kg");
         if ((seen & QP_SCENE_GIVEN_DENSITY) && d->density <= 0)
             return fail_range(lx, mass_at, "density must be positive");
-        if (!mass_ok(d))
+        if (!qp__body_mass_ok(d))   /* qp_create_body's own check, nothing created */
             return fail_range(lx, (seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY)) ? mass_at : size_at,
-                        "mass or inertia out of range: a dynamic body weighs 0.01 .. 10000 kg (at density 1 "
-                        "when 'mass' is given) with inertia 0.0001 .. 32000 kg m^2");
+                        "mass or inertia out of range: a dynamic body weighs 0.01 .. 10000 kg with inertia "
+                        "below 32000 kg m^2");
     }
 
     /* Pose and motion. */

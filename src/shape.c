@@ -275,17 +275,11 @@ static uint64_t moment(uint64_t m, uint64_t x, uint32_t num, uint32_t den, bool 
     return frac(mulshr(m, x, 32, ovf), num, den, ovf);
 }
 
-qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
+bool qp__shape_moments(const qp_shape *s, uint64_t rho, uint64_t out[4])
 {
-    if (!s || !out || s->type == QP_SHAPE_PLANE || density <= 0) return QP_ERR_PARAM;
-    qp_result res = qp_shape_validate(s);
-    if (res != QP_OK) return res;
-
-    /* Masses and moments in Q18.46 (anything that fits Q16.16 fits), lengths
-     * squared in Q32 (exact); the density enters first so that no volume is
-     * ever rounded before it is scaled. */
+    /* Lengths squared in Q32 (exact); the density enters first so that no
+     * volume is ever rounded before it is scaled. */
     bool ovf = false;
-    uint64_t rho = (uint64_t)density;
     uint64_t m, ixx, iyy, izz;
     if (s->type == QP_SHAPE_BOX) {
         uint64_t hx = (uint64_t)s->half.x, hy = (uint64_t)s->half.y, hz = (uint64_t)s->half.z;
@@ -318,16 +312,34 @@ qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
             izz = ixx;
         }
     }
-    fix16_t fm, fx, fy, fz;
-    if (ovf || !to_fix(m, &fm) || !to_fix(ixx, &fx) || !to_fix(iyy, &fy) || !to_fix(izz, &fz))
-        return QP_ERR_RANGE;
-    if (fm == 0) return QP_ERR_RANGE;   /* too light to represent */
+    out[0] = m;
+    out[1] = ixx;
+    out[2] = iyy;
+    out[3] = izz;
+    return !ovf;
+}
 
-    qp_mat3 local = qp_mat3_diag(fx, fy, fz);
+void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, fix16_t iz, qp_mass_data *out)
+{
+    qp_mat3 local = qp_mat3_diag(ix, iy, iz);
     qp_rot3 rot = qp_quat_to_rot3(s->rotation);
-    out->mass = fm;
+    out->mass = m;
     out->center = s->offset;
     out->inertia = qp_mat3_rotate(&rot, &local);
+}
+
+qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
+{
+    if (!s || !out || s->type == QP_SHAPE_PLANE || density <= 0) return QP_ERR_PARAM;
+    qp_result res = qp_shape_validate(s);
+    if (res != QP_OK) return res;
+    uint64_t mo[4];
+    fix16_t fm, fx, fy, fz;
+    if (!qp__shape_moments(s, (uint64_t)density, mo) || !to_fix(mo[0], &fm) || !to_fix(mo[1], &fx) ||
+        !to_fix(mo[2], &fy) || !to_fix(mo[3], &fz))
+        return QP_ERR_RANGE;
+    if (fm == 0) return QP_ERR_RANGE;   /* too light to represent */
+    qp__shape_mass_data(s, fm, fx, fy, fz, out);
     return QP_OK;
 }
 

@@ -359,7 +359,8 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     memset(&t, 0, sizeof t);
     bool dynamic = (state & QP_STATE_DYNAMIC) != 0;
     t.generation = (uint16_t)get_un(in, 1, 65535);
-    t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST);
+    t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
+                                          QP_FLAG_IMPULSE_LIMIT);
     t.level = (uint16_t)get_un(in, 0, 65535);
     t.island = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES);
     t.supports = (uint16_t)get_un(in, 0, 65535);
@@ -465,7 +466,8 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->sb = (uint8_t)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
     c->count = (uint8_t)get_un(in, 1, QP_MAX_MANIFOLD_POINTS);
     if (in->bad) c->count = 0;   /* never a loop bound beyond the points */
-    c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED);
+    c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED |
+                                   QP_CONTACT_SWEPT);
     c->n = get_unit_v3(in);
     c->anchor_a = get_v3(in, QP_INT(1000));
     c->anchor_b = get_v3(in, QP_INT(1000));

@@ -53,6 +53,15 @@ static void warm_start(qp_world *w)
     }
 }
 
+/* A point's impulse reached the end of Q16.16 (32767 N s in one step): the
+ * contact cannot hold its load, which may sink. Never silently: both bodies
+ * are flagged (a 10 t ball under g = 500 needs 83 333 N s a step). */
+static void impulse_limit(qp_world *w, const qp_contact *c)
+{
+    w->bodies[c->a].flags |= QP_FLAG_IMPULSE_LIMIT;
+    w->bodies[c->b].flags |= QP_FLAG_IMPULSE_LIMIT;
+}
+
 static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse)
 {
     int move = qp__movable(w, c);
@@ -70,6 +79,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
         if (acc) {
             fix16_t total = qp_sat32((int64_t)p->jn + j);
             if (total < 0) total = 0;
+            if (total == INT32_MAX) impulse_limit(w, c);
             j = total - p->jn;
             p->jn = total;
             jn_sum += total;

@@ -106,35 +106,73 @@ static fix16_t inverse_of(int64_t k)
     return qp_div(QP_ONE, sat(k));
 }
 
+/* Relative speed along n at a point whose angular rows are rna, rnb. */
+static inline fix16_t normal_speed(const qp_vel_ref *v, qp_vec3 u, qp_vec3 rna, qp_vec3 rnb)
+{
+    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
+                ((int64_t)v->vb->z - v->va->z) * u.z;             /* Q46 */
+    int64_t ang = dot16_raw(*v->wb, rnb) - dot16_raw(*v->wa, rna); /* Q32 */
+    return speed_of(s, ang);
+}
+
+static inline void normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia, qp_vec3 ib,
+                                fix16_t j, int move)
+{
+    if (j == 0) return;
+    if (move & QP_MOVE_A) {
+        add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
+        add_scaled(v->wa, ia, -j);
+    }
+    if (move & QP_MOVE_B) {
+        add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
+        add_scaled(v->wb, ib, j);
+    }
+}
+
+static inline fix16_t normal_mass(const qp_world *w, const qp_contact *c, qp_vec3 rna, qp_vec3 ia, qp_vec3 rnb,
+                                  qp_vec3 ib, int move)
+{
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(rna, ia));
+    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(rnb, ib));
+    return inverse_of(sum);
+}
+
 fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
 {
-    const qp_vec3 u = c->n;
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;                         /* Q46 */
-    int64_t ang = dot16_raw(*v->wb, r->rnb[k]) - dot16_raw(*v->wa, r->rna[k]); /* Q32 */
-    return speed_of(s, ang);
+    return normal_speed(v, c->n, r->rna[k], r->rnb[k]);
 }
 
 void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                      int k, fix16_t j, int move)
 {
-    if (j == 0) return;
-    if (move & QP_MOVE_A) {
-        add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, r->ia[k], -j);
-    }
-    if (move & QP_MOVE_B) {
-        add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, r->ib[k], j);
-    }
+    normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
-    int64_t sum = 0;
-    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(r->rna[k], r->ia[k]));
-    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(r->rnb[k], r->ib[k]));
-    return inverse_of(sum);
+    return normal_mass(w, c, r->rna[k], r->ia[k], r->rnb[k], r->ib[k], move);
+}
+
+void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move, qp_normal_row *out)
+{
+    const qp_mat3 a = qp__body_inv_inertia(&w->bodies[c->a]), b = qp__body_inv_inertia(&w->bodies[c->b]);
+    out->rna = cross30(ra, c->n);
+    out->rnb = cross30(qp_v3_add(ra, c->ab), c->n);
+    out->ia = inv_i(&a, out->rna);
+    out->ib = inv_i(&b, out->rnb);
+    out->mass = normal_mass(w, c, out->rna, out->ia, out->rnb, out->ib, move);
+}
+
+fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_normal_row *nr)
+{
+    return normal_speed(v, c->n, nr->rna, nr->rnb);
+}
+
+void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
+                          fix16_t j, int move)
+{
+    normal_apply(w, c, v, nr->ia, nr->ib, j, move);
 }
 
 int qp__movable(const qp_world *w, const qp_contact *c)

@@ -35,6 +35,16 @@ fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_conta
 void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                      int k, fix16_t j, int move);
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
+/* The normal direction at any arm ra from a's centre (b's arm is ra + ab):
+ * its rows and effective mass for the sides in move. */
+typedef struct {
+    qp_vec3 rna, rnb, ia, ib;
+    fix16_t mass;
+} qp_normal_row;
+void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move, qp_normal_row *out);
+fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_normal_row *nr);
+void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
+                          fix16_t j, int move);
 /* Which sides move: dynamic bodies (sleepers included). */
 int qp__movable(const qp_world *w, const qp_contact *c);
 /* Load centroids, rows and effective masses of every contact (once per step). */

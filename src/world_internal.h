@@ -8,6 +8,14 @@
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg
  * cube has 6000. Bodies beyond it are rejected at creation (QP_ERR_RANGE). */
 #define QP_INV_INERTIA_MAX QP_INT(10000)
+/* Inertia below this on an axis (kg m^2) is raised by it on every axis at
+ * creation: adding f E keeps the tensor's axes and makes every eigenvalue
+ * >= f, so the inverse stays within QP_INV_INERTIA_MAX = 1 / f. */
+#define QP_INERTIA_FLOOR QP_FRAC(1, 10000)
+
+/* Would qp_create_body accept the mass properties of dynamic def (its
+ * shapes, mass or density)? The scene reader asks before it builds anything. */
+bool qp__body_mass_ok(const qp_body_def *def);
 
 /* A body the step moves: used, dynamic, awake, not frozen. */
 static inline bool qp__body_moves(const qp_body_state *b)
@@ -86,6 +94,20 @@ extern const int qp__step_stage_count;
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
+/* Half the thickness of a shape's thinnest part (sphere and capsule:
+ * radius; box: smallest half extent; plane: unbounded). A body that moves
+ * more than about this in a step can pass through what it meets. */
+static inline fix16_t qp__shape_core(const qp_shape *s)
+{
+    if (s->type == QP_SHAPE_PLANE) return INT32_MAX;
+    if (s->type != QP_SHAPE_BOX) return s->radius;
+    fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
+    return c < s->half.z ? c : s->half.z;
+}
+
+/* Grow the body's shape boxes to hold them at pose (x, r) too: a fast body's
+ * boxes cover its whole sweep, start to predicted pose. */
+void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
 int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */

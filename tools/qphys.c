@@ -301,10 +301,10 @@ static int cmd_run(int argc, char **argv)
             qp_quat q = qp_body_rotation(&world, id);
             int dyn = qp_body_get_type(&world, id) == QP_BODY_DYNAMIC;
             printf("%s\n  {\"pos\": [%.17g, %.17g, %.17g], \"quat\": [%.17g, %.17g, %.17g, %.17g], "
-                   "\"vel\": [%.17g, %.17g, %.17g], \"spin\": [%.17g, %.17g, %.17g], \"asleep\": %s, \"static\": %s}",
+                   "\"vel\": [%.17g, %.17g, %.17g], \"spin\": [%.17g, %.17g, %.17g], \"asleep\": %s, \"static\": %s, \"flags\": %u}",
                    i ? "," : "", fx(p.x), fx(p.y), fx(p.z), q30(q.w), q30(q.x), q30(q.y), q30(q.z), fx(v.x), fx(v.y),
                    fx(v.z), fx(w.x), fx(w.y), fx(w.z), dyn && !qp_body_is_awake(&world, id) ? "true" : "false",
-                   dyn ? "false" : "true");
+                   dyn ? "false" : "true", (unsigned)qp_body_flags(&world, id));
         }
         printf("\n ]}\n");
     } else if (!hashes) {

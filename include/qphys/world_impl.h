@@ -69,7 +69,8 @@ enum {
     QP_CONTACT_SLEEPING = 1u << 0, /* both bodies asleep or static: kept, not solved */
     QP_CONTACT_SLIDING  = 1u << 1, /* friction hit its limit this step: anchors move */
     QP_CONTACT_NEW      = 1u << 2, /* no match last step: warm start from the load */
-    QP_CONTACT_CHANGED  = 1u << 3  /* its points are not last step's (features came or went) */
+    QP_CONTACT_CHANGED  = 1u << 3, /* its points are not last step's (features came or went) */
+    QP_CONTACT_SWEPT    = 1u << 4  /* found at the start poses: its bodies close in fast (narrow_phase.c) */
 };
 
 typedef struct {
