@@ -85,7 +85,7 @@ qp_body_id qp_scene_body(const qp_world *w, int i);
  * build their own worlds (or joints, when the engine has them) from the text. */
 typedef enum {
     QP_SCENE_WORLD = 0,
-    QP_SCENE_BODY,            /* plane, box, sphere, capsule */
+    QP_SCENE_BODY,            /* plane, box, sphere, capsule, compound ... end (one item) */
     QP_SCENE_BALL,
     QP_SCENE_HINGE
 } qp_scene_item_kind;
@@ -100,7 +100,9 @@ enum {
     QP_SCENE_GIVEN_STATIC = 1u << 5,
     QP_SCENE_GIVEN_FRICTION = 1u << 6,
     QP_SCENE_GIVEN_RESTITUTION = 1u << 7,
-    QP_SCENE_GIVEN_ASLEEP = 1u << 8
+    QP_SCENE_GIVEN_ASLEEP = 1u << 8,
+    QP_SCENE_GIVEN_KINEMATIC = 1u << 9,
+    QP_SCENE_GIVEN_COMPOUND = 1u << 10   /* a `compound` ... `end` block: def holds its parts */
 };
 
 typedef struct {
@@ -108,7 +110,8 @@ typedef struct {
 } qp_scene_world_item;
 
 typedef struct {
-    qp_body_def def;          /* ready for qp_create_body: one shape, pose, velocities, mass */
+    qp_body_def def;          /* ready for qp_create_body: one shape (a compound: its parts,
+                               * offsets in the body frame), pose, velocities, mass */
     unsigned given;           /* QP_SCENE_GIVEN_* */
 } qp_scene_body_item;
 

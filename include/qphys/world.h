@@ -78,8 +78,12 @@ typedef struct {
 } qp_world_def;
 
 typedef enum {
-    QP_BODY_STATIC = 0,           /* never moves, infinite mass */
-    QP_BODY_DYNAMIC
+    QP_BODY_STATIC = 0,           /* never moves, infinite mass; set_pose and velocities refused */
+    QP_BODY_DYNAMIC,
+    QP_BODY_KINEMATIC             /* moves with its linear and angular velocity only (no gravity, no
+                                   * forces, never pushed: infinite mass); carries and wakes what rests
+                                   * on it; never sleeps. Move it with qp_body_set_linear_velocity,
+                                   * qp_body_set_angular_velocity or qp_body_set_pose. */
 } qp_body_type;
 
 typedef struct {
