@@ -202,6 +202,10 @@ typedef struct {
 
 /* Nearest hit of origin + t * delta (t in [0, 1]) against every shape. */
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out);
+/* The same, ignoring every shape of body except (a null id ignores nothing): a car's
+ * wheel rays start inside or on its own chassis. */
+bool qp_world_raycast_except(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_body_id except,
+                             qp_world_ray_hit *out);
 
 /* ---- determinism --------------------------------------------------------------- */
 
