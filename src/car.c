@@ -112,7 +112,7 @@ static fix16_t stopping_impulse(const qp_world *w, const qp_car *car, qp_body_id
 {
     int64_t k = inverse_mass_along(w, car->chassis, p, d) + inverse_mass_along(w, ground, p, d);
     if (k <= 0) return 0;
-    return qp_sat32(-((int64_t)speed << 16) / k);
+    return qp_sat32(-(int64_t)speed * 65536 / k);
 }
 
 /* Push the chassis by J at p, and what the wheel stands on by -J when it is dynamic. */

@@ -164,7 +164,10 @@ qp_body_id qp_world_body_at(const qp_world *w, int index);
 int qp_world_capacity(void);
 
 /* Reads give zero for an invalid id. Writes return QP_ERR_INVALID_ID for it,
- * QP_ERR_RANGE for values out of range, and wake the body. */
+ * QP_ERR_RANGE for values out of range, and wake the body. A static body refuses
+ * every write that moves it (set_pose, velocities, forces, impulses: QP_ERR_PARAM,
+ * nothing changes); a kinematic body takes set_pose and velocities (and wakes what
+ * touches it), refuses forces and impulses (QP_ERR_PARAM). */
 qp_vec3 qp_body_position(const qp_world *w, qp_body_id id);     /* origin */
 qp_vec3 qp_body_center(const qp_world *w, qp_body_id id);       /* centre of mass */
 qp_quat qp_body_rotation(const qp_world *w, qp_body_id id);
