@@ -228,6 +228,45 @@ static void test_dominoes_fall_in_order(void **state)
     }
 }
 
+/* The see-saw: the dropped block throws the stack on the other end up. */
+static void test_seesaw_throws_the_stack(void **state)
+{
+    (void)state;
+    load_file("tests/scenes/seesaw.scene");
+    qp_body_id top = qp_scene_body(&world, 5), block = qp_scene_body(&world, 6);
+    double y0 = d16(qp_body_center(&world, top).y), highest = y0;
+    for (int s = 0; s < 300; s++) {
+        qp_world_step(&world);
+        highest = fmax(highest, d16(qp_body_center(&world, top).y));
+    }
+    printf("[scenes] seesaw: the top cube of the stack rose from %.3f m to %.3f m; the block ended at y %.3f m\n", y0,
+           highest, d16(qp_body_center(&world, block).y));
+    assert_true(highest > y0 + 1.0);
+    assert_true(d16(qp_body_center(&world, block).y) < 1.5);   /* the block came down on its end */
+}
+
+/* The line of spheres passes the hit on: the last ball leaves fast, the others creep. */
+static void test_poolline_passes_the_hit(void **state)
+{
+    (void)state;
+    load_file("tests/scenes/poolline.scene");
+    double peak = 0;
+    for (int s = 0; s < 60; s++) {
+        qp_world_step(&world);
+        peak = fmax(peak, d16(qp_body_linear_velocity(&world, qp_scene_body(&world, 10)).x));
+    }
+    double last = d16(qp_body_linear_velocity(&world, qp_scene_body(&world, 10)).x), rest = 0;
+    for (int i = 1; i <= 9; i++) rest = fmax(rest, fabs(d16(qp_body_linear_velocity(&world, qp_scene_body(&world, i)).x)));
+    double cue = d16(qp_body_linear_velocity(&world, qp_scene_body(&world, 11)).x);
+    printf("[scenes] poolline, hit at 6 m/s: the last ball left at %.3f m/s (%.3f after 1 s, rolling on friction), "
+           "the 9 between at most %.3f, cue %.3f\n",
+           peak, last, rest, cue);
+    assert_true(peak > 3.0);
+    assert_true(last > 1.5);
+    assert_true(rest < 0.5);
+    assert_true(fabs(cue) < 0.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +275,8 @@ int main(void)
         cmocka_unit_test(test_tables_stand_and_sleep),
         cmocka_unit_test(test_jenga_stands_and_sleeps),
         cmocka_unit_test(test_dominoes_fall_in_order),
+        cmocka_unit_test(test_seesaw_throws_the_stack),
+        cmocka_unit_test(test_poolline_passes_the_hit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
