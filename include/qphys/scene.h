@@ -5,6 +5,11 @@
  *   plane                                   # static ground y = 0 (body 0)
  *   box     half 0.5 0.5 0.5 pos 0 0.5 0    # body 1
  *   sphere  radius 0.5 pos 0 3 0 vel 1 0 0 restitution 0.5
+ *   compound pos 3 0.4 0                    # one body of several shapes
+ *     part box half 0.8 0.05 0.8 at 0 0.45 0
+ *     part sphere radius 0.2 at 0 -0.2 0
+ *   end
+ *   box     half 1 0.1 1 pos 0 0.5 4 kinematic vel 0 0.5 0   # a lift
  *
  * The reader is part of the core: no heap, no float, no static state. Numbers
  * are read exactly into Q16.16 (qp_scene_parse_fix: rounded to nearest, ties
@@ -145,7 +150,8 @@ typedef struct {
 
 qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len);
 
-/* Parse the next non-empty line into *item. Returns 1 with an item, 0 at the
+/* Parse the next non-empty line into *item (a `compound` line with its `part` lines
+ * up to `end`: one body item). Returns 1 with an item, 0 at the
  * end of the text, -1 on an error in that line (*err says where; the reader
  * stops there). Checks everything a single line can show (syntax, ranges,
  * shape sizes, mass); not what needs the whole file (pool capacity, joint
