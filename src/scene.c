@@ -662,8 +662,11 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
             return fail(&pl, t.at, "nested compound: close the open compound with 'end' first");
         if (!tok_is(&pl, &t, "part"))
             return fail(&pl, t.at, "expected 'part' or 'end' inside a compound");
-        if (d->shape_count == QP_CFG_MAX_BODY_SHAPES)
-            return fail_range(&pl, t.at, "too many parts in one compound (QP_CFG_MAX_BODY_SHAPES, 5 by default)");
+        if (d->shape_count == QP_CFG_MAX_BODY_SHAPES) {   /* this build's capacity: QP_ERR_FULL */
+            set_error(err, pl.line, t.at, "too many parts in one compound for this build (QP_CFG_MAX_BODY_SHAPES, "
+                      "5 by default)", QP_ERR_FULL);
+            return false;
+        }
         if (!parse_part(&pl, &d->shapes[d->shape_count])) return false;
         d->shape_count++;
     }
