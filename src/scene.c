@@ -305,11 +305,11 @@ static const char *const mass_msg =
 
 static const char *const unknown_body_option[QP_SHAPE_TYPE_COUNT] = {
     "unknown option for 'plane': expected normal, offset, friction or restitution",
-    "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, friction, "
+    "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
     "restitution or asleep",
     "unknown option for 'capsule': expected radius, half_height, pos, rot, vel, spin, mass, density, static, "
-    "friction, restitution or asleep",
-    "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, friction, "
+    "kinematic, friction, restitution or asleep",
+    "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
     "restitution or asleep",
 };
 
