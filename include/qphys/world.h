@@ -92,12 +92,12 @@ typedef struct {
     qp_quat rotation;             /* default identity */
     qp_vec3 linear_velocity;      /* of the centre of mass, m/s; default 0 */
     qp_vec3 angular_velocity;     /* rad/s, world frame; default 0 */
-    fix16_t mass;                 /* kg; 0 = from density (default 0) */
+    fix16_t mass;                 /* kg; 0 = from density (default 0); dynamic bodies only */
     fix16_t density;              /* kg/m^3; default 1 (a unit cube weighs 1 kg) */
     fix16_t friction;             /* dynamic Coulomb coefficient; default 0.5; 0..10 */
     fix16_t static_friction;      /* static coefficient; <0 = same as friction (default -1) */
     fix16_t restitution;          /* 0..1; default 0 */
-    bool asleep;                  /* start asleep; default false */
+    bool asleep;                  /* start asleep; default false; dynamic bodies only */
     uint32_t user_data;           /* yours; default 0 */
     int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */
     qp_shape shapes[QP_CFG_MAX_BODY_SHAPES]; /* copied at creation */
