@@ -80,6 +80,11 @@ $(OUT)/hello: examples/hello.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/hello
 
+# The car demo (seed 004): a car on ray-cast wheels squashes a box against a wall.
+$(OUT)/car: examples/car.c $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
+all: $(OUT)/car
+
 # The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
 run: all
 	./$(OUT)/qphys run tests/scenes/pyramid20.scene --steps 600

@@ -219,15 +219,16 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
     return QP_OK;
 }
 
-bool qp__body_mass_ok(const qp_body_def *def)
+qp_result qp__body_mass_check(const qp_body_def *def)
 {
     mass_props mp;
-    return compute_mass(def, &mp) == QP_OK;
+    return compute_mass(def, &mp);
 }
 
 static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
 {
-    if (def->type != QP_BODY_STATIC && def->type != QP_BODY_DYNAMIC) return QP_ERR_PARAM;
+    if (def->type != QP_BODY_STATIC && def->type != QP_BODY_DYNAMIC && def->type != QP_BODY_KINEMATIC)
+        return QP_ERR_PARAM;
     if (def->shape_count < 1 || def->shape_count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_PARAM;
     for (int i = 0; i < def->shape_count; i++) {
         qp_result r = qp_shape_validate(&def->shapes[i]);
@@ -280,7 +281,9 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     unsigned char *p = (unsigned char *)b;
     for (unsigned i = 0; i < sizeof *b; i++) p[i] = 0;
     b->generation = gen == 0 ? 1 : gen;
-    b->state = QP_STATE_USED | (def->type == QP_BODY_DYNAMIC ? QP_STATE_DYNAMIC : 0);
+    b->state = QP_STATE_USED | (def->type == QP_BODY_DYNAMIC     ? QP_STATE_DYNAMIC
+                                : def->type == QP_BODY_KINEMATIC ? QP_STATE_KINEMATIC
+                                                                 : 0);
     qp_quat_normalize(def->rotation, &b->q);
     b->local_center = mp.center;
     qp_rot3 rot = qp_quat_to_rot3(b->q);
@@ -292,6 +295,9 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->inv_mass = mp.inv_mass;
         b->inv_inertia_local = mp.inv_inertia;
         if (def->asleep) b->state |= QP_STATE_ASLEEP;
+    } else if (def->type == QP_BODY_KINEMATIC) {
+        b->v = def->linear_velocity;    /* infinite mass: mass, inv_mass, inverse inertia stay 0 */
+        b->w = def->angular_velocity;
     }
     b->friction = def->friction;
     b->static_friction = def->static_friction < 0 ? def->friction : def->static_friction;
@@ -397,7 +403,9 @@ fix16_t qp_body_mass(const qp_world *w, qp_body_id id)
 qp_body_type qp_body_get_type(const qp_world *w, qp_body_id id)
 {
     const qp_body_state *b = cget(w, id);
-    return b && (b->state & QP_STATE_DYNAMIC) ? QP_BODY_DYNAMIC : QP_BODY_STATIC;
+    if (!b) return QP_BODY_STATIC;
+    return (b->state & QP_STATE_DYNAMIC) ? QP_BODY_DYNAMIC : (b->state & QP_STATE_KINEMATIC) ? QP_BODY_KINEMATIC
+                                                                                             : QP_BODY_STATIC;
 }
 
 uint32_t qp_body_user_data(const qp_world *w, qp_body_id id)
@@ -410,6 +418,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
 {
     qp_body_state *b = get(w, id);
     if (!b) return QP_ERR_INVALID_ID;
+    if (!(b->state & (QP_STATE_DYNAMIC | QP_STATE_KINEMATIC))) return QP_ERR_PARAM;  /* static: never moves */
     qp_quat q;
     if (!qp_quat_normalize(rotation, &q)) return QP_ERR_PARAM;
     if (qp_v3_max_abs(position) > w->def.bounds) return QP_ERR_RANGE;
@@ -419,6 +428,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
     qp__body_update_aabbs(w, id.index, &b->x, &r);
     qp__wake_body(w, id.index);
+    if (b->state & QP_STATE_KINEMATIC) qp__wake_touching(w, id.index);
     return QP_OK;
 }
 
@@ -431,9 +441,17 @@ static qp_body_state *get_dynamic(qp_world *w, qp_body_id id, qp_result *r)
 
 /* Wake a dynamic body and return the velocity or force it holds to be set
  * (which: 0 v, 1 w, 2 force, 3 torque), or null with *r saying why not.
- * A set velocity must stay within limit (0: no limit). */
+ * A set velocity must stay within limit (0: no limit). A kinematic body takes
+ * velocities (and wakes the sleepers it touches), never forces. */
 static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, fix16_t limit, qp_result *r)
 {
+    qp_body_state *k = get(w, id);
+    if (k && (k->state & QP_STATE_KINEMATIC) && which < 2) {
+        *r = limit > 0 && qp_v3_len(value) > limit ? QP_ERR_RANGE : QP_OK;
+        if (*r != QP_OK) return 0;
+        if (!(k->state & QP_STATE_FROZEN)) qp__wake_touching(w, id.index);
+        return which == 0 ? &k->v : &k->w;
+    }
     qp_body_state *b = get_dynamic(w, id, r);
     if (!b) return 0;
     if (limit > 0 && qp_v3_len(value) > limit) {

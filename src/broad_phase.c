@@ -3,7 +3,8 @@
  * sap_order keeps every shape sorted by the low x of its box between steps,
  * so insertion sort is nearly linear on coherent scenes. The sweep emits the
  * pairs whose boxes overlap and of which at least one body moves (no
- * static-static, no sleeping-sleeping pairs). Pairs are then sorted by an
+ * static-static, no sleeping-sleeping pairs; a moving kinematic body pairs with
+ * the dynamic bodies it may carry, never with static or kinematic ones). Pairs are then sorted by an
  * integer key (body a, body b, shape slots), so their order never depends on
  * the sweep. A full pool is counted and flagged, never overrun.
  */
@@ -68,12 +69,18 @@ void qp__broad_phase(qp_world *w)
     int n = 0;
     for (int i = 0; i < w->sap_count; i++) {
         const qp_shape_slot *a = &w->shapes[order[i]];
-        bool a_moves = qp__body_moves(&w->bodies[a->body]);
+        const qp_body_state *ba = &w->bodies[a->body];
+        bool a_moves = qp__body_moves(ba), a_dynamic = qp__body_dynamic(ba), a_drives = qp__body_drives(ba);
         for (int j = i + 1; j < w->sap_count; j++) {
             const qp_shape_slot *b = &w->shapes[order[j]];
             if (b->aabb.lo.x > a->aabb.hi.x) break;
             if (a->body == b->body) continue;
-            if (!a_moves && !qp__body_moves(&w->bodies[b->body])) continue;
+            /* Something moves (an awake body, or a kinematic one driving a body that
+             * can be pushed); never two bodies that cannot be pushed. */
+            const qp_body_state *bb = &w->bodies[b->body];
+            if (!a_moves && !qp__body_moves(bb) &&
+                !((a_drives && qp__body_dynamic(bb)) || (a_dynamic && qp__body_drives(bb))))
+                continue;
             if (!overlap_yz(&a->aabb, &b->aabb)) continue;
             if (n == QP_CFG_MAX_PAIRS) {
                 w->stats.overflows++;

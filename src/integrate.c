@@ -37,12 +37,33 @@ void qp__apply_forces(qp_world *w)
     }
 }
 
+/* A kinematic body follows its own velocities (set by the user, never changed by the
+ * step); past the bounds it freezes like a dynamic body. */
+static void move_kinematic(qp_world *w, int i, fix16_t dt)
+{
+    qp_body_state *b = &w->bodies[i];
+    b->x = qp_v3_mad(b->x, b->v, dt);
+    b->q = qp_quat_integrate(b->q, b->w, dt);
+    qp__body_sync(b);
+    if (qp_v3_max_abs(b->x) > w->def.bounds) {
+        b->state |= QP_STATE_FROZEN;
+        b->flags |= QP_FLAG_OUT_OF_BOUNDS;
+        b->v = b->w = qp_v3_zero();
+    }
+    qp_rot3 r = qp__body_rot(b);
+    qp__body_update_aabbs(w, i, &b->x, &r);
+}
+
 void qp__integrate(qp_world *w)
 {
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         b->force = b->torque = qp_v3_zero();
+        if (qp__body_drives(b)) {
+            move_kinematic(w, i, dt);
+            continue;
+        }
         if (!qp__body_moves(b)) continue;
         if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
             b->flags |= QP_FLAG_SPEED_CLAMPED;

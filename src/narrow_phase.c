@@ -134,7 +134,7 @@ static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn)
 static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
 {
     const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
-    return !qp__body_moves(a) && !qp__body_moves(b) &&
+    return !qp__body_moves(a) && !qp__body_moves(b) && !qp__body_drives(a) && !qp__body_drives(b) &&
            ((a->state | b->state) & QP_STATE_ASLEEP) && (a->state & QP_STATE_USED) && (b->state & QP_STATE_USED);
 }
 

@@ -38,6 +38,13 @@ void qp__predict(qp_world *w)
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
+        if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
+            w->pred.x[i] = qp_v3_mad(b->x, b->v, dt);
+            w->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
+            qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
+            qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+            continue;
+        }
         if (!qp__body_moves(b)) {
             w->pred.x[i] = b->x;
             w->pred.q[i] = b->q;

@@ -9,11 +9,17 @@
 
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out)
 {
+    return qp_world_raycast_except(w, origin, delta, qp_null_body(), out);
+}
+
+bool qp_world_raycast_except(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_body_id except,
+                             qp_world_ray_hit *out)
+{
     if (!w || !out || (delta.x == 0 && delta.y == 0 && delta.z == 0)) return false;
     bool found = false;
     for (int s = 0; s < QP_CFG_MAX_SHAPES; s++) {
         const qp_shape_slot *slot = &w->shapes[s];
-        if (slot->body == 0) continue;
+        if (slot->body == 0 || slot->body == except.index) continue;
         const qp_body_state *b = &w->bodies[slot->body];
         qp_rot3 r = qp__body_rot(b);
         qp_transform xf = qp__shape_world(w, s, &b->x, &r);

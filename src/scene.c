@@ -280,6 +280,14 @@ NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
     return !bad;
 }
 
+/* qp_create_body's own mass check (src/body.c) on every shape of the body,
+ * with nothing created: mass in 0.01 .. 10000 kg (spread by volume, or from
+ * the density), inertia below 32000 kg m^2 (raised to its floor if small). */
+NOINLINE static bool mass_ok(const qp_body_def *d)
+{
+    return qp__body_mass_check(d) == QP_OK;
+}
+
 /* Option bits of a body line beyond QP_SCENE_GIVEN_*. */
 enum {
     OPT_HALF = 1u << 16,
@@ -287,16 +295,20 @@ enum {
     OPT_HALF_HEIGHT = 1u << 18,
     OPT_POS = 1u << 19,
     OPT_NORMAL = 1u << 20,
-    OPT_OFFSET = 1u << 21
+    OPT_OFFSET = 1u << 21,
+    OPT_AT = 1u << 22
 };
+
+static const char *const mass_msg =
+    "mass or inertia out of range: a dynamic body weighs 0.01 .. 10000 kg with inertia below 32000 kg m^2";
 
 static const char *const unknown_body_option[QP_SHAPE_TYPE_COUNT] = {
     "unknown option for 'plane': expected normal, offset, friction or restitution",
-    "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, friction, "
+    "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
     "restitution or asleep",
     "unknown option for 'capsule': expected radius, half_height, pos, rot, vel, spin, mass, density, static, "
-    "friction, restitution or asleep",
-    "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, friction, "
+    "kinematic, friction, restitution or asleep",
+    "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
     "restitution or asleep",
 };
 
@@ -306,7 +318,11 @@ NOINLINE static void default_body(qp_body_def *d)
     *d = qp_default_body_def();
 }
 
-NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_at, qp_scene_body_item *it)
+/* A body line, or (compound) the `compound` line, which has no shape of its own: its
+ * parts follow (parse_compound), and its mass is checked once they are known
+ * (*mass_at then says where to report it). */
+NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_at, qp_scene_body_item *it,
+                                bool compound, unsigned long *mass_at_out)
 {
     qp_body_def *d = &it->def;
     default_body(d);
@@ -316,10 +332,11 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     fix16_t radius = 0, half_height = 0, offset = 0, deg = 0;
     unsigned long size_at = kw_at, pos_at = kw_at, rot_at = kw_at, vel_at = kw_at, spin_at = kw_at;
     unsigned long mass_at = kw_at, fr_at = kw_at, re_at = kw_at, normal_at = kw_at, offset_at = kw_at;
-    unsigned long static_at = kw_at, asleep_at = kw_at;
+    unsigned long static_at = kw_at, asleep_at = kw_at, kin_at = kw_at;
     token t;
     bool bad;
-    const bool plane = type == QP_SHAPE_PLANE;
+    const bool plane = !compound && type == QP_SHAPE_PLANE;
+    if (compound) type = QP_SHAPE_TYPE_COUNT;   /* no size keywords */
     while (next_token(lx, &t, &bad)) {
         unsigned long at = t.at;
         if (!plane && type == QP_SHAPE_BOX && tok_is(lx, &t, "half")) {
@@ -365,6 +382,9 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         } else if (!plane && tok_is(lx, &t, "static")) {
             static_at = at;
             if (!once(lx, &seen, QP_SCENE_GIVEN_STATIC, &t)) return false;
+        } else if (!plane && tok_is(lx, &t, "kinematic")) {
+            kin_at = at;
+            if (!once(lx, &seen, QP_SCENE_GIVEN_KINEMATIC, &t)) return false;
         } else if (!plane && tok_is(lx, &t, "asleep")) {
             asleep_at = at;
             if (!once(lx, &seen, QP_SCENE_GIVEN_ASLEEP, &t)) return false;
@@ -385,11 +405,13 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
                 !read_fix(lx, &offset, "expected a number after 'offset' (m)", &offset_at))
                 return false;
         } else {
-            return fail(lx, at, unknown_body_option[type]);
+            return fail(lx, at, compound ? "unknown option for 'compound': expected pos, rot, vel, spin, mass, "
+                                           "density, static, kinematic, friction, restitution or asleep"
+                                         : unknown_body_option[type]);
         }
     }
     if (bad) return false;
-    it->given = seen & 0xFFFFu;
+    it->given = (seen & 0xFFFFu) | (compound ? QP_SCENE_GIVEN_COMPOUND : 0u);
 
     /* Required parts. */
     unsigned long end = lx->n;
@@ -410,17 +432,26 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     case QP_SHAPE_SPHERE: r = qp_make_sphere(radius, &d->shapes[0]); break;
     case QP_SHAPE_CAPSULE: r = qp_make_capsule(radius, half_height, &d->shapes[0]); break;
     case QP_SHAPE_BOX: r = qp_make_box(half, &d->shapes[0]); break;
-    default: return fail(lx, kw_at, "internal error: unknown shape");
+    default:
+        if (!compound) return fail(lx, kw_at, "internal error: unknown shape");
+        break;
     }
     if (r != QP_OK) return fail_range(lx, size_at, "shape size out of range: 0.01 .. 100 m");
-    d->shape_count = 1;
+    d->shape_count = compound ? 0 : 1;
 
     /* Kind and mass. */
     unsigned mass_kinds = seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY | QP_SCENE_GIVEN_STATIC);
     if (mass_kinds & (mass_kinds - 1u))
         return fail(lx, (seen & QP_SCENE_GIVEN_STATIC) ? static_at : mass_at,
                     "'mass', 'density' and 'static' exclude each other");
-    if (plane || (seen & QP_SCENE_GIVEN_STATIC)) {
+    if ((seen & QP_SCENE_GIVEN_KINEMATIC) && mass_kinds)
+        return fail(lx, kin_at, "'kinematic' excludes 'mass', 'density' and 'static' (infinite mass)");
+    if (mass_at_out) *mass_at_out = (seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY)) ? mass_at : kw_at;
+    if (seen & QP_SCENE_GIVEN_KINEMATIC) {
+        d->type = QP_BODY_KINEMATIC;
+        if (seen & QP_SCENE_GIVEN_ASLEEP)
+            return fail(lx, asleep_at, "a kinematic body never sleeps: remove 'asleep'");
+    } else if (plane || (seen & QP_SCENE_GIVEN_STATIC)) {
         d->type = QP_BODY_STATIC;
         if (seen & QP_SCENE_GIVEN_VEL) return fail(lx, vel_at, "a static body cannot move: remove 'vel'");
         if (seen & QP_SCENE_GIVEN_SPIN) return fail(lx, spin_at, "a static body cannot move: remove 'spin'");
@@ -432,10 +463,9 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
             return fail_range(lx, mass_at, "mass out of range: 0.01 .. 10000 kg");
         if ((seen & QP_SCENE_GIVEN_DENSITY) && d->density <= 0)
             return fail_range(lx, mass_at, "density must be positive");
-        if (!qp__body_mass_ok(d))   /* qp_create_body's own check, nothing created */
+        if (!compound && !mass_ok(d))
             return fail_range(lx, (seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY)) ? mass_at : size_at,
-                        "mass or inertia out of range: a dynamic body weighs 0.01 .. 10000 kg with inertia "
-                        "below 32000 kg m^2");
+                              mass_msg);
     }
 
     /* Pose and motion. */
@@ -512,6 +542,140 @@ NOINLINE static bool parse_joint(lexer *lx, bool hinge, qp_scene_joint_item *it)
     return true;
 }
 
+/* ---- compounds -------------------------------------------------------------------- */
+
+/* `part box|sphere|capsule SIZE at X Y Z [rot AX AY AZ DEG]` (no rot for a sphere):
+ * one shape of a compound, placed in the body frame. */
+NOINLINE static bool parse_part(lexer *lx, qp_shape *shape)
+{
+    token t;
+    bool bad;
+    if (!next_token(lx, &t, &bad))
+        return bad ? false : fail(lx, t.at, "expected a shape after 'part': box, sphere or capsule");
+    qp_shape_type type = tok_is(lx, &t, "box")       ? QP_SHAPE_BOX
+                         : tok_is(lx, &t, "sphere")  ? QP_SHAPE_SPHERE
+                         : tok_is(lx, &t, "capsule") ? QP_SHAPE_CAPSULE
+                                                     : QP_SHAPE_TYPE_COUNT;
+    if (type == QP_SHAPE_TYPE_COUNT) return fail(lx, t.at, "expected a shape after 'part': box, sphere or capsule");
+    unsigned long size_at = t.at, at_at = t.at, rot_at = t.at;
+    unsigned seen = 0;
+    qp_vec3 half = qp_v3_zero(), at = qp_v3_zero(), axis = qp_v3_zero();
+    fix16_t radius = 0, half_height = 0, deg = 0;
+    while (next_token(lx, &t, &bad)) {
+        if (type == QP_SHAPE_BOX && tok_is(lx, &t, "half")) {
+            if (!once(lx, &seen, OPT_HALF, &t) ||
+                !read_vec(lx, &half, "expected three numbers after 'half' (half extents HX HY HZ, m)", &size_at))
+                return false;
+        } else if (type != QP_SHAPE_BOX && tok_is(lx, &t, "radius")) {
+            if (!once(lx, &seen, OPT_RADIUS, &t) || !read_fix(lx, &radius, "expected a number after 'radius' (m)", &size_at))
+                return false;
+        } else if (type == QP_SHAPE_CAPSULE && tok_is(lx, &t, "half_height")) {
+            unsigned long hat;
+            if (!once(lx, &seen, OPT_HALF_HEIGHT, &t) ||
+                !read_fix(lx, &half_height, "expected a number after 'half_height' (m)", &hat))
+                return false;
+            if (!(seen & OPT_RADIUS)) size_at = hat;
+        } else if (tok_is(lx, &t, "at")) {
+            if (!once(lx, &seen, OPT_AT, &t) ||
+                !read_vec(lx, &at, "expected three numbers after 'at' (X Y Z, body frame, m)", &at_at))
+                return false;
+        } else if (type != QP_SHAPE_SPHERE && tok_is(lx, &t, "rot")) {
+            rot_at = t.at;
+            if (!once(lx, &seen, QP_SCENE_GIVEN_ROT, &t) ||
+                !read_vec(lx, &axis, "expected four numbers after 'rot' (axis AX AY AZ, angle in degrees)", 0) ||
+                !read_fix(lx, &deg, "expected four numbers after 'rot' (axis AX AY AZ, angle in degrees)", 0))
+                return false;
+        } else {
+            return fail(lx, t.at, type == QP_SHAPE_BOX      ? "unknown option for 'part box': expected half, at or rot"
+                                  : type == QP_SHAPE_SPHERE ? "unknown option for 'part sphere': expected radius or at"
+                                                            : "unknown option for 'part capsule': expected radius, "
+                                                              "half_height, at or rot");
+        }
+    }
+    if (bad) return false;
+    unsigned long end = lx->n;
+    if (type == QP_SHAPE_BOX && !(seen & OPT_HALF)) return fail(lx, end, "missing 'half HX HY HZ' (box half extents)");
+    if (type != QP_SHAPE_BOX && !(seen & OPT_RADIUS)) return fail(lx, end, "missing 'radius R'");
+    if (type == QP_SHAPE_CAPSULE && !(seen & OPT_HALF_HEIGHT)) return fail(lx, end, "missing 'half_height H'");
+    if (!(seen & OPT_AT)) return fail(lx, end, "missing 'at X Y Z' (the part's place in the body frame)");
+    qp_result r = type == QP_SHAPE_BOX      ? qp_make_box(half, shape)
+                  : type == QP_SHAPE_SPHERE ? qp_make_sphere(radius, shape)
+                                            : qp_make_capsule(radius, half_height, shape);
+    if (r != QP_OK) return fail_range(lx, size_at, "shape size out of range: 0.01 .. 100 m");
+    if (qp_v3_max_abs(at) > QP_SHAPE_MAX_SIZE)
+        return fail_range(lx, at_at, "part offset out of range: each coordinate within +-100 m of the body origin");
+    shape->offset = at;
+    if ((seen & QP_SCENE_GIVEN_ROT) && !qp_quat_from_axis_angle(axis, qp_deg_to_rad(deg), &shape->rotation))
+        return fail_range(lx, rot_at, "rotation axis must not be zero");
+    return true;
+}
+
+/* The next non-empty line of r as a lexer positioned after its first token *t:
+ * 1, 0 at the end of the text, -1 on a bad byte (*err set). */
+static int read_line(qp_scene_reader *r, lexer *lx, token *t, qp_scene_error *err)
+{
+    while (r->pos < r->len) {
+        const char *s = r->text + r->pos;
+        unsigned long rest = r->len - r->pos, n = 0, content;
+        while (n < rest && s[n] != '\n') n++;
+        r->pos += n < rest ? n + 1 : n;
+        r->line++;
+        for (content = 0; content < n && s[content] != '#'; content++) {}
+        lexer l = { s, content, 0, r->line, err };
+        *lx = l;
+        bool bad;
+        if (next_token(lx, t, &bad)) return 1;
+        if (bad) return -1;
+    }
+    return 0;
+}
+
+/* The `compound` line (already in lx) and its part lines up to `end`: one body item. */
+NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long kw_at, qp_scene_body_item *it,
+                                    qp_scene_error *err)
+{
+    unsigned long mass_at = kw_at;
+    int line = lx->line;
+    if (!parse_body(lx, QP_SHAPE_TYPE_COUNT, kw_at, it, true, &mass_at)) return false;
+    qp_body_def *d = &it->def;
+    lexer pl;
+    token t;
+    for (;;) {
+        int got = read_line(r, &pl, &t, err);
+        if (got < 0) return false;
+        if (got == 0) {
+            set_error(err, line, kw_at, "compound without 'end': its part lines must be closed by 'end'",
+                      QP_ERR_PARSE);
+            return false;
+        }
+        if (tok_is(&pl, &t, "end")) {
+            bool bad;
+            unsigned long end_at = t.at;
+            if (next_token(&pl, &t, &bad)) return fail(&pl, t.at, "nothing may follow 'end' on its line");
+            if (bad) return false;
+            if (d->shape_count == 0)
+                return fail(&pl, end_at, "a compound needs at least one 'part' line before 'end'");
+            break;
+        }
+        if (tok_is(&pl, &t, "compound"))
+            return fail(&pl, t.at, "nested compound: close the open compound with 'end' first");
+        if (!tok_is(&pl, &t, "part"))
+            return fail(&pl, t.at, "expected 'part' or 'end' inside a compound");
+        if (d->shape_count == QP_CFG_MAX_BODY_SHAPES) {   /* this build's capacity: QP_ERR_FULL */
+            set_error(err, pl.line, t.at, "too many parts in one compound for this build (QP_CFG_MAX_BODY_SHAPES, "
+                      "5 by default)", QP_ERR_FULL);
+            return false;
+        }
+        if (!parse_part(&pl, &d->shapes[d->shape_count])) return false;
+        d->shape_count++;
+    }
+    if (d->type == QP_BODY_DYNAMIC && !mass_ok(d)) {
+        set_error(err, line, mass_at, mass_msg, QP_ERR_RANGE);
+        return false;
+    }
+    return true;
+}
+
 /* ---- the reader ----------------------------------------------------------------- */
 
 qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len)
@@ -554,11 +718,17 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
                                  : tok_is(&lx, &t, "sphere") ? QP_SHAPE_SPHERE
                                                              : QP_SHAPE_CAPSULE;
             item->kind = QP_SCENE_BODY;
-            ok = parse_body(&lx, type, t.at, &item->u.body);
+            ok = parse_body(&lx, type, t.at, &item->u.body, false, 0);
         } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge")) {
             bool hinge = tok_is(&lx, &t, "hinge");
             item->kind = hinge ? QP_SCENE_HINGE : QP_SCENE_BALL;
             ok = parse_joint(&lx, hinge, &item->u.joint);
+        } else if (tok_is(&lx, &t, "compound")) {
+            item->kind = QP_SCENE_BODY;
+            ok = parse_compound(r, &lx, t.at, &item->u.body, err);
+        } else if (tok_is(&lx, &t, "part") || tok_is(&lx, &t, "end")) {
+            ok = fail(&lx, t.at, tok_is(&lx, &t, "part") ? "'part' outside a compound (parts follow 'compound pos X Y Z')"
+                                                          : "'end' without an open compound");
         } else {
             ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, ball or hinge");
         }

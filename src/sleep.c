@@ -82,6 +82,15 @@ void qp__wake_body(qp_world *w, int start)
     }
 }
 
+void qp__wake_touching(qp_world *w, int body)
+{
+    for (int c = 0; c < w->contact_count; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        if (ct->a == body) qp__wake_body(w, ct->b);
+        else if (ct->b == body) qp__wake_body(w, ct->a);
+    }
+}
+
 static fix16_t motion_now(const qp_body_state *b)
 {
     int64_t e = (qp_v3_len_sq_wide(b->v) + qp_v3_len_sq_wide(b->w)) >> 16;
@@ -107,6 +116,20 @@ void qp__check_sleepers(qp_world *w)
         } else {
             b->v = b->w = qp_v3_zero();
         }
+    }
+    /* A moving kinematic body carries what it touches: a sleeper on it wakes with the
+     * velocity the passes gave it, however slow (a platform starting under a sleeper). */
+    for (int c = 0; c < w->contact_count; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        int drives_a = qp__body_drives(&w->bodies[ct->a]), drives_b = qp__body_drives(&w->bodies[ct->b]);
+        if (!drives_a && !drives_b) continue;
+        int other = drives_a ? ct->b : ct->a;
+        qp_body_state *o = &w->bodies[other];
+        if (!(o->state & QP_STATE_ASLEEP)) continue;
+        qp_vec3 v = o->v, omega = o->w;
+        qp__wake_body(w, other);
+        o->v = v;
+        o->w = omega;
     }
 }
 
@@ -179,7 +202,9 @@ void qp__sleep(qp_world *w)
             mark[ra] |= mark[rb];
         } else {
             int d = qp__body_dynamic(a) ? ct->a : ct->b;
-            if (qp__body_dynamic(&w->bodies[d])) mark[d] |= ISLAND_GROUNDED;
+            const qp_body_state *other = &w->bodies[d == ct->a ? ct->b : ct->a];
+            /* Resting on a moving kinematic body is not rest: the island stays awake. */
+            if (qp__body_dynamic(&w->bodies[d])) mark[d] |= qp__body_drives(other) ? ISLAND_AWAKE : ISLAND_GROUNDED;
         }
     }
     /* Marks were set on bodies before their islands merged: gather at roots. */

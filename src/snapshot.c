@@ -596,8 +596,10 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
         if (index <= last || count < 1) return QP_ERR_BUFFER;
         if (index > QP_CFG_MAX_BODIES || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
         if (!(state & QP_STATE_USED) ||
-            (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN)) != 0 ||
-            ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)))
+            (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN |
+                       QP_STATE_KINEMATIC)) != 0 ||
+            ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)) ||
+            ((state & QP_STATE_KINEMATIC) && (state & QP_STATE_DYNAMIC)))
             return QP_ERR_BUFFER;
         last = index;
         listed += count;

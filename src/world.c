@@ -128,7 +128,7 @@ const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_
 static bool anything_moves(const qp_world *w)
 {
     for (int i = 1; i <= w->body_high; i++)
-        if (qp__body_moves(&w->bodies[i])) return true;
+        if (qp__body_moves(&w->bodies[i]) || qp__body_drives(&w->bodies[i])) return true;
     return false;
 }
 

@@ -3,7 +3,7 @@
  * byte order differ between targets).
  *
  * Canonical state, in this order:
- *   every used body, by slot index: index, generation, state flags (used,
+ *   every used body, by slot index: index, generation, state flags (used, kinematic,
  *   dynamic, asleep, frozen), x (centre of mass), q, v, w;
  *   every contact of the last step, in the contact array's order: a, b, sa,
  *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw.

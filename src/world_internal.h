@@ -13,10 +13,6 @@
  * >= f, so the inverse stays within QP_INV_INERTIA_MAX = 1 / f. */
 #define QP_INERTIA_FLOOR QP_FRAC(1, 10000)
 
-/* Would qp_create_body accept the mass properties of dynamic def (its
- * shapes, mass or density)? The scene reader asks before it builds anything. */
-bool qp__body_mass_ok(const qp_body_def *def);
-
 /* A body the step moves: used, dynamic, awake, not frozen. */
 static inline bool qp__body_moves(const qp_body_state *b)
 {
@@ -30,6 +26,15 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
 {
     return (b->state & (QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_FROZEN)) ==
            (QP_STATE_USED | QP_STATE_DYNAMIC);
+}
+
+/* A kinematic body that moves this step (used, not frozen, a velocity not zero): it
+ * drives what it touches (broad phase, sleep), like an awake dynamic body does. */
+static inline bool qp__body_drives(const qp_body_state *b)
+{
+    return (b->state & (QP_STATE_USED | QP_STATE_KINEMATIC | QP_STATE_FROZEN)) ==
+               (QP_STATE_USED | QP_STATE_KINEMATIC) &&
+           (b->v.x | b->v.y | b->v.z | b->w.x | b->w.y | b->w.z) != 0;
 }
 
 /* A body's rotation matrix and world inverse inertia: kept up to date by
@@ -110,8 +115,11 @@ static inline fix16_t qp__shape_core(const qp_shape *s)
 void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
+void qp__wake_touching(qp_world *w, int body); /* wake every sleeper in contact with body (kinematic moved) */
 int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
 int qp__contact_lower(const qp_world *w, const qp_contact *c); /* lower body, -1 if level */
+/* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
+qp_result qp__body_mass_check(const qp_body_def *def);
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
 
 #endif

@@ -299,12 +299,15 @@ static int cmd_run(int argc, char **argv)
             qp_vec3 p = qp_body_position(&world, id), v = qp_body_linear_velocity(&world, id),
                     w = qp_body_angular_velocity(&world, id);
             qp_quat q = qp_body_rotation(&world, id);
-            int dyn = qp_body_get_type(&world, id) == QP_BODY_DYNAMIC;
+            qp_body_type type = qp_body_get_type(&world, id);
+            int dyn = type == QP_BODY_DYNAMIC;
             printf("%s\n  {\"pos\": [%.17g, %.17g, %.17g], \"quat\": [%.17g, %.17g, %.17g, %.17g], "
-                   "\"vel\": [%.17g, %.17g, %.17g], \"spin\": [%.17g, %.17g, %.17g], \"asleep\": %s, \"static\": %s, \"flags\": %u}",
+                   "\"vel\": [%.17g, %.17g, %.17g], \"spin\": [%.17g, %.17g, %.17g], \"asleep\": %s, \"static\": %s",
                    i ? "," : "", fx(p.x), fx(p.y), fx(p.z), q30(q.w), q30(q.x), q30(q.y), q30(q.z), fx(v.x), fx(v.y),
                    fx(v.z), fx(w.x), fx(w.y), fx(w.z), dyn && !qp_body_is_awake(&world, id) ? "true" : "false",
-                   dyn ? "false" : "true", (unsigned)qp_body_flags(&world, id));
+                   type == QP_BODY_STATIC ? "true" : "false");
+            if (type == QP_BODY_KINEMATIC) printf(", \"kinematic\": true");   /* only then: older outputs unchanged */
+            printf(", \"flags\": %u}", (unsigned)qp_body_flags(&world, id));
         }
         printf("\n ]}\n");
     } else if (!hashes) {

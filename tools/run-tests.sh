@@ -81,6 +81,7 @@ unit_suite host-san "$sanitize"
 pools_suite host-pools-san "$sanitize"
 check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
 check "every scene and bad scene through the qphys command under ASan+UBSan" sh tools/test-ubsan-scenes.sh
+check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tools/test-compound-pos.sh
 
 section "cross-target determinism"
 if [ -f tools/cross-check.sh ]; then

@@ -3,10 +3,12 @@
  *   collide.h  shapes, manifolds, collide functions, ray casts
  *   world.h    the world, bodies, the step, hashes and snapshots
  *   scene.h    scene files (text) into a world
+ *   car.h      a car on ray-cast wheels (suspension, drive, brake, steering)
  *   config.h   pool sizes (QP_CFG_*), set at compile time */
 #ifndef QPHYS_QPHYS_H
 #define QPHYS_QPHYS_H
 
+#include "qphys/car.h"
 #include "qphys/collide.h"
 #include "qphys/config.h"
 #include "qphys/hash.h"

@@ -5,6 +5,11 @@
  *   plane                                   # static ground y = 0 (body 0)
  *   box     half 0.5 0.5 0.5 pos 0 0.5 0    # body 1
  *   sphere  radius 0.5 pos 0 3 0 vel 1 0 0 restitution 0.5
+ *   compound pos 3 0.4 0                    # one body of several shapes
+ *     part box half 0.8 0.05 0.8 at 0 0.45 0
+ *     part sphere radius 0.2 at 0 -0.2 0
+ *   end
+ *   box     half 1 0.1 1 pos 0 0.5 4 kinematic vel 0 0.5 0   # a lift
  *
  * The reader is part of the core: no heap, no float, no static state. Numbers
  * are read exactly into Q16.16 (qp_scene_parse_fix: rounded to nearest, ties
@@ -85,7 +90,7 @@ qp_body_id qp_scene_body(const qp_world *w, int i);
  * build their own worlds (or joints, when the engine has them) from the text. */
 typedef enum {
     QP_SCENE_WORLD = 0,
-    QP_SCENE_BODY,            /* plane, box, sphere, capsule */
+    QP_SCENE_BODY,            /* plane, box, sphere, capsule, compound ... end (one item) */
     QP_SCENE_BALL,
     QP_SCENE_HINGE
 } qp_scene_item_kind;
@@ -100,7 +105,9 @@ enum {
     QP_SCENE_GIVEN_STATIC = 1u << 5,
     QP_SCENE_GIVEN_FRICTION = 1u << 6,
     QP_SCENE_GIVEN_RESTITUTION = 1u << 7,
-    QP_SCENE_GIVEN_ASLEEP = 1u << 8
+    QP_SCENE_GIVEN_ASLEEP = 1u << 8,
+    QP_SCENE_GIVEN_KINEMATIC = 1u << 9,
+    QP_SCENE_GIVEN_COMPOUND = 1u << 10   /* a `compound` ... `end` block: def holds its parts */
 };
 
 typedef struct {
@@ -108,7 +115,8 @@ typedef struct {
 } qp_scene_world_item;
 
 typedef struct {
-    qp_body_def def;          /* ready for qp_create_body: one shape, pose, velocities, mass */
+    qp_body_def def;          /* ready for qp_create_body: one shape (a compound: its parts,
+                               * offsets in the body frame), pose, velocities, mass */
     unsigned given;           /* QP_SCENE_GIVEN_* */
 } qp_scene_body_item;
 
@@ -142,7 +150,8 @@ typedef struct {
 
 qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len);
 
-/* Parse the next non-empty line into *item. Returns 1 with an item, 0 at the
+/* Parse the next non-empty line into *item (a `compound` line with its `part` lines
+ * up to `end`: one body item). Returns 1 with an item, 0 at the
  * end of the text, -1 on an error in that line (*err says where; the reader
  * stops there). Checks everything a single line can show (syntax, ranges,
  * shape sizes, mass); not what needs the whole file (pool capacity, joint

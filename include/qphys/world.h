@@ -78,8 +78,12 @@ typedef struct {
 } qp_world_def;
 
 typedef enum {
-    QP_BODY_STATIC = 0,           /* never moves, infinite mass */
-    QP_BODY_DYNAMIC
+    QP_BODY_STATIC = 0,           /* never moves, infinite mass; set_pose and velocities refused */
+    QP_BODY_DYNAMIC,
+    QP_BODY_KINEMATIC             /* moves with its linear and angular velocity only (no gravity, no
+                                   * forces, never pushed: infinite mass); carries and wakes what rests
+                                   * on it; never sleeps. Move it with qp_body_set_linear_velocity,
+                                   * qp_body_set_angular_velocity or qp_body_set_pose. */
 } qp_body_type;
 
 typedef struct {
@@ -88,12 +92,12 @@ typedef struct {
     qp_quat rotation;             /* default identity */
     qp_vec3 linear_velocity;      /* of the centre of mass, m/s; default 0 */
     qp_vec3 angular_velocity;     /* rad/s, world frame; default 0 */
-    fix16_t mass;                 /* kg; 0 = from density (default 0) */
+    fix16_t mass;                 /* kg; 0 = from density (default 0); dynamic bodies only */
     fix16_t density;              /* kg/m^3; default 1 (a unit cube weighs 1 kg) */
     fix16_t friction;             /* dynamic Coulomb coefficient; default 0.5; 0..10 */
     fix16_t static_friction;      /* static coefficient; <0 = same as friction (default -1) */
     fix16_t restitution;          /* 0..1; default 0 */
-    bool asleep;                  /* start asleep; default false */
+    bool asleep;                  /* start asleep; default false; dynamic bodies only */
     uint32_t user_data;           /* yours; default 0 */
     int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */
     qp_shape shapes[QP_CFG_MAX_BODY_SHAPES]; /* copied at creation */
@@ -163,7 +167,10 @@ qp_body_id qp_world_body_at(const qp_world *w, int index);
 int qp_world_capacity(void);
 
 /* Reads give zero for an invalid id. Writes return QP_ERR_INVALID_ID for it,
- * QP_ERR_RANGE for values out of range, and wake the body. */
+ * QP_ERR_RANGE for values out of range, and wake the body. A static body refuses
+ * every write that moves it (set_pose, velocities, forces, impulses: QP_ERR_PARAM,
+ * nothing changes); a kinematic body takes set_pose and velocities (and wakes what
+ * touches it), refuses forces and impulses (QP_ERR_PARAM). */
 qp_vec3 qp_body_position(const qp_world *w, qp_body_id id);     /* origin */
 qp_vec3 qp_body_center(const qp_world *w, qp_body_id id);       /* centre of mass */
 qp_quat qp_body_rotation(const qp_world *w, qp_body_id id);
@@ -201,6 +208,10 @@ typedef struct {
 
 /* Nearest hit of origin + t * delta (t in [0, 1]) against every shape. */
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out);
+/* The same, ignoring every shape of body except (a null id ignores nothing): a car's
+ * wheel rays start inside or on its own chassis. */
+bool qp_world_raycast_except(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_body_id except,
+                             qp_world_ray_hit *out);
 
 /* ---- determinism --------------------------------------------------------------- */
 

@@ -96,7 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch (op) {
         case 0: {
             qp_body_def d = qp_default_body_def();
-            d.type = take(&in, 1) < 200 ? QP_BODY_DYNAMIC : QP_BODY_STATIC;
+            uint32_t type = take(&in, 1);
+            d.type = type < 200 ? QP_BODY_DYNAMIC : type < 230 ? QP_BODY_STATIC : QP_BODY_KINEMATIC;
             d.shape_count = (int)(take(&in, 1) % 3);             /* 0: refused */
             for (int s = 0; s < d.shape_count; s++) {
                 uint32_t kind = take(&in, 1) % 4;
