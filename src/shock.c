@@ -4,10 +4,9 @@
  * contacts between a body of this level and a lower one are solved with
  * the lower body immovable (infinite mass), shock_iterations sweeps per
  * level, normal and friction; then the level counts as immovable for the
- * next. Impulses only push in sum (inelastic): the pass removes what approach
- * the iterative passes left, and between levels takes back what they
- * over-pushed. This is what lets a 50-box column stand on 10 iterations and
- * a heavy body rest on a light one. Known flaw
+ * next. Impulses only push (inelastic): the pass removes what approach the
+ * iterative passes left,
+ * which is what lets a 50-box column stand on 10 iterations. Known flaw
  * (seed 003): an overhanging staircase can stand.
  */
 #include "solver.h"
@@ -23,8 +22,8 @@ static int shock_movable(const qp_world *w, const qp_contact *c)
     return move;
 }
 
-/* One sweep over a contact with the lower body pinned. The pass keeps a
- * clamped total per point (in jp), so later sweeps can take back what
+/* One sweep over a contact with the lower body pinned. The pass keeps its
+ * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
  * its fixed support. */
 static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
@@ -50,11 +49,19 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
         jn_sum += total;
     }
     /* Friction too, or the pass's normal impulses (tilted by the bodies'
-     * small rotations) would push the level sideways unopposed. Between
-     * levels it goes on from the contact pass's friction, bounded by the
-     * total normal impulse, as the contact pass bounds it (the old bound,
-     * the weight the contact carries, was for a pass that started from
-     * zero). */
+     * small rotations) would push the level sideways unopposed. Its bound
+     * is the pass's own normal impulse: a pinned coupling as strong as the
+     * contact's whole support drags the upper body with every sway of the
+     * lower one and pumps energy up the stack (measured). */
+    /* ...and no larger than the weight the contact carries: in an impact the
+     * pass's normal impulse is large, and a pinned coupling that strong
+     * throws the upper body sideways with every turn of the lower one. */
+    int lower = qp__contact_lower(w, c);
+    if (lower >= 0) {
+        const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
+        int64_t weight = qp__mul(qp__mul(up->load, qp_v3_len(w->def.gravity)), w->def.dt);
+        if (jn_sum > weight) jn_sum = weight;
+    }
     qp_friction f = { c->st1, c->st2, c->stw };
     qp__friction(w, c, r, &v, qp_sat32(jn_sum), &f, move, pinned);
     any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
@@ -66,25 +73,6 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
 
 void qp__shock(qp_world *w)
 {
-    /* A contact between two levels starts from the contact pass's totals,
-     * which its sweeps may take back down to zero. Starting from zero, the
-     * pass could only push: where the contact pass had over-pushed (its
-     * iterations leave that, and warm starting carries it on, worst under a
-     * mass ratio), the upper body kept a separating speed and the level
-     * below was lifted step after step. A 1000 kg cube on a 1 kg cube rose
-     * and squeezed the light one 6 cm sideways in 10 s; a 20-cube column
-     * tilted by up to 1 degree swayed its top 6-15 cm, or fell. Contacts
-     * within a level (both sides move here) start from zero as before:
-     * taking back there undoes the contact pass's own balance between
-     * equals, and a pile slept several times later (measured). */
-    for (int i = 0; i < w->contact_count; i++) {
-        qp_contact *c = &w->contacts[i];
-        bool between = w->bodies[c->a].level != w->bodies[c->b].level;
-        for (int k = 0; k < c->count; k++) c->p[k].jp = between ? c->p[k].jn : 0;
-        c->st1 = between ? c->jt1 : 0;
-        c->st2 = between ? c->jt2 : 0;
-        c->stw = between ? c->jtw : 0;
-    }
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
