@@ -23,7 +23,7 @@
 
 typedef struct {
     int64_t p0[3], p1[3];         /* the segment's ends, floored to units */
-    int64_t x_max;                /* its largest x, units */
+    int64_t x_min, x_max;         /* its smallest and largest x, units */
 } segment;
 
 static int64_t units(int64_t raw) { return raw >> UNIT_SHIFT; }  /* floor (arithmetic shift) */
@@ -37,6 +37,7 @@ static segment make_segment(qp_vec3 o, qp_vec3 d)
         s.p0[i] = units(ov[i]);
         s.p1[i] = units(ov[i] + dv[i]);
     }
+    s.x_min = s.p0[0] < s.p1[0] ? s.p0[0] : s.p1[0];
     s.x_max = s.p0[0] > s.p1[0] ? s.p0[0] : s.p1[0];
     return s;
 }
@@ -78,7 +79,7 @@ bool qp_world_raycast_filtered(const qp_world *w, qp_vec3 origin, qp_vec3 delta,
         int s = w->sap_order[i];
         const qp_shape_slot *slot = &w->shapes[s];
         if (sorted && box_lo(slot->aabb.lo.x) > seg.x_max) break;   /* so do all after it */
-        if (slot->flags & QP_SHAPE_SENSOR) continue;
+        if (box_hi(slot->aabb.hi.x) < seg.x_min || (slot->flags & QP_SHAPE_SENSOR)) continue;
         if (filter && (!(slot->filter.category & filter->mask) || slot->body == ignore)) continue;
         if (!segment_meets_box(&seg, &slot->aabb)) continue;
         const qp_body_state *b = &w->bodies[slot->body];
