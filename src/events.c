@@ -102,10 +102,10 @@ void qp__event_body(qp_world *w, int kind, int body)
 /* ---- the step's first and last stages ------------------------------------------------- */
 
 /* Drop the first done of n events of size bytes: the rest move to the front. */
-static int drop(void *base, int n, int done, size_t size)
+static uint16_t drop(void *base, int n, int done, size_t size)
 {
     if (done > 0 && n > done) memmove(base, (unsigned char *)base + (size_t)done * size, (size_t)(n - done) * size);
-    return n - done;
+    return (uint16_t)(n - done);
 }
 
 void qp__events_begin(qp_world *w)

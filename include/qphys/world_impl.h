@@ -145,10 +145,11 @@ typedef struct {
     qp_contact_event contact[QP_CFG_MAX_EVENTS];
     qp_sensor_event sensor[QP_CFG_MAX_EVENTS];
     qp_body_event body[QP_CFG_MAX_EVENTS];
-    int contact_n, sensor_n, body_n;
-    int contact_done, sensor_done, body_done;
-    int contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
     uint32_t lost, lost_done;
+    uint16_t contact_n, sensor_n, body_n;
+    uint16_t contact_done, sensor_done, body_done;
+    uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
+    uint16_t sap_sorted;          /* 1: qp_world.sap_order is sorted by the boxes as they are (query.c) */
 } qp_events;
 
 struct qp_world {
@@ -160,7 +161,6 @@ struct qp_world {
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
     uint16_t sap_order[QP_CFG_MAX_SHAPES];
     int sap_count;
-    int sap_sorted;               /* 1: sap_order is sorted by the boxes as they are (queries may prune) */
     qp_pair pairs[QP_CFG_MAX_PAIRS];
     int pair_count;
     /* This step's contacts, sorted by (a, b, sa, sb); they are also last
