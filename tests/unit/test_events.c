@@ -8,7 +8,8 @@
  * 3. Destroying a body ends its contacts at once (ids as they were).
  * 4. A falling sphere through a static sensor box: one sensor begin on entering and one
  *    end on leaving, and the sphere's trajectory is the same bits as without the sensor;
- *    a ball asleep inside a sensor stays in it (no end).
+ *    a ball asleep inside a sensor stays in it (no end); a falling sensor-only body
+ *    passes through a sleeping box without waking or moving it, and reports it.
  * 5. Event order: every step's events are sorted by their keys and two runs of a pile of
  *    64 falling cubes give the same event streams.
  * 6. More events in a step than the buffer holds: counted as lost, every kept event
@@ -310,6 +311,42 @@ static void test_sensor_sees_a_falling_sphere(void **st)
     const qp_sensor_event *e;
     assert_int_equal(qp_world_sensor_events(&world, &e), 1);
     assert_int_equal(e[0].kind, QP_EVENT_END);
+
+    /* A falling body that is only a sensor passes through a sleeping box: the box is
+     * neither pushed nor woken, and is reported entering and leaving. */
+    init(&world);
+    qp_body_id ground = add_ground(&world);
+    qp_body_id box = add_box(&world, 0, 0.5, 0);
+    for (int s = 0; s < 200; s++) qp_world_step(&world);
+    assert_false(qp_body_is_awake(&world, box));
+    qp_vec3 at = qp_body_center(&world, box);
+    qp_body_def d = qp_default_body_def();
+    d.position = V(0, 3, 0);
+    d.linear_velocity = V(0, -6, 0);
+    d.shape_count = 1;
+    assert_int_equal(qp_make_sphere(F(0.3), &d.shapes[0]), QP_OK);
+    d.sensors[0] = true;
+    qp_result err;
+    qp_body_id probe = qp_create_body(&world, &d, &err);
+    assert_int_equal(err, QP_OK);
+    begins = ends = 0;
+    for (int s = 0; s < 60; s++) {
+        qp_world_step(&world);
+        assert_false(qp_body_is_awake(&world, box));
+        int n = qp_world_sensor_events(&world, &e);
+        for (int i = 0; i < n; i++) {
+            assert_true(same_id(e[i].sensor, probe));
+            if (same_id(e[i].visitor, ground)) continue;   /* it enters the ground too, and stays */
+            assert_true(same_id(e[i].visitor, box));
+            if (e[i].kind == QP_EVENT_BEGIN) begins++;
+            else ends++;
+        }
+        assert_int_equal(qp_world_contact_events(&world, 0), 0);
+    }
+    assert_true(qp_v3_eq(qp_body_center(&world, box), at));
+    assert_true(D(qp_body_center(&world, probe).y) < -5);   /* through the ground too: a sensor touches nothing */
+    assert_int_equal(begins, 1);
+    assert_int_equal(ends, 1);
 }
 
 /* ---- 5. order and repeatability ------------------------------------------------------------------ */
