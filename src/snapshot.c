@@ -519,8 +519,6 @@ static void put_shape_options(writer *o, const qp_world *w)
     }
 }
 
-static const unsigned char *find_body(const unsigned char *table, int count, int index);
-
 /* Into w (its bodies already restored) when not null. QP_ERR_FULL for more overlaps than
  * this build holds; a fault sets in->bad. */
 static qp_result get_shape_options(reader *in, qp_world *w, const unsigned char *bodies, int body_count,

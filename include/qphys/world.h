@@ -255,7 +255,8 @@ bool qp_world_raycast_filtered(const qp_world *w, qp_vec3 origin, qp_vec3 delta,
  * (destroying a body, waking one), in call order, then those of the last step, sorted
  * by integer keys (body indices and shape slots, below), so the order is the same on
  * every target. qp_world_step drops what the previous readout held when it starts: read
- * them once after each step. What did not fit is counted by qp_world_events_lost. */
+ * them once after each step. What did not fit is counted by qp_world_events_lost (a
+ * buffer the last step filled has no room for the events of calls until the next step). */
 enum {
     QP_EVENT_BEGIN = 0,           /* a contact or an overlap began */
     QP_EVENT_END = 1,             /* it ended */
