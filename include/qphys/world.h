@@ -309,14 +309,16 @@ uint32_t qp_world_events_lost(const qp_world *w);
 
 /* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
  * velocities, sleep state, and every persistent contact's impulses, in index
- * order. Equal on every target for the same history. */
+ * order; shape filters and sensor flags that are not the defaults, and sensor
+ * overlaps. Equal on every target for the same history. Events are not state. */
 uint32_t qp_world_hash(const qp_world *w);
 
 #include "qphys/world_impl.h"
 
 /* Snapshot: the world's state in a portable byte format (src/snapshot.c): the same
  * bytes on every target, little-endian, versioned, with a CRC-32, holding only live
- * bodies, shapes and contacts (stack20 about 6 KB). qp_world_snapshot writes it into buf
+ * bodies, shapes (with their filters and sensor flags), contacts and sensor overlaps
+ * (stack20 about 5 KB); not events, which a restored world starts without. qp_world_snapshot writes it into buf
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
