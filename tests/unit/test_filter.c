@@ -8,6 +8,9 @@
  *    back to the masks.
  * 3. The setter: checks its id and index and changes nothing on failure; a filter set on
  *    a sleeping box that rests on the ground wakes it, the contact ends and it falls.
+ * 4. Ray filters: a ray down onto a box on the ground hits the box, the ground when the
+ *    box's category is masked out or the box ignored, nothing when both; sensors are
+ *    never hit; a stale ignore id ignores nothing.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -184,12 +187,62 @@ static void test_setter(void **st)
     assert_true(height(box) < -4);
 }
 
+/* ---- 4. ray filters ------------------------------------------------------------------------------ */
+
+static void test_ray_filter(void **st)
+{
+    (void)st;
+    init();
+    qp_body_id ground = add_ground(filter(1, 0xFFFF, 0));
+    qp_body_id box = add_box(0, 0.5, filter(2, 0xFFFF, 0));
+    qp_body_def d = qp_default_body_def();   /* a sensor above the box: never hit */
+    d.type = QP_BODY_STATIC;
+    d.position = V(0, 3, 0);
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(V(1, 1, 1), &d.shapes[0]), QP_OK);
+    d.sensors[0] = true;
+    qp_result err;
+    (void)qp_create_body(&world, &d, &err);
+    assert_int_equal(err, QP_OK);
+    qp_vec3 o = V(0, 10, 0), down = V(0, -20, 0);
+    qp_world_ray_hit hit;
+    for (int pass = 0; pass < 2; pass++) {   /* before any step (order not kept) and after one */
+        assert_true(qp_world_raycast(&world, o, down, &hit));
+        assert_int_equal(hit.body.index, box.index);
+        assert_true(fabs(D(hit.hit.point.y) - 1.0) < 0.01);
+        qp_ray_filter f = qp_default_ray_filter();
+        assert_true(qp_world_raycast_filtered(&world, o, down, &f, &hit));
+        assert_int_equal(hit.body.index, box.index);
+        f.mask = 0xFFFF & ~2u;   /* not the box's category: the ground */
+        assert_true(qp_world_raycast_filtered(&world, o, down, &f, &hit));
+        assert_int_equal(hit.body.index, ground.index);
+        assert_true(fabs(D(hit.hit.point.y)) < 0.01);
+        f = qp_default_ray_filter();
+        f.ignore = box;   /* through the box */
+        assert_true(qp_world_raycast_filtered(&world, o, down, &f, &hit));
+        assert_int_equal(hit.body.index, ground.index);
+        f.mask = 2;   /* only the box's category, and the box ignored: nothing */
+        memset(&hit, 0x5A, sizeof hit);
+        qp_world_ray_hit untouched = hit;
+        assert_false(qp_world_raycast_filtered(&world, o, down, &f, &hit));
+        assert_memory_equal(&hit, &untouched, sizeof hit);
+        qp_world_step(&world);
+    }
+    /* a stale id ignores nothing */
+    qp_ray_filter f = qp_default_ray_filter();
+    f.ignore = box;
+    f.ignore.generation++;
+    assert_true(qp_world_raycast_filtered(&world, o, down, &f, &hit));
+    assert_int_equal(hit.body.index, box.index);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_masks),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_setter),
+        cmocka_unit_test(test_ray_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
