@@ -225,7 +225,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->shapes[i] = (uint16_t)shape_idx[i];
         w->sap_order[w->sap_count++] = (uint16_t)shape_idx[i];
     }
-    w->events.sap_sorted = 0;
+    w->sap_sorted = 0;
     if (b->state & QP_STATE_ASLEEP) b->v = b->w = qp_v3_zero();
     qp__body_sync(b);
     qp__body_update_aabbs(w, index, &b->x, &rot);
@@ -354,7 +354,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     qp_rot3 r = qp__body_rot(b);
     b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
     qp__body_update_aabbs(w, id.index, &b->x, &r);
-    w->events.sap_sorted = 0;
+    w->sap_sorted = 0;
     qp__wake_body(w, id.index);
     return QP_OK;
 }

@@ -114,5 +114,5 @@ void qp__sap_refresh(qp_world *w)
         qp__body_update_aabbs(w, i, &b->x, &r);
     }
     sort_order(w);
-    w->events.sap_sorted = 1;
+    w->sap_sorted = 1;
 }

@@ -71,7 +71,7 @@ bool qp_world_raycast_filtered(const qp_world *w, qp_vec3 origin, qp_vec3 delta,
     int ignore = 0;
     if (filter && qp_body_is_valid(w, filter->ignore)) ignore = filter->ignore.index;
     segment seg = make_segment(origin, delta);
-    bool sorted = w->events.sap_sorted != 0;
+    bool sorted = w->sap_sorted != 0;
     int best_shape = -1;
     qp_ray_hit best;
     best.fraction = 0;

@@ -149,7 +149,6 @@ typedef struct {
     uint16_t contact_n, sensor_n, body_n;
     uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
-    uint16_t sap_sorted;          /* 1: qp_world.sap_order is sorted by the boxes as they are (query.c) */
 } qp_events;
 
 struct qp_world {
@@ -160,6 +159,7 @@ struct qp_world {
     qp_shape_slot shapes[QP_CFG_MAX_SHAPES];
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
     uint16_t sap_order[QP_CFG_MAX_SHAPES];
+    uint16_t sap_sorted;          /* 1: sorted by the boxes as they are now, so queries may prune (query.c) */
     int sap_count;
     qp_pair pairs[QP_CFG_MAX_PAIRS];
     int pair_count;
