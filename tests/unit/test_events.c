@@ -16,6 +16,9 @@
  *    intact and sorted, the count cleared by the next step.
  * 7. A snapshot with sensors and filters restores to a world that steps on with the same
  *    hashes and the same events.
+ * 8. 600 steps of random drops, throws, destructions and filter changes among a still and
+ *    a moving sensor: every contact and overlap begins and ends in turn, the contacts
+ *    left open are the world's, nothing is lost.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -478,6 +481,112 @@ static void test_snapshot_keeps_options(void **st)
     assert_true(events > 0);
 }
 
+/* ---- 8. begin and end pair up ------------------------------------------------------------------------ */
+
+static uint32_t seed = 2463534242u;
+static uint32_t rnd(uint32_t n)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 17;
+    seed ^= seed << 5;
+    return seed % n;
+}
+
+#define KEYS 4096
+static uint64_t open_keys[KEYS];
+static int open_n;
+
+static int find_key(uint64_t k)
+{
+    for (int i = 0; i < open_n; i++)
+        if (open_keys[i] == k) return i;
+    return -1;
+}
+
+/* Begin opens a key that was closed, end closes one that was open. */
+static void track(uint64_t key, int kind)
+{
+    int at = find_key(key);
+    if (kind == QP_EVENT_BEGIN) {
+        assert_true(at < 0);
+        assert_true(open_n < KEYS);
+        open_keys[open_n++] = key;
+    } else {
+        assert_true(at >= 0);
+        open_keys[at] = open_keys[--open_n];
+    }
+}
+
+static void track_all(void)
+{
+    const qp_contact_event *c;
+    int n = qp_world_contact_events(&world, &c);
+    for (int i = 0; i < n; i++) track(ckey(&c[i]), c[i].kind);
+    const qp_sensor_event *e;
+    n = qp_world_sensor_events(&world, &e);
+    for (int i = 0; i < n; i++)   /* sensor keys, apart from contact keys by the top bit */
+        track((uint64_t)1 << 63 | (uint64_t)e[i].sensor.index << 40 | (uint64_t)e[i].sensor_shape << 32 |
+                  (uint64_t)e[i].visitor.index << 8 | e[i].visitor_shape,
+              e[i].kind);
+}
+
+/* Bodies dropped, thrown and destroyed, filters changed, sensors still and moving, for 600
+ * steps, the events read once after each step (those of calls come with the step's):
+ * every contact and overlap opens and closes in turn, the contacts left open are the
+ * world's, and nothing is lost. */
+static void test_begin_end_pair_up(void **st)
+{
+    (void)st;
+    init(&world);
+    add_ground(&world);
+    add_sensor_box(&world, 1, 1.5);
+    qp_body_def sd = qp_default_body_def();   /* a moving sensor too */
+    sd.position = V(3, 2, 0);
+    sd.linear_velocity = V(-1, 0, 0.5);
+    sd.shape_count = 1;
+    assert_int_equal(qp_make_sphere(F(0.8), &sd.shapes[0]), QP_OK);
+    sd.sensors[0] = true;
+    qp_result err;
+    (void)qp_create_body(&world, &sd, &err);
+    assert_int_equal(err, QP_OK);
+    open_n = 0;
+    qp_body_id ids[64];
+    int nids = 0, destroyed = 0, events = 0, max_open = 0;
+    for (int s = 0; s < 600; s++) {
+        uint32_t op = rnd(12);
+        if ((op < 3 && nids < 48) || nids < 8) {   /* drop a box or a sphere */
+            double x = (double)rnd(400) / 100 - 2, z = (double)rnd(400) / 100 - 2, y = 1 + (double)rnd(300) / 100;
+            bool cube = rnd(2) != 0;
+            ids[nids++] = cube ? add_box(&world, x, y, z) : add_sphere(&world, x, y, z, 0.3 + (double)rnd(30) / 100);
+        } else if (op == 3) {   /* destroy one: its contacts and overlaps end at once */
+            int k = (int)rnd((uint32_t)nids);
+            assert_int_equal(qp_destroy_body(&world, ids[k]), QP_OK);
+            ids[k] = ids[--nids];
+            destroyed++;
+        } else if (op == 4) {   /* a filter */
+            qp_shape_filter f = qp_default_shape_filter();
+            f.category = (uint16_t)(1u << rnd(3));
+            f.mask = (uint16_t)(0xFFFFu & ~(rnd(2) ? 2u : 0u));
+            f.group = (int16_t)((int)rnd(3) - 1);
+            assert_int_equal(qp_body_set_shape_filter(&world, ids[rnd((uint32_t)nids)], 0, f), QP_OK);
+        } else if (op == 5) {   /* a throw */
+            double vx = (double)rnd(100) / 10 - 5, vy = (double)rnd(80) / 10;
+            assert_int_equal(qp_body_set_linear_velocity(&world, ids[rnd((uint32_t)nids)], V(vx, vy, 0)), QP_OK);
+        }
+        qp_world_step(&world);
+        assert_int_equal(qp_world_events_lost(&world), 0);
+        events += qp_world_contact_events(&world, 0) + qp_world_sensor_events(&world, 0);
+        track_all();
+        int open_contacts = 0;
+        for (int i = 0; i < open_n; i++) open_contacts += !(open_keys[i] >> 63);
+        assert_int_equal(open_contacts, qp_world_get_stats(&world).contacts);
+        if (open_n > max_open) max_open = open_n;
+    }
+    print_message("[events] 600 random steps: %d events, %d bodies destroyed, up to %d contacts and overlaps open\n",
+                  events, destroyed, max_open);
+    assert_true(destroyed > 20 && events > 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_order_repeatable),
         cmocka_unit_test(test_overflow_counted),
         cmocka_unit_test(test_snapshot_keeps_options),
+        cmocka_unit_test(test_begin_end_pair_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
