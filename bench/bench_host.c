@@ -30,6 +30,8 @@
  * One line per result, key=value, for bench/run.sh to tabulate:
  *   qphys scene=.. sleep=off|on|energy policy=.. steps=.. repeat=.. us_median=.. ...
  *   qphys-stages scene=.. sleep=.. steps_kept=.. total_us=.. names=a,b,.. stage_<name>=<percent> ...
+ *   qphys-rays scene=rain512 step=.. rays=.. hits=.. brute_us=.. pruned_us=.. speedup=.. same=yes|NO
+ * (the last: microseconds per ray cast on rain512, every shape against the broad phase's pruning).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -320,6 +322,114 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
     fflush(stdout);
 }
 
+/* ---- ray casts -------------------------------------------------------------------- */
+
+/* The cast every shape takes, in pool order (query.c before the broad phase pruned it):
+ * the "before" of the ray benchmark, and the reference its answers are checked against. */
+static bool brute_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out)
+{
+    bool found = false;
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++) {
+        const qp_shape_slot *slot = &w->shapes[s];
+        if (slot->body == 0 || (slot->flags & QP_SHAPE_SENSOR)) continue;
+        const qp_body_state *b = &w->bodies[slot->body];
+        qp_rot3 r = qp__body_rot(b);
+        qp_transform xf = qp__shape_world(w, s, &b->x, &r);
+        qp_ray_hit hit;
+        if (!qp_raycast_shape(&slot->shape, &xf, origin, delta, &hit)) continue;
+        if (found && hit.fraction >= out->hit.fraction) continue;
+        out->body.index = slot->body;
+        out->body.generation = b->generation;
+        out->hit = hit;
+        found = true;
+    }
+    return found;
+}
+
+#define N_RAYS 2000
+static qp_vec3 ray_o[N_RAYS], ray_d[N_RAYS];
+
+/* Rays about the pile (integer draws, the same every run): origins in a 20 m box around
+ * it, up to 16 m high; a third straight down, a third at a random body, a third in any
+ * direction, 0.5 to 32 m long. */
+static uint32_t ray_rng = 2463534242u;
+
+static uint32_t next_u32(void)
+{
+    ray_rng ^= ray_rng << 13;
+    ray_rng ^= ray_rng >> 17;
+    ray_rng ^= ray_rng << 5;
+    return ray_rng;
+}
+
+/* A draw in [lo, lo + span) metres, Q16.16. */
+static fix16_t draw(int lo, unsigned span) { return QP_INT(lo) + (fix16_t)(next_u32() % (span << 16)); }
+
+static void make_rays(const qp_world *w)
+{
+    ray_rng = 2463534242u;
+    for (int i = 0; i < N_RAYS; i++) {
+        fix16_t ox = draw(-10, 20), oy = draw(0, 16), oz = draw(-10, 20);   /* one draw per statement */
+        ray_o[i] = qp_v3(ox, oy, oz);
+        uint32_t kind = next_u32() % 3;
+        if (kind == 0) {
+            ray_d[i] = qp_v3(0, -draw(1, 15), 0);
+        } else if (kind == 1) {
+            int body = 2 + (int)(next_u32() % 512u);
+            qp_vec3 to = qp_v3_sub(w->bodies[body <= w->body_high ? body : 1].x, ray_o[i]);
+            ray_d[i] = qp_v3_add(to, qp_v3_scale(to, QP_FRAC(1, 4)));
+        } else {
+            fix16_t len = draw(0, 32) + QP_FRAC(1, 2);
+            fix16_t dx = draw(-1, 2), dy = draw(-1, 2), dz = draw(-1, 2);
+            qp_vec3 u;
+            if (!qp_v3_normalize_q30(qp_v3(dx, dy, dz), &u)) u = qp_v3(0, -QP_Q30_ONE, 0);
+            ray_d[i] = qp_v3(qp_mul(len, u.x >> 14), qp_mul(len, u.y >> 14), qp_mul(len, u.z >> 14));
+        }
+        if (qp_v3_eq(ray_d[i], qp_v3_zero())) ray_d[i] = qp_v3(0, -QP_ONE, 0);
+    }
+}
+
+/* rain512 (sleep on) at a few steps: microseconds per ray, every shape cast (brute) and
+ * through the broad phase (qp_world_raycast), each the fastest of `repeats` passes over
+ * the same rays; same=yes when every answer is the same bits. */
+static void run_rays(void)
+{
+    static const int at[] = { 60, 120, 300 };
+    if (qpb_scene_build(&world, QPB_RAIN512, true) != QP_OK) {
+        printf("qphys-rays scene=rain512 error=build-failed\n");
+        return;
+    }
+    int step = 0;
+    for (int c = 0; c < (int)(sizeof at / sizeof at[0]); c++) {
+        while (step < at[c]) qp_world_step(&world), step++;
+        make_rays(&world);
+        double t_brute = 0, t_pruned = 0;
+        int hits = 0;
+        bool same = true;
+        for (int rep = 0; rep < repeats + 1; rep++) {
+            qp_world_ray_hit a, b;
+            double t0 = now_us();
+            for (int i = 0; i < N_RAYS; i++) hits += brute_raycast(&world, ray_o[i], ray_d[i], &a);
+            double t1 = now_us();
+            for (int i = 0; i < N_RAYS; i++) (void)qp_world_raycast(&world, ray_o[i], ray_d[i], &b);
+            double t2 = now_us();
+            keep_min(&t_brute, (t1 - t0) / N_RAYS, rep);
+            keep_min(&t_pruned, (t2 - t1) / N_RAYS, rep);
+        }
+        for (int i = 0; i < N_RAYS; i++) {
+            qp_world_ray_hit a, b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            bool ga = brute_raycast(&world, ray_o[i], ray_d[i], &a), gb = qp_world_raycast(&world, ray_o[i], ray_d[i], &b);
+            if (ga != gb || (ga && memcmp(&a, &b, sizeof a) != 0)) same = false;
+        }
+        printf("qphys-rays scene=rain512 step=%d rays=%d hits=%d brute_us=%.2f pruned_us=%.2f speedup=%.1f same=%s\n",
+               step, N_RAYS, hits / (repeats + 1), t_brute, t_pruned, t_pruned > 0 ? t_brute / t_pruned : 0.0,
+               same ? "yes" : "NO");
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int steps = 0;
@@ -359,5 +469,6 @@ int main(int argc, char **argv)
         run_scene((qpb_scene)s, V_THREE_POINT, n, stages);
         if (energy) run_scene((qpb_scene)s, V_ENERGY, n, stages);
     }
+    if (!any || want[QPB_RAIN512]) run_rays();
     return 0;
 }

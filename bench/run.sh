@@ -224,3 +224,14 @@ END {
     }
   }
 }' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"
+
+# Ray casts (bench_host's qphys-rays lines): every shape cast against the broad phase's pruning.
+if grep -q '^qphys-rays' "$raw/qphys.txt"; then
+  printf '\n== Host: ray casts on rain512 (sleep on), microseconds per ray: brute = every shape cast (qp_world_raycast\n'
+  printf '   before it used the broad phase), pruned = qp_world_raycast now; same = every answer the same bits.\n'
+  printf '   2000 rays per step (down, at a body, any direction; 0.5-32 m), each time the fastest of %s passes.\n\n' "$((REPEAT + 1))"
+  printf '%-10s %5s %6s %6s %10s %10s %8s %5s\n' scene step rays hits brute_us pruned_us speedup same
+  awk '/^qphys-rays/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
+       printf "%-10s %5s %6s %6s %10s %10s %8s %5s\n", F["scene"], F["step"], F["rays"], F["hits"], F["brute_us"], F["pruned_us"], F["speedup"], F["same"] }' \
+    "$raw/qphys.txt"
+fi

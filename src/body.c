@@ -310,9 +310,14 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         slot->shape.offset = qp_v3_sub(def->shapes[i].offset, mp.center);
         slot->body = (uint16_t)index;
         slot->slot = (uint8_t)i;
+        slot->flags = def->sensors[i] ? QP_SHAPE_SENSOR : 0;
+        slot->filter.category = def->filters[i].category;
+        slot->filter.mask = def->filters[i].mask;
+        slot->filter.group = def->filters[i].group;
         b->shapes[i] = (uint16_t)shape_idx[i];
         w->sap_order[w->sap_count++] = (uint16_t)shape_idx[i];
     }
+    w->sap_sorted = 0;
     if (b->state & QP_STATE_ASLEEP) b->v = b->w = qp_v3_zero();
     qp__body_sync(b);
     qp__body_update_aabbs(w, index, &b->x, &rot);
@@ -322,13 +327,14 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     return id;
 }
 
-/* Drop every contact that involves body i, keeping order. */
+/* Drop every contact that involves body i, keeping order: each one ends. */
 static void drop_contacts(qp_world *w, int i)
 {
     int n = 0;
     for (int c = 0; c < w->contact_count; c++) {
         qp_contact *ct = &w->contacts[c];
         if (ct->a == i || ct->b == i) {
+            qp__event_contact_end(w, ct);
             int other = ct->a == i ? ct->b : ct->a;
             qp__wake_body(w, other);
             continue;
@@ -339,12 +345,28 @@ static void drop_contacts(qp_world *w, int i)
     qp__build_adjacency(w);   /* contact indices moved: waking walks the new ones */
 }
 
+/* Drop every sensor overlap that involves body i, keeping order: each one ends. */
+static void drop_overlaps(qp_world *w, int i)
+{
+    int n = 0;
+    for (int k = 0; k < w->sensor_overlap_count; k++) {
+        const qp_pair *p = &w->sensor_overlaps[k];
+        if (w->shapes[p->a].body == i || w->shapes[p->b].body == i) {
+            qp__event_sensor(w, QP_EVENT_END, p);
+            continue;
+        }
+        w->sensor_overlaps[n++] = *p;
+    }
+    w->sensor_overlap_count = n;
+}
+
 qp_result qp_destroy_body(qp_world *w, qp_body_id id)
 {
     qp_body_state *b = get(w, id);
     if (!b) return QP_ERR_INVALID_ID;
     int index = id.index;
     drop_contacts(w, index);
+    drop_overlaps(w, index);
     int n = 0;
     for (int i = 0; i < w->sap_count; i++)
         if (w->shapes[w->sap_order[i]].body != index) w->sap_order[n++] = w->sap_order[i];
@@ -427,6 +449,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     qp_rot3 r = qp__body_rot(b);
     b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
     qp__body_update_aabbs(w, id.index, &b->x, &r);
+    w->sap_sorted = 0;
     qp__wake_body(w, id.index);
     if (b->state & QP_STATE_KINEMATIC) qp__wake_touching(w, id.index);
     return QP_OK;
@@ -552,4 +575,43 @@ const qp_shape *qp_body_shape(const qp_world *w, qp_body_id id, int i)
     const qp_body_state *b = cget(w, id);
     if (!b || i < 0 || i >= b->shape_count) return 0;
     return &w->shapes[b->shapes[i]].shape;
+}
+
+qp_shape_filter qp_body_shape_filter(const qp_world *w, qp_body_id id, int i)
+{
+    const qp_body_state *b = cget(w, id);
+    if (!b || i < 0 || i >= b->shape_count) return qp_default_shape_filter();
+    return w->shapes[b->shapes[i]].filter;
+}
+
+bool qp_body_shape_is_sensor(const qp_world *w, qp_body_id id, int i)
+{
+    const qp_body_state *b = cget(w, id);
+    if (!b || i < 0 || i >= b->shape_count) return false;
+    return (w->shapes[b->shapes[i]].flags & QP_SHAPE_SENSOR) != 0;
+}
+
+qp_result qp_body_set_shape_filter(qp_world *w, qp_body_id id, int i, qp_shape_filter filter)
+{
+    qp_body_state *b = get(w, id);
+    if (!b) return QP_ERR_INVALID_ID;
+    if (i < 0 || i >= b->shape_count) return QP_ERR_RANGE;
+    qp_shape_slot *s = &w->shapes[b->shapes[i]];
+    s->filter.category = filter.category;
+    s->filter.mask = filter.mask;
+    s->filter.group = filter.group;
+    /* Sleeping pairs are not swept again: wake both sides of each contact so that one
+     * the filter now forbids ends at the next step. */
+    qp__wake_body(w, id.index);
+    for (int c = 0; c < w->contact_count; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        if (ct->a == id.index) qp__wake_body(w, ct->b);
+        else if (ct->b == id.index) qp__wake_body(w, ct->a);
+    }
+    for (int k = 0; k < w->sensor_overlap_count; k++) {
+        int a = w->shapes[w->sensor_overlaps[k].a].body, c = w->shapes[w->sensor_overlaps[k].b].body;
+        if (a == id.index) qp__wake_body(w, c);
+        else if (c == id.index) qp__wake_body(w, a);
+    }
+    return QP_OK;
 }

@@ -6,7 +6,8 @@
  * static-static, no sleeping-sleeping pairs; a moving kinematic body pairs with
  * the dynamic bodies it may carry, never with static or kinematic ones). Pairs are then sorted by an
  * integer key (body a, body b, shape slots), so their order never depends on
- * the sweep. A full pool is counted and flagged, never overrun.
+ * the sweep. Shape filters (world.h, qp_shape_filter) drop a pair before it is made.
+ * A full pool is counted and flagged, never overrun.
  */
 #include "world_internal.h"
 
@@ -18,8 +19,7 @@ static bool sap_less(const qp_world *w, uint16_t a, uint16_t b)
 
 static uint64_t pair_key(const qp_world *w, const qp_pair *p)
 {
-    const qp_shape_slot *a = &w->shapes[p->a], *b = &w->shapes[p->b];
-    return ((uint64_t)a->body << 48) | ((uint64_t)b->body << 32) | ((uint64_t)a->slot << 8) | b->slot;
+    return qp__pair_key(w, p);
 }
 
 /* Heap sort: in place, no recursion, O(n log n); keys are unique, so the
@@ -54,7 +54,7 @@ static bool overlap_yz(const qp_aabb *a, const qp_aabb *b)
     return a->lo.y <= b->hi.y && b->lo.y <= a->hi.y && a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
 }
 
-void qp__broad_phase(qp_world *w)
+static void sort_order(qp_world *w)
 {
     uint16_t *order = w->sap_order;
     for (int i = 1; i < w->sap_count; i++) {
@@ -66,6 +66,12 @@ void qp__broad_phase(qp_world *w)
         }
         order[j + 1] = s;
     }
+}
+
+void qp__broad_phase(qp_world *w)
+{
+    uint16_t *order = w->sap_order;
+    sort_order(w);
     int n = 0;
     for (int i = 0; i < w->sap_count; i++) {
         const qp_shape_slot *a = &w->shapes[order[i]];
@@ -82,6 +88,7 @@ void qp__broad_phase(qp_world *w)
                 !((a_drives && qp__body_dynamic(bb)) || (a_dynamic && qp__body_drives(bb))))
                 continue;
             if (!overlap_yz(&a->aabb, &b->aabb)) continue;
+            if (!qp__shapes_pair(a, b)) continue;
             if (n == QP_CFG_MAX_PAIRS) {
                 w->stats.overflows++;
                 w->bodies[a->body].flags |= QP_FLAG_CONTACTS_LOST;
@@ -98,4 +105,21 @@ void qp__broad_phase(qp_world *w)
     w->pair_count = n;
     w->stats.pairs = n;
     if (n > w->stats.max_pairs) w->stats.max_pairs = n;
+}
+
+/* After the step, every box at its body's new pose (moving bodies' were at the predicted
+ * one; sleepers, static and frozen bodies' are already where they are) and the order
+ * sorted by them again, so that ray casts between steps can prune with it (query.c).
+ * The next broad phase recomputes the moving bodies' boxes at their predicted poses
+ * first: what it sees, and so every result, is the same as without this. */
+void qp__sap_refresh(qp_world *w)
+{
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!qp__body_moves(b)) continue;
+        qp_rot3 r = qp__body_rot(b);
+        qp__body_update_aabbs(w, i, &b->x, &r);
+    }
+    sort_order(w);
+    w->sap_sorted = 1;
 }

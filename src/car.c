@@ -148,7 +148,9 @@ static void suspension(qp_world *w, qp_car *car, int i, const qp_rot3 *rot, qp_v
     wh->point = wh->normal = qp_v3_zero();
     wh->length = d->rest_length;
     wh->load = wh->slip = 0;
-    if (!qp_world_raycast_except(w, mount, qp_v3_scale(up, -reach), car->chassis, &hit)) return;
+    qp_ray_filter through_chassis = qp_default_ray_filter();
+    through_chassis.ignore = car->chassis;
+    if (!qp_world_raycast_filtered(w, mount, qp_v3_scale(up, -reach), &through_chassis, &hit)) return;
     qp_vec3 n = qp_v3_from_q30(hit.hit.normal);
     if (qp_v3_dot(n, up) <= 0) return;   /* a surface seen from behind */
     wh->contact = true;

@@ -55,5 +55,28 @@ qp_body_def qp_default_body_def(void)
     d.restitution = 0;
     d.asleep = false;
     d.shape_count = 0;
+    for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) {
+        d.filters[i] = qp_default_shape_filter();
+        d.sensors[i] = false;
+    }
     return d;
+}
+
+qp_shape_filter qp_default_shape_filter(void)
+{
+    qp_shape_filter f;
+    f.category = 1;
+    f.mask = 0xFFFFu;
+    f.group = 0;
+    return f;
+}
+
+qp_ray_filter qp_default_ray_filter(void)
+{
+    qp_ray_filter f;
+    unsigned char *p = (unsigned char *)&f;
+    for (unsigned i = 0; i < sizeof f; i++) p[i] = 0;
+    f.mask = 0xFFFFu;
+    f.ignore = qp_null_body();
+    return f;
 }

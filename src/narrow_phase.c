@@ -16,6 +16,10 @@
  * both asleep (or asleep on something static) are not collided; their old
  * records come back as sleeping contacts, so the contact graph still knows
  * what rests on what.
+ *
+ * A contact with no predecessor begins, an old one with no successor (and not kept
+ * asleep) ends: both raise an event (events.c), in the walk's key order. Pairs with a
+ * sensor make no contact (sensor.c reads them).
  */
 #include <string.h>
 #include "world_internal.h"
@@ -161,6 +165,7 @@ static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int
     }
     if (*n == old->next && old->next < old->end) {
         lose_contact(w, w->contacts[old->next].a, w->contacts[old->next].b);
+        qp__event_contact_end(w, &w->contacts[old->next]);
         old->next++;
     }
     qp_contact *c = &w->contacts[(*n)++];
@@ -170,11 +175,29 @@ static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int
     return c;
 }
 
+/* A contact of last step that has no successor ends (events.c): as last seen. */
+static void end_contact(qp_world *w, const qp_contact_cache *k)
+{
+    int64_t s[3] = { 0, 0, 0 }, j = 0;
+    for (int p = 0; p < k->count; p++) {
+        s[0] += k->ra[p].x;
+        s[1] += k->ra[p].y;
+        s[2] += k->ra[p].z;
+        j += k->jn[p];
+    }
+    int n = k->count > 0 ? k->count : 1;
+    qp_vec3 point = qp_v3_add(w->bodies[k->a].x, qp_v3((fix16_t)(s[0] / n), (fix16_t)(s[1] / n), (fix16_t)(s[2] / n)));
+    qp__event_contact(w, QP_EVENT_END, k->a, k->b, k->sa, k->sb, point, k->n, qp_sat32(j));
+}
+
 /* A sleeping pair's contact, rebuilt from its old record (not solved). */
 static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k)
 {
     qp_contact *c = new_contact(w, n, walk, k->a, k->b);
-    if (!c) return;
+    if (!c) {
+        end_contact(w, k);
+        return;
+    }
     c->sa = k->sa;
     c->sb = k->sb;
     c->count = k->count;
@@ -240,7 +263,10 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     qp_contact *c = new_contact(w, n, walk, a, b);
-    if (!c) return;
+    if (!c) {
+        if (old) end_contact(w, old);
+        return;
+    }
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
     c->sa = sa->slot;
     c->sb = sb->slot;
@@ -269,6 +295,8 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     } else {
         c->flags |= QP_CONTACT_NEW;
         wake_on_impact(w, c, vn_min);
+        /* Its point, normal and impulse are filled in after the solver (events.c). */
+        qp__event_contact(w, QP_EVENT_BEGIN, a, b, c->sa, c->sb, qp_v3_zero(), qp_v3_zero(), 0);
     }
     /* For sleep, a new contact is a change when something lands on something
      * (neighbours that merely touch, or a gap within the margin, are not). */
@@ -314,6 +342,7 @@ void qp__narrow_phase(qp_world *w)
     qp_contact_cache old;
     /* Merge walk: pairs and old contacts are both sorted by the same key. */
     for (int i = 0; i < w->pair_count; i++) {
+        if (qp__pair_is_sensor(w, &w->pairs[i])) continue;   /* sensor.c */
         const qp_shape_slot *sa = &w->shapes[w->pairs[i].a], *sb = &w->shapes[w->pairs[i].b];
         uint64_t key = contact_key(sa->body, sb->body, sa->slot, sb->slot);
         bool found = false;
@@ -327,6 +356,7 @@ void qp__narrow_phase(qp_world *w)
                 break;
             }
             if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
+            else end_contact(w, &old);
         }
         qp_poses at;
         pair_poses(w, &w->pairs[i], &at);
@@ -334,10 +364,13 @@ void qp__narrow_phase(qp_world *w)
         qp_manifold m;
         if (collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0)
             add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m);
+        else if (found)
+            end_contact(w, &old);
     }
     while (walk.next < walk.end) {
         read_old(w, &walk, &old);
         if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
+        else end_contact(w, &old);
     }
     int points = 0;
     for (int i = 0; i < n; i++) points += w->contacts[i].count;

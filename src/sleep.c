@@ -47,6 +47,7 @@ static void wake_one(qp_world *w, int i)
     b->awake_steps = 0;
     b->motion = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
     reset_boxes(b);
+    qp__event_body(w, QP_EVENT_WOKE, i);
 }
 
 /* Does the contact climb from u to the other body (not clearly downwards)? */
@@ -217,6 +218,7 @@ void qp__sleep(qp_world *w)
         if (!qp__body_moves(b)) continue;
         if (mark[find(w, i)] != ISLAND_GROUNDED) continue;
         b->state |= QP_STATE_ASLEEP;
+        qp__event_body(w, QP_EVENT_SLEPT, i);
         b->v = b->w = qp_v3_zero();
         qp_rot3 r = qp__body_rot(b);
         qp__body_update_aabbs(w, i, &b->x, &r);

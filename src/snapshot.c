@@ -6,14 +6,15 @@
  * pools hold it can restore it. Only live bodies, their shapes and the persistent contacts
  * are written, so the size grows with the scene, not with the pools.
  *
- *   header   (16 bytes)  "QPS3", format u16, 0 u16, payload length u32, CRC-32 of the payload
+ *   header   (16 bytes)  "QPS4", format u16, 0 u16, payload length u32, CRC-32 of the payload
  *   counts   (8 bytes)   bodies, shapes, contacts, free slots with a generation (u16 each)
  *   bodies   (4 each)    slot index u16 (increasing), shape count u8, state u8
  *   shapes   (2 each)    shape pool index u16, for each body in order, slot by slot
  *   stream               zigzag LEB128 varints: the world definition, statistics and
  *                        body_high; per body its state and its shapes; the generations of
  *                        free slots; the contacts (what one step hands the next:
- *                        narrow_phase.c's qp_contact_cache)
+ *                        narrow_phase.c's qp_contact_cache); each shape's options
+ *                        (sensor, filter) and the sensor overlaps (format 4)
  * Little-endian fixed fields; a varint takes 1-5 bytes, small numbers (most of a resting
  * world) one.
  *
@@ -30,8 +31,8 @@
 #include <string.h>
 #include "world_internal.h"
 
-#define SNAP_MAGIC 0x33535051u /* "QPS3" */
-#define SNAP_FORMAT 3u
+#define SNAP_MAGIC 0x34535051u /* "QPS4" */
+#define SNAP_FORMAT 4u
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -488,6 +489,75 @@ static uint64_t contact_key(const qp_contact *c)
     return ((uint64_t)c->a << 48) | ((uint64_t)c->b << 32) | ((uint64_t)c->sa << 8) | c->sb;
 }
 
+/* ---- shape options and sensor overlaps (format 4) --------------------------------------------------- */
+
+enum { OPT_SENSOR = 1u, OPT_FILTER = 2u };
+
+/* Per shape, body by body: an options byte (a varint), and the filter when it is not the
+ * default one (most shapes: one byte in all). Then the sensor overlaps, as body indices and
+ * shape slots like contacts. */
+static void put_shape_options(writer *o, const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        for (int k = 0; k < b->shape_count; k++) {
+            const qp_shape_slot *s = &w->shapes[b->shapes[k]];
+            bool custom = s->filter.category != 1 || s->filter.mask != 0xFFFFu || s->filter.group != 0;
+            put_u(o, ((s->flags & QP_SHAPE_SENSOR) ? OPT_SENSOR : 0u) | (custom ? OPT_FILTER : 0u));
+            if (!custom) continue;
+            put_u(o, s->filter.category);
+            put_u(o, s->filter.mask);
+            put_i(o, s->filter.group);
+        }
+    }
+    put_u(o, (uint32_t)w->sensor_overlap_count);
+    for (int k = 0; k < w->sensor_overlap_count; k++) {
+        const qp_shape_slot *a = &w->shapes[w->sensor_overlaps[k].a], *b = &w->shapes[w->sensor_overlaps[k].b];
+        put_u(o, a->body);
+        put_u(o, a->slot);
+        put_u(o, b->body);
+        put_u(o, b->slot);
+    }
+}
+
+/* Into w (its bodies already restored) when not null. QP_ERR_FULL for more overlaps than
+ * this build holds; a fault sets in->bad. */
+static qp_result get_shape_options(reader *in, qp_world *w, const unsigned char *bodies, int body_count,
+                                   const unsigned char *shape_table, int shapes)
+{
+    for (int k = 0; k < shapes && !in->bad; k++) {
+        uint32_t opt = get_un(in, 0, OPT_SENSOR | OPT_FILTER);
+        qp_shape_filter f = { 1, 0xFFFFu, 0 };
+        if (opt & OPT_FILTER) {
+            f.category = (uint16_t)get_un(in, 0, 0xFFFFu);
+            f.mask = (uint16_t)get_un(in, 0, 0xFFFFu);
+            f.group = (int16_t)get_in(in, INT16_MIN, INT16_MAX);
+        }
+        if (!w || in->bad) continue;
+        qp_shape_slot *s = &w->shapes[shape_table[2 * k] | shape_table[2 * k + 1] << 8];
+        s->flags = (opt & OPT_SENSOR) ? QP_SHAPE_SENSOR : 0;
+        s->filter = f;
+    }
+    uint32_t count = get_u(in);
+    if (in->bad) return QP_OK;
+    if (count > QP_CFG_MAX_SENSOR_OVERLAPS) return QP_ERR_FULL;
+    uint64_t last = 0;
+    for (uint32_t k = 0; k < count && !in->bad; k++) {
+        int a = (int)get_un(in, 1, QP_CFG_MAX_BODIES), sa = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
+        int b = (int)get_un(in, 1, QP_CFG_MAX_BODIES), sb = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
+        const unsigned char *ea = find_body(bodies, body_count, a), *eb = find_body(bodies, body_count, b);
+        uint64_t key = ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | (uint64_t)sb;
+        if (a >= b || !ea || !eb || sa >= ea[2] || sb >= eb[2] || (k > 0 && key <= last)) in->bad = 1;
+        last = key;
+        if (!w || in->bad) continue;
+        w->sensor_overlaps[k].a = w->bodies[a].shapes[sa];
+        w->sensor_overlaps[k].b = w->bodies[b].shapes[sb];
+    }
+    if (w && !in->bad) w->sensor_overlap_count = (int)count;
+    return QP_OK;
+}
+
 /* ---- snapshot -------------------------------------------------------------------------------------- */
 
 static void write_all(const qp_world *w, writer *o)
@@ -533,6 +603,7 @@ static void write_all(const qp_world *w, writer *o)
         }
     }
     for (int c = 0; c < w->contact_count; c++) put_contact(o, &w->contacts[c]);
+    put_shape_options(o, w);
     if (o->p) {
         unsigned long len = o->n - start - SNAP_HEADER;
         writer h = { o->p + start + 8, 0 };
@@ -642,6 +713,9 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
         last_key = key;
         if (w && !in.bad) w->contacts[k] = c;
     }
+    if (in.bad) return QP_ERR_BUFFER;
+    qp_result opt = get_shape_options(&in, w, body_table, bodies, shape_table, shapes);
+    if (opt != QP_OK) return opt;
     if (in.bad || in.at != size) return QP_ERR_BUFFER;
     if (w) {
         w->contact_count = contacts;

@@ -123,7 +123,12 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
         j[k] = point_impulse(w, c, r, k, &v, an) / c->count;
         any |= j[k] != 0;
     }
-    for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, j[k], move);
+    int64_t sum = c->jc;
+    for (int k = 0; k < c->count; k++) {
+        qp__point_apply(w, c, r, &v, k, j[k], move);
+        sum += j[k];
+    }
+    c->jc = qp_sat32(sum);   /* for the contact's begin event only */
     return any;
 }
 

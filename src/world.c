@@ -106,9 +106,11 @@ void qp__count_bodies(qp_world *w)
 /* One step, as a table of contents (docs/design.md §3). The benchmarks run the same
  * table stage by stage to time each one. */
 const qp__stage qp__step_stages[] = {
+    { "events", qp__events_begin },               /*    drop the last readout */
     { "predict", qp__predict },                   /* 1. predicted poses */
     { "broad", qp__broad_phase },                 /*    detection at them */
     { "narrow", qp__narrow_phase },
+    { "sensors", qp__sensors },
     { "graph", qp__contact_graph },               /*    levels and order */
     { "collisions", qp__solve_collisions },       /* 2. elastic pass */
     { "forces", qp__apply_forces },               /* 3. gravity and forces */
@@ -118,7 +120,9 @@ const qp__stage qp__step_stages[] = {
     { "penetration", qp__penetration },           /* 6. split impulse */
     { "integrate", qp__integrate },               /* 7. positions */
     { "sleep", qp__sleep },                       /* 8. sleep and wake */
+    { "bounds", qp__sap_refresh },                /*    boxes at the new poses, for queries */
     { "count", qp__count_bodies },
+    { "events out", qp__events_end },             /*    events in order, for the caller */
 };
 const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_stages[0]);
 
@@ -137,7 +141,9 @@ void qp_world_step(qp_world *w)
     w->stats.step++;
     if (!anything_moves(w)) {
         w->stats.pairs = 0;   /* nothing was collided */
+        qp__events_begin(w);
         qp__count_bodies(w);
+        qp__events_end(w);
         return;
     }
     for (int i = 0; i < qp__step_stage_count; i++) qp__step_stages[i].run(w);

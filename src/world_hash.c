@@ -6,7 +6,9 @@
  *   every used body, by slot index: index, generation, state flags (used, kinematic,
  *   dynamic, asleep, frozen), x (centre of mass), q, v, w;
  *   every contact of the last step, in the contact array's order: a, b, sa,
- *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw.
+ *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw;
+ *   every shape whose options (sensor flag, filter) are not the defaults, by pool index:
+ *   owner, slot, flags, category, mask, group; every sensor overlap (shape indices).
  * Everything else (rotation matrices, inertia, AABBs, pairs, scratch) is a
  * function of this state and the scene, or scratch rebuilt each step.
  */
@@ -54,5 +56,18 @@ uint32_t qp_world_hash(const qp_world *w)
         h = qp_hash_u32(h, (uint32_t)ct->jt2);
         h = qp_hash_u32(h, (uint32_t)ct->jtw);
     }
+    /* Shape options (sensor, filter) that are not the defaults, and the sensor overlaps:
+     * a world without them hashes as before. */
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++) {
+        const qp_shape_slot *sl = &w->shapes[s];
+        if (sl->body == 0 || (sl->flags == 0 && sl->filter.category == 1 && sl->filter.mask == 0xFFFFu &&
+                              sl->filter.group == 0))
+            continue;
+        h = qp_hash_u32(h, ((uint32_t)sl->body << 16) | ((uint32_t)sl->slot << 8) | sl->flags);
+        h = qp_hash_u32(h, ((uint32_t)sl->filter.category << 16) | sl->filter.mask);
+        h = qp_hash_u32(h, (uint32_t)(int32_t)sl->filter.group);
+    }
+    for (int k = 0; k < w->sensor_overlap_count && k < QP_CFG_MAX_SENSOR_OVERLAPS; k++)
+        h = qp_hash_u32(h, ((uint32_t)w->sensor_overlaps[k].a << 16) | w->sensor_overlaps[k].b);
     return h;
 }

@@ -65,6 +65,40 @@ static inline qp_vec3 qp__arm_b(const qp_contact *c, int k)
     return qp_v3_add(c->p[k].ra, c->ab);
 }
 
+/* The sort key of a shape pair or contact: (body a, body b, slot a, slot b). */
+static inline uint64_t qp__contact_key(int a, int b, int sa, int sb)
+{
+    return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | (uint64_t)sb;
+}
+
+static inline uint64_t qp__pair_key(const qp_world *w, const qp_pair *p)
+{
+    const qp_shape_slot *a = &w->shapes[p->a], *b = &w->shapes[p->b];
+    return qp__contact_key(a->body, b->body, a->slot, b->slot);
+}
+
+/* May two shapes of different bodies make a pair (qp_shape_filter's rule; sensors do
+ * not see sensors)? */
+static inline bool qp__shapes_pair(const qp_shape_slot *a, const qp_shape_slot *b)
+{
+    if (a->flags & b->flags & QP_SHAPE_SENSOR) return false;
+    if (a->filter.group == b->filter.group && a->filter.group != 0) return a->filter.group > 0;
+    return (a->filter.category & b->filter.mask) != 0 && (b->filter.category & a->filter.mask) != 0;
+}
+
+/* Is either shape of a pair a sensor? */
+static inline bool qp__pair_is_sensor(const qp_world *w, const qp_pair *p)
+{
+    return ((w->shapes[p->a].flags | w->shapes[p->b].flags) & QP_SHAPE_SENSOR) != 0;
+}
+
+/* Events (events.c): raised where they happen, read after the step. */
+void qp__event_contact(qp_world *w, int kind, int a, int b, int sa, int sb, qp_vec3 point, qp_vec3 normal,
+                       fix16_t impulse);
+void qp__event_contact_end(qp_world *w, const qp_contact *c);   /* from a contact as it is */
+void qp__event_sensor(qp_world *w, int kind, const qp_pair *p);
+void qp__event_body(qp_world *w, int kind, int body);
+
 /* Were the caller's headers compiled with the library's pool sizes and options? */
 bool qp__config_ok(uint32_t config_signature, unsigned long world_size);
 /* Every field of a world definition within its range? (world.c) */
@@ -73,9 +107,11 @@ qp_result qp__check_world_def(const qp_world_def *d);
 void qp__build_adjacency(qp_world *w);
 
 /* The stages of qp_world_step, in order (docs/design.md §3). */
+void qp__events_begin(qp_world *w);     /* events.c: drop the last readout */
 void qp__predict(qp_world *w);          /* predict.c: predicted poses for detection */
 void qp__broad_phase(qp_world *w);      /* broad_phase.c: sweep and prune -> pairs */
 void qp__narrow_phase(qp_world *w);     /* narrow_phase.c: manifolds, persistence */
+void qp__sensors(qp_world *w);          /* sensor.c: sensor overlaps begin and end */
 void qp__contact_graph(qp_world *w);    /* contact_graph.c: levels and solve order */
 void qp__solve_collisions(qp_world *w); /* solve_collisions.c: elastic pass */
 void qp__apply_forces(qp_world *w);     /* integrate.c: gravity and user forces */
@@ -85,6 +121,8 @@ void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passe
 void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
 void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
 void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
+void qp__sap_refresh(qp_world *w);      /* broad_phase.c: boxes at the new poses, kept sorted for queries */
+void qp__events_end(qp_world *w);       /* events.c: begin impulses, order */
 void qp__count_bodies(qp_world *w);     /* world.c: awake/asleep counts, first all-asleep step */
 
 /* qp_world_step is this table, run in order (world.c); benchmarks time it stage by stage. */

@@ -138,8 +138,8 @@ static qp_scene_info load_scene(const char *path, const char *text, unsigned lon
     return info;
 }
 
-/* A snapshot file (qp_world_snapshot's bytes) starts with "QPS3". */
-static int is_snapshot(const blob *b) { return b->len >= 4 && !memcmp(b->data, "QPS3", 4); }
+/* A snapshot file (qp_world_snapshot's bytes) starts with "QPS" and its format digit. */
+static int is_snapshot(const blob *b) { return b->len >= 4 && !memcmp(b->data, "QPS", 3); }
 
 /* Restore a snapshot into the world, or exit 2 naming the file; the scene info that a
  * run reports, from the restored world. */

@@ -64,6 +64,20 @@
 #define QP_CFG_MAX_JOINTS 32
 #endif
 
+/* Events a world keeps for the caller to read after a step (qp_world_contact_events,
+ * qp_world_sensor_events, qp_world_body_events): each of the three buffers holds this
+ * many; what does not fit is counted (qp_world_events_lost), never written. 40, 12 and 8
+ * bytes an entry. Results never depend on it. 1..32767. */
+#ifndef QP_CFG_MAX_EVENTS
+#define QP_CFG_MAX_EVENTS 256
+#endif
+
+/* Overlaps of sensor shapes with other shapes, kept between steps (a sensor reports an
+ * overlap when it begins and when it ends). 4 bytes each. Results never depend on it. 1..32767. */
+#ifndef QP_CFG_MAX_SENSOR_OVERLAPS
+#define QP_CFG_MAX_SENSOR_OVERLAPS 64
+#endif
+
 /* QP_CFG_POOLS_CUSTOM is defined when any pool size above was set: a program
  * with other pools may part from the default build where a pool fills up
  * (the board scene runner reports that instead of printing other hashes). */
@@ -82,6 +96,12 @@
 #endif
 #if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
 #error "QP_CFG_LOW_RAM must be 0 or 1"
+#endif
+#if QP_CFG_MAX_EVENTS < 1 || QP_CFG_MAX_EVENTS > 32767
+#error "QP_CFG_MAX_EVENTS must be 1..32767"
+#endif
+#if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
+#error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
 #endif
 #if QP_CFG_MAX_PAIRS < 1 || QP_CFG_MAX_CONTACTS < 1
 #error "QP_CFG_MAX_PAIRS and QP_CFG_MAX_CONTACTS must be positive"

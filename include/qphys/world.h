@@ -86,6 +86,20 @@ typedef enum {
                                    * qp_body_set_angular_velocity or qp_body_set_pose. */
 } qp_body_type;
 
+/* Which shapes collide (Box2D's rule): two shapes in the same non-zero group always
+ * collide when the group is positive and never when it is negative; otherwise they
+ * collide when each one's category is in the other's mask:
+ * (a.category & b.mask) && (b.category & a.mask). Shapes of one body never collide.
+ * The broad phase applies it, so a filtered-out pair costs nothing after the sweep. */
+typedef struct {
+    uint16_t category;            /* the bits this shape is; default 1 */
+    uint16_t mask;                /* the categories it collides with; default 0xFFFF (all) */
+    int16_t group;                /* default 0 (none) */
+} qp_shape_filter;
+
+/* category 1, mask 0xFFFF, group 0: everything collides with everything. */
+qp_shape_filter qp_default_shape_filter(void);
+
 typedef struct {
     qp_body_type type;            /* default QP_BODY_DYNAMIC */
     qp_vec3 position;             /* body origin, world; default 0 */
@@ -101,6 +115,14 @@ typedef struct {
     uint32_t user_data;           /* yours; default 0 */
     int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */
     qp_shape shapes[QP_CFG_MAX_BODY_SHAPES]; /* copied at creation */
+    /* Per shape, beside its geometry (qp_shape stays the pure input of the collide
+     * functions): its collision filter (default qp_default_shape_filter()), and whether it
+     * is a sensor (default false). A sensor touches nothing: it makes no contact, pushes
+     * nothing, wakes nothing and is not hit by ray casts; it reports the shapes that
+     * overlap it (qp_world_sensor_events), filtered like a contact. Sensors do not see
+     * other sensors. A sensor shape still gives its body mass. */
+    qp_shape_filter filters[QP_CFG_MAX_BODY_SHAPES];
+    bool sensors[QP_CFG_MAX_BODY_SHAPES];
 } qp_body_def;
 
 /* Flags a body raises for the user to read (qp_body_flags); sticky until cleared. */
@@ -134,10 +156,12 @@ typedef struct qp_world qp_world;
  * own: a program built with -DQP_CFG_MAX_BODIES=16 against a default libqphys.a gets an
  * error, never memory corruption (FreeRTOS checks its static objects' sizes likewise). */
 #define QP__SIG_MIX(h, v) (((uint32_t)(h) ^ (uint32_t)(v)) * UINT32_C(16777619))
-#define QP_CONFIG_SIGNATURE                                                                            \
+#define QP__CONFIG_SIGNATURE_POOLS                                                                     \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
         UINT32_C(2166136261), QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_BODY_SHAPES),          \
         QP_CFG_MAX_PAIRS), QP_CFG_MAX_CONTACTS), QP_CFG_LOW_RAM), QP_CFG_MAX_JOINTS)
+#define QP_CONFIG_SIGNATURE \
+    QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS)
 
 /* ---- world ----------------------------------------------------------------- */
 
@@ -198,6 +222,13 @@ int qp_body_level(const qp_world *w, qp_body_id id);
  * Shape offsets are stored relative to the body's centre of mass. */
 int qp_body_shape_count(const qp_world *w, qp_body_id id);
 const qp_shape *qp_body_shape(const qp_world *w, qp_body_id id, int i);
+/* Shape i's filter (the default one for an invalid id or index), and whether it is a sensor. */
+qp_shape_filter qp_body_shape_filter(const qp_world *w, qp_body_id id, int i);
+bool qp_body_shape_is_sensor(const qp_world *w, qp_body_id id, int i);
+/* Set shape i's filter: QP_ERR_INVALID_ID, QP_ERR_RANGE for i outside 0..count-1. Every
+ * value of the fields is valid. Wakes the body and the bodies it touches, so that
+ * contacts the filter now forbids end at the next step even between sleepers. */
+qp_result qp_body_set_shape_filter(qp_world *w, qp_body_id id, int i, qp_shape_filter filter);
 
 /* ---- queries ----------------------------------------------------------------- */
 
@@ -206,25 +237,98 @@ typedef struct {
     qp_ray_hit hit;
 } qp_world_ray_hit;
 
-/* Nearest hit of origin + t * delta (t in [0, 1]) against every shape. */
+/* Which shapes a ray may hit: those whose category is in mask, on any body but ignore. */
+typedef struct {
+    uint16_t mask;                /* categories the ray hits; default 0xFFFF (all) */
+    qp_body_id ignore;            /* a body the ray passes through; default null (none) */
+} qp_ray_filter;
+
+qp_ray_filter qp_default_ray_filter(void);
+
+/* Nearest hit of origin + t * delta (t in [0, 1]) against every shape except sensors.
+ * False (and *out untouched) for a miss, a zero delta or a null pointer. Ties (equal
+ * fractions) go to the shape with the lower pool index, on every target. The world's
+ * sweep-and-prune order prunes the shapes (src/query.c); the result is the one testing
+ * every shape gives. */
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out);
-/* The same, ignoring every shape of body except (a null id ignores nothing): a car's
- * wheel rays start inside or on its own chassis. */
-bool qp_world_raycast_except(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_body_id except,
-                             qp_world_ray_hit *out);
+/* The same through a filter (null: none). An ignore id that names no live body ignores nothing. */
+bool qp_world_raycast_filtered(const qp_world *w, qp_vec3 origin, qp_vec3 delta, const qp_ray_filter *filter,
+                               qp_world_ray_hit *out);
+
+/* ---- events ---------------------------------------------------------------------- */
+
+/* What the step reports, read after it (never callbacks inside it), in this world's
+ * fixed buffers (QP_CFG_MAX_EVENTS each). They are outputs, not state: neither hashed
+ * nor in snapshots (a restored world starts with none).
+ *
+ * Lifetime: each buffer holds the events of the calls made since the last step
+ * (destroying a body, waking one), in call order, then those of the last step, sorted
+ * by integer keys (body indices and shape slots, below), so the order is the same on
+ * every target. qp_world_step drops what the previous readout held when it starts: read
+ * them once after each step. What did not fit is counted by qp_world_events_lost (a
+ * buffer the last step filled has no room for the events of calls until the next step). */
+enum {
+    QP_EVENT_BEGIN = 0,           /* a contact or an overlap began */
+    QP_EVENT_END = 1,             /* it ended */
+    QP_EVENT_SLEPT = 2,           /* a body fell asleep */
+    QP_EVENT_WOKE = 3             /* a body woke */
+};
+
+/* A contact begins when a manifold appears between two shapes (points within the
+ * contact margin, touching or about to) and ends when it disappears: the shapes moved
+ * apart, a body was destroyed, a filter changed, or the contact pool was full. A contact
+ * between sleeping bodies (or a sleeper and a static body) persists: it does not end.
+ * Sorted by (a.index, b.index, shape_a, shape_b), an end before a begin of the same key. */
+typedef struct {
+    qp_body_id a, b;              /* a.index < b.index; ids as they were (a destroyed body's is stale) */
+    uint8_t shape_a, shape_b;     /* shape slots on a and b */
+    uint8_t kind;                 /* QP_EVENT_BEGIN or QP_EVENT_END */
+    uint8_t pad0;                 /* zero */
+    qp_vec3 point;                /* world, m: the manifold's centroid (end: as last seen) */
+    qp_vec3 normal;               /* unit, Q2.30, from a towards b */
+    fix16_t impulse;              /* N s, >= 0: the total normal impulse of the contact over the step it
+                                     began (collision and contact passes); end: the last step's (contact pass) */
+} qp_contact_event;
+
+/* A non-sensor shape (the visitor) began or stopped overlapping a sensor shape, judged at
+ * the step's detection poses like contacts. An overlap persists while both bodies sleep
+ * (or one is static). Sorted by (lower body index, higher body index, their shape slots). */
+typedef struct {
+    qp_body_id sensor, visitor;
+    uint8_t sensor_shape, visitor_shape; /* shape slots */
+    uint8_t kind;                 /* QP_EVENT_BEGIN or QP_EVENT_END */
+    uint8_t pad0;                 /* zero */
+} qp_sensor_event;
+
+/* A body fell asleep or woke. Sorted by body index (a body's events in the order they happened). */
+typedef struct {
+    qp_body_id body;
+    uint8_t kind;                 /* QP_EVENT_SLEPT or QP_EVENT_WOKE */
+    uint8_t pad0[3];              /* zero */
+} qp_body_event;
+
+/* The events to read: their number, and *out (if out) pointing at the first. The
+ * pointer stays valid until the next step or call that raises events. */
+int qp_world_contact_events(const qp_world *w, const qp_contact_event **out);
+int qp_world_sensor_events(const qp_world *w, const qp_sensor_event **out);
+int qp_world_body_events(const qp_world *w, const qp_body_event **out);
+/* Events of this readout that did not fit their buffer (all kinds). */
+uint32_t qp_world_events_lost(const qp_world *w);
 
 /* ---- determinism --------------------------------------------------------------- */
 
 /* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
  * velocities, sleep state, and every persistent contact's impulses, in index
- * order. Equal on every target for the same history. */
+ * order; shape filters and sensor flags that are not the defaults, and sensor
+ * overlaps. Equal on every target for the same history. Events are not state. */
 uint32_t qp_world_hash(const qp_world *w);
 
 #include "qphys/world_impl.h"
 
 /* Snapshot: the world's state in a portable byte format (src/snapshot.c): the same
  * bytes on every target, little-endian, versioned, with a CRC-32, holding only live
- * bodies, shapes and contacts (stack20 about 6 KB). qp_world_snapshot writes it into buf
+ * bodies, shapes (with their filters and sensor flags), contacts and sensor overlaps
+ * (stack20 about 5 KB); not events, which a restored world starts without. qp_world_snapshot writes it into buf
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
@@ -236,7 +340,8 @@ uint32_t qp_world_hash(const qp_world *w);
  * only if that body has the same generation. */
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
     (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
-     5ul * (45ul + 66ul * QP_CFG_MAX_BODIES + 18ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS))
+     5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
+            4ul * QP_CFG_MAX_SENSOR_OVERLAPS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

@@ -49,12 +49,20 @@ typedef struct {
     fix16_t motion;               /* energy policy: recency-weighted |v|^2 + |w|^2 */
 } qp_body_state;
 
+/* Shape slot flags (qp_shape_slot.flags). */
+enum {
+    QP_SHAPE_SENSOR = 1u << 0     /* reports overlaps, touches nothing */
+};
+
 typedef struct {
     qp_shape shape;
-    qp_aabb aabb;                 /* world box at the predicted pose, grown by the margin */
+    qp_aabb aabb;                 /* world box grown by the margin: at the predicted pose during
+                                     the step, at the current pose between steps */
     uint16_t body;                /* owner index (1-based), 0 = free slot */
     uint8_t slot;                 /* position in the owner's shape list */
-    uint8_t pad0;
+    uint8_t flags;                /* QP_SHAPE_* */
+    qp_shape_filter filter;
+    uint16_t pad0;
 } qp_shape_slot;
 
 typedef struct {
@@ -87,6 +95,7 @@ typedef struct {
     fix16_t twist_radius;         /* mean distance of the points from the centroid */
     fix16_t jt1, jt2, jtw;        /* accumulated friction impulses (warm start) */
     fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
+    fix16_t jc;                   /* this step's collision-pass normal impulse, all points (events) */
     qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
@@ -132,6 +141,18 @@ typedef struct {
     qp_quat q[QP_CFG_MAX_BODIES + 1];
 } qp_predicted_poses;
 
+/* The event buffers (events.c): n events each; the first `done` belong to the readout
+ * the next step drops, the rest were raised by calls since. */
+typedef struct {
+    qp_contact_event contact[QP_CFG_MAX_EVENTS];
+    qp_sensor_event sensor[QP_CFG_MAX_EVENTS];
+    qp_body_event body[QP_CFG_MAX_EVENTS];
+    uint32_t lost, lost_done;
+    uint16_t contact_n, sensor_n, body_n;
+    uint16_t contact_done, sensor_done, body_done;
+    uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
+} qp_events;
+
 struct qp_world {
     qp_world_def def;
     qp_world_stats stats;
@@ -140,6 +161,7 @@ struct qp_world {
     qp_shape_slot shapes[QP_CFG_MAX_SHAPES];
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
     uint16_t sap_order[QP_CFG_MAX_SHAPES];
+    uint16_t sap_sorted;          /* 1: sorted by the boxes as they are now, so queries may prune (query.c) */
     int sap_count;
     qp_pair pairs[QP_CFG_MAX_PAIRS];
     int pair_count;
@@ -161,6 +183,11 @@ struct qp_world {
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
     uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
     uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
+    /* Sensor shapes overlapping other shapes (sensor.c): shape pairs ordered like
+     * qp_pair, sorted by the same key, kept between steps. */
+    qp_pair sensor_overlaps[QP_CFG_MAX_SENSOR_OVERLAPS];
+    int sensor_overlap_count;
+    qp_events events;
 };
 
 #endif

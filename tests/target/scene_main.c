@@ -43,7 +43,7 @@ int main(void)
     qp_scene_info info;
     /* A snapshot (qphys run --save) resumes where it was taken; anything else is a scene. */
     const int snapshot = sizeof scene_text > 4 && scene_text[0] == 'Q' && scene_text[1] == 'P' &&
-                         scene_text[2] == 'S' && scene_text[3] == '3';
+                         scene_text[2] == 'S';   /* "QPS" and the format's digit */
     qp_result r = snapshot ? qp_world_restore(&world, scene_text, sizeof scene_text - 1)
                            : qp_scene_load(&world, scene_text, sizeof scene_text - 1, &info, &err);
     if (snapshot && r == QP_ERR_BUFFER) {
