@@ -75,6 +75,7 @@ void qp__broad_phase(qp_world *w)
             if (a->body == b->body) continue;
             if (!a_moves && !qp__body_moves(&w->bodies[b->body])) continue;
             if (!overlap_yz(&a->aabb, &b->aabb)) continue;
+            if (qp__joined(w, a->body, b->body)) continue;   /* joined bodies do not collide */
             if (n == QP_CFG_MAX_PAIRS) {
                 w->stats.overflows++;
                 w->bodies[a->body].flags |= QP_FLAG_CONTACTS_LOST;
