@@ -6,7 +6,10 @@
  *   every used body, by slot index: index, generation, state flags (used,
  *   dynamic, asleep, frozen), x (centre of mass), q, v, w;
  *   every contact of the last step, in the contact array's order: a, b, sa,
- *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw.
+ *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw;
+ *   then, only when joints exist (so worlds without joints keep their hashes), every
+ *   live joint by slot index: index, generation, type, flags, a, b, and its
+ *   accumulated impulses (jp, ja, jlo, jhi).
  * Everything else (rotation matrices, inertia, AABBs, pairs, scratch) is a
  * function of this state and the scene, or scratch rebuilt each step.
  */
@@ -19,6 +22,27 @@ static uint32_t hash_v3(uint32_t h, qp_vec3 v)
     h = qp_hash_u32(h, (uint32_t)v.y);
     return qp_hash_u32(h, (uint32_t)v.z);
 }
+
+static uint32_t hash_joints(uint32_t h, const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i];
+        if (j->a == 0) continue;
+        h = qp_hash_u32(h, (uint32_t)i);
+        h = qp_hash_u32(h, j->generation);
+        h = qp_hash_u32(h, j->type);
+        h = qp_hash_u32(h, j->flags);
+        h = qp_hash_u32(h, j->a);
+        h = qp_hash_u32(h, j->b);
+        h = hash_v3(h, j->jp);
+        h = qp_hash_u32(h, (uint32_t)j->ja[0]);
+        h = qp_hash_u32(h, (uint32_t)j->ja[1]);
+        h = qp_hash_u32(h, (uint32_t)j->jlo);
+        h = qp_hash_u32(h, (uint32_t)j->jhi);
+    }
+    return h;
+}
+
 
 uint32_t qp_world_hash(const qp_world *w)
 {
@@ -54,5 +78,6 @@ uint32_t qp_world_hash(const qp_world *w)
         h = qp_hash_u32(h, (uint32_t)ct->jt2);
         h = qp_hash_u32(h, (uint32_t)ct->jtw);
     }
+    if (w->joint_count > 0) h = hash_joints(h, w);
     return h;
 }

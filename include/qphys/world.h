@@ -210,7 +210,7 @@ uint32_t qp_world_hash(const qp_world *w);
 
 /* Snapshot: the world's state in a portable byte format (src/snapshot.c): the same
  * bytes on every target, little-endian, versioned, with a CRC-32, holding only live
- * bodies, shapes and contacts (stack20 about 6 KB). qp_world_snapshot writes it into buf
+ * bodies, shapes, contacts and joints (stack20 about 6 KB). qp_world_snapshot writes it into buf
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
@@ -222,7 +222,8 @@ uint32_t qp_world_hash(const qp_world *w);
  * only if that body has the same generation. */
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
     (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
-     5ul * (45ul + 66ul * QP_CFG_MAX_BODIES + 18ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS))
+     5ul * (45ul + 66ul * QP_CFG_MAX_BODIES + 18ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS) + \
+     5ul * (1ul + 35ul * QP_CFG_MAX_JOINTS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);
