@@ -15,7 +15,7 @@ typedef struct {
 static const part parts[QP_RAGDOLL_BODIES] = {
     { QP_SHAPE_BOX, false, 150, 100, 100, 0, 0, 0 },            /* pelvis */
     { QP_SHAPE_BOX, false, 170, 200, 100, 0, 320, 0 },          /* torso */
-    { QP_SHAPE_SPHERE, false, 110, 0, 0, 0, 660, 0 },           /* head */
+    { QP_SHAPE_BOX, false, 90, 110, 100, 0, 660, 0 },           /* head (a box: a ball rolls on) */
     { QP_SHAPE_CAPSULE, true, 50, 110, 0, -360, 450, 0 },       /* upper arm, left (-x) */
     { QP_SHAPE_CAPSULE, true, 45, 100, 0, -690, 450, 0 },       /* forearm, left */
     { QP_SHAPE_CAPSULE, true, 50, 110, 0, 360, 450, 0 },        /* upper arm, right (+x) */

@@ -1,4 +1,4 @@
-/* A ragdoll: eleven bodies (boxes, capsules and a sphere) held by ball joints
+/* A ragdoll: eleven bodies (boxes and capsules) held by ball joints
  * at the neck, spine, shoulders and hips and by limited hinges at the elbows
  * and knees (src/ragdoll.c). One call creates all of it or nothing. */
 #ifndef QPHYS_RAGDOLL_H
