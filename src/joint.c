@@ -16,7 +16,7 @@
 static qp_joint *get(qp_world *w, qp_joint_id id)
 {
     if (!w || id.index == 0 || id.index > QP_CFG_MAX_JOINTS) return 0;
-    qp_joint *j = &w->joints[id.index];
+    qp_joint *j = &w->joints[id.index - 1];
     if (j->a == 0 || j->generation != id.generation) return 0;
     return j;
 }
@@ -98,10 +98,10 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
     if (*err != QP_OK) return qp_null_joint();
     int index = 0;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++)
-        if (w->joints[i].a == 0) { index = i; break; }
+        if (w->joints[i - 1].a == 0) { index = i; break; }
     if (index == 0) { *err = QP_ERR_FULL; return qp_null_joint(); }
 
-    qp_joint *j = &w->joints[index];
+    qp_joint *j = &w->joints[index - 1];
     uint16_t gen = (uint16_t)(j->generation + 1);
     unsigned char *p = (unsigned char *)j;
     for (unsigned i = 0; i < sizeof *j; i++) p[i] = 0;
@@ -146,7 +146,7 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
 
 static void free_joint(qp_world *w, int index)
 {
-    qp_joint *j = &w->joints[index];
+    qp_joint *j = &w->joints[index - 1];
     int a = j->a, b = j->b;
     uint16_t gen = j->generation;
     unsigned char *p = (unsigned char *)j;
@@ -167,7 +167,7 @@ qp_result qp_destroy_joint(qp_world *w, qp_joint_id id)
 void qp__destroy_body_joints(qp_world *w, int body)
 {
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i];
+        const qp_joint *j = &w->joints[i - 1];
         if (j->a != 0 && (j->a == body || j->b == body)) free_joint(w, i);
     }
 }
@@ -176,7 +176,7 @@ bool qp__joined(const qp_world *w, int a, int b)
 {
     if (w->joint_count == 0) return false;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i];
+        const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 || (j->flags & QP_JOINT_COLLIDE)) continue;
         if ((j->a == a && j->b == b) || (j->a == b && j->b == a)) return true;
     }
@@ -190,8 +190,8 @@ bool qp_joint_is_valid(const qp_world *w, qp_joint_id id)
 
 qp_joint_id qp_world_joint_at(const qp_world *w, int index)
 {
-    if (!w || index < 1 || index > QP_CFG_MAX_JOINTS || w->joints[index].a == 0) return qp_null_joint();
-    qp_joint_id id = { (uint16_t)index, w->joints[index].generation };
+    if (!w || index < 1 || index > QP_CFG_MAX_JOINTS || w->joints[index - 1].a == 0) return qp_null_joint();
+    qp_joint_id id = { (uint16_t)index, w->joints[index - 1].generation };
     return id;
 }
 

@@ -77,7 +77,7 @@ static int free_slots(const qp_world *w, int *shapes, int *joints)
     *shapes = *joints = 0;
     for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) bodies += !(w->bodies[i].state & QP_STATE_USED);
     for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) *shapes += w->shapes[i].body == 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) *joints += w->joints[i].a == 0;
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) *joints += w->joints[i - 1].a == 0;
     return bodies;
 }
 

@@ -82,7 +82,7 @@ void qp__wake_body(qp_world *w, int start)
         }
         /* Joined bodies wake together, in any direction (a chain wakes whole). */
         for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
-            const qp_joint *j = &w->joints[i];
+            const qp_joint *j = &w->joints[i - 1];
             if (j->a == 0 || (j->a != u && j->b != u)) continue;
             int v = j->a == u ? j->b : j->a;
             if (!(w->bodies[v].state & QP_STATE_ASLEEP)) continue;
@@ -194,7 +194,7 @@ void qp__sleep(qp_world *w)
     }
     /* Joints join islands like contacts; a joint to a static body grounds it. */
     for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
-        const qp_joint *j = &w->joints[i];
+        const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
         const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
         if (qp__body_dynamic(a) && qp__body_dynamic(b)) {

@@ -495,10 +495,10 @@ static uint64_t contact_key(const qp_contact *c)
 static void put_joints(writer *o, const qp_world *w)
 {
     int n = 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) n += w->joints[i].a != 0 || w->joints[i].generation != 0;
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) n += w->joints[i - 1].a != 0 || w->joints[i - 1].generation != 0;
     put_u(o, (uint32_t)n);
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i];
+        const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 && j->generation == 0) continue;
         put_u(o, (uint32_t)i);
         put_u(o, j->generation);
@@ -584,7 +584,7 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
             get_joint(in, &j, bodies, body_count);
             live++;
         }
-        if (w && !in->bad) w->joints[index] = j;
+        if (w && !in->bad) w->joints[index - 1] = j;
     }
     if (w && !in->bad) w->joint_count = live;
     return in->bad ? QP_ERR_BUFFER : QP_OK;

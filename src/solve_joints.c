@@ -324,6 +324,19 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 
 /* ---- the passes --------------------------------------------------------------------------- */
 
+/* The rows of joint slot i: the world's copy, or (QP_CFG_LOW_RAM) computed into *scratch
+ * (the same bits: the poses do not change between the passes). */
+static const qp_joint_rows *rows_of(qp_world *w, int i, qp_joint_rows *scratch)
+{
+#if QP_CFG_LOW_RAM
+    qp__joint_rows(w, &w->joints[i - 1], scratch);
+    return scratch;
+#else
+    (void)scratch;
+    return &w->joint_rows[i - 1];
+#endif
+}
+
 static bool joint_moves(const qp_world *w, const qp_joint *j)
 {
     return qp__body_moves(&w->bodies[j->a]) || qp__body_moves(&w->bodies[j->b]);
@@ -349,9 +362,11 @@ void qp__prepare_joints(qp_world *w)
     if (w->joint_count == 0) return;
     int n = 0;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        qp_joint *j = &w->joints[i];
+        qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
-        qp__joint_rows(w, j, &w->joint_rows[i]);
+#if !QP_CFG_LOW_RAM
+        qp__joint_rows(w, j, &w->joint_rows[i - 1]);
+#endif
         if (!qp__body_dynamic(&w->bodies[j->a]) || !qp__body_dynamic(&w->bodies[j->b]))
             w->joint_order[n++] = (uint16_t)i;
     }
@@ -359,7 +374,7 @@ void qp__prepare_joints(qp_world *w)
         if (head == n) {   /* an island with no static body: start it at its lowest index */
             int next = 0;
             for (int i = 1; i <= QP_CFG_MAX_JOINTS && !next; i++) {
-                if (w->joints[i].a == 0) continue;
+                if (w->joints[i - 1].a == 0) continue;
                 bool listed = false;
                 for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
                 if (!listed) next = i;
@@ -367,9 +382,9 @@ void qp__prepare_joints(qp_world *w)
             if (!next) break;
             w->joint_order[n++] = (uint16_t)next;
         }
-        const qp_joint *u = &w->joints[w->joint_order[head]];
+        const qp_joint *u = &w->joints[w->joint_order[head] - 1];
         for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-            if (w->joints[i].a == 0 || !shares_body(u, &w->joints[i])) continue;
+            if (w->joints[i - 1].a == 0 || !shares_body(u, &w->joints[i - 1])) continue;
             bool listed = false;
             for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
             if (!listed) w->joint_order[n++] = (uint16_t)i;
@@ -382,10 +397,11 @@ bool qp__collide_joints(qp_world *w)
     bool any = false;
     for (int o = 0; o < w->joint_count; o++) {
         int i = w->joint_order[o];
-        qp_joint *j = &w->joints[i];
+        qp_joint *j = &w->joints[i - 1];
         if (!joint_moves(w, j)) continue;
+        qp_joint_rows scratch;
         vel v = real_vel(w, j);
-        any |= solve_joint(w, j, &w->joint_rows[i], &v, ELASTIC);
+        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, ELASTIC);
     }
     return any;
 }
@@ -395,14 +411,15 @@ void qp__warm_joints(qp_world *w)
     bool warm = w->def.accumulate_impulses && w->def.warm_start;
     for (int o = 0; o < w->joint_count; o++) {
         int i = w->joint_order[o];
-        qp_joint *j = &w->joints[i];
+        qp_joint *j = &w->joints[i - 1];
         if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
             j->ja[0] = j->ja[1] = j->jlo = j->jhi = 0;
             continue;
         }
-        const qp_joint_rows *r = &w->joint_rows[i];
+        qp_joint_rows scratch;
+        const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = real_vel(w, j);
         fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi);
         if (j->type == QP_JOINT_DISTANCE) {
@@ -427,10 +444,11 @@ void qp__solve_joints(qp_world *w, bool reverse)
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
-        qp_joint *j = &w->joints[i];
+        qp_joint *j = &w->joints[i - 1];
         if (!joint_moves(w, j)) continue;
+        qp_joint_rows scratch;
         vel v = real_vel(w, j);
-        solve_joint(w, j, &w->joint_rows[i], &v, CONTACT);
+        solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT);
     }
 }
 
@@ -440,10 +458,11 @@ bool qp__drift_joints(qp_world *w)
     for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
         int k = o % w->joint_count;
         int i = w->joint_order[(o / w->joint_count) & 1 ? w->joint_count - 1 - k : k];
-        qp_joint *j = &w->joints[i];
+        qp_joint *j = &w->joints[i - 1];
         if (!joint_drifts(w, j)) continue;
+        qp_joint_rows scratch;
         vel v = pseudo_vel(w, j);
-        any |= solve_joint(w, j, &w->joint_rows[i], &v, DRIFT);
+        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT);
     }
     return any;
 }

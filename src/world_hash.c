@@ -26,7 +26,7 @@ static uint32_t hash_v3(uint32_t h, qp_vec3 v)
 static uint32_t hash_joints(uint32_t h, const qp_world *w)
 {
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i];
+        const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
         h = qp_hash_u32(h, (uint32_t)i);
         h = qp_hash_u32(h, j->generation);

@@ -200,10 +200,13 @@ struct qp_world {
     uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
     /* Joints (joint.c, solve_joints.c): the pool, how many are live, this
      * step's solving order (outward from static bodies) and rows. */
-    qp_joint joints[QP_CFG_MAX_JOINTS + 1];    /* [0] unused: index 0 is null */
+    qp_joint joints[QP_CFG_MAX_JOINTS];        /* slot index i (1-based, as in ids) at [i - 1] */
     int joint_count;
-    uint16_t joint_order[QP_CFG_MAX_JOINTS];
-    qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS + 1];
+    uint16_t joint_order[QP_CFG_MAX_JOINTS];   /* slot indices */
+#if !QP_CFG_LOW_RAM
+    qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
+                                                  * computed at each use (the same bits) */
+#endif
 };
 
 #endif
