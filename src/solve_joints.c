@@ -194,6 +194,8 @@ static void apply_angular(const vel *v, const qp_joint_rows *r, qp_vec3 l)
 
 enum { ELASTIC, CONTACT, DRIFT };
 
+#define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad */
+
 static fix16_t clampf(fix16_t x, fix16_t cap) { return x > cap ? cap : x < -cap ? -cap : x; }
 
 /* The speed at which an error is removed: err / T, T = max(drift_time, dt), capped. */
@@ -309,16 +311,17 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         }
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return any;
-    /* Limits along the axis: angle >= lower, angle <= upper. */
+    /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
+     * limit within 0.01 rad of it is no limit (it would hold a hinge turning through pi). */
     fix16_t above = qp_sat32((int64_t)r->value - j->lower), below = qp_sat32((int64_t)j->upper - r->value);
     fix16_t s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
     fix16_t lo = mode == DRIFT ? (above < 0 ? drift_speed(w, j, -above) : -QP_FIX_MAX)
                                : (above > 0 ? -qp_div(above, dt) : 0);
-    if (lo != -QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, lo, 1, lo_acc);
+    if (j->lower > -PI_WRAP && lo != -QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, lo, 1, lo_acc);
     s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
     fix16_t hi = mode == DRIFT ? (below < 0 ? -drift_speed(w, j, -below) : QP_FIX_MAX)
                                : (below > 0 ? qp_div(below, dt) : 0);
-    if (hi != QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, hi, -1, hi_acc);
+    if (j->upper < PI_WRAP && hi != QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, hi, -1, hi_acc);
     return any;
 }
 

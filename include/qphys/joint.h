@@ -58,7 +58,8 @@ typedef struct {
     bool enable_limit;            /* hinge: keep the angle within [lower_angle, upper_angle]; default false */
     fix16_t lower_angle;          /* hinge: rad, -pi .. upper_angle; default 0. The angle is 0 at
                                    * creation and grows as B turns about +axis relative to A */
-    fix16_t upper_angle;          /* hinge: rad, lower_angle .. pi; default 0 */
+    fix16_t upper_angle;          /* hinge: rad, lower_angle .. pi; default 0. The angle wraps at
+                                   * +-pi: a limit within 0.01 rad of +-pi leaves that side free */
     fix16_t min_length;           /* distance: m, 0 .. max_length; default 0 */
     fix16_t max_length;           /* distance: m, min_length .. 1000; default 1 */
     fix16_t drift_time;           /* s: time scale over which position error is removed;
