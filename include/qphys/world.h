@@ -202,8 +202,8 @@ bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world
 /* ---- determinism --------------------------------------------------------------- */
 
 /* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
- * velocities, sleep state, and every persistent contact's impulses, in index
- * order. Equal on every target for the same history. */
+ * velocities, sleep state, every persistent contact's impulses and (when there
+ * are joints) every joint's accumulated impulses, in index order. Equal on every target for the same history. */
 uint32_t qp_world_hash(const qp_world *w);
 
 #include "qphys/world_impl.h"
