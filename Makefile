@@ -84,6 +84,11 @@ all: $(OUT)/hello
 $(OUT)/car: examples/car.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/car
+# Ragdolls dropped on a column of cubes (the ragdoll builder and joints); exits 1 if they
+# never sleep or a joint stays open.
+$(OUT)/ragdolls: examples/ragdolls.c $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
+all: $(OUT)/ragdolls
 
 # The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
 run: all

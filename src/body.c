@@ -365,6 +365,7 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     qp_body_state *b = get(w, id);
     if (!b) return QP_ERR_INVALID_ID;
     int index = id.index;
+    qp__destroy_body_joints(w, index);
     drop_contacts(w, index);
     drop_overlaps(w, index);
     int n = 0;

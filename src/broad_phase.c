@@ -89,6 +89,7 @@ void qp__broad_phase(qp_world *w)
                 continue;
             if (!overlap_yz(&a->aabb, &b->aabb)) continue;
             if (!qp__shapes_pair(a, b)) continue;
+            if (qp__joined(w, a->body, b->body)) continue;   /* joined bodies do not collide */
             if (n == QP_CFG_MAX_PAIRS) {
                 w->stats.overflows++;
                 w->bodies[a->body].flags |= QP_FLAG_CONTACTS_LOST;

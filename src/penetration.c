@@ -56,7 +56,7 @@ void qp__penetration(qp_world *w)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
     fix16_t dt = w->def.dt;
     for (int it = 0; it < w->def.penetration_iterations; it++) {
-        bool any = false;
+        bool any = qp__drift_joints(w);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) |

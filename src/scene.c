@@ -485,11 +485,15 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     return true;
 }
 
+NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it);
+
 NOINLINE static bool parse_joint(lexer *lx, bool hinge, qp_scene_joint_item *it)
 {
     unsigned long a_at, b_at;
     const char *what = hinge ? "expected two body numbers after 'hinge' (A B, counted from 0 in file order)"
                              : "expected two body numbers after 'ball' (A B, counted from 0 in file order)";
+    it->anchor_b = qp_v3_zero();
+    it->min_length = it->max_length = 0;
     const char *range = "body number out of range: 0 .. 65534";
     if (!read_int(lx, &it->a, 0, 65534, what, range, &a_at) || !read_int(lx, &it->b, 0, 65534, what, range, &b_at))
         return false;
@@ -676,6 +680,59 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
     return true;
 }
 
+/* distance A B anchor X Y Z anchor X Y Z max L [min L]: the first anchor on A, the second on B. */
+NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it)
+{
+    unsigned long a_at, b_at;
+    const char *what = "expected two body numbers after 'distance' (A B, counted from 0 in file order)";
+    const char *range = "body number out of range: 0 .. 65534";
+    if (!read_int(lx, &it->a, 0, 65534, what, range, &a_at) || !read_int(lx, &it->b, 0, 65534, what, range, &b_at))
+        return false;
+    it->a_column = (int)(a_at + 1);
+    it->b_column = (int)(b_at + 1);
+    if (it->a == it->b) return fail(lx, b_at, "a joint needs two different bodies");
+    it->anchor = it->anchor_b = it->axis = qp_v3_zero();
+    it->has_limit = false;
+    it->limit_lo = it->limit_hi = 0;
+    it->min_length = it->max_length = 0;
+    unsigned seen = 0;
+    int anchors = 0;
+    unsigned long anchor_at[2] = { 0, 0 }, max_at = 0, min_at = 0;
+    token t;
+    bool bad;
+    while (next_token(lx, &t, &bad)) {
+        if (tok_is(lx, &t, "anchor")) {
+            if (anchors == 2) return fail(lx, t.at, "option given twice on one line");
+            if (!read_vec(lx, anchors == 0 ? &it->anchor : &it->anchor_b,
+                          "expected three numbers after 'anchor' (X Y Z, m)", &anchor_at[anchors]))
+                return false;
+            anchors++;
+        } else if (tok_is(lx, &t, "max")) {
+            if (!once(lx, &seen, 1u, &t) ||
+                !read_fix(lx, &it->max_length, "expected a number after 'max' (length, m)", &max_at))
+                return false;
+        } else if (tok_is(lx, &t, "min")) {
+            if (!once(lx, &seen, 2u, &t) ||
+                !read_fix(lx, &it->min_length, "expected a number after 'min' (length, m)", &min_at))
+                return false;
+        } else {
+            return fail(lx, t.at, "unknown option for 'distance': expected anchor, max or min");
+        }
+    }
+    if (bad) return false;
+    if (anchors < 2)
+        return fail(lx, lx->n, "missing 'anchor X Y Z anchor X Y Z' (a point on A, then one on B, world space)");
+    for (int k = 0; k < 2; k++)
+        if (qp_v3_max_abs(k == 0 ? it->anchor : it->anchor_b) > QP_INT(1000))
+            return fail_range(lx, anchor_at[k], "anchor out of range: each coordinate within +-1000 m (world bounds)");
+    if (!(seen & 1u)) return fail(lx, lx->n, "missing 'max L' (the longest distance, m)");
+    if (!fix_in(it->max_length, 0, QP_INT(1000)))
+        return fail_range(lx, max_at, "max length out of range: 0 .. 1000 m");
+    if ((seen & 2u) && !fix_in(it->min_length, 0, it->max_length))
+        return fail_range(lx, min_at, "min length out of range: 0 <= min <= max");
+    return true;
+}
+
 /* ---- the reader ----------------------------------------------------------------- */
 
 qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len)
@@ -729,8 +786,12 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
         } else if (tok_is(&lx, &t, "part") || tok_is(&lx, &t, "end")) {
             ok = fail(&lx, t.at, tok_is(&lx, &t, "part") ? "'part' outside a compound (parts follow 'compound pos X Y Z')"
                                                           : "'end' without an open compound");
+        } else if (tok_is(&lx, &t, "distance")) {
+            item->kind = QP_SCENE_DISTANCE;
+            ok = parse_distance(&lx, &item->u.joint);
         } else {
-            ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, ball or hinge");
+            ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge "
+                                 "or distance");
         }
         if (!ok) {
             r->pos = r->len; /* stop */
@@ -742,6 +803,78 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
 }
 
 /* ---- whole scenes ------------------------------------------------------------------ */
+
+/* Body number n's type and centre (its position: one shape, centred), by reading the text again. */
+NOINLINE static bool body_number(const char *text, unsigned long len, int n, bool *dynamic, qp_vec3 *pos)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    int k = 0;
+    while (qp_scene_next(&rd, &item, 0) > 0) {
+        if (item.kind != QP_SCENE_BODY) continue;
+        if (k++ == n) {
+            *dynamic = item.u.body.def.type == QP_BODY_DYNAMIC;
+            *pos = item.u.body.def.position;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What a joint line cannot show alone: its bodies exist, one of them moves, and the
+ * anchors lie within 100 m of them (joint.h). */
+NOINLINE static qp_result check_joints(const char *text, unsigned long len, int bodies, qp_scene_error *err)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    while (qp_scene_next(&rd, &item, 0) > 0) {
+        if (item.kind != QP_SCENE_BALL && item.kind != QP_SCENE_HINGE && item.kind != QP_SCENE_DISTANCE) continue;
+        const qp_scene_joint_item *j = &item.u.joint;
+        int bad_column = j->a >= bodies ? j->a_column : j->b >= bodies ? j->b_column : 0;
+        if (bad_column) {
+            set_error(err, item.line, (unsigned long)bad_column - 1u,
+                      "the joint names a body that does not exist (bodies are numbered from 0 in file order)",
+                      QP_ERR_RANGE);
+            return QP_ERR_RANGE;
+        }
+        bool da = false, db = false;
+        qp_vec3 pa = qp_v3_zero(), pb = qp_v3_zero();
+        body_number(text, len, j->a, &da, &pa);
+        body_number(text, len, j->b, &db, &pb);
+        if (!da && !db) {
+            set_error(err, item.line, item.at, "a joint needs at least one dynamic body (both are static)",
+                      QP_ERR_PARAM);
+            return QP_ERR_PARAM;
+        }
+        qp_vec3 on_b = item.kind == QP_SCENE_DISTANCE ? j->anchor_b : j->anchor;
+        if (qp_v3_max_abs(qp_v3_sub(j->anchor, pa)) > QP_INT(100) || qp_v3_max_abs(qp_v3_sub(on_b, pb)) > QP_INT(100)) {
+            set_error(err, item.line, item.at, "joint anchor too far from its body: at most 100 m from its centre",
+                      QP_ERR_RANGE);
+            return QP_ERR_RANGE;
+        }
+    }
+    return QP_OK;
+}
+
+/* The joint of a scene line, for qp_create_joint. */
+static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
+{
+    const qp_scene_joint_item *j = &item->u.joint;
+    qp_joint_def d = qp_default_joint_def();
+    d.type = item->kind == QP_SCENE_HINGE ? QP_JOINT_HINGE : item->kind == QP_SCENE_DISTANCE ? QP_JOINT_DISTANCE
+                                                                                               : QP_JOINT_BALL;
+    d.a = qp_scene_body(w, j->a);
+    d.b = qp_scene_body(w, j->b);
+    d.anchor = d.anchor_a = j->anchor;
+    d.anchor_b = j->anchor_b;
+    if (d.type == QP_JOINT_HINGE) d.axis = qp_v3_from_q30(j->axis);
+    d.enable_limit = j->has_limit;
+    d.lower_angle = j->limit_lo;
+    d.upper_angle = j->limit_hi;
+    d.min_length = j->min_length;
+    d.max_length = j->max_length;
+    return d;
+}
 
 qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err)
 {
@@ -758,11 +891,6 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     in.world = qp_default_world_def();
     in.bodies = in.dynamic_bodies = in.shapes = in.joints = 0;
     int world_lines = 0;
-    /* The first joint, checked once the number of bodies is known. */
-    qp_scene_joint_item joint;
-    joint.a = joint.b = joint.a_column = joint.b_column = 0;
-    int joint_line = 0;
-    unsigned long joint_at = 0;
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     int got;
@@ -788,10 +916,11 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             break;
         case QP_SCENE_BALL:
         case QP_SCENE_HINGE:
-            if (joint_line == 0) {
-                joint = item.u.joint;
-                joint_line = item.line;
-                joint_at = item.at;
+        case QP_SCENE_DISTANCE:
+            if (in.joints >= QP_CFG_MAX_JOINTS) {
+                set_error(err, item.line, item.at, "too many joints for this build's pool (QP_CFG_MAX_JOINTS)",
+                          QP_ERR_FULL);
+                return QP_ERR_FULL;
             }
             in.joints++;
             break;
@@ -799,22 +928,9 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     }
     in.lines = rd.line;
     if (got < 0) return err->result;
-    if (joint_line != 0) {
-        if (joint.a >= in.bodies) {
-            set_error(err, joint_line, (unsigned long)joint.a_column - 1u,
-                      "the joint names a body that does not exist (bodies are numbered from 0 in file order)",
-                      QP_ERR_RANGE);
-            return QP_ERR_RANGE;
-        }
-        if (joint.b >= in.bodies) {
-            set_error(err, joint_line, (unsigned long)joint.b_column - 1u,
-                      "the joint names a body that does not exist (bodies are numbered from 0 in file order)",
-                      QP_ERR_RANGE);
-            return QP_ERR_RANGE;
-        }
-        /* todo: create the joint once the engine has joints (docs/design.md §7). */
-        set_error(err, joint_line, joint_at, "joints are not supported by this build", QP_ERR_PARAM);
-        return QP_ERR_PARAM;
+    if (in.joints > 0) {
+        qp_result jr = check_joints(text, len, in.bodies, err);
+        if (jr != QP_OK) return jr;
     }
     if (info) *info = in;
     return QP_OK;
@@ -847,19 +963,30 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
     }
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
+    const char *refused = 0;
     while (qp_scene_next(&rd, &item, err) > 0) {
         if (item.kind != QP_SCENE_BODY) continue;
         qp_create_body(w, &item.u.body.def, &r);
         if (r != QP_OK) {
-            /* A body the line checks accepted but qp_create_body refused: a
-             * gap in this file's checks (a bug). Leave an empty world rather
-             * than a half-built one. */
-            qp_result ir = qp_world_init(w, &in.world);
-            (void)ir;
-            set_error(err, item.line, item.at,
-                      "internal error: qp_create_body refused a body the scene reader accepted", r);
-            return r;
+            refused = "internal error: qp_create_body refused a body the scene reader accepted";
+            break;
         }
+    }
+    /* Joints after every body: a joint line may name a body of a later line. */
+    rd = qp_scene_reader_init(text, len);
+    while (!refused && qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
+        qp_joint_def jd = joint_def_of(w, &item);
+        qp_create_joint(w, &jd, &r);
+        if (r != QP_OK) refused = "internal error: qp_create_joint refused a joint the scene reader accepted";
+    }
+    if (refused) {
+        /* A gap in this file's checks (a bug). Leave an empty world rather
+         * than a half-built one. */
+        qp_result ir = qp_world_init(w, &in.world);
+        (void)ir;
+        set_error(err, item.line, item.at, refused, r);
+        return r;
     }
     set_error(err, 0, 0, "ok", QP_OK);
     err->column = 0;

@@ -11,6 +11,11 @@
  */
 #include "solver.h"
 
+/* Joints are not edges of the contact graph and this pass never solves them:
+ * a link of a hanging chain is not taken as resting on the link below it,
+ * and no joint sees a side pinned. They are solved, both sides movable, in
+ * the collision, contact and penetration passes (solve_joints.c). */
+
 
 /* Sides that move in the shock pass: never the lower-level body. */
 static int shock_movable(const qp_world *w, const qp_contact *c)

@@ -13,8 +13,9 @@
  * changing its load-bearing contacts even when it moves slowly, and must not
  * be frozen at a turning point; a settled one does not.
  *
- * Islands: bodies joined by contacts form islands (union-find over the
- * contacts, iterative, path halving). An island sleeps when every body in
+ * Islands: bodies joined by contacts or joints form islands (union-find over
+ * the contacts and joints, iterative, path halving); a joint to a static body
+ * counts as resting on it, and a wake walks every joint of a woken body. An island sleeps when every body in
  * it may and it rests on something static. Sleepers keep zero velocity, are
  * neither integrated nor solved, and their pairs are not collided.
  *
@@ -77,6 +78,15 @@ void qp__wake_body(qp_world *w, int start)
             const qp_contact *c = &w->contacts[w->adj[k]];
             int v = c->a == u ? c->b : c->a;
             if (!(w->bodies[v].state & QP_STATE_ASLEEP) || !above(w, c, u)) continue;
+            wake_one(w, v);
+            w->queue[tail++] = (uint16_t)v;
+        }
+        /* Joined bodies wake together, in any direction (a chain wakes whole). */
+        for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+            const qp_joint *j = &w->joints[i - 1];
+            if (j->a == 0 || (j->a != u && j->b != u)) continue;
+            int v = j->a == u ? j->b : j->a;
+            if (!(w->bodies[v].state & QP_STATE_ASLEEP)) continue;
             wake_one(w, v);
             w->queue[tail++] = (uint16_t)v;
         }
@@ -206,6 +216,22 @@ void qp__sleep(qp_world *w)
             const qp_body_state *other = &w->bodies[d == ct->a ? ct->b : ct->a];
             /* Resting on a moving kinematic body is not rest: the island stays awake. */
             if (qp__body_dynamic(&w->bodies[d])) mark[d] |= qp__body_drives(other) ? ISLAND_AWAKE : ISLAND_GROUNDED;
+        }
+    }
+    /* Joints join islands like contacts; a joint to a static body grounds it. */
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0) continue;
+        const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
+        if (qp__body_dynamic(a) && qp__body_dynamic(b)) {
+            int ra = find(w, j->a), rb = find(w, j->b);
+            if (ra == rb) continue;
+            if (ra > rb) { int t = ra; ra = rb; rb = t; }
+            w->bodies[rb].island = (uint16_t)ra;
+            mark[ra] |= mark[rb];
+        } else {
+            int d = qp__body_dynamic(a) ? j->a : j->b;
+            if (qp__body_dynamic(&w->bodies[d])) mark[d] |= ISLAND_GROUNDED;
         }
     }
     /* Marks were set on bodies before their islands merged: gather at roots. */

@@ -6,7 +6,7 @@
  * pools hold it can restore it. Only live bodies, their shapes and the persistent contacts
  * are written, so the size grows with the scene, not with the pools.
  *
- *   header   (16 bytes)  "QPS4", format u16, 0 u16, payload length u32, CRC-32 of the payload
+ *   header   (16 bytes)  "QPS5", format u16, 0 u16, payload length u32, CRC-32 of the payload
  *   counts   (8 bytes)   bodies, shapes, contacts, free slots with a generation (u16 each)
  *   bodies   (4 each)    slot index u16 (increasing), shape count u8, state u8
  *   shapes   (2 each)    shape pool index u16, for each body in order, slot by slot
@@ -14,7 +14,8 @@
  *                        body_high; per body its state and its shapes; the generations of
  *                        free slots; the contacts (what one step hands the next:
  *                        narrow_phase.c's qp_contact_cache); each shape's options
- *                        (sensor, filter) and the sensor overlaps (format 4)
+ *                        (sensor, filter) and the sensor overlaps (format 4); the joint
+ *                        slots that are live or have a generation, each live one whole (format 5)
  * Little-endian fixed fields; a varint takes 1-5 bytes, small numbers (most of a resting
  * world) one.
  *
@@ -31,8 +32,8 @@
 #include <string.h>
 #include "world_internal.h"
 
-#define SNAP_MAGIC 0x34535051u /* "QPS4" */
-#define SNAP_FORMAT 4u
+#define SNAP_MAGIC 0x35535051u /* "QPS5" */
+#define SNAP_FORMAT 5u   /* 4: shape options and sensor overlaps; 5: joints */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -558,6 +559,109 @@ static qp_result get_shape_options(reader *in, qp_world *w, const unsigned char 
     return QP_OK;
 }
 
+/* ---- joints: the slots that are live or were used (their generations keep stale ids stale) ---------- */
+
+#define JOINT_ARM_LIMIT QP_INT(200)   /* a stored arm: within 100 m per axis in the world, rotated */
+#define PI_Q16 205887
+
+static void put_joints(writer *o, const qp_world *w)
+{
+    int n = 0;
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) n += w->joints[i - 1].a != 0 || w->joints[i - 1].generation != 0;
+    put_u(o, (uint32_t)n);
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0 && j->generation == 0) continue;
+        put_u(o, (uint32_t)i);
+        put_u(o, j->generation);
+        put_u(o, j->a != 0);
+        if (j->a == 0) continue;
+        put_u(o, j->a);
+        put_u(o, j->b);
+        put_u(o, j->type);
+        put_u(o, j->flags);
+        put_v3(o, j->la);
+        put_v3(o, j->lb);
+        put_v3(o, j->axis_a);
+        put_v3(o, j->axis_b);
+        put_v3(o, j->ref_a);
+        put_v3(o, j->ref_b);
+        put_i(o, j->lower);
+        put_i(o, j->upper);
+        put_i(o, j->drift_time);
+        put_v3(o, j->jp);
+        put_i(o, j->ja[0]);
+        put_i(o, j->ja[1]);
+        put_i(o, j->jlo);
+        put_i(o, j->jhi);
+    }
+}
+
+/* One live joint, every field checked: bodies that exist and differ, not both static, a
+ * known type and flags, arms in range, unit axes for a hinge (zero otherwise), limits or
+ * lengths in order and range, the drift time in range, limit impulses of their sign. */
+static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count)
+{
+    j->a = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
+    j->b = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
+    j->type = (uint8_t)get_un(in, QP_JOINT_BALL, QP_JOINT_DISTANCE);
+    j->flags = (uint8_t)get_un(in, 0, QP_JOINT_LIMIT | QP_JOINT_COLLIDE);
+    bool hinge = j->type == QP_JOINT_HINGE;
+    j->la = get_v3(in, JOINT_ARM_LIMIT);
+    j->lb = get_v3(in, JOINT_ARM_LIMIT);
+    if (hinge) {
+        j->axis_a = get_unit_v3(in);
+        j->axis_b = get_unit_v3(in);
+        j->ref_a = get_unit_v3(in);
+        j->ref_b = get_unit_v3(in);
+    } else {
+        j->axis_a = get_v3(in, 0);
+        j->axis_b = get_v3(in, 0);
+        j->ref_a = get_v3(in, 0);
+        j->ref_b = get_v3(in, 0);
+    }
+    bool limited = hinge && (j->flags & QP_JOINT_LIMIT);
+    bool distance = j->type == QP_JOINT_DISTANCE;
+    int32_t lim = limited ? PI_Q16 : distance ? QP_INT(1000) : 0;
+    j->lower = get_in(in, distance ? 0 : -lim, lim);
+    j->upper = get_in(in, j->lower, lim);
+    j->drift_time = get_in(in, QP_FRAC(1, 1000), QP_INT(10));
+    j->jp = get_v3(in, ANY);
+    j->ja[0] = get_i(in);
+    j->ja[1] = get_i(in);
+    j->jlo = get_in(in, 0, ANY);
+    j->jhi = get_in(in, -ANY, 0);
+    if ((j->flags & QP_JOINT_LIMIT) && !hinge) in->bad = 1;
+    const unsigned char *ea = find_body(bodies, body_count, j->a), *eb = find_body(bodies, body_count, j->b);
+    if (j->a == j->b || !ea || !eb || (!(ea[3] & QP_STATE_DYNAMIC) && !(eb[3] & QP_STATE_DYNAMIC))) in->bad = 1;
+}
+
+/* The joint section; into w when it is not null. QP_ERR_FULL for more joint slots than
+ * this build's pool, else the reader's verdict (in->bad). */
+static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies, int body_count)
+{
+    int n = (int)get_un(in, 0, 65535);
+    if (in->bad) return QP_ERR_BUFFER;
+    if (n > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
+    int last = 0, live = 0;
+    for (int k = 0; k < n && !in->bad; k++) {
+        int index = (int)get_un(in, (uint32_t)last + 1u, 65535);
+        if (in->bad) break;
+        if (index > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
+        last = index;
+        qp_joint j;
+        memset(&j, 0, sizeof j);
+        j.generation = (uint16_t)get_un(in, 1, 65535);
+        if (get_un(in, 0, 1)) {
+            get_joint(in, &j, bodies, body_count);
+            live++;
+        }
+        if (w && !in->bad) w->joints[index - 1] = j;
+    }
+    if (w && !in->bad) w->joint_count = live;
+    return in->bad ? QP_ERR_BUFFER : QP_OK;
+}
+
 /* ---- snapshot -------------------------------------------------------------------------------------- */
 
 static void write_all(const qp_world *w, writer *o)
@@ -604,6 +708,7 @@ static void write_all(const qp_world *w, writer *o)
     }
     for (int c = 0; c < w->contact_count; c++) put_contact(o, &w->contacts[c]);
     put_shape_options(o, w);
+    put_joints(o, w);
     if (o->p) {
         unsigned long len = o->n - start - SNAP_HEADER;
         writer h = { o->p + start + 8, 0 };
@@ -716,6 +821,8 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
     if (in.bad) return QP_ERR_BUFFER;
     qp_result opt = get_shape_options(&in, w, body_table, bodies, shape_table, shapes);
     if (opt != QP_OK) return opt;
+    qp_result jr = get_joints(&in, w, body_table, bodies);
+    if (jr != QP_OK) return jr;
     if (in.bad || in.at != size) return QP_ERR_BUFFER;
     if (w) {
         w->contact_count = contacts;

@@ -135,8 +135,9 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
 void qp__solve_collisions(qp_world *w)
 {
     qp__prepare_contacts(w);
+    qp__prepare_joints(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
-        bool any = false;
+        bool any = qp__collide_joints(w);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);

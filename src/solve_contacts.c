@@ -104,6 +104,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
 void qp__solve_contacts(qp_world *w)
 {
     warm_start(w);
+    qp__warm_joints(w);
     int iters = w->def.contact_iterations;
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp_div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
@@ -114,6 +115,7 @@ void qp__solve_contacts(qp_world *w)
          * one direction, weight comes down in the other; the last sweep is
          * bottom-up. */
         bool up = ((iters - 1 - it) & 1) == 0 || !w->def.alternate_sweeps;
+        qp__solve_joints(w, !up);   /* joints first: outward from static bodies on upward sweeps */
         for (int o = 0; o < w->contact_count; o++) {
             int idx = up ? o : w->contact_count - 1 - o;
             solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up);

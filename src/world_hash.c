@@ -9,6 +9,9 @@
  *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw;
  *   every shape whose options (sensor flag, filter) are not the defaults, by pool index:
  *   owner, slot, flags, category, mask, group; every sensor overlap (shape indices).
+ *   then, only when joints exist (so worlds without joints keep their hashes), every
+ *   live joint by slot index: index, generation, type, flags, a, b, and its
+ *   accumulated impulses (jp, ja, jlo, jhi).
  * Everything else (rotation matrices, inertia, AABBs, pairs, scratch) is a
  * function of this state and the scene, or scratch rebuilt each step.
  */
@@ -21,6 +24,27 @@ static uint32_t hash_v3(uint32_t h, qp_vec3 v)
     h = qp_hash_u32(h, (uint32_t)v.y);
     return qp_hash_u32(h, (uint32_t)v.z);
 }
+
+static uint32_t hash_joints(uint32_t h, const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0) continue;
+        h = qp_hash_u32(h, (uint32_t)i);
+        h = qp_hash_u32(h, j->generation);
+        h = qp_hash_u32(h, j->type);
+        h = qp_hash_u32(h, j->flags);
+        h = qp_hash_u32(h, j->a);
+        h = qp_hash_u32(h, j->b);
+        h = hash_v3(h, j->jp);
+        h = qp_hash_u32(h, (uint32_t)j->ja[0]);
+        h = qp_hash_u32(h, (uint32_t)j->ja[1]);
+        h = qp_hash_u32(h, (uint32_t)j->jlo);
+        h = qp_hash_u32(h, (uint32_t)j->jhi);
+    }
+    return h;
+}
+
 
 uint32_t qp_world_hash(const qp_world *w)
 {
@@ -69,5 +93,6 @@ uint32_t qp_world_hash(const qp_world *w)
     }
     for (int k = 0; k < w->sensor_overlap_count && k < QP_CFG_MAX_SENSOR_OVERLAPS; k++)
         h = qp_hash_u32(h, ((uint32_t)w->sensor_overlaps[k].a << 16) | w->sensor_overlaps[k].b);
+    if (w->joint_count > 0) h = hash_joints(h, w);
     return h;
 }

@@ -2,6 +2,7 @@
 #ifndef QPHYS_WORLD_INTERNAL_H
 #define QPHYS_WORLD_INTERNAL_H
 
+#include "qphys/joint.h"
 #include "qphys/world.h"
 #include "compiler.h"
 
@@ -159,5 +160,15 @@ int qp__contact_lower(const qp_world *w, const qp_contact *c); /* lower body, -1
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
+
+/* Joints (joint.c, solve_joints.c; docs/design.md §7). */
+void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
+void qp__destroy_body_joints(qp_world *w, int body);  /* each wakes the other body */
+bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b from colliding */
+void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
+bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
+void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
+void qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass */
+bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
 
 #endif

@@ -59,7 +59,8 @@
 #define QP_CFG_LOW_RAM 0
 #endif
 
-/* Joints in a world. */
+/* Joints in a world (ball, hinge, distance; include/qphys/joint.h). 1..65535;
+ * about 350 bytes each. */
 #ifndef QP_CFG_MAX_JOINTS
 #define QP_CFG_MAX_JOINTS 32
 #endif
@@ -93,6 +94,9 @@
 #endif
 #if 2 * (QP_CFG_MAX_CONTACTS) > 65535
 #error "QP_CFG_MAX_CONTACTS must be at most 32767 (the contact graph uses 16-bit indices)"
+#endif
+#if QP_CFG_MAX_JOINTS < 1 || QP_CFG_MAX_JOINTS > 65535
+#error "QP_CFG_MAX_JOINTS must be 1..65535"
 #endif
 #if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
 #error "QP_CFG_LOW_RAM must be 0 or 1"

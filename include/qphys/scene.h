@@ -59,20 +59,20 @@ typedef struct {
     int bodies;               /* planes included */
     int dynamic_bodies;
     int shapes;
-    int joints;               /* always 0 in this build (joints are rejected) */
+    int joints;               /* ball, hinge and distance lines */
     int lines;                /* lines in the text */
 } qp_scene_info;
 
 /* Parse and validate text[0..len) without touching any world. QP_OK, or
  * QP_ERR_PARSE (syntax, unknown keyword, bad number), QP_ERR_RANGE (a value
  * outside its range), QP_ERR_FULL (more bodies or shapes than this build's
- * pools), QP_ERR_PARAM (null text or a bad argument; a valid joint line too:
- * "joints are not supported by this build"). info and err may be null. */
+ * pools, more joints than QP_CFG_MAX_JOINTS), QP_ERR_PARAM (null text or a bad argument;
+ * a joint between two static bodies). info and err may be null. */
 qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info,
                          qp_scene_error *err) QP_MUST_USE;
 
 /* Check the text as above; only if it is valid, initialise w from its `world`
- * line (qp_world_init) and create its bodies in file order. On any error w is
+ * line (qp_world_init) and create its bodies in file order, then its joints. On any error w is
  * left exactly as it was and *err tells where. info and err may be null.
  * QP_ERR_CONFIG: the caller was built with other options than the library (world.h). */
 qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
@@ -87,12 +87,13 @@ qp_body_id qp_scene_body(const qp_world *w, int i);
 /* ---- the parser, item by item ------------------------------------------------- */
 
 /* Items are the parsed description of one non-empty line, so programs can
- * build their own worlds (or joints, when the engine has them) from the text. */
+ * build their own worlds from the text. */
 typedef enum {
     QP_SCENE_WORLD = 0,
     QP_SCENE_BODY,            /* plane, box, sphere, capsule, compound ... end (one item) */
     QP_SCENE_BALL,
-    QP_SCENE_HINGE
+    QP_SCENE_HINGE,
+    QP_SCENE_DISTANCE
 } qp_scene_item_kind;
 
 /* Which options of a body line were given (qp_scene_body_item.given). */
@@ -122,7 +123,9 @@ typedef struct {
 
 typedef struct {
     int a, b;                 /* body numbers (0-based, file order); a != b */
-    qp_vec3 anchor;           /* world point, m */
+    qp_vec3 anchor;           /* world point, m (distance: the point on a) */
+    qp_vec3 anchor_b;         /* distance: the point on b, world, m; otherwise zero */
+    fix16_t min_length, max_length; /* distance: m, 0 <= min <= max <= 1000; otherwise zero */
     qp_vec3 axis;             /* hinge: unit axis in Q2.30 (world); ball: zero */
     bool has_limit;           /* hinge with `limit` */
     fix16_t limit_lo, limit_hi; /* radians, -pi..pi, lo <= hi */

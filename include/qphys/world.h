@@ -320,14 +320,15 @@ uint32_t qp_world_events_lost(const qp_world *w);
 /* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
  * velocities, sleep state, and every persistent contact's impulses, in index
  * order; shape filters and sensor flags that are not the defaults, and sensor
- * overlaps. Equal on every target for the same history. Events are not state. */
+ * overlaps; (when there are joints) every joint's accumulated impulses. Equal on
+ * every target for the same history. Events are not state. */
 uint32_t qp_world_hash(const qp_world *w);
 
 #include "qphys/world_impl.h"
 
 /* Snapshot: the world's state in a portable byte format (src/snapshot.c): the same
  * bytes on every target, little-endian, versioned, with a CRC-32, holding only live
- * bodies, shapes (with their filters and sensor flags), contacts and sensor overlaps
+ * bodies, shapes (with their filters and sensor flags), contacts, sensor overlaps and joints
  * (stack20 about 5 KB); not events, which a restored world starts without. qp_world_snapshot writes it into buf
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
@@ -341,7 +342,8 @@ uint32_t qp_world_hash(const qp_world *w);
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
     (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
      5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
-            4ul * QP_CFG_MAX_SENSOR_OVERLAPS))
+            4ul * QP_CFG_MAX_SENSOR_OVERLAPS) +                                                              \
+     5ul * (1ul + 35ul * QP_CFG_MAX_JOINTS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

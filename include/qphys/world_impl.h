@@ -152,6 +152,44 @@ typedef struct {
     uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
 } qp_events;
+/* Joint flags (qp_joint.flags). */
+enum {
+    QP_JOINT_LIMIT   = 1u << 0,   /* hinge limits enabled */
+    QP_JOINT_COLLIDE = 1u << 1    /* the two bodies collide with each other */
+};
+
+/* A joint (src/joint.c). Anchors from each body's centre of mass and axes in
+ * the bodies' frames, so they follow the bodies. a == 0: a free slot. */
+typedef struct {
+    uint16_t a, b;                /* body indices, a != b */
+    uint16_t generation;
+    uint8_t type;                 /* qp_joint_type */
+    uint8_t flags;                /* QP_JOINT_* */
+    qp_vec3 la, lb;               /* anchors, body frames, from the centres of mass (m) */
+    qp_vec3 axis_a, axis_b;       /* hinge: the axis in each body's frame, Q2.30 */
+    qp_vec3 ref_a, ref_b;         /* hinge: a direction across the axis, Q2.30 (angle 0: they agree) */
+    fix16_t lower, upper;         /* hinge: limits (rad); distance: min and max length (m) */
+    fix16_t drift_time;           /* s */
+    qp_vec3 jp;                   /* accumulated impulse of the point rows (warm start) */
+    fix16_t ja[2];                /* hinge: accumulated impulses of the alignment rows */
+    fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
+} qp_joint;
+
+/* A joint's solver rows for one step: functions of its bodies' poses, masses
+ * and inertia, which the velocity passes do not change (src/solve_joints.c). */
+typedef struct {
+    qp_vec3 ra, rb;               /* arms from the centres to the anchors, world */
+    qp_mat3 ia, ib;               /* world inverse inertia (zero for a body that cannot move) */
+    fix16_t ma, mb;               /* inverse masses (zero likewise) */
+    qp_mat3 k_inv;                /* point rows: inverse of the 3x3 effective mass */
+    qp_vec3 axis;                 /* hinge: a's axis; distance: unit direction from a's point to b's */
+    qp_vec3 perp[2];              /* hinge: two unit directions across the axis */
+    fix16_t m_perp[2][2];         /* hinge: inverse of the alignment rows' 2x2 effective mass */
+    fix16_t m_axis;               /* effective mass of the limit (hinge) or length (distance) row */
+    fix16_t value;                /* hinge: angle (rad); distance: length (m) */
+    qp_vec3 gap;                  /* point rows: b's point minus a's (m) */
+    qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error) */
+} qp_joint_rows;
 
 struct qp_world {
     qp_world_def def;
@@ -188,6 +226,15 @@ struct qp_world {
     qp_pair sensor_overlaps[QP_CFG_MAX_SENSOR_OVERLAPS];
     int sensor_overlap_count;
     qp_events events;
+    /* Joints (joint.c, solve_joints.c): the pool, how many are live, this
+     * step's solving order (outward from static bodies) and rows. */
+    qp_joint joints[QP_CFG_MAX_JOINTS];        /* slot index i (1-based, as in ids) at [i - 1] */
+    int joint_count;
+    uint16_t joint_order[QP_CFG_MAX_JOINTS];   /* slot indices */
+#if !QP_CFG_LOW_RAM
+    qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
+                                                  * computed at each use (the same bits) */
+#endif
 };
 
 #endif

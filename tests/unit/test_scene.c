@@ -27,6 +27,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "qphys/joint.h"
 #include "qphys/scene.h"
 #include "qphys/world.h"
 
@@ -419,13 +420,18 @@ static void test_joints(void **state)
     assert_int_equal(qp_scene_next(&rd, &it, &err), 1);
     assert_int_equal(it.kind, QP_SCENE_BALL);
     assert_false(it.u.joint.has_limit);
-    /* Valid joints are rejected at load: the engine has none yet. */
-    make_busy_world();
-    assert_int_equal(qp_scene_load(&world, text, sizeof text - 1, 0, &err), QP_ERR_PARAM);
-    assert_int_equal(err.line, 4);
-    assert_int_equal(err.column, 1);
-    assert_string_equal(err.message, "joints are not supported by this build");
-    assert_world_unchanged("joint");
+    /* They load: a hinge of body 1 to body 2 in joint slot 1, a ball joint in slot 2. */
+    qp_scene_info info;
+    assert_int_equal(qp_scene_load(&world, text, sizeof text - 1, &info, &err), QP_OK);
+    assert_int_equal(info.joints, 2);
+    qp_joint_id h = qp_world_joint_at(&world, 1), b = qp_world_joint_at(&world, 2);
+    assert_int_equal(qp_joint_get_type(&world, h), QP_JOINT_HINGE);
+    assert_int_equal(qp_joint_get_type(&world, b), QP_JOINT_BALL);
+    qp_body_id ja, jb;
+    qp_joint_bodies(&world, b, &ja, &jb);
+    assert_int_equal(ja.index, qp_scene_body(&world, 2).index);
+    assert_int_equal(jb.index, qp_scene_body(&world, 1).index);
+    assert_int_equal(qp_joint_error(&world, h), 0);
 }
 
 /* ---- 3. bad scenes -------------------------------------------------------------------------- */

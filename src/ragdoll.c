@@ -1,0 +1,147 @@
+/* The ragdoll builder (include/qphys/ragdoll.h): eleven parts and ten joints
+ * from one table in metres at scale 1, standing upright, arms out along x,
+ * facing +z. Everything that could make a creation fail (ranges, bounds, free
+ * slots) is checked first, so the parts are created all or none. */
+#include "qphys/ragdoll.h"
+#include "world_internal.h"
+
+typedef struct {
+    uint8_t shape;                /* qp_shape_type */
+    bool across;                  /* capsule along x (arms) instead of y */
+    int16_t hx, hy, hz;           /* box half extents, or radius and half height (mm) */
+    int16_t x, y, z;              /* centre from the pelvis centre (mm) */
+} part;
+
+static const part parts[QP_RAGDOLL_BODIES] = {
+    { QP_SHAPE_BOX, false, 150, 100, 100, 0, 0, 0 },            /* pelvis */
+    { QP_SHAPE_BOX, false, 170, 200, 100, 0, 320, 0 },          /* torso */
+    { QP_SHAPE_BOX, false, 90, 110, 100, 0, 660, 0 },           /* head (a box: a ball rolls on) */
+    { QP_SHAPE_CAPSULE, true, 50, 110, 0, -360, 450, 0 },       /* upper arm, left (-x) */
+    { QP_SHAPE_CAPSULE, true, 45, 100, 0, -690, 450, 0 },       /* forearm, left */
+    { QP_SHAPE_CAPSULE, true, 50, 110, 0, 360, 450, 0 },        /* upper arm, right (+x) */
+    { QP_SHAPE_CAPSULE, true, 45, 100, 0, 690, 450, 0 },        /* forearm, right */
+    { QP_SHAPE_CAPSULE, false, 70, 130, 0, -90, -320, 0 },      /* thigh, left */
+    { QP_SHAPE_CAPSULE, false, 60, 130, 0, -90, -740, 0 },      /* shin, left */
+    { QP_SHAPE_CAPSULE, false, 70, 130, 0, 90, -320, 0 },       /* thigh, right */
+    { QP_SHAPE_CAPSULE, false, 60, 130, 0, 90, -740, 0 },       /* shin, right */
+};
+
+typedef struct {
+    uint8_t a, b;                 /* parts */
+    uint8_t type;                 /* qp_joint_type */
+    int16_t x, y, z;              /* anchor from the pelvis centre (mm) */
+    int8_t ax, ay, az;            /* hinge axis */
+    int16_t lo, hi;               /* hinge limits (degrees) */
+} link;
+
+static const link links[QP_RAGDOLL_JOINTS] = {
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_TORSO, QP_JOINT_BALL, 0, 110, 0, 0, 0, 0, 0, 0 },          /* spine */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_HEAD, QP_JOINT_BALL, 0, 535, 0, 0, 0, 0, 0, 0 },            /* neck */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_L, QP_JOINT_BALL, -180, 450, 0, 0, 0, 0, 0, 0 },  /* shoulders */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_R, QP_JOINT_BALL, 180, 450, 0, 0, 0, 0, 0, 0 },
+    { QP_RAGDOLL_UPPER_ARM_L, QP_RAGDOLL_FOREARM_L, QP_JOINT_HINGE, -525, 450, 0, 0, 1, 0, 0, 140 },  /* elbows */
+    { QP_RAGDOLL_UPPER_ARM_R, QP_RAGDOLL_FOREARM_R, QP_JOINT_HINGE, 525, 450, 0, 0, -1, 0, 0, 140 },
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_L, QP_JOINT_BALL, -90, -110, 0, 0, 0, 0, 0, 0 },     /* hips */
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_R, QP_JOINT_BALL, 90, -110, 0, 0, 0, 0, 0, 0 },
+    { QP_RAGDOLL_THIGH_L, QP_RAGDOLL_SHIN_L, QP_JOINT_HINGE, -90, -530, 0, 1, 0, 0, 0, 140 }, /* knees */
+    { QP_RAGDOLL_THIGH_R, QP_RAGDOLL_SHIN_R, QP_JOINT_HINGE, 90, -530, 0, 1, 0, 0, 0, 140 },
+};
+
+qp_ragdoll_def qp_default_ragdoll_def(void)
+{
+    qp_ragdoll_def d;
+    unsigned char *p = (unsigned char *)&d;
+    for (unsigned i = 0; i < sizeof d; i++) p[i] = 0;
+    d.position = qp_v3(0, QP_ONE, 0);
+    d.scale = QP_ONE;
+    d.density = QP_INT(1000);
+    d.friction = QP_FRAC(1, 2);
+    d.asleep = false;
+    return d;
+}
+
+/* A length of the table (mm) at the def's scale, in metres. */
+static fix16_t len(const qp_ragdoll_def *d, int mm)
+{
+    return qp_mul(QP_MM(mm), d->scale);
+}
+
+static qp_vec3 at(const qp_ragdoll_def *d, int x, int y, int z)
+{
+    return qp_v3_add(d->position, qp_v3(len(d, x), len(d, y), len(d, z)));
+}
+
+static int free_slots(const qp_world *w, int *shapes, int *joints)
+{
+    int bodies = 0;
+    *shapes = *joints = 0;
+    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) bodies += !(w->bodies[i].state & QP_STATE_USED);
+    for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) *shapes += w->shapes[i].body == 0;
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) *joints += w->joints[i - 1].a == 0;
+    return bodies;
+}
+
+static qp_result check(const qp_world *w, const qp_ragdoll_def *d)
+{
+    if (d->scale < QP_FRAC(3, 4) || d->scale > QP_INT(4) || d->density < QP_INT(100) || d->density > QP_INT(2000) ||
+        d->friction < 0 || d->friction > QP_INT(10))
+        return QP_ERR_RANGE;
+    /* Every part lies within 1 m of the pelvis at scale 1. */
+    fix16_t reach = qp_sat32((int64_t)qp_v3_max_abs(d->position) + len(d, 1000));
+    if (reach > w->def.bounds) return QP_ERR_RANGE;
+    int shapes, joints;
+    if (free_slots(w, &shapes, &joints) < QP_RAGDOLL_BODIES || shapes < QP_RAGDOLL_BODIES ||
+        joints < QP_RAGDOLL_JOINTS)
+        return QP_ERR_FULL;
+    return QP_OK;
+}
+
+qp_result qp_create_ragdoll(qp_world *w, const qp_ragdoll_def *def, qp_body_id *out_ids, qp_result *err)
+{
+    qp_result dummy;
+    if (!err) err = &dummy;
+    if (!w || !def) return *err = QP_ERR_PARAM;
+    *err = check(w, def);
+    if (*err != QP_OK) return *err;
+    qp_body_id ids[QP_RAGDOLL_BODIES];
+    int made = 0;
+    qp_result r = QP_OK;
+    for (; made < QP_RAGDOLL_BODIES && r == QP_OK; made++) {
+        const part *p = &parts[made];
+        qp_body_def bd = qp_default_body_def();
+        bd.position = at(def, p->x, p->y, p->z);
+        bd.density = def->density;
+        bd.friction = def->friction;
+        bd.asleep = def->asleep;
+        bd.shape_count = 1;
+        if (p->shape == QP_SHAPE_BOX) r = qp_make_box(qp_v3(len(def, p->hx), len(def, p->hy), len(def, p->hz)), &bd.shapes[0]);
+        else if (p->shape == QP_SHAPE_SPHERE) r = qp_make_sphere(len(def, p->hx), &bd.shapes[0]);
+        else r = qp_make_capsule(len(def, p->hx), len(def, p->hy), &bd.shapes[0]);
+        if (p->across && !qp_quat_from_axis_angle(qp_v3(0, 0, QP_ONE), (fix16_t)102944, &bd.rotation)) /* 90 deg */
+            r = QP_ERR_PARAM;
+        if (r != QP_OK) { ids[made] = qp_null_body(); break; }
+        ids[made] = qp_create_body(w, &bd, &r);
+    }
+    if (r != QP_OK && made > 0 && qp_body_id_is_null(ids[made - 1])) made--;   /* the last one failed */
+    for (int k = 0; k < QP_RAGDOLL_JOINTS && r == QP_OK; k++) {
+        const link *l = &links[k];
+        qp_joint_def jd = qp_default_joint_def();
+        jd.type = (qp_joint_type)l->type;
+        jd.a = ids[l->a];
+        jd.b = ids[l->b];
+        jd.anchor = at(def, l->x, l->y, l->z);
+        jd.axis = qp_v3(QP_INT(l->ax), QP_INT(l->ay), QP_INT(l->az));
+        jd.enable_limit = l->type == QP_JOINT_HINGE;
+        jd.lower_angle = qp_deg_to_rad(QP_INT(l->lo));
+        jd.upper_angle = qp_deg_to_rad(QP_INT(l->hi));
+        qp_create_joint(w, &jd, &r);
+    }
+    if (r != QP_OK) {
+        /* Not reached when the checks above hold; undo rather than leave half a ragdoll. */
+        for (int k = made - 1; k >= 0; k--) (void)qp_destroy_body(w, ids[k]);
+        return *err = r;
+    }
+    if (out_ids)
+        for (int k = 0; k < QP_RAGDOLL_BODIES; k++) out_ids[k] = ids[k];
+    return *err = QP_OK;
+}
