@@ -119,6 +119,8 @@ typedef struct {
 
 struct qp_world;
 typedef struct qp_world qp_world;
+struct qp_input_log;                       /* qphys/record.h */
+typedef struct qp_input_log qp_input_log;
 
 /* The options this header was compiled with (include/qphys/config.h: the pool sizes and
  * QP_CFG_LOW_RAM) as one number. The calls that lay out a caller's qp_world

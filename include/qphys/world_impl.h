@@ -159,6 +159,8 @@ struct qp_world {
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
     uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
     uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
+    /* Not state: where mutating calls are recorded (record.h), null when not. */
+    struct qp_input_log *input_log;
 };
 
 #endif
