@@ -11,9 +11,9 @@
 
 QPHYS_TOOL := $(OUT)/qphys
 
-$(QPHYS_TOOL): tools/qphys.c $(PORT_OBJS) $(LIB)
+$(QPHYS_TOOL): tools/qphys.c tools/replay.c $(PORT_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< $(PORT_OBJS) $(LIB) -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< tools/replay.c $(PORT_OBJS) $(LIB) -o $@
 
 .PHONY: qphys
 qphys: $(QPHYS_TOOL)
