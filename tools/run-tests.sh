@@ -80,6 +80,8 @@ unit_suite host-san "$sanitize"
 pools_suite host-pools-san "$sanitize"
 check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
 check "every scene and bad scene through the qphys command under ASan+UBSan" sh tools/test-ubsan-scenes.sh
+check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
+  sh -c 'make -s build/host/soak && build/host/soak 10000'
 
 section "cross-target determinism"
 if [ -f tools/cross-check.sh ]; then
@@ -91,6 +93,7 @@ for b in $(ls boards | grep -v '^cpu$'); do
   check "board $b: builds, fits, passes the nm guard" make -s BOARD="$b" all size
 done
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
+check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 2 560 of 3 072 bytes)" sh tools/test-stack.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
 
