@@ -31,7 +31,7 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	  (cd $(FUZZ_OUT) && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	     -artifact_prefix=crash-$$t- corpus-$$t ../../tests/fuzz/corpus/$$t) 2>&1 | \
-	     grep -E '^(#[0-9]+ +DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
+	     grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
 	done
 
 # The regression replay of make test (tools/test-fuzz-corpus.sh): each target with

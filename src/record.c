@@ -254,6 +254,8 @@ static qp_result apply(qp_world *w, const entry *e, qp_body_id *got)
         if (!qp_body_is_valid(w, e->id)) return QP_ERR_INVALID_ID;
         qp_body_clear_flags(w, e->id);
         return QP_OK;
+    /* Joints: their kinds (32..63, record.h) get a payload in payload_size, an encoding in
+     * qp__record_input, a decoding in get_entry and their call here. */
     default: return QP_ERR_PARAM;   /* not reached: get_entry refused it */
     }
 }
