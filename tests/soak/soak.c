@@ -189,8 +189,11 @@ int main(int argc, char **argv)
         qp_world_stats st = qp_world_get_stats(&a);
         if (st.awake > 0) awake_steps++;
         if (s % 100000 == 0 || s == steps)
+        {
             printf("step %ld: %d awake, %d asleep, hash %08lx\n", s, st.awake, st.asleep,
                    (unsigned long)qp_world_hash(&a));
+            fflush(stdout);   /* progress, also when the output is a file */
+        }
     }
     printf("soak: %ld steps, every check held at every step (%ld steps with bodies awake); deepest sinking %.1f mm\n",
            steps, awake_steps, deepest / 65.536);
