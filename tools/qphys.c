@@ -592,7 +592,8 @@ static int cmd_replay(int argc, char **argv)
         if (s > 0) qp_world_step(&world);
         unsigned long at = 0, n = rp.input_at[s + 1] - rp.input_at[s];
         qp_input_info info;
-        qp_result r = qp_input_replay_step(&world, rp.inputs + rp.input_at[s], n, &at, &info);
+        const unsigned char *in = rp.inputs ? rp.inputs + rp.input_at[s] : NULL; /* none recorded: null */
+        qp_result r = qp_input_replay_step(&world, in, n, &at, &info);
         if (r == QP_ERR_BUFFER || (r == QP_OK && at != n)) {
             fprintf(stderr, "%s: error: an input of step %ld is not a well-formed entry (qphys/record.h)\n", path, s);
             status = EXIT_INPUT;
