@@ -8,7 +8,7 @@
 #       replays it for ever (tools/test-fuzz-corpus.sh, any compiler).
 # The fuzz builds use small pools (FUZZ_POOLS), so that comparing whole worlds is cheap.
 
-FUZZ_TARGETS ?= scene api restore
+FUZZ_TARGETS ?= scene api restore replay
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := build/fuzz
@@ -16,9 +16,13 @@ FUZZ_POOLS   := -DQP_CFG_MAX_BODIES=32 -DQP_CFG_MAX_SHAPES=48 -DQP_CFG_MAX_PAIRS
 FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 \
                 $(FUZZ_POOLS) $(CORE_INC) $(FIXMATH_FLAGS)
 
+# Host code a target needs besides the core: the replay file reader.
+FUZZ_EXTRA_replay := tools/replay.c
+$(FUZZ_OUT)/fuzz_replay $(FUZZ_OUT)/replay_replay: $(FUZZ_EXTRA_replay)
+
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRCS) $(FIXMATH_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_EXTRA_$*) $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
 
 .PHONY: fuzz
 fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
@@ -27,7 +31,7 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	  (cd $(FUZZ_OUT) && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	     -artifact_prefix=crash-$$t- corpus-$$t ../../tests/fuzz/corpus/$$t) 2>&1 | \
-	     grep -E '^(#[0-9]+ +DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
+	     grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
 	done
 
 # The regression replay of make test (tools/test-fuzz-corpus.sh): each target with
@@ -35,4 +39,4 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 FUZZ_REPLAY_CC ?= gcc
 $(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(CORE_SRCS) $(FIXMATH_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(FUZZ_EXTRA_$*) $(CORE_SRCS) $(FIXMATH_SRCS) -o $@

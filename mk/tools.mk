@@ -11,12 +11,23 @@
 
 QPHYS_TOOL := $(OUT)/qphys
 
-$(QPHYS_TOOL): tools/qphys.c $(PORT_OBJS) $(LIB)
+$(QPHYS_TOOL): tools/qphys.c tools/replay.c $(PORT_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< $(PORT_OBJS) $(LIB) -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< tools/replay.c $(PORT_OBJS) $(LIB) -o $@
 
 .PHONY: qphys
 qphys: $(QPHYS_TOOL)
 all: $(QPHYS_TOOL)
 
 -include $(QPHYS_TOOL).d
+
+# make soak [SOAK_STEPS=1000000]: a pile thrown up again and again, checked at every step
+# (tests/soak/soak.c). Long: not part of make test, which runs 20 000 steps of it.
+SOAK_STEPS ?= 1000000
+$(OUT)/soak: tests/soak/soak.c $(PORT_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror $< $(PORT_OBJS) $(LIB) -o $@
+
+.PHONY: soak
+soak: $(OUT)/soak
+	$(OUT)/soak $(SOAK_STEPS)

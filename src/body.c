@@ -324,6 +324,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     if (index > w->body_high) w->body_high = index;
     *err = QP_OK;
     qp_body_id id = { (uint16_t)index, b->generation };
+    qp__record_input(w, QP_INPUT_CREATE_BODY, id, 0, 0, 0, def);
     return id;
 }
 
@@ -382,6 +383,7 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     for (unsigned i = 0; i < sizeof *b; i++) p[i] = 0;
     b->generation = gen;
     while (w->body_high > 0 && !(w->bodies[w->body_high].state & QP_STATE_USED)) w->body_high--;
+    qp__record_input(w, QP_INPUT_DESTROY_BODY, id, 0, 0, 0, 0);
     return QP_OK;
 }
 
@@ -453,6 +455,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     w->sap_sorted = 0;
     qp__wake_body(w, id.index);
     if (b->state & QP_STATE_KINEMATIC) qp__wake_touching(w, id.index);
+    qp__record_input(w, QP_INPUT_SET_POSE, id, &position, 0, &rotation, 0);
     return QP_OK;
 }
 
@@ -491,7 +494,10 @@ qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v)
 {
     qp_result r;
     qp_vec3 *to = writable(w, id, 0, v, w->def.max_linear_speed, &r);
-    if (to) *to = v;
+    if (to) {
+        *to = v;
+        qp__record_input(w, QP_INPUT_SET_LINEAR_VELOCITY, id, &v, 0, 0, 0);
+    }
     return r;
 }
 
@@ -499,7 +505,10 @@ qp_result qp_body_set_angular_velocity(qp_world *w, qp_body_id id, qp_vec3 omega
 {
     qp_result r;
     qp_vec3 *to = writable(w, id, 1, omega, w->def.max_angular_speed, &r);
-    if (to) *to = omega;
+    if (to) {
+        *to = omega;
+        qp__record_input(w, QP_INPUT_SET_ANGULAR_VELOCITY, id, &omega, 0, 0, 0);
+    }
     return r;
 }
 
@@ -507,7 +516,10 @@ qp_result qp_body_apply_force(qp_world *w, qp_body_id id, qp_vec3 force)
 {
     qp_result r;
     qp_vec3 *to = writable(w, id, 2, force, 0, &r);
-    if (to) *to = qp_v3_add(*to, force);
+    if (to) {
+        *to = qp_v3_add(*to, force);
+        qp__record_input(w, QP_INPUT_APPLY_FORCE, id, &force, 0, 0, 0);
+    }
     return r;
 }
 
@@ -515,7 +527,10 @@ qp_result qp_body_apply_torque(qp_world *w, qp_body_id id, qp_vec3 torque)
 {
     qp_result r;
     qp_vec3 *to = writable(w, id, 3, torque, 0, &r);
-    if (to) *to = qp_v3_add(*to, torque);
+    if (to) {
+        *to = qp_v3_add(*to, torque);
+        qp__record_input(w, QP_INPUT_APPLY_TORQUE, id, &torque, 0, 0, 0);
+    }
     return r;
 }
 
@@ -531,6 +546,7 @@ qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_
     b->w = qp_v3_add(b->w, qp_mat3_mul_v3(&inv_inertia, qp_v3_cross(arm, impulse)));
     if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
         b->flags |= QP_FLAG_SPEED_CLAMPED;
+    qp__record_input(w, QP_INPUT_APPLY_IMPULSE, id, &impulse, &world_point, 0, 0);
     return QP_OK;
 }
 
@@ -544,6 +560,7 @@ qp_result qp_body_wake(qp_world *w, qp_body_id id)
 {
     if (!get(w, id)) return QP_ERR_INVALID_ID;
     qp__wake_body(w, id.index);
+    qp__record_input(w, QP_INPUT_WAKE, id, 0, 0, 0, 0);
     return QP_OK;
 }
 
@@ -556,7 +573,9 @@ uint32_t qp_body_flags(const qp_world *w, qp_body_id id)
 void qp_body_clear_flags(qp_world *w, qp_body_id id)
 {
     qp_body_state *b = get(w, id);
-    if (b) b->flags = 0;
+    if (!b) return;
+    b->flags = 0;
+    qp__record_input(w, QP_INPUT_CLEAR_FLAGS, id, 0, 0, 0, 0);
 }
 
 int qp_body_level(const qp_world *w, qp_body_id id)

@@ -459,6 +459,12 @@ static const unsigned char *find_body(const unsigned char *table, int count, int
     return NULL;
 }
 
+/* Contact arms and friction anchors run from a body's centre to a point of the other body:
+ * up to twice the farthest a body can be (a frozen one 200 m past the limit) on each axis.
+ * A plane's arm to a box near the other end of the world is 1 449 m in a 1 000 m world,
+ * which the 1 000 m this checked before refused (found by fuzz_api). */
+#define ARM_LIMIT (2 * (QP_WORLD_LIMIT + QP_INT(200)))
+
 static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, int body_count)
 {
     memset(c, 0, sizeof *c);
@@ -471,14 +477,14 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED |
                                    QP_CONTACT_SWEPT);
     c->n = get_unit_v3(in);
-    c->anchor_a = get_v3(in, QP_INT(1000));
-    c->anchor_b = get_v3(in, QP_INT(1000));
+    c->anchor_a = get_v3(in, ARM_LIMIT);
+    c->anchor_b = get_v3(in, ARM_LIMIT);
     c->jt1 = get_i(in);
     c->jt2 = get_i(in);
     c->jtw = get_i(in);
     for (int k = 0; k < c->count; k++) {
         c->p[k].id = get_u(in);
-        c->p[k].ra = get_v3(in, QP_INT(1000));
+        c->p[k].ra = get_v3(in, ARM_LIMIT);
         c->p[k].jn = get_in(in, 0, ANY);
     }
     const unsigned char *ea = find_body(bodies, body_count, c->a), *eb = find_body(bodies, body_count, c->b);

@@ -1,98 +1,266 @@
-/* The state hash (docs/design.md §8): 32-bit FNV-1a over the canonical state, fed
- * word by word with qp_hash_u32 (never raw struct bytes, whose padding and
- * byte order differ between targets).
+/* The state hash (docs/design.md §8): 32-bit FNV-1a over every value that can change a
+ * later step, fed word by word with qp_hash_u32 (values, never raw struct bytes, whose
+ * padding and byte order differ between targets).
  *
- * Canonical state, in this order:
- *   every used body, by slot index: index, generation, state flags (used, kinematic,
- *   dynamic, asleep, frozen), x (centre of mass), q, v, w;
- *   every contact of the last step, in the contact array's order: a, b, sa,
- *   sb, count, per point feature id and jn, then the manifold's friction jt1, jt2, jtw;
- *   every shape whose options (sensor flag, filter) are not the defaults, by pool index:
- *   owner, slot, flags, category, mask, group; every sensor overlap (shape indices).
- *   then, only when joints exist (so worlds without joints keep their hashes), every
- *   live joint by slot index: index, generation, type, flags, a, b, and its
- *   accumulated impulses (jp, ja, jlo, jhi).
- * Everything else (rotation matrices, inertia, AABBs, pairs, scratch) is a
- * function of this state and the scene, or scratch rebuilt each step.
+ * The hash is a list of blocks, each opened by a tag word so that no two blocks can run
+ * into each other. Adding state (joints, kinematic bodies) means adding a block to the
+ * table at the end of this file, or fields to a block, and to the list in world.h.
+ *
+ *   def        every field of the world definition
+ *   slots      every body slot in index order: a used one as its index and its body hash
+ *              (qp_body_hash, below), a free one that was used as its index and generation
+ *              (the generation the next body created there gets)
+ *   contacts   the count, then every contact in the array's order (sorted by bodies and
+ *              shape slots): what one step hands the next (narrow_phase.c's qp_contact_cache)
+ *   sensors    the count, then every sensor overlap (shape pool indices), in their order
+ *   joints     every joint slot that is live (all its fields: bodies, type, flags, anchors,
+ *              axes, limits, drift time, accumulated impulses) or was used (its generation)
+ *
+ * Not hashed, and why (world.h says the same for users):
+ *   derived, kept in step with hashed state: rotation matrix r and world inverse inertia
+ *     (qp__body_sync after every change of q; absent with QP_CFG_LOW_RAM), body_high (the
+ *     highest used slot), the broad phase's sap_order (re-sorted by the unique key (box low
+ *     x, shape index) before it is read), the contact adjacency (rebuilt from the contacts);
+ *   per-step scratch, written by a stage of every step before any read of that step: body
+ *     level, island, supports and load (contact graph, sleep), pairs, solver rows, predicted
+ *     poses and split-impulse velocities, and the contact fields that the narrow phase
+ *     rebuilds for every contact (ab, ca, cb, twist radius, depth, jp, st1..stw);
+ *   statistics: a report of past steps that no stage reads (stats.step, counts, peaks).
  */
 #include "qphys/hash.h"
 #include "qphys/world.h"
 
+/* Block tags: "DEF ", "SLOT", "CONT" as numbers. */
+#define TAG_DEF 0x20464544u
+#define TAG_SLOTS 0x544F4C53u
+#define TAG_CONTACTS 0x544E4F43u
+#define TAG_FREE 0x45455246u
+#define TAG_SENSORS 0x534E4553u
+#define TAG_JOINTS 0x4E494F4Au
+
+static uint32_t h32(uint32_t h, int32_t v) { return qp_hash_u32(h, (uint32_t)v); }
+
 static uint32_t hash_v3(uint32_t h, qp_vec3 v)
 {
-    h = qp_hash_u32(h, (uint32_t)v.x);
-    h = qp_hash_u32(h, (uint32_t)v.y);
-    return qp_hash_u32(h, (uint32_t)v.z);
+    h = h32(h, v.x);
+    h = h32(h, v.y);
+    return h32(h, v.z);
 }
 
-static uint32_t hash_joints(uint32_t h, const qp_world *w)
+static uint32_t hash_quat(uint32_t h, qp_quat q)
 {
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i - 1];
-        if (j->a == 0) continue;
-        h = qp_hash_u32(h, (uint32_t)i);
-        h = qp_hash_u32(h, j->generation);
-        h = qp_hash_u32(h, j->type);
-        h = qp_hash_u32(h, j->flags);
-        h = qp_hash_u32(h, j->a);
-        h = qp_hash_u32(h, j->b);
-        h = hash_v3(h, j->jp);
-        h = qp_hash_u32(h, (uint32_t)j->ja[0]);
-        h = qp_hash_u32(h, (uint32_t)j->ja[1]);
-        h = qp_hash_u32(h, (uint32_t)j->jlo);
-        h = qp_hash_u32(h, (uint32_t)j->jhi);
+    h = h32(h, q.w);
+    h = h32(h, q.x);
+    h = h32(h, q.y);
+    return h32(h, q.z);
+}
+
+static uint32_t hash_box(uint32_t h, const qp_aabb *b)
+{
+    return hash_v3(hash_v3(h, b->lo), b->hi);
+}
+
+static uint32_t hash_def(uint32_t h, const qp_world *w)
+{
+    const qp_world_def *d = &w->def;
+    h = qp_hash_u32(h, TAG_DEF);
+    h = hash_v3(h, d->gravity);
+    h = h32(h, d->dt);
+    h = h32(h, d->collision_iterations);
+    h = h32(h, d->contact_iterations);
+    h = h32(h, d->shock_iterations);
+    h = h32(h, d->penetration_iterations);
+    h = h32(h, d->restitution_ramp);
+    h = h32(h, d->alternate_sweeps);
+    h = h32(h, d->accumulate_impulses);
+    h = h32(h, d->warm_start);
+    h = h32(h, d->contact_margin);
+    h = h32(h, d->slop);
+    h = h32(h, d->gap_tolerance);
+    h = h32(h, d->penetration_rate);
+    h = h32(h, d->max_penetration_speed);
+    h = h32(h, d->bounce_threshold);
+    h = h32(h, d->max_linear_speed);
+    h = h32(h, d->max_angular_speed);
+    h = h32(h, d->bounds);
+    h = h32(h, d->sleep_enabled);
+    h = h32(h, (int32_t)d->sleep_policy);
+    h = h32(h, d->sleep_center_size);
+    h = h32(h, d->sleep_point_size);
+    h = h32(h, d->sleep_steps);
+    h = h32(h, d->sleep_energy);
+    h = h32(h, d->sleep_energy_bias);
+    h = h32(h, d->wake_energy_factor);
+    h = h32(h, d->wake_speed);
+    h = h32(h, d->wake_velocity);
+    return h32(h, d->min_awake_steps);
+}
+
+/* One shape of a body: its pool index (the tie-break of the broad phase's order, and which
+ * slots the next created body gets), its geometry in the body frame, and its box (read by
+ * the next broad phase as it is for a body that does not move). */
+static uint32_t hash_shape(uint32_t h, const qp_world *w, int pool)
+{
+    const qp_shape_slot *s = &w->shapes[pool];
+    h = h32(h, pool);
+    h = h32(h, (int32_t)s->shape.type);
+    h = hash_v3(h, s->shape.offset);
+    h = hash_quat(h, s->shape.rotation);
+    h = hash_v3(h, s->shape.half);       /* box half extents, plane normal, or radius first */
+    h = h32(h, s->shape.half_height);    /* capsule half height or plane offset */
+    h = h32(h, s->flags);                /* sensor */
+    h = h32(h, s->filter.category);
+    h = h32(h, s->filter.mask);
+    h = h32(h, s->filter.group);
+    return hash_box(h, &s->aabb);
+}
+
+/* One used body: every field of qp_body_state but the derived and scratch ones. */
+static uint32_t hash_body(const qp_world *w, int i)
+{
+    const qp_body_state *b = &w->bodies[i];
+    uint32_t h = QP_HASH_INIT;
+    h = h32(h, i);
+    h = h32(h, b->generation);
+    h = h32(h, b->state);
+    h = h32(h, b->flags);
+    h = hash_v3(h, b->x);
+    h = hash_quat(h, b->q);
+    h = hash_v3(h, b->v);
+    h = hash_v3(h, b->w);
+    h = hash_v3(h, b->force);
+    h = hash_v3(h, b->torque);
+    h = hash_v3(h, b->local_center);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) h = h32(h, b->inv_inertia_local.m[r][c]);
+    h = h32(h, b->mass);
+    h = h32(h, b->inv_mass);
+    h = h32(h, b->friction);
+    h = h32(h, b->static_friction);
+    h = h32(h, b->restitution);
+    h = qp_hash_u32(h, b->user_data);
+    h = h32(h, b->still_steps);
+    h = h32(h, b->awake_steps);
+    h = h32(h, b->motion);
+    for (int k = 0; k < 3; k++) h = hash_box(h, &b->sleep_box[k]);
+    h = h32(h, b->shape_count);
+    for (int k = 0; k < b->shape_count && k < QP_CFG_MAX_BODY_SHAPES; k++) h = hash_shape(h, w, b->shapes[k]);
+    return h;
+}
+
+uint32_t qp_body_hash(const qp_world *w, qp_body_id id)
+{
+    if (!w || id.index == 0 || id.index > QP_CFG_MAX_BODIES) return 0;
+    const qp_body_state *b = &w->bodies[id.index];
+    if (!(b->state & QP_STATE_USED) || b->generation != id.generation) return 0;
+    return hash_body(w, id.index);
+}
+
+static uint32_t hash_slots(uint32_t h, const qp_world *w)
+{
+    h = qp_hash_u32(h, TAG_SLOTS);
+    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (b->state & QP_STATE_USED) {
+            h = h32(h, i);
+            h = qp_hash_u32(h, hash_body(w, i));
+        } else if (b->generation) {
+            h = qp_hash_u32(h, TAG_FREE);
+            h = h32(h, i);
+            h = h32(h, b->generation);
+        }
     }
     return h;
 }
 
+static uint32_t hash_contacts(uint32_t h, const qp_world *w)
+{
+    h = qp_hash_u32(h, TAG_CONTACTS);
+    h = h32(h, w->contact_count);
+    for (int c = 0; c < w->contact_count && c < QP_CFG_MAX_CONTACTS; c++) {
+        const qp_contact *ct = &w->contacts[c];
+        h = h32(h, ct->a);
+        h = h32(h, ct->b);
+        h = h32(h, ct->sa);
+        h = h32(h, ct->sb);
+        h = h32(h, ct->count);
+        h = h32(h, ct->flags);
+        h = hash_v3(h, ct->n);
+        h = hash_v3(h, ct->anchor_a);
+        h = hash_v3(h, ct->anchor_b);
+        h = h32(h, ct->jt1);
+        h = h32(h, ct->jt2);
+        h = h32(h, ct->jtw);
+        for (int k = 0; k < ct->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
+            const qp_contact_point *p = &ct->p[k];
+            h = qp_hash_u32(h, p->id);
+            h = hash_v3(h, p->ra);
+            h = h32(h, p->jn);
+        }
+    }
+    return h;
+}
+
+static uint32_t hash_sensors(uint32_t h, const qp_world *w)
+{
+    h = qp_hash_u32(h, TAG_SENSORS);
+    h = h32(h, w->sensor_overlap_count);
+    for (int k = 0; k < w->sensor_overlap_count && k < QP_CFG_MAX_SENSOR_OVERLAPS; k++) {
+        h = h32(h, w->sensor_overlaps[k].a);
+        h = h32(h, w->sensor_overlaps[k].b);
+    }
+    return h;
+}
+
+static uint32_t hash_joints(uint32_t h, const qp_world *w)
+{
+    h = qp_hash_u32(h, TAG_JOINTS);
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0) {
+            if (j->generation == 0) continue;
+            h = qp_hash_u32(h, TAG_FREE);
+            h = h32(h, i);
+            h = h32(h, j->generation);
+            continue;
+        }
+        h = h32(h, i);
+        h = h32(h, j->generation);
+        h = h32(h, j->type);
+        h = h32(h, j->flags);
+        h = h32(h, j->a);
+        h = h32(h, j->b);
+        h = hash_v3(h, j->la);
+        h = hash_v3(h, j->lb);
+        h = hash_v3(h, j->axis_a);
+        h = hash_v3(h, j->axis_b);
+        h = hash_v3(h, j->ref_a);
+        h = hash_v3(h, j->ref_b);
+        h = h32(h, j->lower);
+        h = h32(h, j->upper);
+        h = h32(h, j->drift_time);
+        h = hash_v3(h, j->jp);
+        h = h32(h, j->ja[0]);
+        h = h32(h, j->ja[1]);
+        h = h32(h, j->jlo);
+        h = h32(h, j->jhi);
+    }
+    return h;
+}
+
+/* The blocks, in hash order. New state goes here as one more line. */
+static uint32_t (*const hash_blocks[])(uint32_t h, const qp_world *w) = {
+    hash_def,
+    hash_slots,
+    hash_contacts,
+    hash_sensors,
+    hash_joints,
+};
 
 uint32_t qp_world_hash(const qp_world *w)
 {
     uint32_t h = QP_HASH_INIT;
     if (!w) return h;
-    for (int i = 1; i <= w->body_high && i <= QP_CFG_MAX_BODIES; i++) {
-        const qp_body_state *b = &w->bodies[i];
-        if (!(b->state & QP_STATE_USED)) continue;
-        h = qp_hash_u32(h, (uint32_t)i);
-        h = qp_hash_u32(h, b->generation);
-        h = qp_hash_u32(h, b->state);
-        h = hash_v3(h, b->x);
-        h = qp_hash_u32(h, (uint32_t)b->q.w);
-        h = qp_hash_u32(h, (uint32_t)b->q.x);
-        h = qp_hash_u32(h, (uint32_t)b->q.y);
-        h = qp_hash_u32(h, (uint32_t)b->q.z);
-        h = hash_v3(h, b->v);
-        h = hash_v3(h, b->w);
-    }
-    for (int c = 0; c < w->contact_count && c < QP_CFG_MAX_CONTACTS; c++) {
-        const qp_contact *ct = &w->contacts[c];
-        h = qp_hash_u32(h, ct->a);
-        h = qp_hash_u32(h, ct->b);
-        h = qp_hash_u32(h, ct->sa);
-        h = qp_hash_u32(h, ct->sb);
-        h = qp_hash_u32(h, ct->count);
-        for (int k = 0; k < ct->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
-            const qp_contact_point *p = &ct->p[k];
-            h = qp_hash_u32(h, p->id);
-            h = qp_hash_u32(h, (uint32_t)p->jn);
-        }
-        h = qp_hash_u32(h, (uint32_t)ct->jt1);
-        h = qp_hash_u32(h, (uint32_t)ct->jt2);
-        h = qp_hash_u32(h, (uint32_t)ct->jtw);
-    }
-    /* Shape options (sensor, filter) that are not the defaults, and the sensor overlaps:
-     * a world without them hashes as before. */
-    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++) {
-        const qp_shape_slot *sl = &w->shapes[s];
-        if (sl->body == 0 || (sl->flags == 0 && sl->filter.category == 1 && sl->filter.mask == 0xFFFFu &&
-                              sl->filter.group == 0))
-            continue;
-        h = qp_hash_u32(h, ((uint32_t)sl->body << 16) | ((uint32_t)sl->slot << 8) | sl->flags);
-        h = qp_hash_u32(h, ((uint32_t)sl->filter.category << 16) | sl->filter.mask);
-        h = qp_hash_u32(h, (uint32_t)(int32_t)sl->filter.group);
-    }
-    for (int k = 0; k < w->sensor_overlap_count && k < QP_CFG_MAX_SENSOR_OVERLAPS; k++)
-        h = qp_hash_u32(h, ((uint32_t)w->sensor_overlaps[k].a << 16) | w->sensor_overlaps[k].b);
-    if (w->joint_count > 0) h = hash_joints(h, w);
+    for (unsigned k = 0; k < sizeof hash_blocks / sizeof hash_blocks[0]; k++) h = hash_blocks[k](h, w);
     return h;
 }

@@ -3,6 +3,7 @@
 #define QPHYS_WORLD_INTERNAL_H
 
 #include "qphys/joint.h"
+#include "qphys/record.h"
 #include "qphys/world.h"
 #include "compiler.h"
 
@@ -133,6 +134,10 @@ typedef struct {
 } qp__stage;
 extern const qp__stage qp__step_stages[];
 extern const int qp__step_stage_count;
+
+/* The input log (record.c): one entry for a mutating call that succeeded (body.c). */
+void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_vec3 *a, const qp_vec3 *b,
+                      const qp_quat *q, const qp_body_def *def);
 
 /* Helpers shared by stages. */
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);

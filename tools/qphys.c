@@ -1,7 +1,7 @@
 /* qphys - run, record and replay scene files on the host.
  *
  *   qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]
- *   qphys record SCENE [--steps N] -o FILE
+ *   qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE
  *   qphys replay FILE [--verify]
  *   qphys check SCENE
  *
@@ -11,12 +11,15 @@
  *   JSON object (with --hashes it carries a "hashes" array). --save writes the
  *   world's snapshot after the last step; given a snapshot instead of a scene, run
  *   resumes from it and numbers its steps on from the snapshot's.
- * record: runs SCENE and writes a replay file: the scene text, the engine's
- *   pinned configuration, per-step inputs (none yet) and per-step hashes, of
- *   the world and of every body that changed (docs/scene-format.md, "Replay files").
- * replay: runs a replay file again and compares every step (--verify is the
- *   default): reports the first step whose hash differs and the first body
- *   (in file order) whose state differs, or that every step matched.
+ * record: runs SCENE and writes a replay file (docs/scene-format.md, "Replay files"): the
+ *   scene text, the engine's pinned configuration, per step the inputs made through the
+ *   world's input log (--inputs EVERY: one call every EVERY steps, of every kind in turn),
+ *   the world hash and the hashes of the bodies that changed (--poses: and their states), and
+ *   a check line (length and CRC-32).
+ * replay: checks the file (exit 2 if damaged, truncated or malformed), runs it again and
+ *   compares every step (--verify is the default): reports the first step whose hashes
+ *   differ, the first body (by slot) whose hash differs with its recorded and computed
+ *   values (exit 1), or that every step matched.
  * check: parses and validates SCENE only.
  *
  * Exit status: 0 success, 1 verification failed, 2 bad input or usage
@@ -33,8 +36,10 @@
 
 #include "qp_port.h"
 #include "qphys/hash.h"
+#include "qphys/record.h"
 #include "qphys/scene.h"
 #include "qphys/world.h"
+#include "replay.h"
 
 #define EXIT_VERIFY 1
 #define EXIT_INPUT 2
@@ -58,7 +63,7 @@ static void die(const char *fmt, ...)
 
 static const char usage_text[] =
     "usage: qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]\n"
-    "       qphys record SCENE [--steps N] -o FILE\n"
+    "       qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE\n"
     "       qphys replay FILE [--verify]\n"
     "       qphys check SCENE\n"
     "       qphys --help\n"
@@ -177,19 +182,6 @@ static void save_snapshot(const char *path)
 }
 
 /* ---- state ------------------------------------------------------------------------- */
-
-/* Hash of one body's state, from the public reads (the replay file's per-body hashes). */
-static uint32_t body_hash(qp_body_id id)
-{
-    uint32_t h = QP_HASH_INIT;
-    qp_vec3 x = qp_body_center(&world, id), v = qp_body_linear_velocity(&world, id),
-            w = qp_body_angular_velocity(&world, id);
-    qp_quat q = qp_body_rotation(&world, id);
-    int32_t words[16] = { id.index, id.generation, qp_body_is_awake(&world, id), (int32_t)qp_body_flags(&world, id),
-                          x.x, x.y, x.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y };
-    h = qp_hash_words(h, words, 16);
-    return qp_hash_u32(h, (uint32_t)w.z);
-}
 
 static double fx(fix16_t v) { return (double)v / 65536.0; }
 static double q30(qp_q30 v) { return (double)v / 1073741824.0; }
@@ -340,132 +332,212 @@ static int cmd_check(int argc, char **argv)
 
 /* ---- record ----------------------------------------------------------------------------- */
 
-#define REPLAY_MAGIC "qphys-replay 1"
+/* The replay file as it is written: text in a growing buffer, so that its length and
+ * CRC-32 can end it (the "check" line). */
+typedef struct {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+static void out(text_buf *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(t->p ? t->p + t->n : 0, t->p ? t->cap - t->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) die("output error");
+        if (t->p && t->n + (size_t)k < t->cap) {
+            t->n += (size_t)k;
+            return;
+        }
+        size_t cap = t->cap ? t->cap * 2 : 1 << 16;
+        while (cap < t->n + (size_t)k + 1) cap *= 2;
+        char *q = realloc(t->p, cap);
+        if (!q) die("out of memory");
+        t->p = q;
+        t->cap = cap;
+    }
+}
+
+/* The inputs of a recording (record --inputs EVERY): every EVERY steps one call of the next
+ * kind in turn on a body picked by a fixed pseudo-random sequence, so that a recording
+ * exercises every kind of input (and a pile is thrown up again now and then). */
+typedef struct {
+    uint32_t rnd;
+    qp_body_id made;              /* the last body this driver created */
+    int turn;
+} driver;
+
+static uint32_t next_rnd(driver *d)
+{
+    d->rnd ^= d->rnd << 13;
+    d->rnd ^= d->rnd >> 17;
+    d->rnd ^= d->rnd << 5;
+    return d->rnd;
+}
+
+/* A number in [-range, range] m (or m/s), Q16.16. */
+static fix16_t rnd_fix(driver *d, int range) { return (fix16_t)(next_rnd(d) % (uint32_t)(2 * range * 65536 + 1)) - range * 65536; }
+
+/* Random vectors, one draw per statement (argument order is unspecified in C), z first:
+ * the order gcc used when the test recordings were made. */
+static qp_vec3 rnd_xz(driver *d, int range, fix16_t y)
+{
+    fix16_t z = rnd_fix(d, range);
+    fix16_t x = rnd_fix(d, range);
+    return qp_v3(x, y, z);
+}
+
+static qp_vec3 rnd_xyz(driver *d, int range)
+{
+    fix16_t z = rnd_fix(d, range);
+    fix16_t y = rnd_fix(d, range);
+    fix16_t x = rnd_fix(d, range);
+    return qp_v3(x, y, z);
+}
+
+static qp_body_id pick_dynamic(driver *d)
+{
+    int n = qp_world_capacity(), start = (int)(next_rnd(d) % (uint32_t)n);
+    for (int k = 0; k < n; k++) {
+        qp_body_id id = qp_world_body_at(&world, 1 + (start + k) % n);
+        if (!qp_body_id_is_null(id) && qp_body_get_type(&world, id) == QP_BODY_DYNAMIC) return id;
+    }
+    return qp_null_body();
+}
+
+/* One call; whatever it returns, the log holds it only if it succeeded. */
+static void drive(driver *d)
+{
+    qp_body_id id = pick_dynamic(d);
+    qp_vec3 c = qp_body_center(&world, id);
+    int kind = d->turn++ % 10;
+    if (qp_body_id_is_null(id) && kind != 6) return;
+    switch (kind) {
+    case 0: (void)qp_body_apply_impulse(&world, id, rnd_xz(d, 2, QP_INT(4)),
+                                        qp_v3(c.x + QP_FRAC(1, 10), c.y, c.z)); break;
+    case 1: (void)qp_body_set_linear_velocity(&world, id, rnd_xz(d, 3, QP_INT(5))); break;
+    case 2: (void)qp_body_set_angular_velocity(&world, id, rnd_xyz(d, 2)); break;
+    case 3: (void)qp_body_apply_force(&world, id, rnd_xz(d, 50, QP_INT(400))); break;
+    case 4: (void)qp_body_apply_torque(&world, id, rnd_xyz(d, 5)); break;
+    case 5: (void)qp_body_wake(&world, id); break;
+    case 6: {
+        qp_body_def def = qp_default_body_def();
+        def.position = rnd_xz(d, 2, QP_INT(6));
+        def.shape_count = 1;
+        if (qp_make_sphere(QP_FRAC(1, 5), &def.shapes[0]) != QP_OK) return;
+        qp_result r;
+        qp_body_id made = qp_create_body(&world, &def, &r);
+        if (r == QP_OK) d->made = made;
+        break;
+    }
+    case 7: (void)qp_destroy_body(&world, d->made); break;
+    case 8: {
+        qp_vec3 p = qp_body_position(&world, id);
+        (void)qp_body_set_pose(&world, id, qp_v3(p.x, p.y + QP_ONE, p.z), qp_body_rotation(&world, id));
+        break;
+    }
+    default: qp_body_clear_flags(&world, id); break;
+    }
+}
+
+static void put_pose(text_buf *t, long step, int slot, qp_body_id id)
+{
+    qp_vec3 x = qp_body_center(&world, id), v = qp_body_linear_velocity(&world, id),
+            w = qp_body_angular_velocity(&world, id);
+    qp_quat q = qp_body_rotation(&world, id);
+    out(t, "p %ld %d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld\n", step, slot, (long)x.x, (long)x.y,
+        (long)x.z, (long)q.w, (long)q.x, (long)q.y, (long)q.z, (long)v.x, (long)v.y, (long)v.z, (long)w.x, (long)w.y,
+        (long)w.z);
+}
 
 static int cmd_record(int argc, char **argv)
 {
-    const char *path = 0, *out = 0;
-    long steps = DEFAULT_STEPS;
+    const char *path = 0, *dest = 0;
+    long steps = DEFAULT_STEPS, every = 0;
+    int poses = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("record", argc, argv, &i));
-        else if (!strcmp(argv[i], "-o")) out = option_value("record", argc, argv, &i);
+        else if (!strcmp(argv[i], "--inputs")) every = parse_steps(option_value("record", argc, argv, &i));
+        else if (!strcmp(argv[i], "--poses")) poses = 1;
+        else if (!strcmp(argv[i], "-o")) dest = option_value("record", argc, argv, &i);
         else if (argv[i][0] == '-' && argv[i][1]) die("record: unknown option '%s'", argv[i]);
         else if (!path) path = argv[i];
         else usage();
     }
-    if (!path || !out) usage();
+    if (!path || !dest) usage();
     blob text = read_file(path);
-    qp_scene_info info = load_scene(path, text.data, text.len, 0);
-    FILE *f = fopen(out, "w");
-    if (!f) die("%s: cannot write: %s", out, strerror(errno));
+    load_scene(path, text.data, text.len, 0);
+    static unsigned char log_buf[QP_INPUT_MAX_ENTRY * 8];
+    qp_input_log log;
+    if (qp_input_log_init(&log, log_buf, sizeof log_buf) != QP_OK) die("input log");
+    qp_world_set_input_log(&world, &log);
 
+    text_buf t = { 0, 0, 0 };
     char cfg[512];
     engine_config(cfg, sizeof cfg);
-    /* The scene, one "| " line per scene line. */
     unsigned long lines = 0;
     for (unsigned long i = 0; i < text.len; i++)
         if (text.data[i] == '\n') lines++;
     if (text.len > 0 && text.data[text.len - 1] != '\n') lines++;
-    fprintf(f, "%s\n# recorded by qphys record from %s; format: docs/scene-format.md (Replay files)\n", REPLAY_MAGIC,
-            path);
-    fprintf(f, "engine %s\nsteps %ld\nbodies %d\nscene %lu\n", cfg, steps, info.bodies, lines);
+    out(&t, "%s\n# recorded by qphys record from %s; format: docs/scene-format.md (Replay files)\n", REPLAY_MAGIC,
+        path);
+    out(&t, "engine %s\nsteps %ld\nscene %lu\n", cfg, steps, lines);
     unsigned long start = 0;
     for (unsigned long i = 0; i <= text.len; i++) {
         if (i == text.len || text.data[i] == '\n') {
             if (i == text.len && i == start) break;
-            fputs("| ", f);
-            fwrite(text.data + start, 1, i - start, f);
-            fputc('\n', f);
+            out(&t, "| %.*s\n", (int)(i - start), text.data + start);
             start = i + 1;
         }
     }
-    /* s STEP WORLD_HASH then BODY:HASH for each body (file order) whose hash changed. */
-    uint32_t *prev = calloc((size_t)info.bodies + 1, sizeof *prev);
+    /* Per step: its inputs ("i"), the states of the bodies whose hash changed ("p", with
+     * --poses), then "s STEP WORLD_HASH SLOT:HASH ..." for those bodies (all at step 0). */
+    int cap = qp_world_capacity();
+    uint32_t *prev = calloc((size_t)cap + 1, sizeof *prev);
     if (!prev) die("out of memory");
+    driver d = { 2463534242u, { 0, 0 }, 0 };
     for (long s = 0; s <= steps; s++) {
         if (s > 0) qp_world_step(&world);
-        fprintf(f, "s %ld %08x", s, (unsigned)qp_world_hash(&world));
-        for (int b = 0; b < info.bodies; b++) {
-            uint32_t h = body_hash(qp_scene_body(&world, b));
-            if (s == 0 || h != prev[b]) fprintf(f, " %d:%08x", b, (unsigned)h);
-            prev[b] = h;
+        if (every > 0 && s > 0 && s % every == 0) {
+            qp_input_log_init(&log, log_buf, sizeof log_buf);
+            drive(&d);
+            if (log.lost) die("record: the input log is full");
+            if (log.len > 0) {
+                out(&t, "i %ld ", s);
+                for (unsigned long k = 0; k < log.len; k++) out(&t, "%02x", log_buf[k]);
+                out(&t, "\n");
+            }
         }
-        fputc('\n', f);
+        if (poses)
+            for (int i = 1; i <= cap; i++) {
+                qp_body_id id = qp_world_body_at(&world, i);
+                uint32_t h = qp_body_hash(&world, id);
+                if ((s == 0 || h != prev[i]) && h != 0) put_pose(&t, s, i, id);
+            }
+        out(&t, "s %ld %08lx", s, (unsigned long)qp_world_hash(&world));
+        for (int i = 1; i <= cap; i++) {
+            uint32_t h = qp_body_hash(&world, qp_world_body_at(&world, i));
+            if ((s == 0 && h != 0) || (s > 0 && h != prev[i])) out(&t, " %d:%08lx", i, (unsigned long)h);
+            prev[i] = h;
+        }
+        out(&t, "\n");
     }
-    fprintf(f, "end\n");
-    if (fclose(f) != 0) die("%s: write error", out);
-    printf("recorded %ld steps of %s (%d bodies) into %s, final hash %08x\n", steps, path, info.bodies, out,
-           (unsigned)qp_world_hash(&world));
+    out(&t, "end\n");
+    size_t body = t.n;
+    out(&t, "check %lu %08lx\n", (unsigned long)body, (unsigned long)replay_crc32((unsigned char *)t.p, body));
+    FILE *f = fopen(dest, "wb");
+    if (!f || fwrite(t.p, 1, t.n, f) != t.n || fclose(f) != 0) die("%s: cannot write", dest);
+    printf("recorded %ld steps of %s into %s (%lu bytes), final hash %08x\n", steps, path, dest,
+           (unsigned long)t.n, (unsigned)qp_world_hash(&world));
+    free(t.p);
     free(prev);
     free(text.data);
     return 0;
 }
 
 /* ---- replay ------------------------------------------------------------------------------ */
-
-typedef struct {
-    const char *path;
-    char *p, *end;
-    int line;
-} line_reader;
-
-/* The next line (NUL-terminated in place, without its newline), or NULL at the end. */
-static char *next_line(line_reader *r)
-{
-    if (r->p >= r->end) return 0;
-    char *s = r->p, *nl = memchr(s, '\n', (size_t)(r->end - s));
-    if (nl) {
-        *nl = 0;
-        r->p = nl + 1;
-    } else {
-        *r->end = 0; /* the blob has a spare byte */
-        r->p = r->end;
-    }
-    r->line++;
-    return s;
-}
-
-static void bad_replay(const line_reader *r, const char *what)
-{
-    fprintf(stderr, "%s:%d:1: error: %s\n", r->path, r->line, what);
-    exit(EXIT_INPUT);
-}
-
-/* Read an unsigned decimal or hex number token at *s; false if none. */
-static int read_ul(char **s, unsigned long *v, int base)
-{
-    char *end;
-    while (**s == ' ') (*s)++;
-    if (!(**s >= '0' && **s <= '9') && !(base == 16 && ((**s >= 'a' && **s <= 'f') || (**s >= 'A' && **s <= 'F'))))
-        return 0;
-    errno = 0;
-    *v = strtoul(*s, &end, base);
-    if (errno || end == *s) return 0;
-    *s = end;
-    return 1;
-}
-
-/* Apply one "i STEP BODY force|torque X Y Z" input line (numbers as raw Q16.16 integers). */
-static void apply_input(line_reader *r, char *s, int bodies, long next_step)
-{
-    char kind[16];
-    long step, body, x, y, z;
-    int n = 0;
-    if (sscanf(s, "i %ld %ld %15s %ld %ld %ld%n", &step, &body, kind, &x, &y, &z, &n) != 6 || s[n] != 0)
-        bad_replay(r, "expected 'i STEP BODY force|torque X Y Z' (raw Q16.16 integers)");
-    if (step != next_step) bad_replay(r, "an input belongs just before the 's' line of its step");
-    if (body < 0 || body >= bodies) bad_replay(r, "input names a body that does not exist");
-    qp_vec3 v = qp_v3((fix16_t)x, (fix16_t)y, (fix16_t)z);
-    qp_body_id id = qp_scene_body(&world, (int)body);
-    qp_result res;
-    if (!strcmp(kind, "force")) res = qp_body_apply_force(&world, id, v);
-    else if (!strcmp(kind, "torque")) res = qp_body_apply_torque(&world, id, v);
-    else {
-        bad_replay(r, "unknown input kind: expected force or torque");
-        return;
-    }
-    if (res != QP_OK) bad_replay(r, "input rejected by the engine (static body?)");
-}
 
 /* The scene line that defines body number i. */
 static int body_line(const char *text, unsigned long len, int i)
@@ -476,6 +548,31 @@ static int body_line(const char *text, unsigned long len, int i)
     while (qp_scene_next(&rd, &item, 0) > 0)
         if (item.kind == QP_SCENE_BODY && k++ == i) return item.line;
     return 0;
+}
+
+static const char *input_name(qp_input_kind k)
+{
+    static const char *const names[] = { "?", "create body", "destroy body", "set pose", "set linear velocity",
+                                         "set angular velocity", "apply force", "apply torque", "apply impulse",
+                                         "wake", "clear flags" };
+    return k > 0 && k < QP_INPUT_KIND_END ? names[k] : names[0];
+}
+
+static void print_state(const char *label, const int32_t *v)
+{
+    printf("  %s centre (%.6f, %.6f, %.6f) rotation (%.9f, %.9f, %.9f, %.9f)\n"
+           "  %*s velocity (%.6f, %.6f, %.6f) spin (%.6f, %.6f, %.6f)\n",
+           label, fx(v[0]), fx(v[1]), fx(v[2]), q30(v[3]), q30(v[4]), q30(v[5]), q30(v[6]), (int)strlen(label), "",
+           fx(v[7]), fx(v[8]), fx(v[9]), fx(v[10]), fx(v[11]), fx(v[12]));
+}
+
+static void body_state(qp_body_id id, int32_t *v)
+{
+    qp_vec3 x = qp_body_center(&world, id), lv = qp_body_linear_velocity(&world, id),
+            w = qp_body_angular_velocity(&world, id);
+    qp_quat q = qp_body_rotation(&world, id);
+    int32_t all[13] = { x.x, x.y, x.z, q.w, q.x, q.y, q.z, lv.x, lv.y, lv.z, w.x, w.y, w.z };
+    memcpy(v, all, sizeof all);
 }
 
 static int cmd_replay(int argc, char **argv)
@@ -489,107 +586,88 @@ static int cmd_replay(int argc, char **argv)
     }
     if (!path) usage();
     blob file = read_file(path);
-    char *grown = realloc(file.data, file.len + 1); /* room for a final NUL */
-    if (!grown) die("out of memory");
-    file.data = grown;
-    line_reader r = { path, file.data, file.data + file.len, 0 };
-
-    char *s = next_line(&r);
-    if (!s || strcmp(s, REPLAY_MAGIC) != 0) bad_replay(&r, "not a qphys replay file (expected '" REPLAY_MAGIC "')");
-    char cfg_file[1024] = "", cfg_here[512];
-    long steps = -1, bodies = -1, scene_lines = -1;
-    while ((s = next_line(&r)) != 0) {
-        if (s[0] == '#' || s[0] == 0) continue;
-        if (!strncmp(s, "engine ", 7)) snprintf(cfg_file, sizeof cfg_file, "%s", s + 7);
-        else if (sscanf(s, "steps %ld", &steps) == 1) {}
-        else if (sscanf(s, "bodies %ld", &bodies) == 1) {}
-        else if (sscanf(s, "scene %ld", &scene_lines) == 1) break;
-        else bad_replay(&r, "expected 'engine', 'steps', 'bodies' or 'scene' in the header");
+    replay rp;
+    replay_error err;
+    if (replay_parse(file.data, file.len, &rp, &err) != 0) {
+        if (err.line > 0) fprintf(stderr, "%s:%d:1: error: %s\n", path, err.line, err.message);
+        else fprintf(stderr, "%s: error: %s\n", path, err.message);
+        exit(EXIT_INPUT);
     }
-    if (steps < 0 || bodies < 0 || scene_lines < 0) bad_replay(&r, "incomplete header (steps, bodies, scene)");
-    /* Rebuild the scene text from its "| " lines. */
-    int scene_first = r.line; /* file line of scene line 0 */
-    size_t cap = (size_t)(r.end - r.p) + 1, n = 0;
-    char *scene = malloc(cap);
-    if (!scene) die("out of memory");
-    for (long k = 0; k < scene_lines; k++) {
-        s = next_line(&r);
-        if (!s || s[0] != '|' || (s[1] != ' ' && s[1] != 0)) bad_replay(&r, "expected a scene line starting with '| '");
-        if (s[1]) {
-            size_t len = strlen(s + 2);
-            memcpy(scene + n, s + 2, len);
-            n += len;
-        }
-        scene[n++] = '\n';
-    }
-    qp_scene_info info = load_scene(path, scene, (unsigned long)n, scene_first);
-    if (info.bodies != bodies) bad_replay(&r, "the header's body count differs from the scene's");
-    engine_config(cfg_here, sizeof cfg_here);
-    int cfg_differs = strcmp(cfg_file, cfg_here) != 0;
+    qp_scene_info scene = load_scene(path, rp.scene, rp.scene_len, rp.scene_line);
+    char cfg[512];
+    engine_config(cfg, sizeof cfg);
+    int cfg_differs = strcmp(rp.engine, cfg) != 0;
     if (cfg_differs)
         fprintf(stderr, "%s: note: recorded with another engine configuration:\n  file:  %s\n  build: %s\n", path,
-                cfg_file, cfg_here);
+                rp.engine, cfg);
 
-    uint32_t *expect = calloc((size_t)bodies + 1, sizeof *expect);
-    if (!expect) die("out of memory");
-    long step = -1;
-    int ended = 0;
-    while ((s = next_line(&r)) != 0) {
-        if (s[0] == '#' || s[0] == 0) continue;
-        if (!strcmp(s, "end")) {
-            ended = 1;
+    /* The recorded body hash and state of every slot, as of the step being compared. */
+    enum { SLOTS = 65536 };
+    uint32_t *expect = calloc(SLOTS, sizeof *expect);
+    long *pose_of = malloc(SLOTS * sizeof *pose_of);
+    if (!expect || !pose_of) die("out of memory");
+    for (int i = 0; i < SLOTS; i++) pose_of[i] = -1;
+    int cap = qp_world_capacity(), status = 0;
+    for (long s = 0; s <= rp.steps && !status; s++) {
+        if (s > 0) qp_world_step(&world);
+        unsigned long at = 0, n = rp.input_at[s + 1] - rp.input_at[s];
+        qp_input_info info;
+        const unsigned char *in = rp.inputs ? rp.inputs + rp.input_at[s] : NULL; /* none recorded: null */
+        qp_result r = qp_input_replay_step(&world, in, n, &at, &info);
+        if (r == QP_ERR_BUFFER || (r == QP_OK && at != n)) {
+            fprintf(stderr, "%s: error: an input of step %ld is not a well-formed entry (qphys/record.h)\n", path, s);
+            status = EXIT_INPUT;
             break;
         }
-        if (s[0] == 'i' && s[1] == ' ') {
-            apply_input(&r, s, (int)bodies, step + 1);
-            continue;
+        if (r != QP_OK) {
+            printf("replay %s: DIVERGED at step %ld: the recorded input '%s' on body %d:%d ", path, s,
+                   input_name(info.kind), info.body.index, info.body.generation);
+            if (info.result != QP_OK) printf("failed now: %s\n", qp_result_str(info.result));
+            else printf("created body %d:%d now\n", info.got.index, info.got.generation);
+            status = EXIT_VERIFY;
+            break;
         }
-        if (s[0] != 's' || s[1] != ' ') bad_replay(&r, "expected 's STEP HASH [BODY:HASH ...]', 'i ...' or 'end'");
-        char *p = s + 2;
-        unsigned long st = 0, wh = 0;
-        if (!read_ul(&p, &st, 10) || (long)st != step + 1 || !read_ul(&p, &wh, 16))
-            bad_replay(&r, "expected 's STEP HASH' with steps counting up from 0");
-        step = (long)st;
-        for (;;) {
-            unsigned long b = 0, bh = 0;
-            while (*p == ' ') p++;
-            if (!*p) break;
-            if (!read_ul(&p, &b, 10) || *p++ != ':' || !read_ul(&p, &bh, 16) || (long)b >= bodies)
-                bad_replay(&r, "expected BODY:HASH pairs after the step hash");
-            expect[b] = (uint32_t)bh;
-        }
-        if (step > 0) qp_world_step(&world);
+        for (long k = rp.body_at[s]; k < rp.body_at[s + 1]; k++) expect[rp.bodies[k].slot] = rp.bodies[k].hash;
+        for (long k = rp.pose_at[s]; k < rp.pose_at[s + 1]; k++) pose_of[rp.poses[k].slot] = k;
         uint32_t h = qp_world_hash(&world);
-        int first_body = -1;
-        for (int b = 0; b < bodies && first_body < 0; b++)
-            if (body_hash(qp_scene_body(&world, b)) != expect[b]) first_body = b;
-        if (h != (uint32_t)wh || first_body >= 0) {
-            printf("replay %s: DIVERGED at step %ld: world hash %08x, recorded %08x\n", path, step, (unsigned)h,
-                   (unsigned)wh);
-            if (first_body >= 0) {
-                qp_body_id id = qp_scene_body(&world, first_body);
-                qp_vec3 x = qp_body_position(&world, id);
-                printf("first differing body: %d (file order; defined at %s:%d), now at (%.6f, %.6f, %.6f)\n",
-                       first_body, path, scene_first + body_line(scene, (unsigned long)n, first_body), fx(x.x),
-                       fx(x.y), fx(x.z));
-            } else {
-                printf("no body differs: the contact state (warm-start impulses) differs\n");
-            }
-            if (cfg_differs) printf("note: the engine configuration differs from the recording's (see stderr)\n");
-            free(expect);
-            free(scene);
-            free(file.data);
-            return EXIT_VERIFY;
+        int first = 0;
+        for (int i = 1; i < SLOTS && !first; i++) {
+            uint32_t bh = i <= cap ? qp_body_hash(&world, qp_world_body_at(&world, i)) : 0;
+            if (bh != expect[i]) first = i;
         }
+        if (h == rp.world[s] && !first) continue;
+        printf("replay %s: DIVERGED at step %ld: world hash %08lx, recorded %08lx\n", path, s, (unsigned long)h,
+               (unsigned long)rp.world[s]);
+        if (first) {
+            qp_body_id id = qp_world_body_at(&world, first);
+            printf("first diverging body: slot %d", first);
+            if (first <= scene.bodies)
+                printf(" (scene body %d, defined at %s:%d)", first - 1, path,
+                       rp.scene_line + body_line(rp.scene, rp.scene_len, first - 1));
+            printf(": body hash %08lx, recorded %08lx\n", (unsigned long)qp_body_hash(&world, id),
+                   (unsigned long)expect[first]);
+            int32_t now[13];
+            if (pose_of[first] >= 0) print_state("recorded:", rp.poses[pose_of[first]].v);
+            if (!qp_body_id_is_null(id)) {
+                body_state(id, now);
+                print_state("computed:", now);
+            } else {
+                printf("  computed: no body in that slot\n");
+            }
+        } else {
+            printf("no body hash differs: the contacts, a free slot's generation or the world definition do\n");
+        }
+        if (cfg_differs) printf("note: the engine configuration differs from the recording's (see stderr)\n");
+        status = EXIT_VERIFY;
     }
-    if (!ended) bad_replay(&r, "truncated replay file: no 'end' line");
-    if (step != steps) bad_replay(&r, "the replay file's step count differs from its header");
-    printf("replay %s: matched: %ld steps, %ld bodies, final hash %08x\n", path, steps, bodies,
-           (unsigned)qp_world_hash(&world));
+    if (!status)
+        printf("replay %s: matched: %ld steps, %lu inputs bytes, final hash %08x\n", path, rp.steps,
+               rp.input_at[rp.steps + 1], (unsigned)qp_world_hash(&world));
     free(expect);
-    free(scene);
+    free(pose_of);
+    replay_free(&rp);
     free(file.data);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv)

@@ -82,6 +82,8 @@ pools_suite host-pools-san "$sanitize"
 check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
 check "every scene and bad scene through the qphys command under ASan+UBSan" sh tools/test-ubsan-scenes.sh
 check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tools/test-compound-pos.sh
+check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
+  sh -c 'make -s build/host/soak && build/host/soak 10000'
 
 section "cross-target determinism"
 if [ -f tools/cross-check.sh ]; then
@@ -95,6 +97,7 @@ for b in $(ls boards | grep -v '^cpu$'); do
 done
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
+check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 2 560 of 3 072 bytes)" sh tools/test-stack.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
 check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tools/test-lockstep.sh

@@ -6,6 +6,7 @@
  *   ragdoll.h  a ragdoll of capsules and boxes held by joints
  *   scene.h    scene files (text) into a world
  *   car.h      a car on ray-cast wheels (suspension, drive, brake, steering)
+ *   record.h   input log: mutating calls recorded with their step, and replayed
  *   config.h   pool sizes (QP_CFG_*), set at compile time */
 #ifndef QPHYS_QPHYS_H
 #define QPHYS_QPHYS_H
@@ -17,6 +18,7 @@
 #include "qphys/joint.h"
 #include "qphys/math.h"
 #include "qphys/ragdoll.h"
+#include "qphys/record.h"
 #include "qphys/scene.h"
 #include "qphys/types.h"
 #include "qphys/world.h"

@@ -148,6 +148,8 @@ typedef struct {
 
 struct qp_world;
 typedef struct qp_world qp_world;
+struct qp_input_log;                       /* qphys/record.h */
+typedef struct qp_input_log qp_input_log;
 
 /* The options this header was compiled with (include/qphys/config.h: the pool sizes and
  * QP_CFG_LOW_RAM) as one number. The calls that lay out a caller's qp_world
@@ -317,12 +319,38 @@ uint32_t qp_world_events_lost(const qp_world *w);
 
 /* ---- determinism --------------------------------------------------------------- */
 
-/* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
- * velocities, sleep state, and every persistent contact's impulses, in index
- * order; shape filters and sensor flags that are not the defaults, and sensor
- * overlaps; (when there are joints) every joint's accumulated impulses. Equal on
- * every target for the same history. Events are not state. */
+/* 32-bit hash (FNV-1a over values, so the same on every target whatever its byte order)
+ * of every bit of state that can change a later step (docs/design.md §8):
+ *   - the world definition, every field;
+ *   - every used body slot: index, generation, state (used, dynamic, kinematic, asleep, frozen),
+ *     user flags, centre x, rotation q, velocities v and w, pending force and torque,
+ *     local centre, local inverse inertia, mass and inverse mass, friction, static
+ *     friction, restitution, user data, the sleep test's counters (still and awake
+ *     steps), energy average and three boxes, and each shape's pool index, geometry,
+ *     sensor flag, filter and box (a body that does not move keeps its box until it moves);
+ *   - every free slot that was used: its generation (the next body's id there);
+ *   - every contact, in the array's order (sorted by bodies and shape slots): bodies,
+ *     shape slots, point count, flags (sliding decides whether the friction anchors are
+ *     kept), normal, friction anchors, friction impulses, and per point its feature id,
+ *     arm and normal impulse: what warm-starts and anchors the next step;
+ *   - every sensor overlap (which begin and end events the next step raises);
+ *   - every joint slot: a live joint's bodies, type, flags, anchors, axes, limits or
+ *     lengths, drift time and accumulated impulses; a freed one's generation.
+ * Not covered, because no later step can see a change of it: what is derived from the
+ * state above and kept in step with it (rotation matrices and world inertia, the broad
+ * phase's sort order, the contact adjacency, the highest used slot); per-step scratch
+ * that a stage of every step writes before the step reads it (contact-graph levels,
+ * islands, loads, pairs, solver rows, predicted poses, contact depths, centroids and
+ * split impulses); the statistics and events, which only report. The pool sizes (config.h) change
+ * results only when a pool is full, which raises QP_FLAG_CONTACTS_LOST, covered.
+ * Equal on every target for the same history; a restored world hashes as the saved one. */
 uint32_t qp_world_hash(const qp_world *w);
+/* The part of qp_world_hash for one body (its fields and shapes as listed above, from
+ * QP_HASH_INIT): cheap, for naming the first body whose state diverged. 0 for an invalid
+ * id. qp_world_hash feeds each used slot's body hash, so two worlds whose world hashes
+ * differ have a body hash that differs unless the difference is in the definition, a
+ * free slot's generation or the contacts. */
+uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
 
 #include "qphys/world_impl.h"
 

@@ -235,6 +235,8 @@ struct qp_world {
     qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
                                                   * computed at each use (the same bits) */
 #endif
+    /* Not state: where mutating calls are recorded (record.h), null when not. */
+    struct qp_input_log *input_log;
 };
 
 #endif

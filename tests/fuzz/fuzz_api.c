@@ -38,12 +38,24 @@ static fix16_t number(input *in)
     return (fix16_t)(int16_t)take(in, 2) * 64;
 }
 
-static qp_vec3 vec(input *in) { return qp_v3(number(in), number(in), number(in)); }
+/* x, then y, then z (one statement each: argument order is unspecified in C). */
+static qp_vec3 vec(input *in)
+{
+    qp_vec3 v;
+    v.x = number(in);
+    v.y = number(in);
+    v.z = number(in);
+    return v;
+}
 
 static qp_quat quat(input *in)
 {
     if (take(in, 1) < 200) return qp_quat_identity();
-    qp_quat q = { (qp_q30)take(in, 4), (qp_q30)take(in, 4), (qp_q30)take(in, 4), (qp_q30)take(in, 4) };
+    qp_quat q;
+    q.w = (qp_q30)take(in, 4);
+    q.x = (qp_q30)take(in, 4);
+    q.y = (qp_q30)take(in, 4);
+    q.z = (qp_q30)take(in, 4);
     return q;
 }
 
@@ -100,11 +112,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             d.type = type < 200 ? QP_BODY_DYNAMIC : type < 230 ? QP_BODY_STATIC : QP_BODY_KINEMATIC;
             d.shape_count = (int)(take(&in, 1) % 3);             /* 0: refused */
             for (int s = 0; s < d.shape_count; s++) {
+                /* Every draw its own statement: the order of evaluation of arguments is
+                 * unspecified, and gcc and clang must read the same numbers. */
                 uint32_t kind = take(&in, 1) % 4;
-                qp_result sr = kind == 0   ? qp_make_box(vec(&in), &d.shapes[s])
-                               : kind == 1 ? qp_make_sphere(number(&in), &d.shapes[s])
-                               : kind == 2 ? qp_make_capsule(number(&in), number(&in), &d.shapes[s])
-                                           : qp_make_plane(vec(&in), number(&in), &d.shapes[s]);
+                qp_result sr;
+                if (kind == 0) {
+                    sr = qp_make_box(vec(&in), &d.shapes[s]);
+                } else if (kind == 1) {
+                    sr = qp_make_sphere(number(&in), &d.shapes[s]);
+                } else if (kind == 2) {
+                    fix16_t radius = number(&in);
+                    fix16_t half_height = number(&in);
+                    sr = qp_make_capsule(radius, half_height, &d.shapes[s]);
+                } else {
+                    qp_vec3 normal = vec(&in);
+                    sr = qp_make_plane(normal, number(&in), &d.shapes[s]);
+                }
                 if (sr != QP_OK) memset(&d.shapes[s], 0, sizeof d.shapes[s]); /* an invalid shape */
                 d.shapes[s].offset = take(&in, 1) < 128 ? qp_v3_zero() : vec(&in);
             }
@@ -118,19 +141,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 1: r = qp_destroy_body(&world, id); break;
-        case 2: r = qp_body_set_pose(&world, id, vec(&in), quat(&in)); break;
+        case 2: {
+            qp_vec3 p = vec(&in);
+            r = qp_body_set_pose(&world, id, p, quat(&in));
+            break;
+        }
         case 3: r = qp_body_set_linear_velocity(&world, id, vec(&in)); break;
         case 4: r = qp_body_set_angular_velocity(&world, id, vec(&in)); break;
         case 5: r = qp_body_apply_force(&world, id, vec(&in)); break;
         case 6: r = qp_body_apply_torque(&world, id, vec(&in)); break;
-        case 7: r = qp_body_apply_impulse(&world, id, vec(&in), vec(&in)); break;
+        case 7: {
+            qp_vec3 j = vec(&in);
+            r = qp_body_apply_impulse(&world, id, j, vec(&in));
+            break;
+        }
         case 8:
             for (uint32_t s = take(&in, 1) % 4 + 1; s > 0; s--) qp_world_step(&world);
             check_bounds();
             break;
         case 9: {
             qp_world_ray_hit hit;
-            (void)qp_world_raycast(&world, vec(&in), vec(&in), &hit);
+            qp_vec3 from = vec(&in);
+            (void)qp_world_raycast(&world, from, vec(&in), &hit);
             if (memcmp(&world, &before, sizeof world) != 0) abort();  /* a query writes nothing */
             break;
         }

@@ -13,6 +13,11 @@
  * (bodies, shapes) or, on a board with pools of its own (QP_CFG_POOLS_CUSTOM),
  * at the step where the pair or contact pool overflows.
  * Output goes through qp_port.h and qp_fmt.h only (no printf).
+ *
+ * Built with -DSCENE_STACK_REPORT (Cortex-M boards: the linker script's __stack_limit and
+ * __stack_top), it paints the free stack first and, after the last step, prints
+ * "stack N of M bytes": the deepest use of loading the scene and stepping it
+ * (tools/test-stack.sh bounds it on the micro:bit).
  */
 #include <stdint.h>
 #include "qp_fmt.h"
@@ -30,6 +35,28 @@
 
 static qp_world world;
 
+#ifdef SCENE_STACK_REPORT
+#define STACK_PAINT 0xC0FFEE5Au
+extern uint32_t __stack_limit[], __stack_top[];
+
+/* Paint from the stack's limit up to a little below this frame (a frame of its own, gone
+ * when the scene runs). */
+static __attribute__((noinline)) void paint_stack(void)
+{
+    volatile uint32_t here = 0;
+    uint32_t *top = (uint32_t *)((uintptr_t)&here & ~(uintptr_t)3) - 16;
+    for (volatile uint32_t *p = __stack_limit; p < top; p++) *p = STACK_PAINT;
+}
+
+/* Bytes from the top of the stack down to the lowest word no longer painted. */
+static unsigned stack_used(void)
+{
+    const volatile uint32_t *p = __stack_limit;
+    while (p < __stack_top && *p == STACK_PAINT) p++;
+    return (unsigned)((uintptr_t)__stack_top - (uintptr_t)p);
+}
+#endif
+
 static void put_num(int v)
 {
     char buf[QP_FMT_BUF];
@@ -38,6 +65,9 @@ static void put_num(int v)
 
 int main(void)
 {
+#ifdef SCENE_STACK_REPORT
+    paint_stack();
+#endif
     qp_port_init();
     qp_scene_error err = { 0, 0, "", QP_OK };
     qp_scene_info info;
@@ -87,5 +117,12 @@ int main(void)
         line[n++] = '\n';
         qp_port_write(line, n);
     }
+#ifdef SCENE_STACK_REPORT
+    qp_port_puts("stack ");
+    put_num((int)stack_used());
+    qp_port_puts(" of ");
+    put_num((int)((uintptr_t)__stack_top - (uintptr_t)__stack_limit));
+    qp_port_puts(" bytes\n");
+#endif
     qp_port_exit(0);
 }

@@ -337,6 +337,41 @@ static void test_hash_covers_state(void **state)
     assert_int_equal(qp_world_hash(&w2), h);
 }
 
+/* ---- 5. long arms -------------------------------------------------------------------------- */
+
+/* A box resting on a plane whose body sits at the other end of the world: the contact's arm
+ * from the plane's centre is 1 449 m in a 1 000 m world. Its snapshot restores (restore
+ * refused arms beyond 1 000 m; found by fuzz_api). */
+static void test_long_arms_restore(void **state)
+{
+    (void)state;
+    qp_world_def wd = qp_default_world_def();
+    assert_int_equal(qp_world_init(&w1, &wd), QP_OK);
+    qp_body_def plane = qp_default_body_def(), box = qp_default_body_def();
+    plane.type = QP_BODY_STATIC;
+    plane.position = qp_v3(QP_INT(-900), 0, 0);
+    plane.shape_count = 1;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &plane.shapes[0]), QP_OK);
+    box.position = qp_v3(QP_INT(549), QP_FRAC(1, 2), 0);
+    box.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(QP_FRAC(1, 2), QP_FRAC(1, 2), QP_FRAC(1, 2)), &box.shapes[0]), QP_OK);
+    qp_result r;
+    qp_create_body(&w1, &plane, &r);
+    assert_int_equal(r, QP_OK);
+    qp_create_body(&w1, &box, &r);
+    assert_int_equal(r, QP_OK);
+    for (int s = 0; s < 10; s++) qp_world_step(&w1);
+    assert_int_equal(w1.contact_count, 1);
+    assert_true(w1.contacts[0].p[0].ra.x > QP_INT(1400));
+    unsigned long n = qp_world_snapshot(&w1, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    assert_int_equal(qp_world_restore(&w2, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+    qp_world_step(&w1);
+    qp_world_step(&w2);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_errors),
         cmocka_unit_test(test_snapshot_sizes),
         cmocka_unit_test(test_hash_covers_state),
+        cmocka_unit_test(test_long_arms_restore),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -1,0 +1,57 @@
+/* Replay files (docs/scene-format.md, "Replay files"): the reader and the writer's checksum,
+ * apart from the qphys command so that the fuzz target (tests/fuzz/fuzz_replay.c) calls the
+ * same code. Host code: the heap is fine here.
+ *
+ * replay_parse checks the file's end line ("check BYTES CRC": length and CRC-32 of
+ * everything before it) first, so a damaged or truncated file is told apart from a run
+ * that diverges; then it reads the header, the scene and every step's inputs, hashes and
+ * recorded body states, checking every number and the order of steps. It never reads
+ * outside data[0..len).
+ */
+#ifndef QPHYS_TOOLS_REPLAY_H
+#define QPHYS_TOOLS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAY_MAGIC "qphys-replay 2"
+
+typedef struct {
+    int slot;                     /* body slot index, 1-based */
+    uint32_t hash;                /* qp_body_hash; 0 = no body there */
+} replay_body;
+
+typedef struct {
+    int slot;
+    int32_t v[13];                /* centre x y z, rotation w x y z, velocity x y z, spin x y z (raw) */
+} replay_pose;
+
+typedef struct {
+    char engine[512];             /* the recording build's configuration line */
+    long steps;                   /* steps recorded after step 0 (the loaded scene) */
+    char *scene;                  /* the scene text (NUL-terminated) */
+    unsigned long scene_len;
+    int scene_line;               /* file line of the scene's first line, minus 1 */
+    uint32_t *world;              /* [steps + 1]: world hash after step s and its inputs */
+    unsigned char *inputs;        /* every input entry (qphys/record.h bytes), in order */
+    unsigned long *input_at;      /* [steps + 2]: entries of step s are inputs[input_at[s] .. input_at[s + 1]) */
+    replay_body *bodies;          /* body hashes that changed, step by step */
+    long *body_at;                /* [steps + 2]: step s's are bodies[body_at[s] .. body_at[s + 1]) */
+    replay_pose *poses;           /* recorded body states (record --poses), step by step */
+    long *pose_at;                /* [steps + 2] */
+} replay;
+
+typedef struct {
+    int line;                     /* 0: the file as a whole */
+    char message[160];
+} replay_error;
+
+/* 0 and *r filled (free it with replay_free), or -1 with *err saying what is wrong and r
+ * empty. */
+int replay_parse(const char *data, unsigned long len, replay *r, replay_error *err);
+void replay_free(replay *r);
+
+/* CRC-32 (IEEE 802.3) of p[0..n), for the "check" line. */
+uint32_t replay_crc32(const unsigned char *p, unsigned long n);
+
+#endif

@@ -1,0 +1,50 @@
+#!/bin/sh
+# test-stack.sh - the deepest stack of loading a scene and stepping it, measured on the
+# Cortex-M0 of the micro:bit (QEMU -M microbit) and bounded: fails above STACK_BOUND bytes.
+#
+# The board's scene runner (tests/target/scene_main.c, built with -DSCENE_STACK_REPORT)
+# paints its free stack, loads the scene, steps it and reports the lowest painted word it
+# finds overwritten. Every scene that fits the board's pools runs STACK_STEPS steps.
+#
+# The bound: 2 560 bytes, the 3 KB the linker script reserves (boards/microbit/linker.ld)
+# less 512 bytes for the port's exception frames and what a caller's code adds. The
+# deepest use so far is about 2.3 KB (docs/memory.md): a change that adds more than
+# ~250 bytes to the deepest path fails here before it can overflow the board.
+#
+#   sh tools/test-stack.sh        Environment: STACK_BOUND [2560], STACK_STEPS [120]
+set -u
+cd "$(dirname "$0")/.." || exit 2
+bound=${STACK_BOUND:-2560}
+steps=${STACK_STEPS:-120}
+board=microbit
+command -v qemu-system-arm >/dev/null 2>&1 || { echo "SKIPPED no qemu-system-arm (make deps installs it)"; exit 0; }
+gen=build/$board/stack-gen
+out=build/$board/stack
+mkdir -p "$gen" "$out"
+failed=0
+worst=0
+for scene in tests/scenes/stack20.scene tests/scenes/slope.scene tests/scenes/bounce.scene tests/scenes/mixed.scene; do
+  n=$(basename "$scene" .scene)
+  sh tools/embed-scene.sh "$scene" "$steps" "$gen/scene_data.h" || exit 2
+  make -s BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" board >"$out/$n.build" 2>&1 ||
+    { echo "FAIL $n: build"; tail -20 "$out/$n.build"; failed=1; continue; }
+  cp "build/$board/scene.elf" "$out/$n.elf"
+  cmd=$(make -s --no-print-directory BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" RUN_ELF="$out/$n.elf" print-run)
+  sh -c "$cmd" >"$out/$n.out" 2>&1
+  rc=$?
+  if [ "$rc" = 3 ]; then echo "SKIP $n: does not fit the board's pools"; continue; fi
+  used=$(sed -n 's/^stack \([0-9]*\) of \([0-9]*\) bytes.*/\1/p' "$out/$n.out" | tr -d '\r')
+  if [ "$rc" != 0 ] || [ -z "$used" ]; then
+    echo "FAIL $n: exit $rc, no stack report"; tail -5 "$out/$n.out"; failed=1; continue
+  fi
+  [ "$used" -gt "$worst" ] && worst=$used
+  if [ "$used" -gt "$bound" ]; then
+    echo "FAIL $n: $steps steps used $used bytes of stack on the Cortex-M0, above the bound of $bound"; failed=1
+  else
+    echo "PASS $n: $steps steps used $used bytes of stack on the Cortex-M0 (bound $bound)"
+  fi
+done
+echo "deepest: $worst bytes (bound $bound)"
+exit $failed
