@@ -50,37 +50,43 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     return any;
 }
 
+/* One sweep over one contact: its points' split impulses, then its anchors. Out
+ * of line, so that its rows (on the stack with QP_CFG_LOW_RAM) are not in the
+ * pass's frame while the joints' drift is solved (the micro:bit's stack). */
+static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
+{
+    int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) | (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
+    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    bool any = false;
+    fix16_t dt = w->def.dt;
+    qp_vel_ref v = qp__pseudo_vel_ref(w, c);
+    qp_contact_rows scratch;
+    const qp_contact_rows *r = qp__rows(w, c, &scratch);
+    for (int k = 0; k < c->count; k++) {
+        qp_contact_point *p = &c->p[k];
+        if (p->depth <= w->def.slop && p->jp == 0) continue;
+        fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
+        fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
+        if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
+        fix16_t m = move == qp__movable(w, c) ? r->mn[k] : qp__point_mass(w, c, r, k, move);
+        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
+        fix16_t total = qp_sat32((int64_t)p->jp + j);
+        if (total < 0) total = 0;
+        qp__point_apply(w, c, r, &v, k, total - p->jp, move);
+        any |= total != p->jp;
+        p->jp = total;
+    }
+    if (move == qp__movable(w, c)) any |= hold_anchors(w, c, r, move);
+    return any;
+}
+
 void qp__penetration(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
-    fix16_t dt = w->def.dt;
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
-        for (int o = 0; o < w->contact_count; o++) {
-            qp_contact *c = &w->contacts[w->order[o]];
-            int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
-                       (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
-            if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-            qp_vel_ref v = qp__pseudo_vel_ref(w, c);
-            qp_contact_rows scratch;
-            const qp_contact_rows *r = qp__rows(w, c, &scratch);
-            for (int k = 0; k < c->count; k++) {
-                qp_contact_point *p = &c->p[k];
-                if (p->depth <= w->def.slop && p->jp == 0) continue;
-                fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
-                fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
-                if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-                fix16_t m = move == qp__movable(w, c) ? r->mn[k] : qp__point_mass(w, c, r, k, move);
-                fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
-                fix16_t total = qp_sat32((int64_t)p->jp + j);
-                if (total < 0) total = 0;
-                qp__point_apply(w, c, r, &v, k, total - p->jp, move);
-                any |= total != p->jp;
-                p->jp = total;
-            }
-            if (move == qp__movable(w, c)) any |= hold_anchors(w, c, r, move);
-        }
+        for (int o = 0; o < w->contact_count; o++) any |= separate(w, &w->contacts[w->order[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;

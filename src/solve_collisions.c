@@ -76,9 +76,11 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
  * corner impulses alone, each a quarter of a corner's, only ever closed the
  * approach geometrically. A box landing flat with e = 1 stopped dead, and a
  * box shot at 100 m/s into a free wall kept 5 m/s too much of its approach
- * and ended inside it. What is left (a spin to turn) is the corners' work. */
-static bool centroid_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                             int move, fix16_t an)
+ * and ended inside it. What is left (a spin to turn) is the corners' work.
+ * Out of line: its row would otherwise sit in collide_manifold's frame with the
+ * manifold's own (the micro:bit's stack). */
+static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                          const qp_vel_ref *v, int move, fix16_t an)
 {
     bool swept = (c->flags & QP_CONTACT_SWEPT) != 0;
     if (c->count < 2 || (r->restitution <= 0 && !swept)) return false;
