@@ -199,6 +199,28 @@ typedef struct {
 /* Nearest hit of origin + t * delta (t in [0, 1]) against every shape. */
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out);
 
+/* One persistent contact (a touching or nearly touching pair of shapes) as the last step
+ * left it, for viewers and debugging: read-only, and nothing here changes the world. */
+typedef struct {
+    qp_body_id a, b;              /* the two bodies, a's index lower than b's */
+    int shape_a, shape_b;         /* which of each body's shapes (0-based, qp_body_shape) */
+    qp_vec3 normal;               /* unit normal from a towards b, Q2.30 (not Q16.16) */
+    int count;                    /* points, 1..QP_MAX_MANIFOLD_POINTS */
+    qp_vec3 points[QP_MAX_MANIFOLD_POINTS];  /* world points, m: a's centre of mass now plus the
+                                                arm the narrow phase found this step (exact while
+                                                both sleep; otherwise within one step's motion) */
+    fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* m; penetration at the start of the step, < 0 a gap */
+    fix16_t impulse[QP_MAX_MANIFOLD_POINTS]; /* N s; accumulated normal impulse of the step, >= 0 */
+    bool sleeping;                /* both bodies asleep or static: kept, not solved */
+} qp_contact_info;
+
+/* Contacts of the last step (or of a restored snapshot), 0 before the first step of a
+ * new world. Index them 0..count-1: the order is the engine's (by body indices, then
+ * shapes), the same on every target. qp_world_contact_at fills *out and returns true,
+ * or returns false (out untouched) for an index out of range or a null argument. */
+int qp_world_contact_count(const qp_world *w);
+bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
+
 /* ---- determinism --------------------------------------------------------------- */
 
 /* 32-bit hash of the canonical state (docs/design.md §8): every body's pose,
