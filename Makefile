@@ -78,9 +78,10 @@ $(OUT)/hello: examples/hello.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/hello
 
-# The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
+# The main demo: pyramid20 (210 cubes). With a display, the viewer; without one, 10 s of it
+# with a summary of what it did, and its animation (tools/run-demo.sh).
 run: all
-	./$(OUT)/qphys run tests/scenes/pyramid20.scene --steps 600
+	@sh tools/run-demo.sh $(OUT) tests/scenes/pyramid20.scene
 
 # ---- tests ----------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

@@ -56,6 +56,10 @@ ifeq ($(filter host,$(BUILD_TAG))$(HAVE_SDL2)$(QPHYS_RENDER),host11)
 all: $(VIEWER)
 endif
 
+# What a screenshot shows (tools/test-viewer.sh): an X window dump or PNG, pixels counted.
+$(OUT)/pixels: tools/viewer/pixels.c $(OUT)/viewer/image_io.o
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror $^ -lpng -lgif -o $@
+
 # Pictures for README.md and docs/: every scene, drawn by the host build's qphys render.
 pictures: $(QPHYS_TOOL)
 	@sh tools/pictures.sh

@@ -34,6 +34,14 @@ have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_pkg picolibc-riscv64-unknown-elf || need="$need picolibc-riscv64-unknown-elf"
 have_cmd qemu-system-riscv32 || need="$need qemu-system-misc"
 have_cmd xz || need="$need xz-utils"
+# Pictures: qphys render (libpng, giflib) and the viewer (SDL2); the viewer's test runs it
+# under Xvfb, drives it with xdotool and takes screenshots with xwd (x11-apps).
+have_pkg libpng-dev || need="$need libpng-dev"
+have_pkg libgif-dev || need="$need libgif-dev"
+have_pkg libsdl2-dev || need="$need libsdl2-dev"
+have_cmd Xvfb || need="$need xvfb"
+have_cmd xdotool || need="$need xdotool"
+have_cmd xwd || need="$need x11-apps"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"
   if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else

@@ -119,7 +119,8 @@ void vw_camera_fit(vw_camera *c, const float lo[3], const float hi[3], float asp
 {
     for (int k = 0; k < 3; k++) c->target[k] = 0.5f * (lo[k] + hi[k]);
     view v = make_view(c, 2, 2);
-    float ty = tanf(c->fovy * 0.5f) * 0.92f, tx = ty * aspect;
+    /* A margin, wider at the top where the text is. */
+    float ty = tanf(c->fovy * 0.5f) * 0.84f, tx = tanf(c->fovy * 0.5f) * aspect * 0.92f;
     float d = 1.0f;
     for (int i = 0; i < 8; i++) {
         v3 p = V(i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]);

@@ -1,11 +1,14 @@
 /* image_io - PNG and animated GIF out (see image_io.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "image_io.h"
 
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- PNG -------------------------------------------------------------------------- */
 
@@ -123,7 +126,10 @@ bool gif_finish(gif_anim *g, const char *path)
         fprintf(stderr, "%s: colour quantisation failed\n", path);
         goto done;
     }
-    gif = EGifOpenFileName(path, false, &err);
+    /* Opened here: giflib's own open makes files only their owner can read. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    gif = fd >= 0 ? EGifOpenFileHandle(fd, &err) : 0;
+    if (fd >= 0 && !gif) close(fd);
     if (!gif) {
         fprintf(stderr, "%s: cannot write GIF: %s\n", path, GifErrorString(err));
         goto done;

@@ -127,9 +127,13 @@ int qphys_render(int argc, char **argv)
     vw_file file;
     if (!vw_read_file(path, &file)) return 2;
     if (!vw_load(&world, path, &file)) return 2;
-    if (!title) {
+    char name[64];
+    if (!title) { /* the file's name without folder and extension */
         const char *s = strrchr(path, '/');
-        title = s ? s + 1 : path;
+        snprintf(name, sizeof name, "%s", s ? s + 1 : path);
+        char *dot = strrchr(name, '.');
+        if (dot && dot != name) *dot = 0;
+        title = name;
     }
     rs_image img;
     if (!rs_init(&img, (int)w, (int)h)) return fail("%s: out of memory", out);

@@ -115,7 +115,7 @@ static void throw_body(viewer *v, int x, int y)
     if (r != QP_OK) return;
     def.density = F(4.0f);
     def.position = qp_v3(F(o[0] + d[0]), F(o[1] + d[1]), F(o[2] + d[2]));
-    def.linear_velocity = qp_v3(F(d[0] * 20.0f), F(d[1] * 20.0f), F(d[2] * 20.0f));
+    def.linear_velocity = qp_v3(F(d[0] * 30.0f), F(d[1] * 30.0f), F(d[2] * 30.0f)); /* m/s */
     qp_result err = QP_OK;
     qp_body_id id = qp_create_body(&world, &def, &err);
     if (qp_body_id_is_null(id)) {
