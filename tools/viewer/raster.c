@@ -74,15 +74,16 @@ void rs_triangle(rs_image *img, const rs_vertex v[3], rs_color c, bool write_dep
     int x0 = minx < 0 ? 0 : (int)minx, y0 = miny < 0 ? 0 : (int)miny;
     int x1 = maxx > img->w - 1 ? img->w - 1 : (int)maxx, y1 = maxy > img->h - 1 ? img->h - 1 : (int)maxy;
     if (x0 > x1 || y0 > y1) return;
+    /* Barycentric weights at pixel centres, stepped along each row (they are affine). */
     float inv = 1.0f / area;
+    float dw0 = -(d.y - b.y) * inv, dw1 = -(a.y - d.y) * inv, dw2 = -(b.y - a.y) * inv;
     for (int y = y0; y <= y1; y++) {
-        float py = (float)y + 0.5f;
-        for (int x = x0; x <= x1; x++) {
-            float px = (float)x + 0.5f;
-            float w0 = edge(b, d, px, py) * inv, w1 = edge(d, a, px, py) * inv, w2 = edge(a, b, px, py) * inv;
+        float py = (float)y + 0.5f, px = (float)x0 + 0.5f;
+        float w0 = edge(b, d, px, py) * inv, w1 = edge(d, a, px, py) * inv, w2 = edge(a, b, px, py) * inv;
+        size_t i = (size_t)y * (size_t)img->w + (size_t)x0;
+        for (int x = x0; x <= x1; x++, i++, w0 += dw0, w1 += dw1, w2 += dw2) {
             if (w0 < 0 || w1 < 0 || w2 < 0) continue;
             float iz = w0 * a.iz + w1 * b.iz + w2 * d.iz;
-            size_t i = (size_t)y * (size_t)img->w + (size_t)x;
             if (iz <= img->depth[i]) continue;
             if (write_depth) img->depth[i] = iz;
             put(img->rgba + i * 4, c);
