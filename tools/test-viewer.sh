@@ -8,7 +8,8 @@
 # screenshots: stack20 opens with the stack's pixels in the middle of the window; 70
 # single steps (key .) later the stack sleeps, is drawn with the sleep tint, and the world
 # hash the viewer prints equals qphys run's after 70 steps; a right click throws a box, and
-# 120 steps later the hash differs from the undisturbed run's and bodies are awake.
+# 120 steps later the hash differs from the undisturbed run's and bodies are awake; a cube
+# pressed with the left button and pulled to the right follows the cursor.
 # Without Xvfb, xdotool or xwd (or no viewer built) the viewer part prints SKIPPED.
 set -u
 out=build/host
@@ -140,5 +141,32 @@ while kill -0 "$vpid" 2>/dev/null; do
   sleep 0.1
 done
 grep -q "^viewer: quit" "$d/viewer.out" || fail "no quit line"
+vpid=""
+
+# Pull a body: press the left button on a cube of the sleeping stack, move the cursor to the
+# right and step: the cube follows the cursor out of the stack.
+"$out/qphys-viewer" tests/scenes/stack20.scene --size 640x480 --steps 70 --paused >"$d/viewer.out" 2>&1 &
+vpid=$!
+t=0
+until [ "$(xdotool search --name "qphys viewer" 2>/dev/null | wc -l)" -gt 0 ]; do
+  t=$((t + 1))
+  if [ $t -gt 100 ] || ! kill -0 "$vpid" 2>/dev/null; then fail "the viewer window did not open again"; exit 1; fi
+  sleep 0.1
+done
+sleep 0.5
+shot pull0
+at_cursor0=$(count "$d/pull0.xwd" 430 270 490 330 warm)
+xdotool mousemove 320 300 mousedown 1 sleep 0.2 mousemove 380 300 sleep 0.2 mousemove 460 300 sleep 0.3
+keys 40 period
+xdotool mouseup 1
+shot pull
+at_cursor=$(count "$d/pull.xwd" 430 270 490 330 warm)
+echo "viewer: awake pixels at the cursor before the pull $at_cursor0, after 40 steps of pulling $at_cursor"
+[ "$at_cursor0" -eq 0 ] && [ "$at_cursor" -gt 150 ] || fail "the pulled cube did not follow the cursor"
+[ "$(field at hash)" != "$want" ] || fail "pulling did not change the world hash"
+[ -n "${KEEP_SHOTS:-}" ] && "$pixels" "$d/pull.xwd" --png "$KEEP_SHOTS-pull.png"
+xdotool key q
+t=0
+while kill -0 "$vpid" 2>/dev/null && [ $t -lt 50 ]; do t=$((t + 1)); sleep 0.1; done
 vpid=""
 exit $failed

@@ -110,6 +110,8 @@ bool gif_finish(gif_anim *g, const char *path)
     GifColorType colors[256];
     memset(colors, 0, sizeof colors);
     GifFileType *gif = 0;
+    ColorMapObject *map = 0;
+    GifByteType *row = 0;
     if (!g->frames || !r || !gr || !b || !idx) {
         fprintf(stderr, "%s: %s\n", path, g->frames ? "out of memory" : "no frames");
         goto done;
@@ -129,17 +131,21 @@ bool gif_finish(gif_anim *g, const char *path)
     /* Opened here: giflib's own open makes files only their owner can read. */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     gif = fd >= 0 ? EGifOpenFileHandle(fd, &err) : 0;
-    if (fd >= 0 && !gif) close(fd);
     if (!gif) {
-        fprintf(stderr, "%s: cannot write GIF: %s\n", path, GifErrorString(err));
+        if (fd >= 0) close(fd);
+        fprintf(stderr, "%s: cannot write GIF: %s\n", path, fd >= 0 ? GifErrorString(err) : "cannot create");
         goto done;
     }
     EGifSetGifVersion(gif, true);
-    gif->SWidth = g->w;
-    gif->SHeight = g->h;
-    gif->SColorResolution = 8;
-    gif->SBackGroundColor = 0;
-    gif->SColorMap = GifMakeMapObject(256, colors);
+    map = GifMakeMapObject(256, colors);
+    row = malloc((size_t)g->w);
+    if (!map || !row || EGifPutScreenDesc(gif, g->w, g->h, 8, 0, map) != GIF_OK) goto fail;
+    /* Loop forever: the Netscape application extension. */
+    static const GifByteType loop[3] = { 1, 0, 0 };
+    if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) != GIF_OK ||
+        EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0") != GIF_OK || EGifPutExtensionBlock(gif, 3, loop) != GIF_OK ||
+        EGifPutExtensionTrailer(gif) != GIF_OK)
+        goto fail;
     for (int f = 0; f < g->frames; f++) {
         const GifByteType *cur = idx + px * (size_t)f, *prev = f ? cur - px : 0;
         int x0 = 0, y0 = 0, x1 = g->w - 1, y1 = g->h - 1;
@@ -157,46 +163,34 @@ bool gif_finish(gif_anim *g, const char *path)
                     }
             if (x1 < 0) x0 = y0 = x1 = y1 = 0;
         }
-        int fw = x1 - x0 + 1, fh = y1 - y0 + 1;
-        SavedImage *si = GifMakeSavedImage(gif, 0);
-        if (!si) goto done;
-        si->ImageDesc.Left = x0;
-        si->ImageDesc.Top = y0;
-        si->ImageDesc.Width = fw;
-        si->ImageDesc.Height = fh;
-        si->ImageDesc.Interlace = false;
-        si->ImageDesc.ColorMap = 0;
-        si->RasterBits = malloc((size_t)fw * (size_t)fh);
-        if (!si->RasterBits) goto done;
-        for (int y = 0; y < fh; y++)
-            for (int x = 0; x < fw; x++) {
-                size_t i = (size_t)(y + y0) * (size_t)g->w + (size_t)(x + x0);
-                si->RasterBits[(size_t)y * (size_t)fw + (size_t)x] = prev && cur[i] == prev[i] ? TRANSPARENT : cur[i];
-            }
-        if (f == 0) { /* loop forever (the Netscape application extension) */
-            static const GifByteType loop[3] = { 1, 0, 0 };
-            if (GifAddExtensionBlock(&si->ExtensionBlockCount, &si->ExtensionBlocks, APPLICATION_EXT_FUNC_CODE, 11,
-                                     (GifByteType *)"NETSCAPE2.0") != GIF_OK ||
-                GifAddExtensionBlock(&si->ExtensionBlockCount, &si->ExtensionBlocks, CONTINUE_EXT_FUNC_CODE, 3,
-                                     (GifByteType *)loop) != GIF_OK)
-                goto done;
-        }
         GraphicsControlBlock gcb;
         memset(&gcb, 0, sizeof gcb);
         gcb.DisposalMode = DISPOSE_DO_NOT;
         gcb.DelayTime = g->delay[f];
         gcb.TransparentColor = f ? TRANSPARENT : NO_TRANSPARENT_COLOR;
-        EGifGCBToSavedExtension(&gcb, gif, f);
+        GifByteType ext[4];
+        size_t n = EGifGCBToExtension(&gcb, ext);
+        if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) != GIF_OK ||
+            EGifPutImageDesc(gif, x0, y0, x1 - x0 + 1, y1 - y0 + 1, false, 0) != GIF_OK)
+            goto fail;
+        for (int y = y0; y <= y1; y++) {
+            for (int x = x0; x <= x1; x++) {
+                size_t i = (size_t)y * (size_t)g->w + (size_t)x;
+                row[x - x0] = prev && cur[i] == prev[i] ? TRANSPARENT : cur[i];
+            }
+            if (EGifPutLine(gif, row, x1 - x0 + 1) != GIF_OK) goto fail;
+        }
     }
-    if (EGifSpew(gif) != GIF_OK) {
-        fprintf(stderr, "%s: cannot write GIF: %s\n", path, GifErrorString(gif->Error));
-        gif = 0; /* EGifSpew closed it */
-        goto done;
-    }
+    ok = EGifCloseFile(gif, &err) == GIF_OK;
     gif = 0;
-    ok = true;
+    if (!ok) fprintf(stderr, "%s: cannot write GIF: %s\n", path, GifErrorString(err));
+    goto done;
+fail:
+    fprintf(stderr, "%s: cannot write GIF: %s\n", path, GifErrorString(gif->Error));
 done:
     if (gif) EGifCloseFile(gif, &err);
+    GifFreeMapObject(map);
+    free(row);
     free(r);
     free(gr);
     free(b);

@@ -126,7 +126,10 @@ int qphys_render(int argc, char **argv)
     if (gif && (to - from) / every + 1 > 2000) return fail("%s: more than 2000 frames", out);
     vw_file file;
     if (!vw_read_file(path, &file)) return 2;
-    if (!vw_load(&world, path, &file)) return 2;
+    if (!vw_load(&world, path, &file)) {
+        vw_free_file(&file);
+        return 2;
+    }
     char name[64];
     if (!title) { /* the file's name without folder and extension */
         const char *s = strrchr(path, '/');
@@ -187,10 +190,10 @@ int qphys_render(int argc, char **argv)
         qp_world_step(&world);
     }
     bool ok = gif ? gif_finish(anim, out) : png_write_rgb(out, img.rgba, (int)w, (int)h);
+    rs_free(&img);
+    vw_free_file(&file);
     if (!ok) return 2;
     fprintf(stderr, "render: %s: %d frame%s of %ldx%ld, %.2f ms of CPU to draw a frame\n", out, frames, frames == 1 ? "" : "s",
             w, h, frames ? draw_time * 1000.0 / frames : 0.0);
-    rs_free(&img);
-    vw_free_file(&file);
     return 0;
 }

@@ -194,7 +194,7 @@ static bool parse_size(const char *s, int *w, int *h)
 int main(int argc, char **argv)
 {
     static viewer v;
-    int w = 960, h = 640;
+    int w = 1280, h = 800;
     long pre = 0;
     v.slow = 1;
     for (int i = 1; i < argc; i++) {
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
                     v.cam.yaw -= (float)dx * 0.01f;
                     v.cam.pitch += (float)dy * 0.01f;
                     if (v.cam.pitch > 1.5f) v.cam.pitch = 1.5f;
-                    if (v.cam.pitch < -0.2f) v.cam.pitch = -0.2f;
+                    if (v.cam.pitch < 0.05f) v.cam.pitch = 0.05f;
                 } else if (v.mode == MOUSE_PAN) {
                     float k = v.cam.dist * 0.0015f, o[3], d0[3], d1[3];
                     vw_camera_ray(&v.cam, 2, 2, 1, 1, o, d0);
@@ -299,17 +299,18 @@ int main(int argc, char **argv)
             }
             if (n == 4) v.acc = 0;
         }
-        char hud[200], state[160], help[200];
+        char hud[200], state[160], keys_help[200];
         vw_hud_line(&world, v.step_us, hud, sizeof hud);
         snprintf(state, sizeof state, "%s%s  colours: %s (c)  contacts %s (n)  throw %s (b)  help (h)",
                  v.paused ? "PAUSED" : "running", v.slow == 1 ? "" : (v.slow == 4 ? " 1/4" : " 1/16"),
                  vw_color_mode_name(v.opts.color), v.opts.contacts ? "on" : "off", v.throw_sphere ? "sphere" : "box");
-        snprintf(help, sizeof help, "left drag: orbit or pull a body  right click: throw  middle: pan  wheel: zoom  "
-                                    "space . r m f p i q  (draw %.1f ms)", draw_us / 1000.0);
+        snprintf(keys_help, sizeof keys_help, "space pause  . step  r reset  m slow  f frame  p screenshot  "
+                 "i print  q quit  (drawing %.1f ms)", draw_us / 1000.0);
         v.opts.text[0] = hud;
         v.opts.text[1] = state;
-        v.opts.text[2] = v.help ? help : 0;
-        v.opts.text_scale = v.img.w >= 800 ? 2 : 1;
+        v.opts.text[2] = v.help ? "left drag: orbit, or pull a body  right click: throw  middle drag: pan  wheel: zoom" : 0;
+        v.opts.text[3] = v.help ? keys_help : 0;
+        v.opts.text_scale = v.img.w >= 1100 ? 2 : 1;
         double t0 = now_us();
         vw_draw_world(&v.img, &world, &v.cam, &v.opts);
         draw_us = draw_us > 0 ? draw_us * 0.9 + (now_us() - t0) * 0.1 : now_us() - t0;
