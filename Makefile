@@ -79,8 +79,11 @@ $(OUT)/hello: examples/hello.c $(LIB)
 all: $(OUT)/hello
 
 # The main demo: pyramid20 (210 cubes). With a display, the viewer; without one, 10 s of it
-# with a summary of what it did, and its animation (tools/run-demo.sh).
-run: all
+# with a summary of what it did, and its animation (tools/run-demo.sh). Dependencies first,
+# then a build that sees them (the viewer and render are built when their libraries exist).
+run:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all
 	@sh tools/run-demo.sh $(OUT) tests/scenes/pyramid20.scene
 
 # ---- tests ----------------------------------------------------------------------

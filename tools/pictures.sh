@@ -2,7 +2,7 @@
 # pictures.sh - make pictures: an animation of every scene of tests/scenes in docs/pictures/
 # (<scene>.gif, 400x300), drawn by `qphys render` with no display. Run it again after adding
 # a scene. A scene larger than the default pools (pyramid64) is drawn by a build with bigger
-# pools (build/host-big, as tools/scene-check.sh builds it).
+# pools (build/host-pictures-big: QP_CFG_MAX_BODIES=2200, as the scene check uses).
 #
 # Frames: steps 0..180 every 6 (3 s at 60 Hz) unless the scene is listed below; rain512 runs
 # until it has all fallen asleep (step 427), so the sleep tint spreads over the pile.
@@ -10,7 +10,7 @@ set -eu
 out=docs/pictures
 mkdir -p "$out"
 qphys=build/host/qphys
-big=build/host-big/qphys
+big=build/host-pictures-big/qphys   # its own tag: the scene check builds host-big without render
 
 # range SCENE: "FROM TO EVERY" for this scene.
 range() {
@@ -26,7 +26,7 @@ for scene in tests/scenes/*.scene; do
   tool=$qphys
   if ! $qphys check "$scene" >/dev/null 2>&1; then
     if $qphys check "$scene" 2>&1 | grep -q "pools"; then
-      make -s BUILD_TAG=host-big EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=2200 QPHYS_RENDER=1 "$big"
+      make -s BUILD_TAG=host-pictures-big EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=2200 QPHYS_RENDER=1 "$big"
       tool=$big
     else
       $qphys check "$scene"   # says what is wrong

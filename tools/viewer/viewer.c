@@ -221,6 +221,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "qphys-viewer: no display: %s\n", SDL_GetError());
         return 1;
     }
+    /* Without a reachable display SDL falls back to drawing nowhere ("offscreen"): say so
+     * instead, unless that driver was asked for (SDL_VIDEODRIVER). */
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!getenv("SDL_VIDEODRIVER") && driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy"))) {
+        fprintf(stderr, "qphys-viewer: no display: DISPLAY or WAYLAND_DISPLAY must name a running display "
+                        "(SDL found only its '%s' video driver)\n", driver);
+        SDL_Quit();
+        return 1;
+    }
     char title[256];
     snprintf(title, sizeof title, "qphys viewer - %s", v.path);
     SDL_Window *win = SDL_CreateWindow(title, 0, 0, w, h, SDL_WINDOW_RESIZABLE);
