@@ -52,6 +52,11 @@ else
   [ "$w" -gt 2500 ] || fail "the awake stack is not drawn in the middle of the PNG"
   [ "$s" -gt 2500 ] && [ "$sw" -lt 100 ] || fail "the sleeping stack is not drawn with the sleep tint"
   [ "$side" -eq 0 ] || fail "body-coloured pixels beside the stack"
+  # A snapshot renders like the world it holds: stack20 saved asleep at step 120.
+  $qphys run tests/scenes/stack20.scene --steps 120 --save "$d/s120.qps" >/dev/null || fail "qphys run --save"
+  $qphys render "$d/s120.qps" -o "$d/snap.png" 2>/dev/null || fail "render of a snapshot"
+  ss=$(count "$d/snap.png" 190 60 210 260 cool)
+  [ "$ss" -gt 2500 ] && ok "a snapshot renders ($ss blue pixels in the stack's column)" || fail "snapshot picture: $ss blue pixels"
   $qphys render tests/scenes/rain512.scene --from 0 --to 120 --every 20 -o "$d/rain.gif" 2>/dev/null || fail "GIF render"
   gbytes=$(wc -c <"$d/rain.gif")
   [ "$(head -c 6 "$d/rain.gif")" = GIF89a ] && [ "$gbytes" -gt 5000 ] && [ "$gbytes" -lt 400000 ] &&
@@ -142,6 +147,20 @@ while kill -0 "$vpid" 2>/dev/null; do
 done
 grep -q "^viewer: quit" "$d/viewer.out" || fail "no quit line"
 vpid=""
+
+# The viewer opens a snapshot where it was saved.
+if [ -f "$d/s120.qps" ]; then
+  "$out/qphys-viewer" "$d/s120.qps" --size 320x240 --paused >"$d/viewer.out" 2>&1 &
+  vpid=$!
+  t=0
+  until [ "$(xdotool search --name "qphys viewer" 2>/dev/null | wc -l)" -gt 0 ] || [ $t -gt 100 ]; do t=$((t + 1)); sleep 0.1; done
+  xdotool key q
+  wait "$vpid"
+  vpid=""
+  h120=$($qphys run tests/scenes/stack20.scene --steps 120 | awk '/^hash/ { print $2 }')
+  [ "$(field start hash)" = "$h120" ] && [ "$(field start step)" = 120 ] && ok "the viewer opens a snapshot at its step and hash" ||
+    fail "the viewer on a snapshot: $(cat "$d/viewer.out")"
+fi
 
 # Pull a body: press the left button on a cube of the sleeping stack, move the cursor to the
 # right and step: the cube follows the cursor out of the stack.

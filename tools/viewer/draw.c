@@ -441,18 +441,19 @@ static void draw_contacts(painter *pt, const qp_world *w)
 static void draw_joints(painter *pt, const qp_world *w)
 {
     rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
+    qp_world *rw = (qp_world *)w; /* read only: whether joint.h's reads take const or not */
     for (int i = 1; i <= qp_world_joint_capacity(); i++) {
-        __auto_type id = qp_world_joint_at(w, i);
-        if (!qp_joint_is_valid(w, id)) continue;
+        __auto_type id = qp_world_joint_at(rw, i);
+        if (!qp_joint_is_valid(rw, id)) continue;
         qp_vec3 on_a, on_b;
         on_a.x = on_a.y = on_a.z = on_b.x = on_b.y = on_b.z = INT32_MIN; /* unfilled: not drawn */
-        if (qp_joint_world_anchors(w, id, &on_a, &on_b)) {}
+        if (qp_joint_world_anchors(rw, id, &on_a, &on_b)) {} /* its result: bool or qp_result */
         if (on_a.x == INT32_MIN || on_b.x == INT32_MIN) continue;
         v3 av = to_view(&pt->v, vfx(on_a)), bv = to_view(&pt->v, vfx(on_b));
         if (av.z <= NEAR || bv.z <= NEAR) continue;
         rs_vertex a = project(&pt->v, av), b = project(&pt->v, bv);
         rs_line(pt->img, a, b, gc, 2, false);
-        int r = 2 + (int)qp_joint_get_type(w, id) % 2;
+        int r = 2 + (int)qp_joint_get_type(rw, id) % 2;
         rs_point(pt->img, a.x, a.y, r, ac);
         rs_point(pt->img, b.x, b.y, r, ac);
     }
