@@ -168,7 +168,8 @@ int qphys_render(int argc, char **argv)
     double draw_time = 0;
     int frames = 0;
     gif_anim *anim = gif ? gif_begin((int)w, (int)h) : 0;
-    int delay_cs = (int)(every * 100 * (long)qp_world_get_def(&world)->dt / 65536);
+    long long delay = ((long long)every * 100 * qp_world_get_def(&world)->dt + 32768) / 65536; /* rounded */
+    int delay_cs = delay > 65535 ? 65535 : (int)delay;
     if (delay_cs < 2) delay_cs = 2;
     for (long s = start;; s++) {
         if (!gif || (s - start) % every == 0) {

@@ -310,8 +310,10 @@ int main(int argc, char **argv)
         }
         char hud[200], state[160], keys_help[200];
         vw_hud_line(&world, v.step_us, hud, sizeof hud);
+        char slow[16] = "";
+        if (v.slow > 1) snprintf(slow, sizeof slow, " 1/%d", v.slow);
         snprintf(state, sizeof state, "%s%s  colours: %s (c)  contacts %s (n)  throw %s (b)  help (h)",
-                 v.paused ? "PAUSED" : "running", v.slow == 1 ? "" : (v.slow == 4 ? " 1/4" : " 1/16"),
+                 v.paused ? "PAUSED" : "running", slow,
                  vw_color_mode_name(v.opts.color), v.opts.contacts ? "on" : "off", v.throw_sphere ? "sphere" : "box");
         snprintf(keys_help, sizeof keys_help, "space pause  . step  r reset  m slow  f frame  p screenshot  "
                  "i print  q quit  (drawing %.1f ms)", draw_us / 1000.0);
