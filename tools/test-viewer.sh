@@ -97,13 +97,21 @@ sleep 0.5
 shot() { xwd -root -silent >"$d/$1.xwd"; }
 # hud KIND: the last "viewer: KIND: ..." line's field after WORD (hash, awake, ...).
 field() { grep "^viewer: $1" "$d/viewer.out" | tail -n 1 | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
-# keys N KEY: press KEY N times, then ask for the heads-up line (i) and let it be printed.
+# wait_line PATTERN N: wait (up to 20 s) until the viewer has printed more than N lines
+# matching PATTERN.
+wait_line() {
+  t=0
+  while [ "$(grep -c "$1" "$d/viewer.out")" -le "$2" ] && [ $t -lt 200 ]; do t=$((t + 1)); sleep 0.1; done
+}
+# keys N KEY: press KEY N times, then ask for the heads-up line (i) and wait for it.
 keys() {
   k=""
   i=0
   while [ $i -lt "$1" ]; do k="$k $2"; i=$((i + 1)); done
+  before=$(grep -c "^viewer: at" "$d/viewer.out")
   xdotool key --delay 5 $k i
-  sleep 0.5
+  wait_line "^viewer: at" "$before"
+  sleep 0.3   # the frame drawn after those keys reaches the screen
 }
 
 shot start
@@ -126,7 +134,7 @@ echo "viewer: stack column asleep: $s blue pixels, $sw warm"
 
 # A right click throws a box from the eye toward the cursor, at the stack's upper half.
 xdotool mousemove 320 150 click 3
-sleep 0.3
+wait_line "^viewer: threw" 0
 grep -q "^viewer: threw a box" "$d/viewer.out" || fail "no throw after a right click: $(tail -n 2 "$d/viewer.out")"
 keys 120 period
 h190=$(field at hash)
