@@ -349,7 +349,10 @@ static uint16_t island_root[QP_CFG_MAX_BODIES + 1];
 
 static int find_root(int i)
 {
-    while (island_root[i] != i) i = island_root[i] = island_root[island_root[i]];
+    while (island_root[i] != i) {
+        island_root[i] = island_root[island_root[i]]; /* halve the path */
+        i = island_root[i];
+    }
     return i;
 }
 
@@ -491,11 +494,10 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     int levels = qp_world_get_stats(w).levels;
 
     /* Planes first, around the bodies' box. */
-    float lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
-    bool any = vw_world_bounds(w, lo, hi);
-    v3 focus = any ? V(0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])) : V(0, 0, 0);
-    float size = any ? fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2])) : 10.0f;
-    float extent = fmaxf(12.0f, 1.6f * size);
+    /* Planes as a square around the point the camera looks at, large enough to reach the
+     * horizon of a framed scene; it moves only with the camera. */
+    v3 focus = V(cam->target[0], cam->target[1], cam->target[2]);
+    float extent = fmaxf(12.0f, 1.5f * cam->dist);
     int sleepers = 0;
     for (int i = 1; i <= qp_world_capacity(); i++) {
         qp_body_id id = qp_world_body_at(w, i);
