@@ -5,8 +5,9 @@
 # awake colours at step 30, the blue sleep tint once it sleeps at step 120, nothing like a
 # body beside it); a GIF of a step range is a GIF89a animation of a sensible size.
 # The viewer under Xvfb (a virtual X display), driven by xdotool, seen through xwd -root
-# screenshots: stack20 opens with the stack's pixels in the middle of the window; 70
-# single steps (key .) later the stack sleeps, is drawn with the sleep tint, and the world
+# screenshots: stack20 opens with the stack's pixels in the middle of the window; key c
+# colours the contact-graph levels (blue at the bottom, red at the top); 70 single steps
+# (key .) later the stack sleeps, is drawn with the sleep tint, and the world
 # hash the viewer prints equals qphys run's after 70 steps; a right click throws a box, and
 # 120 steps later the hash differs from the undisturbed run's and bodies are awake; a cube
 # pressed with the left button and pulled to the right follows the cursor.
@@ -120,7 +121,17 @@ side=$(($(count "$d/start.xwd" 60 100 200 380 warm) + $(count "$d/start.xwd" 440
 echo "viewer: stack column at start: $w warm pixels of 6720; beside it: $side"
 [ "$w" -gt 5000 ] && [ "$side" -eq 0 ] || fail "the stack is not drawn where it stands in the viewer"
 
-keys 70 period
+# Key c twice: contact-graph levels, blue at the bottom of the stack to red at its top
+# (one step first: levels are the last step's); c again: back to state colours.
+xdotool key c c
+keys 1 period
+shot levels
+top=$(count "$d/levels.xwd" 308 60 332 130 warm)
+bottom=$(count "$d/levels.xwd" 308 330 332 390 cool)
+echo "viewer: levels: $top warm pixels at the top of the stack of 1680, $bottom blue at its bottom of 1440"
+[ "$top" -gt 1000 ] && [ "$bottom" -gt 900 ] || fail "contact-graph levels are not drawn blue to red up the stack"
+xdotool key c
+keys 69 period
 h70=$(field at hash)
 want=$($qphys run tests/scenes/stack20.scene --steps 70 | awk '/^hash/ { print $2 }')
 [ "$h70" = "$want" ] && ok "after 70 single steps the viewer's hash is qphys run's ($h70)" ||
