@@ -211,7 +211,7 @@ typedef struct {
                                                 both sleep; otherwise within one step's motion) */
     fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* m; penetration at the start of the step, < 0 a gap */
     fix16_t impulse[QP_MAX_MANIFOLD_POINTS]; /* N s; accumulated normal impulse of the step, >= 0 */
-    bool sleeping;                /* both bodies asleep or static: kept, not solved */
+    bool sleeping;                /* neither body moves (asleep, static or frozen): not solved */
 } qp_contact_info;
 
 /* Contacts of the last step (or of a restored snapshot), 0 before the first step of a
