@@ -90,9 +90,13 @@ $(OUT)/ragdolls: examples/ragdolls.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/ragdolls
 
-# The main demo: pyramid20 (210 cubes) for 10 s, a summary of what it did.
-run: all
-	./$(OUT)/qphys run tests/scenes/pyramid20.scene --steps 600
+# The main demo: pyramid20 (210 cubes). With a display, the viewer; without one, 10 s of it
+# with a summary of what it did, and its animation (tools/run-demo.sh). Dependencies first,
+# then a build that sees them (the viewer and render are built when their libraries exist).
+run:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	@sh tools/run-demo.sh $(OUT) tests/scenes/pyramid20.scene
 
 # ---- tests ----------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))

@@ -1,4 +1,5 @@
-/* World queries: the nearest ray hit, pruned by the broad phase's boxes.
+/* World queries: the nearest ray hit, pruned by the broad phase's boxes, and the last
+ * step's contacts read back (for viewers; they change nothing).
  *
  * Between steps every shape's box (grown by the contact margin) holds the shape at its
  * body's current pose, and the sweep-and-prune order is sorted by the boxes' low x
@@ -17,6 +18,8 @@
  * cast in pool order: the result is the same bits as that brute-force cast, on every
  * target.
  */
+#include <string.h>
+
 #include "world_internal.h"
 
 #define UNIT_SHIFT 8   /* box test units: 2^-8 m */
@@ -103,4 +106,35 @@ bool qp_world_raycast_filtered(const qp_world *w, qp_vec3 origin, qp_vec3 delta,
 bool qp_world_raycast(const qp_world *w, qp_vec3 origin, qp_vec3 delta, qp_world_ray_hit *out)
 {
     return qp_world_raycast_filtered(w, origin, delta, 0, out);
+}
+
+/* ---- contacts, read-only ------------------------------------------------------------ */
+
+int qp_world_contact_count(const qp_world *w) { return w ? w->contact_count : 0; }
+
+bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out)
+{
+    if (!w || !out || i < 0 || i >= w->contact_count) return false;
+    const qp_contact *c = &w->contacts[i];
+    const qp_body_state *a = &w->bodies[c->a];
+    qp_contact_info info;
+    memset(&info, 0, sizeof info);
+    info.a.index = c->a;
+    info.a.generation = a->generation;
+    info.b.index = c->b;
+    info.b.generation = w->bodies[c->b].generation;
+    info.shape_a = c->sa;
+    info.shape_b = c->sb;
+    info.normal = c->n;
+    info.count = c->count;
+    for (int k = 0; k < c->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
+        /* |x| <= QP_WORLD_LIMIT and arms are shape-sized: the sum fits Q16.16. */
+        info.points[k] = qp_v3_add(a->x, c->p[k].ra);
+        info.depth[k] = c->p[k].depth;
+        info.impulse[k] = c->p[k].jn;
+    }
+    /* From the bodies now (the contact's own flag is last narrow phase's view). */
+    info.sleeping = !qp__body_moves(a) && !qp__body_moves(&w->bodies[c->b]);
+    *out = info;
+    return true;
 }

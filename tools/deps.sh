@@ -37,6 +37,14 @@ have_cmd xz || need="$need xz-utils"
 # qphys as a library (tools/test-install.sh): pkg-config and CMake users.
 have_cmd pkg-config || need="$need pkgconf"
 have_cmd cmake || need="$need cmake"
+# Pictures: qphys render (libpng, giflib) and the viewer (SDL2); the viewer's test runs it
+# under Xvfb, drives it with xdotool and takes screenshots with xwd (x11-apps).
+have_pkg libpng-dev || need="$need libpng-dev"
+have_pkg libgif-dev || need="$need libgif-dev"
+have_pkg libsdl2-dev || need="$need libsdl2-dev"
+have_cmd Xvfb || need="$need xvfb"
+have_cmd xdotool || need="$need xdotool"
+have_cmd xwd || need="$need x11-apps"
 if [ -n "$need" ]; then
   cmd="apt-get install -y --no-install-recommends$need"
   if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else

@@ -66,6 +66,7 @@ static const char usage_text[] =
     "       qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE\n"
     "       qphys replay FILE [--verify]\n"
     "       qphys check SCENE\n"
+    "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
     "       qphys --help\n"
     "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";
@@ -670,6 +671,8 @@ static int cmd_replay(int argc, char **argv)
     return status;
 }
 
+int qphys_render(int argc, char **argv); /* tools/viewer/render.c; cross builds: tools/render_stub.c */
+
 int main(int argc, char **argv)
 {
     qp_port_init();
@@ -678,6 +681,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "record")) return cmd_record(argc - 2, argv + 2);
     if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "render")) return qphys_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
         return 0;

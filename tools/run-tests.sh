@@ -57,6 +57,7 @@ check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tools/test-api.sh
 check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
 check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tools/test-install.sh
+check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tools/test-viewer.sh
 check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s core-guard
 [ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
 

@@ -317,6 +317,28 @@ int qp_world_body_events(const qp_world *w, const qp_body_event **out);
 /* Events of this readout that did not fit their buffer (all kinds). */
 uint32_t qp_world_events_lost(const qp_world *w);
 
+/* One persistent contact (a touching or nearly touching pair of shapes) as the last step
+ * left it, for viewers and debugging: read-only, and nothing here changes the world. */
+typedef struct {
+    qp_body_id a, b;              /* the two bodies, a's index lower than b's */
+    int shape_a, shape_b;         /* which of each body's shapes (0-based, qp_body_shape) */
+    qp_vec3 normal;               /* unit normal from a towards b, Q2.30 (not Q16.16) */
+    int count;                    /* points, 1..QP_MAX_MANIFOLD_POINTS */
+    qp_vec3 points[QP_MAX_MANIFOLD_POINTS];  /* world points, m: a's centre of mass now plus the
+                                                arm the narrow phase found this step (exact while
+                                                both sleep; otherwise within one step's motion) */
+    fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* m; penetration at the start of the step, < 0 a gap */
+    fix16_t impulse[QP_MAX_MANIFOLD_POINTS]; /* N s; accumulated normal impulse of the step, >= 0 */
+    bool sleeping;                /* neither body moves (asleep, static or frozen): not solved */
+} qp_contact_info;
+
+/* Contacts of the last step (or of a restored snapshot), 0 before the first step of a
+ * new world. Index them 0..count-1: the order is the engine's (by body indices, then
+ * shapes), the same on every target. qp_world_contact_at fills *out and returns true,
+ * or returns false (out untouched) for an index out of range or a null argument. */
+int qp_world_contact_count(const qp_world *w);
+bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
+
 /* ---- determinism --------------------------------------------------------------- */
 
 /* 32-bit hash (FNV-1a over values, so the same on every target whatever its byte order)

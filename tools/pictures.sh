@@ -1,0 +1,39 @@
+#!/bin/sh
+# pictures.sh - make pictures: an animation of every scene of tests/scenes in docs/pictures/
+# (<scene>.gif, 400x300), drawn by `qphys render` with no display. Run it again after adding
+# a scene. A scene larger than the default pools (pyramid64) is drawn by a build with bigger
+# pools (build/host-pictures-big: QP_CFG_MAX_BODIES=2200, as the scene check uses).
+#
+# Frames: steps 0..180 every 6 (3 s at 60 Hz) unless the scene is listed below; rain512 runs
+# until it has all fallen asleep (step 427), so the sleep tint spreads over the pile.
+set -eu
+out=docs/pictures
+mkdir -p "$out"
+qphys=build/host/qphys
+big=build/host-pictures-big/qphys   # its own tag: the scene check builds host-big without render
+
+# range SCENE: "FROM TO EVERY" for this scene.
+range() {
+  case $1 in
+    rain512) echo "0 480 12" ;;
+    pyramid64) echo "0 120 12" ;;   # 0.1 s a step on the host
+    *) echo "0 180 6" ;;
+  esac
+}
+
+for scene in tests/scenes/*.scene; do
+  name=$(basename "$scene" .scene)
+  tool=$qphys
+  if ! $qphys check "$scene" >/dev/null 2>&1; then
+    if $qphys check "$scene" 2>&1 | grep -q "pools"; then
+      make -s BUILD_TAG=host-pictures-big EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=2200 QPHYS_RENDER=1 "$big"
+      tool=$big
+    else
+      $qphys check "$scene"   # says what is wrong
+      exit 1
+    fi
+  fi
+  set -- $(range "$name")
+  $tool render "$scene" --from "$1" --to "$2" --every "$3" -o "$out/$name.gif"
+  echo "pictures: $out/$name.gif ($(wc -c <"$out/$name.gif") bytes)"
+done

@@ -1,0 +1,536 @@
+/* draw - a world into a raster image (see draw.h).
+ *
+ * Every shape becomes flat-shaded triangles (boxes 12, spheres and capsules a latitude-
+ * longitude mesh whose alternate quarters are darker, so rolling shows); planes become a
+ * checkered square around the bodies. Opaque bodies are drawn first with the depth buffer;
+ * sleepers then, far to near, blended at half opacity without writing depth (as in the
+ * sleep demo of Kenwright's rigid-body tutorial). Triangles are clipped at a near plane.
+ */
+#include "draw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qphys/hash.h"
+#include "qphys/joint.h"
+
+#define NEAR 0.05f
+
+typedef struct {
+    float x, y, z;
+} v3;
+
+static v3 V(float x, float y, float z) { v3 r = { x, y, z }; return r; }
+static v3 add(v3 a, v3 b) { return V(a.x + b.x, a.y + b.y, a.z + b.z); }
+static v3 sub(v3 a, v3 b) { return V(a.x - b.x, a.y - b.y, a.z - b.z); }
+static v3 scale(v3 a, float s) { return V(a.x * s, a.y * s, a.z * s); }
+static float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static v3 cross(v3 a, v3 b) { return V(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+static v3 norm(v3 a)
+{
+    float l = sqrtf(dot(a, a));
+    return l > 1e-12f ? scale(a, 1.0f / l) : V(0, 1, 0);
+}
+static float fx(fix16_t v) { return (float)v / 65536.0f; }
+static v3 vfx(qp_vec3 v) { return V(fx(v.x), fx(v.y), fx(v.z)); }
+static v3 vq30(qp_vec3 v) { return V((float)v.x / 1073741824.0f, (float)v.y / 1073741824.0f, (float)v.z / 1073741824.0f); }
+
+/* A rotation matrix, rows m[0..2]. */
+typedef struct {
+    v3 r[3];
+} m3;
+
+static m3 quat_m3(qp_quat q)
+{
+    float w = q.w / 1073741824.0f, x = q.x / 1073741824.0f, y = q.y / 1073741824.0f, z = q.z / 1073741824.0f;
+    m3 m;
+    m.r[0] = V(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y));
+    m.r[1] = V(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x));
+    m.r[2] = V(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y));
+    return m;
+}
+static v3 mul(const m3 *m, v3 v) { return V(dot(m->r[0], v), dot(m->r[1], v), dot(m->r[2], v)); }
+static m3 mmul(const m3 *a, const m3 *b)
+{
+    m3 r;
+    for (int i = 0; i < 3; i++) {
+        v3 row = a->r[i];
+        r.r[i] = V(row.x * b->r[0].x + row.y * b->r[1].x + row.z * b->r[2].x,
+                   row.x * b->r[0].y + row.y * b->r[1].y + row.z * b->r[2].y,
+                   row.x * b->r[0].z + row.y * b->r[1].z + row.z * b->r[2].z);
+    }
+    return r;
+}
+
+/* ---- camera ------------------------------------------------------------------------- */
+
+const char *vw_color_mode_name(vw_color_mode m)
+{
+    static const char *names[] = { "state", "islands", "levels" };
+    return m < VW_COLOR_MODES ? names[m] : "?";
+}
+
+void vw_camera_default(vw_camera *c)
+{
+    memset(c, 0, sizeof *c);
+    c->yaw = 0.45f;
+    c->pitch = 0.38f;
+    c->dist = 20.0f;
+    c->fovy = 0.75f;
+}
+
+typedef struct {
+    v3 eye, right, up, fwd;
+    float f, cx, cy;   /* focal length in pixels, centre */
+} view;
+
+static view make_view(const vw_camera *c, int w, int h)
+{
+    view v;
+    v3 t = V(c->target[0], c->target[1], c->target[2]);
+    v3 back = V(cosf(c->pitch) * sinf(c->yaw), sinf(c->pitch), cosf(c->pitch) * cosf(c->yaw));
+    v.eye = add(t, scale(back, c->dist));
+    v.fwd = scale(back, -1);
+    v.right = norm(cross(v.fwd, V(0, 1, 0)));
+    v.up = cross(v.right, v.fwd);
+    v.f = (float)h * 0.5f / tanf(c->fovy * 0.5f);
+    v.cx = (float)w * 0.5f;
+    v.cy = (float)h * 0.5f;
+    return v;
+}
+
+void vw_camera_eye(const vw_camera *c, float eye[3])
+{
+    view v = make_view(c, 2, 2);
+    eye[0] = v.eye.x;
+    eye[1] = v.eye.y;
+    eye[2] = v.eye.z;
+}
+
+void vw_camera_fit(vw_camera *c, const float lo[3], const float hi[3], float aspect)
+{
+    for (int k = 0; k < 3; k++) c->target[k] = 0.5f * (lo[k] + hi[k]);
+    view v = make_view(c, 2, 2);
+    /* A margin, wider at the top where the text is. */
+    float ty = tanf(c->fovy * 0.5f) * 0.84f, tx = tanf(c->fovy * 0.5f) * aspect * 0.92f;
+    float d = 1.0f;
+    for (int i = 0; i < 8; i++) {
+        v3 p = V(i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]);
+        v3 o = sub(p, V(c->target[0], c->target[1], c->target[2]));
+        float x = fabsf(dot(o, v.right)), y = fabsf(dot(o, v.up)), z = dot(o, v.fwd);
+        /* The corner is inside the picture when |x| <= (d + z) tx and |y| <= (d + z) ty. */
+        d = fmaxf(d, fmaxf(x / tx - z, y / ty - z));
+    }
+    c->dist = d + NEAR;
+}
+
+void vw_camera_ray(const vw_camera *c, int w, int h, float sx, float sy, float origin[3], float dir[3])
+{
+    view v = make_view(c, w, h);
+    v3 d = norm(add(v.fwd, add(scale(v.right, (sx - v.cx) / v.f), scale(v.up, (v.cy - sy) / v.f))));
+    origin[0] = v.eye.x;
+    origin[1] = v.eye.y;
+    origin[2] = v.eye.z;
+    dir[0] = d.x;
+    dir[1] = d.y;
+    dir[2] = d.z;
+}
+
+/* ---- bounds -------------------------------------------------------------------------- */
+
+/* A shape's world pose: centre and rotation. */
+static void shape_pose(const qp_world *w, qp_body_id id, const qp_shape *s, v3 *centre, m3 *rot)
+{
+    m3 rb = quat_m3(qp_body_rotation(w, id)), rs = quat_m3(s->rotation);
+    *centre = add(vfx(qp_body_center(w, id)), mul(&rb, vfx(s->offset)));
+    *rot = mmul(&rb, &rs);
+}
+
+bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
+{
+    bool any = false;
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(w, i);
+        if (qp_body_id_is_null(id)) continue;
+        for (int k = 0; k < qp_body_shape_count(w, id); k++) {
+            const qp_shape *s = qp_body_shape(w, id, k);
+            if (!s || s->type == QP_SHAPE_PLANE) continue;
+            v3 c;
+            m3 r;
+            shape_pose(w, id, s, &c, &r);
+            v3 e;
+            if (s->type == QP_SHAPE_BOX) {
+                v3 h = vfx(s->half);
+                e = V(fabsf(r.r[0].x) * h.x + fabsf(r.r[0].y) * h.y + fabsf(r.r[0].z) * h.z,
+                      fabsf(r.r[1].x) * h.x + fabsf(r.r[1].y) * h.y + fabsf(r.r[1].z) * h.z,
+                      fabsf(r.r[2].x) * h.x + fabsf(r.r[2].y) * h.y + fabsf(r.r[2].z) * h.z);
+            } else {
+                float rad = fx(s->radius) + (s->type == QP_SHAPE_CAPSULE ? fx(s->half_height) : 0.0f);
+                e = V(rad, rad, rad);
+            }
+            float cl[3] = { c.x - e.x, c.y - e.y, c.z - e.z }, ch[3] = { c.x + e.x, c.y + e.y, c.z + e.z };
+            for (int a = 0; a < 3; a++) {
+                if (!any || cl[a] < lo[a]) lo[a] = cl[a];
+                if (!any || ch[a] > hi[a]) hi[a] = ch[a];
+            }
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* ---- triangles ------------------------------------------------------------------------- */
+
+typedef struct {
+    rs_image *img;
+    view v;
+    v3 light;
+    rs_color color;      /* base colour of what is being drawn; alpha used as is */
+    bool write_depth;
+} painter;
+
+static rs_vertex project(const view *v, v3 p)
+{
+    rs_vertex r;
+    float z = p.z;
+    r.x = v->cx + p.x * v->f / z;
+    r.y = v->cy - p.y * v->f / z;
+    r.iz = 1.0f / z;
+    return r;
+}
+
+static v3 to_view(const view *v, v3 p)
+{
+    v3 o = sub(p, v->eye);
+    return V(dot(o, v->right), dot(o, v->up), dot(o, v->fwd));
+}
+
+static rs_color shade(const painter *pt, v3 n, float tone)
+{
+    float s = 0.34f + 0.52f * fmaxf(0.0f, dot(n, pt->light)) + 0.18f * fmaxf(0.0f, -dot(n, pt->v.fwd));
+    s *= tone;
+    if (s > 1.0f) s = 1.0f;
+    rs_color c = pt->color;
+    c.r = (uint8_t)(c.r * s);
+    c.g = (uint8_t)(c.g * s);
+    c.b = (uint8_t)(c.b * s);
+    return c;
+}
+
+/* One world triangle of a convex solid around centre (outward side found from it),
+ * culled when it faces away, shaded flat, clipped at the near plane. */
+static void solid_tri(painter *pt, v3 centre, v3 a, v3 b, v3 c, float tone)
+{
+    v3 n = cross(sub(b, a), sub(c, a));
+    if (dot(n, n) < 1e-14f) return;
+    n = norm(n);
+    if (dot(n, sub(a, centre)) < 0) n = scale(n, -1);
+    if (dot(n, sub(pt->v.eye, a)) <= 0) return;
+    rs_color col = shade(pt, n, tone);
+    v3 in[3] = { to_view(&pt->v, a), to_view(&pt->v, b), to_view(&pt->v, c) };
+    v3 out[4];
+    int m = 0;
+    for (int i = 0; i < 3; i++) {
+        v3 p = in[i], q = in[(i + 1) % 3];
+        bool pin = p.z > NEAR, qin = q.z > NEAR;
+        if (pin) out[m++] = p;
+        if (pin != qin) {
+            float t = (NEAR - p.z) / (q.z - p.z);
+            out[m++] = add(p, scale(sub(q, p), t));
+        }
+    }
+    if (m < 3) return;
+    rs_vertex s[3] = { project(&pt->v, out[0]), project(&pt->v, out[1]), project(&pt->v, out[2]) };
+    rs_triangle(pt->img, s, col, pt->write_depth);
+    if (m == 4) {
+        rs_vertex s2[3] = { s[0], s[2], project(&pt->v, out[3]) };
+        rs_triangle(pt->img, s2, col, pt->write_depth);
+    }
+}
+
+static void draw_box(painter *pt, v3 c, const m3 *r, v3 h)
+{
+    v3 ax = V(r->r[0].x, r->r[1].x, r->r[2].x), ay = V(r->r[0].y, r->r[1].y, r->r[2].y),
+       az = V(r->r[0].z, r->r[1].z, r->r[2].z);
+    v3 corner[8];
+    for (int i = 0; i < 8; i++)
+        corner[i] = add(c, add(scale(ax, i & 1 ? h.x : -h.x), add(scale(ay, i & 2 ? h.y : -h.y), scale(az, i & 4 ? h.z : -h.z))));
+    static const int face[6][4] = { { 0, 2, 6, 4 }, { 1, 3, 7, 5 }, { 0, 1, 5, 4 },
+                                    { 2, 3, 7, 6 }, { 0, 1, 3, 2 }, { 4, 5, 7, 6 } };
+    for (int f = 0; f < 6; f++) {
+        solid_tri(pt, c, corner[face[f][0]], corner[face[f][1]], corner[face[f][2]], 1.0f);
+        solid_tri(pt, c, corner[face[f][0]], corner[face[f][2]], corner[face[f][3]], 1.0f);
+    }
+}
+
+/* A sphere (half_height 0) or capsule (segment along local y) as latitude rings. */
+#define LON 16
+#define LAT 8
+static void draw_round(painter *pt, v3 c, const m3 *r, float radius, float half_height)
+{
+    v3 ax = V(r->r[0].x, r->r[1].x, r->r[2].x), ay = V(r->r[0].y, r->r[1].y, r->r[2].y),
+       az = V(r->r[0].z, r->r[1].z, r->r[2].z);
+    /* Rings from the top pole (0) to the bottom (LAT + 1); a capsule repeats the equator,
+     * once on each cap, and the band between them is its cylinder. */
+    v3 ring[LAT + 2][LON];
+    int rings = 0;
+    for (int i = 0; i <= LAT; i++) {
+        float th = (float)M_PI * (float)i / LAT;
+        float y = cosf(th) * radius, s = sinf(th) * radius;
+        float off = i < LAT / 2 ? half_height : (i > LAT / 2 ? -half_height : half_height);
+        for (int k = 0; k < LON; k++) {
+            float ph = 2.0f * (float)M_PI * (float)k / LON;
+            ring[rings][k] = add(c, add(scale(ay, y + off), add(scale(ax, s * cosf(ph)), scale(az, s * sinf(ph)))));
+        }
+        rings++;
+        if (i == LAT / 2 && half_height > 0) {
+            for (int k = 0; k < LON; k++) ring[rings][k] = sub(ring[rings - 1][k], scale(ay, 2 * half_height));
+            rings++;
+        }
+    }
+    for (int i = 0; i + 1 < rings; i++)
+        for (int k = 0; k < LON; k++) {
+            int k1 = (k + 1) % LON;
+            float tone = (k / (LON / 4)) % 2 ? 0.8f : 1.0f;
+            solid_tri(pt, c, ring[i][k], ring[i + 1][k], ring[i + 1][k1], tone);
+            solid_tri(pt, c, ring[i][k], ring[i + 1][k1], ring[i][k1], tone);
+        }
+}
+
+/* A plane as a checkered square of side 2 * extent around the point of the plane
+ * nearest to focus. */
+static void draw_plane(painter *pt, v3 n, float offset, v3 focus, float extent)
+{
+    v3 o = add(focus, scale(n, offset - dot(n, focus)));
+    v3 t1 = norm(cross(n, fabsf(n.x) < 0.9f ? V(1, 0, 0) : V(0, 0, 1))), t2 = cross(n, t1);
+    float tile = extent <= 16 ? 1.0f : (extent <= 40 ? 2.0f : 5.0f);
+    int cells = (int)ceilf(extent / tile);
+    /* Tiles on a grid fixed in the world, so the checker does not slide with the camera. */
+    float u0 = floorf(dot(sub(o, V(0, 0, 0)), t1) / tile), v0 = floorf(dot(sub(o, V(0, 0, 0)), t2) / tile);
+    v3 base = sub(o, add(scale(t1, dot(o, t1)), scale(t2, dot(o, t2))));
+    v3 below = sub(o, n); /* a "centre" under the surface: the upper side faces out */
+    rs_color c0 = pt->color;
+    for (int i = -cells; i < cells; i++)
+        for (int j = -cells; j < cells; j++) {
+            float u = (u0 + (float)i) * tile, v = (v0 + (float)j) * tile;
+            v3 p00 = add(base, add(scale(t1, u), scale(t2, v)));
+            v3 p10 = add(p00, scale(t1, tile)), p01 = add(p00, scale(t2, tile)), p11 = add(p10, scale(t2, tile));
+            pt->color = c0;
+            float tone = ((i + j + (int)u0 + (int)v0) & 1) ? 0.88f : 1.0f;
+            solid_tri(pt, below, p00, p10, p11, tone);
+            solid_tri(pt, below, p00, p11, p01, tone);
+        }
+    pt->color = c0;
+}
+
+/* ---- colours ------------------------------------------------------------------------------- */
+
+static const rs_color warm[] = { { 236, 140, 52, 255 }, { 242, 178, 64, 255 }, { 224, 104, 60, 255 },
+                                 { 240, 156, 90, 255 }, { 214, 122, 40, 255 } };
+static const rs_color sleep_color = { 84, 124, 228, 128 };
+static const rs_color static_color = { 150, 150, 156, 255 };
+static const rs_color ground_color = { 204, 198, 186, 255 };
+static const rs_color palette[] = { { 230, 80, 80, 255 },  { 80, 200, 90, 255 },  { 80, 130, 235, 255 },
+                                    { 235, 200, 60, 255 }, { 200, 90, 220, 255 }, { 60, 210, 210, 255 },
+                                    { 240, 140, 40, 255 }, { 140, 230, 60, 255 }, { 150, 110, 240, 255 },
+                                    { 240, 110, 170, 255 } };
+
+/* Islands: bodies joined through contacts between two dynamic bodies (static bodies do
+ * not join islands), by union-find; the root is the lowest index. */
+static uint16_t island_root[QP_CFG_MAX_BODIES + 1];
+
+static int find_root(int i)
+{
+    while (island_root[i] != i) {
+        island_root[i] = island_root[island_root[i]]; /* halve the path */
+        i = island_root[i];
+    }
+    return i;
+}
+
+static void compute_islands(const qp_world *w)
+{
+    for (int i = 0; i <= QP_CFG_MAX_BODIES; i++) island_root[i] = (uint16_t)i;
+    int n = qp_world_contact_count(w);
+    for (int k = 0; k < n; k++) {
+        qp_contact_info c;
+        if (!qp_world_contact_at(w, k, &c)) continue;
+        if (qp_body_get_type(w, c.a) != QP_BODY_DYNAMIC || qp_body_get_type(w, c.b) != QP_BODY_DYNAMIC) continue;
+        int ra = find_root(c.a.index), rb = find_root(c.b.index);
+        if (ra < rb) island_root[rb] = (uint16_t)ra;
+        else if (rb < ra) island_root[ra] = (uint16_t)rb;
+    }
+}
+
+static rs_color level_color(int level, int levels)
+{
+    float t = levels > 1 ? (float)(level - 1) / (float)(levels - 1) : 0.0f;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    /* blue -> green -> yellow -> red */
+    rs_color c = { 0, 0, 0, 255 };
+    float r = t < 0.5f ? 2 * t : 1.0f, g = t < 0.5f ? 0.4f + 1.2f * t : 1.0f - 1.6f * (t - 0.5f) * 1.2f,
+          b = t < 0.5f ? 1.0f - 2 * t : 0.1f;
+    c.r = (uint8_t)(40 + 200 * r);
+    c.g = (uint8_t)(40 + 200 * fmaxf(0.0f, fminf(1.0f, g)));
+    c.b = (uint8_t)(40 + 200 * b);
+    return c;
+}
+
+static rs_color body_color(const qp_world *w, qp_body_id id, const vw_draw_opts *o, int levels)
+{
+    bool dyn = qp_body_get_type(w, id) == QP_BODY_DYNAMIC;
+    bool asleep = dyn && !qp_body_is_awake(w, id);
+    rs_color c;
+    if (!dyn) return static_color;
+    switch (o->color) {
+    case VW_COLOR_ISLAND: c = palette[(unsigned)find_root(id.index) * 7u % (sizeof palette / sizeof palette[0])]; break;
+    case VW_COLOR_LEVEL: c = level_color(qp_body_level(w, id), levels); break;
+    default:
+        if (asleep) return sleep_color;
+        c = warm[(unsigned)id.index * 3u % (sizeof warm / sizeof warm[0])];
+        break;
+    }
+    if (asleep) c.a = 128;
+    return c;
+}
+
+/* ---- the world -------------------------------------------------------------------------------- */
+
+static void draw_body(painter *pt, const qp_world *w, qp_body_id id)
+{
+    for (int k = 0; k < qp_body_shape_count(w, id); k++) {
+        const qp_shape *s = qp_body_shape(w, id, k);
+        if (!s || s->type == QP_SHAPE_PLANE) continue;
+        v3 c;
+        m3 r;
+        shape_pose(w, id, s, &c, &r);
+        if (s->type == QP_SHAPE_BOX) draw_box(pt, c, &r, vfx(s->half));
+        else draw_round(pt, c, &r, fx(s->radius), s->type == QP_SHAPE_CAPSULE ? fx(s->half_height) : 0.0f);
+    }
+}
+
+static void draw_contacts(painter *pt, const qp_world *w)
+{
+    rs_color pc = { 255, 240, 70, 255 }, nc = { 70, 230, 255, 255 }, sc = { 150, 150, 120, 255 };
+    int n = qp_world_contact_count(w);
+    int r = pt->img->w >= 800 ? 2 : 1;
+    for (int k = 0; k < n; k++) {
+        qp_contact_info c;
+        if (!qp_world_contact_at(w, k, &c)) continue;
+        v3 nrm = vq30(c.normal);
+        for (int i = 0; i < c.count; i++) {
+            v3 p = vfx(c.points[i]), q = add(p, scale(nrm, 0.3f));
+            v3 pv = to_view(&pt->v, p), qv = to_view(&pt->v, q);
+            if (pv.z <= NEAR || qv.z <= NEAR) continue;
+            rs_vertex a = project(&pt->v, pv), b = project(&pt->v, qv);
+            rs_line(pt->img, a, b, c.sleeping ? sc : nc, 1, false);
+            rs_point(pt->img, a.x, a.y, r, c.sleeping ? sc : pc);
+        }
+    }
+}
+
+/* Joints (qphys/joint.h): each anchor as seen from body a and from body b, and the gap
+ * between them (a joint holding together shows one point). */
+static void draw_joints(painter *pt, const qp_world *w)
+{
+    rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
+    for (int i = 1; i <= qp_world_joint_capacity(); i++) {
+        qp_joint_id id = qp_world_joint_at(w, i);
+        if (!qp_joint_is_valid(w, id)) continue;
+        qp_vec3 on_a, on_b;
+        qp_joint_world_anchors(w, id, &on_a, &on_b);
+        v3 av = to_view(&pt->v, vfx(on_a)), bv = to_view(&pt->v, vfx(on_b));
+        if (av.z <= NEAR || bv.z <= NEAR) continue;
+        rs_vertex a = project(&pt->v, av), b = project(&pt->v, bv);
+        rs_line(pt->img, a, b, gc, 2, false);
+        int r = 2 + (int)qp_joint_get_type(w, id) % 2;
+        rs_point(pt->img, a.x, a.y, r, ac);
+        rs_point(pt->img, b.x, b.y, r, ac);
+    }
+}
+
+typedef struct {
+    float d;
+    int index;
+} by_depth;
+
+static int far_first(const void *a, const void *b)
+{
+    float da = ((const by_depth *)a)->d, db = ((const by_depth *)b)->d;
+    return da < db ? 1 : (da > db ? -1 : ((const by_depth *)a)->index - ((const by_depth *)b)->index);
+}
+
+void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const vw_draw_opts *o)
+{
+    static by_depth order[QP_CFG_MAX_BODIES + 1];
+    painter pt;
+    pt.img = img;
+    pt.v = make_view(cam, img->w, img->h);
+    pt.light = norm(V(0.35f, 0.85f, 0.5f));
+    pt.write_depth = true;
+    rs_color sky_top = { 46, 52, 64, 255 }, sky_bottom = { 118, 126, 138, 255 };
+    rs_clear(img, sky_top, sky_bottom);
+    compute_islands(w);
+    int levels = qp_world_get_stats(w).levels;
+
+    /* Planes first, around the bodies' box. */
+    /* Planes as a square around the point the camera looks at, large enough to reach the
+     * horizon of a framed scene; it moves only with the camera. */
+    v3 focus = V(cam->target[0], cam->target[1], cam->target[2]);
+    float extent = fmaxf(12.0f, 1.5f * cam->dist);
+    int sleepers = 0;
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(w, i);
+        if (qp_body_id_is_null(id)) continue;
+        for (int k = 0; k < qp_body_shape_count(w, id); k++) {
+            const qp_shape *s = qp_body_shape(w, id, k);
+            if (!s || s->type != QP_SHAPE_PLANE) continue;
+            v3 c;
+            m3 r;
+            shape_pose(w, id, s, &c, &r);
+            v3 n = norm(mul(&r, vq30(s->normal)));
+            /* n.p = offset in the shape frame, whose origin is at c. */
+            pt.color = ground_color;
+            draw_plane(&pt, n, fx(s->plane_offset) + dot(n, c), focus, extent);
+        }
+        rs_color col = body_color(w, id, o, levels);
+        if (col.a < 255) {
+            v3 d = sub(vfx(qp_body_center(w, id)), pt.v.eye);
+            order[sleepers].d = dot(d, d);
+            order[sleepers].index = i;
+            sleepers++;
+            continue;
+        }
+        pt.color = col;
+        draw_body(&pt, w, id);
+    }
+    /* Sleepers far to near, blended, depth tested but not written. */
+    qsort(order, (size_t)sleepers, sizeof order[0], far_first);
+    pt.write_depth = false;
+    for (int k = 0; k < sleepers; k++) {
+        qp_body_id id = qp_world_body_at(w, order[k].index);
+        pt.color = body_color(w, id, o, levels);
+        draw_body(&pt, w, id);
+    }
+    pt.write_depth = true;
+    if (o->contacts) draw_contacts(&pt, w);
+    draw_joints(&pt, w);
+    if (o->text_scale > 0) {
+        rs_color tc = { 240, 240, 240, 255 };
+        for (int l = 0; l < 4 && o->text[l]; l++)
+            rs_text(img, 6 * o->text_scale, (4 + l * 10) * o->text_scale, o->text_scale, tc, o->text[l]);
+    }
+}
+
+void vw_hud_line(const qp_world *w, double us_per_step, char *buf, size_t n)
+{
+    qp_world_stats st = qp_world_get_stats(w);
+    char us[32] = "";
+    if (us_per_step >= 0) snprintf(us, sizeof us, "  %.0f us/step", us_per_step);
+    snprintf(buf, n, "step %u  hash %08x  awake %d asleep %d%s  peak pairs %d contacts %d%s", (unsigned)st.step,
+             (unsigned)qp_world_hash(w), st.awake, st.asleep, us, st.max_pairs, st.max_contacts,
+             st.overflows ? "  OVERFLOW" : "");
+}

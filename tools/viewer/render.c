@@ -1,0 +1,200 @@
+/* render - `qphys render`: pictures of a scene with no display and no GPU, drawn by the
+ * viewer's code (draw.c, raster.c) and written as PNG or animated GIF (image_io.c).
+ *
+ *   qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png
+ *   qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif
+ *   options: --size WxH (default 400x300), --color state|islands|levels, --contacts,
+ *            --hud (the viewer's heads-up line), --title TEXT (default: the file's name)
+ *
+ * A PNG shows the world after N steps (default 0). A GIF shows steps A, A+K, ... up to B
+ * (defaults A = 0, K = 4), each frame shown for K steps of simulated time. The camera
+ * frames every body: in a GIF, every body at every frame (a first pass steps through
+ * the range from a snapshot, a second one draws), so the camera holds still.
+ * Exit status: 0 written, 2 bad input or usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "draw.h"
+#include "image_io.h"
+#include "load.h"
+#include "qphys/world.h"
+
+int qphys_render(int argc, char **argv);
+
+static qp_world world;
+
+static const char usage_text[] =
+    "usage: qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png\n"
+    "       qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif\n"
+    "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT\n";
+
+static int fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "qphys: render: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); /* the work, not the machine's load */
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Grow lo..hi by the bodies' box now. */
+static void grow_bounds(float lo[3], float hi[3], bool *any)
+{
+    float l[3], h[3];
+    if (!vw_world_bounds(&world, l, h)) return;
+    for (int k = 0; k < 3; k++) {
+        if (!*any || l[k] < lo[k]) lo[k] = l[k];
+        if (!*any || h[k] > hi[k]) hi[k] = h[k];
+    }
+    *any = true;
+}
+
+int qphys_render(int argc, char **argv)
+{
+    const char *path = 0, *out = 0, *title = 0;
+    long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300;
+    vw_draw_opts opts;
+    memset(&opts, 0, sizeof opts);
+    bool hud = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
+        bool takes = !strcmp(a, "--steps") || !strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--every") ||
+                     !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title");
+        if (takes && !v) return fail("option '%s' needs a value", a);
+        if (!strcmp(a, "--steps")) { if (!parse_long(v, 0, 10000000, &steps)) return fail("--steps: expected 0 .. 10000000, not '%s'", v); }
+        else if (!strcmp(a, "--from")) { if (!parse_long(v, 0, 10000000, &from)) return fail("--from: expected 0 .. 10000000, not '%s'", v); }
+        else if (!strcmp(a, "--to")) { if (!parse_long(v, 0, 10000000, &to)) return fail("--to: expected 0 .. 10000000, not '%s'", v); }
+        else if (!strcmp(a, "--every")) { if (!parse_long(v, 1, 100000, &every)) return fail("--every: expected 1 .. 100000, not '%s'", v); }
+        else if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "--title")) title = v;
+        else if (!strcmp(a, "--size")) {
+            char *x;
+            errno = 0;
+            w = strtol(v, &x, 10);
+            if (errno || *x != 'x' || !parse_long(x + 1, 16, 4096, &h) || w < 16 || w > 4096)
+                return fail("--size: expected WxH, 16 .. 4096 each, not '%s'", v);
+        } else if (!strcmp(a, "--color")) {
+            int m = 0;
+            while (m < VW_COLOR_MODES && strcmp(v, vw_color_mode_name((vw_color_mode)m))) m++;
+            if (m == VW_COLOR_MODES) return fail("--color: expected state, islands or levels, not '%s'", v);
+            opts.color = (vw_color_mode)m;
+        } else if (!strcmp(a, "--contacts")) opts.contacts = true;
+        else if (!strcmp(a, "--hud")) hud = true;
+        else if (a[0] == '-' && a[1]) return fail("unknown option '%s'", a);
+        else if (!path) path = a;
+        else {
+            fputs(usage_text, stderr);
+            return 2;
+        }
+        if (takes) i++;
+    }
+    if (!path || !out) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    bool gif = ends_with(out, ".gif");
+    if (!gif && !ends_with(out, ".png")) return fail("-o %s: the name must end in .png or .gif", out);
+    if (gif && to < 0) return fail("%s: an animation needs --to B (its last step)", out);
+    if (gif && to < from) return fail("--to must not be before --from (%s)", out);
+    if (gif && (to - from) / every + 1 > 2000) return fail("%s: more than 2000 frames", out);
+    vw_file file;
+    if (!vw_read_file(path, &file)) return 2;
+    if (!vw_load(&world, path, &file)) {
+        vw_free_file(&file);
+        return 2;
+    }
+    char name[64];
+    if (!title) { /* the file's name without folder and extension */
+        const char *s = strrchr(path, '/');
+        snprintf(name, sizeof name, "%s", s ? s + 1 : path);
+        char *dot = strrchr(name, '.');
+        if (dot && dot != name) *dot = 0;
+        title = name;
+    }
+    rs_image img;
+    if (!rs_init(&img, (int)w, (int)h)) return fail("%s: out of memory", out);
+    vw_camera cam;
+    vw_camera_default(&cam);
+    long first = (long)qp_world_get_stats(&world).step;
+    long start = gif ? from : steps, last = gif ? to : steps;
+    for (long s = 0; s < start; s++) qp_world_step(&world);
+
+    /* Framing: the bodies now, or at every frame of the animation. */
+    float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
+    bool any = false;
+    grow_bounds(lo, hi, &any);
+    if (gif) {
+        unsigned long n = qp_world_snapshot(&world, 0, 0);
+        void *snap = malloc(n);
+        if (!snap || qp_world_snapshot(&world, snap, n) != n) return fail("%s: cannot snapshot the world", out);
+        for (long s = start; s < last; s++) {
+            qp_world_step(&world);
+            if ((s + 1 - start) % every == 0) grow_bounds(lo, hi, &any);
+        }
+        if (qp_world_restore(&world, snap, n) != QP_OK) return fail("%s: cannot restore the world", out);
+        free(snap);
+    }
+    vw_camera_fit(&cam, lo, hi, (float)w / (float)h);
+
+    char line[160], hudline[200];
+    opts.text_scale = w >= 800 ? 2 : 1;
+    double draw_time = 0;
+    int frames = 0;
+    gif_anim *anim = gif ? gif_begin((int)w, (int)h) : 0;
+    long long delay = ((long long)every * 100 * qp_world_get_def(&world)->dt + 32768) / 65536; /* rounded */
+    int delay_cs = delay > 65535 ? 65535 : (int)delay;
+    if (delay_cs < 2) delay_cs = 2;
+    for (long s = start;; s++) {
+        if (!gif || (s - start) % every == 0) {
+            qp_world_stats st = qp_world_get_stats(&world);
+            snprintf(line, sizeof line, "%s  step %ld  awake %d asleep %d", title, first + s, st.awake, st.asleep);
+            opts.text[0] = line;
+            opts.text[1] = 0;
+            if (hud) {
+                vw_hud_line(&world, -1, hudline, sizeof hudline);
+                opts.text[1] = hudline;
+            }
+            double t0 = now_s();
+            vw_draw_world(&img, &world, &cam, &opts);
+            draw_time += now_s() - t0;
+            frames++;
+            if (gif && !gif_add(anim, img.rgba, delay_cs)) return fail("%s: out of memory", out);
+        }
+        if (s >= last) break;
+        qp_world_step(&world);
+    }
+    bool ok = gif ? gif_finish(anim, out) : png_write_rgb(out, img.rgba, (int)w, (int)h);
+    rs_free(&img);
+    vw_free_file(&file);
+    if (!ok) return 2;
+    fprintf(stderr, "render: %s: %d frame%s of %ldx%ld, %.2f ms of CPU to draw a frame\n", out, frames, frames == 1 ? "" : "s",
+            w, h, frames ? draw_time * 1000.0 / frames : 0.0);
+    return 0;
+}
