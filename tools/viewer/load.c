@@ -57,7 +57,7 @@ void vw_free_file(vw_file *f)
 
 bool vw_load(qp_world *w, const char *path, const vw_file *f)
 {
-    if (f->len >= 4 && !memcmp(f->data, "QPS3", 4)) {
+    if (f->len >= 4 && !memcmp(f->data, "QPS", 3)) {   /* "QPS" and the format digit */
         qp_result r = qp_world_restore(w, f->data, f->len);
         if (r != QP_OK) {
             fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
