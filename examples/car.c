@@ -10,6 +10,7 @@
  * more than 1 cm. Host program: floats only for printing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "qphys/qphys.h"
 
 static qp_world world;
@@ -31,11 +32,25 @@ static qp_body_id add_box(qp_vec3 half, qp_vec3 pos, qp_body_type type)
     return id;
 }
 
+/* The world's snapshot after the run (with --save), for qphys render (make pictures). */
+static int save(const char *path)
+{
+    unsigned long n = qp_world_snapshot(&world, NULL, 0);
+    unsigned char *buf = malloc(n);
+    FILE *f = fopen(path, "wb");
+    int ok = buf && f && qp_world_snapshot(&world, buf, n) == n && fwrite(buf, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    free(buf);
+    if (!ok) fprintf(stderr, "car: cannot write %s\n", path);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     long steps = argc > 1 ? strtol(argv[1], 0, 10) : 480;
-    if (steps < 1 || steps > 100000) {
-        fprintf(stderr, "usage: car [STEPS 1..100000]\n");
+    const char *save_path = argc == 4 && !strcmp(argv[2], "--save") ? argv[3] : NULL;
+    if (steps < 1 || steps > 100000 || (argc != 1 && argc != 2 && !save_path)) {
+        fprintf(stderr, "usage: car [STEPS 1..100000 [--save SNAPSHOT]]\n");
         return 2;
     }
     qp_world_def wd = qp_default_world_def();
@@ -75,6 +90,7 @@ int main(int argc, char **argv)
                    (double)s / 60.0, fx(p.z), fx(p.y), fx(qp_car_forward_speed(&world, &car)), past);
         }
     }
+    if (save_path && !save(save_path)) return 2;
     printf("the box's far face came to %+.4f m of the wall's face (limit +0.01)\n", worst);
     printf("final world hash %08x\n", (unsigned)qp_world_hash(&world));
     return worst > 0.01 ? 1 : 0;

@@ -1,8 +1,11 @@
 /* Ragdolls on a stack: three ragdolls (30 of the default 32 joints) (qp_create_ragdoll) dropped one after the other onto a
  * column of five cubes, then left to come to rest. Prints, every second, how many bodies are
  * awake, how high the column's top cube stands and the largest joint gap; exits 1 if a joint
- * ends open by more than 1 cm or the scene never sleeps. */
+ * ends open by more than 1 cm or the scene never sleeps. With --save FILE it also writes a
+ * snapshot once the three ragdolls are in the air (step 91), for qphys render (make pictures). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "qphys/qphys.h"
 
 static qp_world world;
@@ -17,8 +20,26 @@ static fix16_t worst_gap(void)
     return worst;
 }
 
-int main(void)
+/* The world's snapshot into path (a caller's buffer: no heap in the engine, a host demo may). */
+static int save(const char *path)
 {
+    unsigned long n = qp_world_snapshot(&world, NULL, 0);
+    unsigned char *buf = malloc(n);
+    FILE *f = fopen(path, "wb");
+    int ok = buf && f && qp_world_snapshot(&world, buf, n) == n && fwrite(buf, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    free(buf);
+    if (!ok) fprintf(stderr, "ragdolls: cannot write %s\n", path);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    const char *save_path = argc == 3 && !strcmp(argv[1], "--save") ? argv[2] : NULL;
+    if (argc != 1 && !save_path) {
+        fprintf(stderr, "usage: ragdolls [--save SNAPSHOT]\n");
+        return 2;
+    }
     qp_world_def wd = qp_default_world_def();
     if (qp_world_init(&world, &wd) != QP_OK) return 2;
     qp_result r;
@@ -49,6 +70,7 @@ int main(void)
             dropped++;
         }
         qp_world_step(&world);
+        if (save_path && step == 90 && !save(save_path)) return 2;
         if (step % 60 == 59) {
             qp_world_stats st = qp_world_get_stats(&world);
             printf("t %2d s: %3d awake, top cube at y %.3f, worst joint gap %.2f mm\n", (step + 1) / 60, st.awake,

@@ -4,7 +4,8 @@
  *   qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png
  *   qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif
  *   options: --size WxH (default 400x300), --color state|islands|levels, --contacts,
- *            --hud (the viewer's heads-up line), --title TEXT (default: the file's name)
+ *            --hud (the viewer's heads-up line), --title TEXT (default: the file's name),
+ *            --yaw DEG (the camera's turn about the vertical, 0: from +z; default 26)
  *
  * A PNG shows the world after N steps (default 0). A GIF shows steps A, A+K, ... up to B
  * (defaults A = 0, K = 4), each frame shown for K steps of simulated time. The camera
@@ -31,7 +32,8 @@ static qp_world world;
 static const char usage_text[] =
     "usage: qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png\n"
     "       qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif\n"
-    "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT\n";
+    "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT,\n"
+    "                --yaw DEG (the camera turned about the vertical; 0: from +z)\n";
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -79,6 +81,8 @@ static void grow_bounds(float lo[3], float hi[3], bool *any)
 int qphys_render(int argc, char **argv)
 {
     const char *path = 0, *out = 0, *title = 0;
+    double yaw_deg = 0;
+    int has_yaw = 0;
     long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300;
     vw_draw_opts opts;
     memset(&opts, 0, sizeof opts);
@@ -86,7 +90,8 @@ int qphys_render(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
         bool takes = !strcmp(a, "--steps") || !strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--every") ||
-                     !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title");
+                     !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title") ||
+                     !strcmp(a, "--yaw");
         if (takes && !v) return fail("option '%s' needs a value", a);
         if (!strcmp(a, "--steps")) { if (!parse_long(v, 0, 10000000, &steps)) return fail("--steps: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--from")) { if (!parse_long(v, 0, 10000000, &from)) return fail("--from: expected 0 .. 10000000, not '%s'", v); }
@@ -94,6 +99,15 @@ int qphys_render(int argc, char **argv)
         else if (!strcmp(a, "--every")) { if (!parse_long(v, 1, 100000, &every)) return fail("--every: expected 1 .. 100000, not '%s'", v); }
         else if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--title")) title = v;
+        else if (!strcmp(a, "--yaw")) {
+            char *end;
+            yaw_deg = strtod(v, &end);
+            if (*end || yaw_deg < -360 || yaw_deg > 360) {
+                fprintf(stderr, "render: --yaw wants degrees, -360 .. 360\n");
+                return 2;
+            }
+            has_yaw = 1;
+        }
         else if (!strcmp(a, "--size")) {
             char *x;
             errno = 0;
@@ -142,6 +156,7 @@ int qphys_render(int argc, char **argv)
     if (!rs_init(&img, (int)w, (int)h)) return fail("%s: out of memory", out);
     vw_camera cam;
     vw_camera_default(&cam);
+    if (has_yaw) cam.yaw = (float)(yaw_deg * 3.14159265358979 / 180.0);
     long first = (long)qp_world_get_stats(&world).step;
     long start = gif ? from : steps, last = gif ? to : steps;
     for (long s = 0; s < start; s++) qp_world_step(&world);
