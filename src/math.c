@@ -9,6 +9,11 @@
  * and on Cortex-M0/M3/M7). tests/unit/test_math.c checks every bound.
  */
 #include "qphys/math.h"
+#include "bench_count.h"
+
+#if QP_BENCH_COUNT
+qp__bench_counts qp__counts;
+#endif
 
 int32_t qp_sat32(int64_t v)
 {
@@ -71,6 +76,7 @@ fix16_t qp_mul_q30(fix16_t a, qp_q30 u)
 
 uint32_t qp_isqrt64(uint64_t v)
 {
+    QP__COUNT(isqrt, 1);
     uint64_t res = 0;
     uint64_t bit = (uint64_t)1 << 62;
     while (bit > v) bit >>= 2;

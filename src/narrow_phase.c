@@ -295,7 +295,10 @@ void qp__narrow_phase(qp_world *w)
         }
         qp_transform xa;
         qp_manifold m;
-        if (collide_shapes(w, &w->pairs[i], &xa, &m) > 0)
+        int touching = collide_shapes(w, &w->pairs[i], &xa, &m) > 0;
+        QP__COUNT(narrow_calls, 1);
+        QP__COUNT(narrow_touching, touching);
+        if (touching)
             add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &xa, &m);
     }
     while (walk.next < walk.end) {

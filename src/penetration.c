@@ -17,6 +17,7 @@
 static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move)
 {
     if (c->flags & QP_CONTACT_SLIDING) return false;
+    QP__COUNT(pen_anchor, 2);
     bool any = false;
     const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
@@ -57,6 +58,7 @@ void qp__penetration(qp_world *w)
     fix16_t dt = w->def.dt;
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = false;
+        QP__COUNT(pen_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
@@ -68,6 +70,7 @@ void qp__penetration(qp_world *w)
             for (int k = 0; k < c->count; k++) {
                 qp_contact_point *p = &c->p[k];
                 if (p->depth <= w->def.slop && p->jp == 0) continue;
+                QP__COUNT(pen_normal, 1);
                 fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
                 fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
                 if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;

@@ -31,6 +31,8 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
     int move = shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
     bool any = false;
+    QP__COUNT(shock_normal, c->count);
+    QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
@@ -78,8 +80,10 @@ void qp__shock(qp_world *w)
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+        QP__COUNT(shock_levels, 1);
         for (int it = 0; it < w->def.shock_iterations; it++) {
             bool any = false;
+            QP__COUNT(shock_sweeps, 1);
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;

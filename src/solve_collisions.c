@@ -37,6 +37,7 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     const qp_contact_rows *r = qp__rows(w, c, &scratch);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
     bool any = false;
+    QP__COUNT(collide_rows, c->count);
     for (int k = 0; k < c->count; k++) {
         j[k] = point_impulse(w, c, r, k, &v) / c->count;
         any |= j[k] != 0;
@@ -50,6 +51,7 @@ void qp__solve_collisions(qp_world *w)
     qp__prepare_contacts(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
         bool any = false;
+        QP__COUNT(collide_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);

@@ -45,6 +45,7 @@ static void warm_start(qp_world *w)
         }
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
+        QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
         qp_contact_rows scratch;
         const qp_contact_rows *r = qp__rows(w, c, &scratch);
@@ -58,6 +59,8 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
     bool acc = w->def.accumulate_impulses;
+    QP__COUNT(contact_normal, c->count);
+    QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows(w, c, &scratch);
