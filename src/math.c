@@ -10,6 +10,7 @@
  */
 #include "qphys/math.h"
 #include "bench_count.h"
+#include "math_inline.h"
 
 #if QP_BENCH_COUNT
 qp__bench_counts qp__counts;
@@ -17,9 +18,7 @@ qp__bench_counts qp__counts;
 
 int32_t qp_sat32(int64_t v)
 {
-    if (v > INT32_MAX) return INT32_MAX;
-    if (v < -INT32_MAX) return -INT32_MAX;
-    return (int32_t)v;
+    return qp__sat32(v);
 }
 
 /* floor(v / 2^n + 1/2) for any int64 v and 1 <= n <= 62: the same value as
@@ -41,9 +40,7 @@ int32_t qp_shift_round(int64_t v, int n)
  * not saturated (|result| < 2^(65 - n)). */
 static int64_t round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
 {
-    int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2) + (p3 >> 2);
-    int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3) + (p3 & 3) + ((int64_t)1 << (n - 1));
-    return (hi + (lo >> 2)) >> (n - 2);
+    return qp__round_sum4(p0, p1, p2, p3, n);
 }
 
 static int32_t round_sum3_sat(int64_t p0, int64_t p1, int64_t p2, int n)
@@ -58,15 +55,7 @@ fix16_t qp_mul(fix16_t a, fix16_t b)
 
 fix16_t qp_div(fix16_t a, fix16_t b)
 {
-    if (b == 0) return 0;
-    int64_t num = (int64_t)a * 65536;
-    int64_t half = (b < 0 ? -(int64_t)b : (int64_t)b) / 2;
-    /* Round half away from zero on the magnitude, then restore the sign. */
-    bool neg = (a < 0) != (b < 0);
-    int64_t n = num < 0 ? -num : num;
-    int64_t d = b < 0 ? -(int64_t)b : (int64_t)b;
-    int64_t q = (n + half) / d;
-    return qp_sat32(neg ? -q : q);
+    return qp__div(a, b);   /* round half away from zero on the magnitude, then the sign */
 }
 
 fix16_t qp_mul_q30(fix16_t a, qp_q30 u)
@@ -244,14 +233,12 @@ fix16_t qp_deg_to_rad(fix16_t deg)
 
 qp_vec3 qp_v3_add(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp_sat32((int64_t)a.x + b.x), qp_sat32((int64_t)a.y + b.y),
-                 qp_sat32((int64_t)a.z + b.z));
+    return qp__v3_add(a, b);
 }
 
 qp_vec3 qp_v3_sub(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp_sat32((int64_t)a.x - b.x), qp_sat32((int64_t)a.y - b.y),
-                 qp_sat32((int64_t)a.z - b.z));
+    return qp__v3_sub(a, b);
 }
 
 qp_vec3 qp_v3_neg(qp_vec3 a)
@@ -393,7 +380,7 @@ fix16_t qp_v3_max_abs(qp_vec3 a)
 
 fix16_t qp_v3_dot_q30(qp_vec3 a, qp_vec3 u)
 {
-    return round_sum3_sat((int64_t)a.x * u.x, (int64_t)a.y * u.y, (int64_t)a.z * u.z, 30);
+    return qp__v3_dot_q30(a, u);
 }
 
 qp_vec3 qp_v3_cross_q30(qp_vec3 a, qp_vec3 u)

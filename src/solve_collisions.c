@@ -23,7 +23,7 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
     bool bounce = r->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: -(1 + e) vn. No bounce: just close the gap by the end of the step. */
     int64_t dv = bounce ? -((int64_t)vn + qp__mul(r->restitution, vn)) : -((int64_t)vn + gap);
-    return qp__mul(qp_sat32(dv), r->mn[k]);
+    return qp__mul(qp__sat32(dv), r->mn[k]);
 }
 
 /* All points of a manifold from the same velocities, each applied at

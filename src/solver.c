@@ -20,127 +20,47 @@
 #define QP__ROWS_INLINE inline
 #endif
 
-static inline fix16_t sat(int64_t v)
-{
-    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
-}
-
-/* Round to nearest, ties away from zero: symmetric, so rounding has no
- * preferred direction (round-half-up made stacks lean one way: the arms of
- * a unit cube are exact halves, so ties are common). */
-static inline int64_t round_shift(int64_t v, int n)
-{
-    int64_t half = INT64_C(1) << (n - 1);
-    return v >= 0 ? (v + half) >> n : -((half - v) >> n);
-}
-static inline fix16_t r16(int64_t v) { return sat(round_shift(v, 16)); }
-static inline fix16_t r30(int64_t v) { return sat(round_shift(v, 30)); }
-
 /* a x u, u a Q2.30 unit vector: Q16.16. */
 static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
-    qp_vec3 r = { r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
-                  r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
+    qp_vec3 r = { qp__r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), qp__r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
+                  qp__r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
     return r;
-}
-
-static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
-{
-    return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
 /* Inverse inertia (world) times a vector. */
 static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
-    qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
-                  r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
-                  r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
+                  qp__r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
+                  qp__r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
     return r;
 }
 
-/* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
-static inline void add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
-{
-    v->x = sat((int64_t)v->x + r30((int64_t)d.x * s));
-    v->y = sat((int64_t)v->y + r30((int64_t)d.y * s));
-    v->z = sat((int64_t)v->z + r30((int64_t)d.z * s));
-}
-
-static inline void add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
-{
-    v->x = sat((int64_t)v->x + r16((int64_t)d.x * s));
-    v->y = sat((int64_t)v->y + r16((int64_t)d.y * s));
-    v->z = sat((int64_t)v->z + r16((int64_t)d.z * s));
-}
-
-qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
-{
-    qp_vel_ref r = { &w->bodies[c->a].v, &w->bodies[c->a].w, &w->bodies[c->b].v, &w->bodies[c->b].w };
-    return r;
-}
-
-qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
-{
-    qp_vel_ref r = { (qp_vec3 *)&w->pseudo_v[c->a][0], (qp_vec3 *)&w->pseudo_v[c->a][3],
-                     (qp_vec3 *)&w->pseudo_v[c->b][0], (qp_vec3 *)&w->pseudo_v[c->b][3] };
-    return r;
-}
-
-/* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
- * angular part ang (Q32), rounded to Q16.16. Each part is clamped to +-2^61 first (a speed
- * of 32768 m/s, the end of Q16.16), so their sum cannot overflow: inside that range the
- * result is exact, and past it the speed saturates, as r30 would. (Arms of hundreds of
- * metres, a body deep inside a plane, reach it: ang * 2^14 overflowed int64 there.) */
-static inline fix16_t speed_of(int64_t s, int64_t ang)
-{
-    const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
-    s = s > lim ? lim : s < -lim ? -lim : s;
-    int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
-    return r30(s + a);
-}
 
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
-    return qp_div(QP_ONE, sat(k));
-}
-
-fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
-{
-    const qp_vec3 u = c->n;
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;                         /* Q46 */
-    int64_t ang = dot16_raw(*v->wb, r->rnb[k]) - dot16_raw(*v->wa, r->rna[k]); /* Q32 */
-    return speed_of(s, ang);
-}
-
-void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                     int k, fix16_t j, int move)
-{
-    if (j == 0) return;
-    if (move & QP_MOVE_A) {
-        add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, r->ia[k], -j);
-    }
-    if (move & QP_MOVE_B) {
-        add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, r->ib[k], j);
-    }
+    return qp__div(QP_ONE, qp__sat32(k));
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
     int64_t sum = 0;
-    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(r->rna[k], r->ia[k]));
-    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(r->rnb[k], r->ib[k]));
+    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]));
+    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
     return inverse_of(sum);
 }
 
-int qp__movable(const qp_world *w, const qp_contact *c)
+
+int qp__shock_movable(const qp_world *w, const qp_contact *c)
 {
-    return (qp__body_dynamic(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
-           (qp__body_dynamic(&w->bodies[c->b]) ? QP_MOVE_B : 0);
+    int move = qp__movable(w, c);
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    if (la < lb) move &= QP_MOVE_B;
+    else if (lb < la) move &= QP_MOVE_A;
+    return move;
 }
 
 /* Where the manifold's load acts: the centroid of its points weighted by
@@ -163,7 +83,7 @@ static void load_centroid(qp_contact *c)
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
     qp_vec3 ca = { (fix16_t)(s[0] / wsum), (fix16_t)(s[1] / wsum), (fix16_t)(s[2] / wsum) };
-    c->cb = qp_v3_add(c->cb, qp_v3_sub(ca, c->ca));
+    c->cb = qp__v3_add(c->cb, qp__v3_sub(ca, c->ca));
     c->ca = ca;
 }
 
@@ -173,34 +93,34 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
     int64_t k = 0;
     bool linear = d < 2;
     /* Widened before adding: a saturated angular term plus the inverse mass overflowed int. */
-    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(r->fa[d], r->ia_f[d]));
-    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(r->fb[d], r->ib_f[d]));
+    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]));
+    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
     return inverse_of(k);
 }
 
 /* Relative velocity along friction row d. */
-static fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
-    int64_t ang = dot16_raw(*v->wb, r->fb[d]) - dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
-    if (d == 2) return r16(ang);
+    int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
+    if (d == 2) return qp__r16(ang);
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;
-    return speed_of(s, ang);
+    return qp__speed_of(s, ang);
 }
 
-static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+static inline void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                       fix16_t j, int move)
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
-        if (d < 2) add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, r->ia_f[d], -j);
+        if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
+        qp__add_scaled(v->wa, r->ia_f[d], -j);
     }
     if (move & QP_MOVE_B) {
-        if (d < 2) add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, r->ib_f[d], j);
+        if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
+        qp__add_scaled(v->wb, r->ib_f[d], j);
     }
 }
 
@@ -254,6 +174,35 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     int move = qp__movable(w, c);
     for (int k = 0; k < c->count; k++) r->mn[k] = qp__point_mass(w, c, r, k, move);
     for (int d = 0; d < 3; d++) r->mt[d] = row_mass(w, c, r, d, move);
+#if !QP_CFG_LOW_RAM
+    /* The shock pass pins the lower body; its masses are the same at every sweep of
+     * every level (levels are set before this), so they are found once here. */
+    int pin = qp__shock_movable(w, c);
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
+        r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
+    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
+#endif
+}
+
+fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c, (void)move;
+    return r->mn_pin[k];
+#else
+    return qp__point_mass(w, c, r, k, move);
+#endif
+}
+
+/* row_mass for the shock pass's sides (see qp__point_mass_pinned). */
+static fix16_t row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c, (void)move;
+    return r->mt_pin[d];
+#else
+    return row_mass(w, c, r, d, move);
+#endif
 }
 
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
@@ -283,25 +232,16 @@ void qp__prepare_contacts(qp_world *w)
     }
 }
 
-/* A point may approach by its gap this step. The gap comes from the
- * predicted pose and is an estimate: gaps within gap_tolerance count as
- * touching, or a resting box would keep sinking into its own estimate
- * error and rock forever. */
-fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
-{
-    fix16_t tol = w->def.gap_tolerance;
-    return p->depth < -tol ? qp_div(-p->depth - tol, w->def.dt) : 0;
-}
-
 /* Past hold, scale (x, y) down to length slide (static, then dynamic
  * friction); true when it had to. */
 static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
-    fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
+    /* The twist has no second component: its length is |x|, the root of x^2 exactly. */
+    fix16_t len = *y == 0 ? (*x < 0 ? -*x : *x) : (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp_div(slide, len);
+    fix16_t k = qp__div(slide, len);
     *x = qp__mul(*x, k);
     *y = qp__mul(*y, k);
     return true;
@@ -310,13 +250,13 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? row_mass(w, c, r, 0, move) : r->mt[0];
-    fix16_t m2 = pinned ? row_mass(w, c, r, 1, move) : r->mt[1];
-    fix16_t mw = pinned ? row_mass(w, c, r, 2, move) : r->mt[2];
+    fix16_t m1 = pinned ? row_mass_pinned(w, c, r, 0, move) : r->mt[0];
+    fix16_t m2 = pinned ? row_mass_pinned(w, c, r, 1, move) : r->mt[1];
+    fix16_t mw = pinned ? row_mass_pinned(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
-        sat((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
-        sat((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
-        sat((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
+        qp__sat32((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
+        qp__sat32((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
+        qp__sat32((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
     };
     bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
     fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);
