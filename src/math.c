@@ -543,11 +543,7 @@ qp_rot3 qp_rot3_identity(void)
 
 qp_vec3 qp_rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
 {
-    fix16_t o[3];
-    for (int i = 0; i < 3; i++)
-        o[i] = round_sum3_sat((int64_t)r->m[i][0] * v.x, (int64_t)r->m[i][1] * v.y,
-                              (int64_t)r->m[i][2] * v.z, 30);
-    return qp_v3(o[0], o[1], o[2]);
+    return qp__rot3_mul_v3(r, v);
 }
 
 qp_vec3 qp_rot3_tmul_v3(const qp_rot3 *r, qp_vec3 v)

@@ -52,4 +52,14 @@ static inline qp_vec3 qp__v3_sub(qp_vec3 a, qp_vec3 b)
     return qp_v3(qp__sat32((int64_t)a.x - b.x), qp__sat32((int64_t)a.y - b.y), qp__sat32((int64_t)a.z - b.z));
 }
 
+/* qp_rot3_mul_v3: each component one exact sum of three products, rounded once. */
+static inline qp_vec3 qp__rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
+{
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(qp__round_sum4((int64_t)r->m[i][0] * v.x, (int64_t)r->m[i][1] * v.y,
+                                        (int64_t)r->m[i][2] * v.z, 0, 30));
+    return qp_v3(o[0], o[1], o[2]);
+}
+
 #endif

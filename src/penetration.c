@@ -19,13 +19,15 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     if (c->flags & QP_CONTACT_SLIDING) return false;
     QP__COUNT(pen_anchor, 2);
     bool any = false;
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
-    qp_vec3 pa = qp_rot3_mul_v3(&ra, c->anchor_a), pb = qp_rot3_mul_v3(&rb, c->anchor_b);
-    qp_vec3 drift = qp__v3_add(qp__v3_sub(b->x, a->x), qp__v3_sub(pb, pa));
+#if !QP_CFG_LOW_RAM
+    const fix16_t *drift = r->anchor_drift, *targets = r->anchor_target;
+#else
+    fix16_t drift[2], targets[2];
+    qp__anchor_drift(w, c, r->t1, r->t2, drift, targets);
+#endif
     /* A sticking contact whose anchors have come apart tangentially is not
      * at rest: its bodies restart their sleep test (sleep.c). */
-    fix16_t d1 = qp__v3_dot_q30(drift, r->t1), d2 = qp__v3_dot_q30(drift, r->t2);
+    fix16_t d1 = drift[0], d2 = drift[1];
     if ((d1 < 0 ? -d1 : d1) > w->def.gap_tolerance || (d2 < 0 ? -d2 : d2) > w->def.gap_tolerance)
         c->flags |= QP_CONTACT_CHANGED;
     int64_t jn_sum = 0;
@@ -35,11 +37,7 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     fix16_t *total[2] = { &c->st1, &c->st2 };
     const fix16_t *mass = r->mt;
     for (int i = 0; i < 2; i++) {
-        fix16_t d = i == 0 ? d1 : d2;
-        fix16_t target = qp__div(qp__mul(w->def.penetration_rate, -d), w->def.dt);
-        fix16_t cap = w->def.max_penetration_speed;
-        if (target > cap) target = cap;
-        if (target < -cap) target = -cap;
+        fix16_t target = targets[i];
         fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__row_speed(&v, r, i)), mass[i]);
         fix16_t want = qp__sat32((int64_t)*total[i] + j);
         if (want > bound) want = bound;

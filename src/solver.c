@@ -181,7 +181,24 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
         r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
     for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
+    qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
 #endif
+}
+
+void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
+                      fix16_t target[2])
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
+    qp_vec3 pa = qp__rot3_mul_v3(&ra, c->anchor_a), pb = qp__rot3_mul_v3(&rb, c->anchor_b);
+    qp_vec3 d = qp__v3_add(qp__v3_sub(b->x, a->x), qp__v3_sub(pb, pa));
+    drift[0] = qp__v3_dot_q30(d, t1);
+    drift[1] = qp__v3_dot_q30(d, t2);
+    fix16_t cap = w->def.max_penetration_speed;
+    for (int i = 0; i < 2; i++) {
+        fix16_t t = qp__div(qp__mul(w->def.penetration_rate, -drift[i]), w->def.dt);
+        target[i] = t > cap ? cap : t < -cap ? -cap : t;
+    }
 }
 
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)

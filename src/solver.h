@@ -142,6 +142,13 @@ static inline fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p
 }
 
 
+/* The static friction anchors' drift along the tangents t1, t2 (Q16.16 metres) and
+ * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,
+ * capped): positions do not change from the rows to the end of the penetration pass.
+ * Kept with the rows (default layout) or computed on use (low-RAM). */
+void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
+                      fix16_t target[2]);
+
 /* Friction impulses of one manifold: two tangents and a twist at the centroid. */
 typedef struct {
     fix16_t t1, t2, tw;

@@ -103,8 +103,14 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
     fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
     fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
-    /* The same with the lower body pinned (shock pass; 0 when nothing is pinned). */
+#if !QP_CFG_LOW_RAM
+    /* Kept for the whole step in the default layout only (low-RAM finds them on use):
+     * the masses with the lower body pinned (shock pass; 0 when nothing is pinned), and
+     * the static friction anchors' drift along t1, t2 and the pseudo-velocities that
+     * pull it back (penetration pass). */
     fix16_t mn_pin[QP_MAX_MANIFOLD_POINTS], mt_pin[3];
+    fix16_t anchor_drift[2], anchor_target[2];
+#endif
 } qp_contact_rows;
 
 /* What a contact passes on to its successor in the next step: impulses for
