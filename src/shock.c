@@ -31,7 +31,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
+        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
         fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->mn[k];
         fix16_t total = qp__sat32((int64_t)p->jp - qp__mul(vn, m));
         if (total < 0) total = 0;

@@ -16,9 +16,8 @@
 static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                              const qp_vel_ref *v)
 {
-    const qp_contact_point *p = &c->p[k];
     fix16_t vn = qp__point_speed(v, c, r, k);
-    fix16_t gap = qp__gap_speed(w, p);
+    fix16_t gap = qp__point_gap_speed(w, c, r, k);
     if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = r->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: -(1 + e) vn. No bounce: just close the gap by the end of the step. */

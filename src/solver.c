@@ -182,6 +182,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
     for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
     qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 #endif
 }
 

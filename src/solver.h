@@ -141,6 +141,20 @@ static inline fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p
     return p->depth < -tol ? qp__div(-p->depth - tol, w->def.dt) : 0;
 }
 
+/* The same for point k of a contact whose rows are r: depths do not change within a
+ * step, so the default layout keeps it with the rows (a division saved per point and
+ * sweep); low-RAM computes it. */
+static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c;
+    return r->gap[k];
+#else
+    (void)r;
+    return qp__gap_speed(w, &c->p[k]);
+#endif
+}
+
 
 /* The static friction anchors' drift along the tangents t1, t2 (Q16.16 metres) and
  * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,

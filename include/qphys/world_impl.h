@@ -107,9 +107,10 @@ typedef struct {
     /* Kept for the whole step in the default layout only (low-RAM finds them on use):
      * the masses with the lower body pinned (shock pass; 0 when nothing is pinned), and
      * the static friction anchors' drift along t1, t2 and the pseudo-velocities that
-     * pull it back (penetration pass). */
+     * pull it back (penetration pass), the speeds at which the points may approach. */
     fix16_t mn_pin[QP_MAX_MANIFOLD_POINTS], mt_pin[3];
     fix16_t anchor_drift[2], anchor_target[2];
+    fix16_t gap[QP_MAX_MANIFOLD_POINTS];  /* qp__gap_speed of each point (0 past count) */
 #endif
 } qp_contact_rows;
 
