@@ -39,10 +39,24 @@ static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 }
 
 
+/* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
+ * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
+ * only (the 64-bit one is a library call on the Cortex-M, and this runs for every row of
+ * every contact each step, in low-RAM at every visit). With 2^32 = a d + b (0 <= b < d),
+ * (2^32 + floor(d/2)) / d = a + (b + floor(d/2)) / d, whose second term is 0 or 1 since
+ * b + d/2 < 3d/2; b + d/2 < 2^32 as d < 2^31. */
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
-    return qp__div(QP_ONE, qp__sat32(k));
+    uint32_t d = k > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)k;
+    uint64_t a = 0xFFFFFFFFu / d;
+    uint32_t b = 0xFFFFFFFFu % d + 1u;  /* 2^32 - a d, in 1..d */
+    if (b == d) {
+        a++;
+        b = 0;
+    }
+    a += (b + (d >> 1)) / d;
+    return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
