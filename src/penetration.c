@@ -51,6 +51,9 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
 
 void qp__penetration(qp_world *w)
 {
+#if QP_CFG_LOW_RAM
+    w->inv_inertia_kept = 0;   /* its memory becomes the pseudo-velocities */
+#endif
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
     fix16_t dt = w->def.dt;

@@ -158,6 +158,37 @@ static fix16_t combine_friction(fix16_t a, fix16_t b)
     return qp_sqrt(qp_mul(a, b));
 }
 
+/* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
+ * its copy kept from the collision pass to the penetration pass (the same bits:
+ * qp_mat3_rotate's result is exactly symmetric). */
+static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
+{
+#if QP_CFG_LOW_RAM
+    if (w->inv_inertia_kept) {
+        const fix16_t *k = w->inv_inertia6[i];
+        qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
+        return m;
+    }
+#endif
+    return qp__body_inv_inertia(&w->bodies[i]);
+}
+
+/* Low-RAM: find every body's world inverse inertia once per step, for rows_inv_inertia. */
+static void keep_inv_inertia(qp_world *w)
+{
+#if QP_CFG_LOW_RAM
+    for (int i = 0; i <= w->body_high; i++) {
+        qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
+        fix16_t *k = w->inv_inertia6[i];
+        k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
+        k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
+    }
+    w->inv_inertia_kept = 1;
+#else
+    (void)w;
+#endif
+}
+
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
  * behind both row layouts. */
@@ -168,7 +199,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     r->friction = combine_friction(ba->friction, bb->friction);
     r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
     r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
-    const qp_mat3 a = qp__body_inv_inertia(ba), b = qp__body_inv_inertia(bb);
+    const qp_mat3 a = rows_inv_inertia(w, c->a), b = rows_inv_inertia(w, c->b);
     for (int k = 0; k < c->count; k++) {
         r->rna[k] = cross30(c->p[k].ra, c->n);
         r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
@@ -250,6 +281,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
 
 void qp__prepare_contacts(qp_world *w)
 {
+    keep_inv_inertia(w);
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;

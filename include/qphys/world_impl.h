@@ -163,7 +163,16 @@ struct qp_world {
     union {
         qp_predicted_poses pred;
         fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+#if QP_CFG_LOW_RAM
+        /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
+         * found once in the collision pass for the solver rows of the passes up to
+         * the penetration pass, while this memory is free (inv_inertia_kept). */
+        fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+#endif
     };
+#if QP_CFG_LOW_RAM
+    int inv_inertia_kept;                      /* inv_inertia6 is valid */
+#endif
     uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
     uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
