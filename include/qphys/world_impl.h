@@ -166,7 +166,7 @@ struct qp_world {
 #if QP_CFG_LOW_RAM
         /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
          * found once in the collision pass for the solver rows of the passes up to
-         * the penetration pass, while this memory is free (inv_inertia_kept). */
+         * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
         fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
 #endif
     };
