@@ -46,17 +46,22 @@
 
 /* The line prefix: the default layout, or the low-RAM one (QP_CFG_LOW_RAM, the
  * micro:bit's), which bench/run.sh builds a second time to compare. */
-#if QP_CFG_LOW_RAM
+#if QP_BENCH_COUNT
+#define ENGINE "m4cnt"   /* the counting variant: rows per pass, not instructions */
+#elif QP_CFG_LOW_RAM
 #define ENGINE "m4lr"
 #else
 #define ENGINE "m4"
 #endif
+
+#define MAX_STAGES 16
 
 #define MAX_RUN_STEPS (TARGET_STEPS > TARGET_RAIN_STEPS ? TARGET_STEPS : TARGET_RAIN_STEPS)
 
 static qp_world world;
 static uint32_t step_ticks[MAX_RUN_STEPS];
 static uint64_t awake_mean_instr[QPB_SCENE_COUNT]; /* sleep-off mean per scene */
+static uint64_t stage_ticks[MAX_STAGES];           /* per stage, summed over a run */
 
 /* ---- output --------------------------------------------------------------------- */
 
@@ -121,19 +126,48 @@ static void put_cm(fix16_t m)
 /* ---- the step, stage by stage -------------------------------------------------------- */
 
 /* qp_world_step run through its stage table (src/world.c) with the tick counter read
- * around collision detection (the broad and narrow phase stages); returns the step's
- * ticks and adds the collision detection ticks to *collide. */
+ * between stages; returns the step's ticks, adds each stage's to stage_ticks and the
+ * collision detection ticks (the broad and narrow phase stages) to *collide. */
 static uint32_t staged_step(qp_world *w, uint64_t *collide)
 {
-    uint64_t t0 = qp_port_ticks64(), c0 = t0;
+    uint64_t t0 = qp_port_ticks64(), c0 = t0, s0 = t0;
     w->stats.step++;
     for (int i = 0; i < qp__step_stage_count; i++) {
         void (*run)(qp_world *) = qp__step_stages[i].run;
-        if (run == qp__broad_phase) c0 = qp_port_ticks64();
+        if (run == qp__broad_phase) c0 = s0;
         run(w);
-        if (run == qp__narrow_phase) *collide += qp_port_ticks64() - c0;
+        uint64_t s1 = qp_port_ticks64();
+        if (i < MAX_STAGES) stage_ticks[i] += s1 - s0;
+        if (run == qp__narrow_phase) *collide += s1 - c0;
+        s0 = s1;
     }
-    return (uint32_t)(qp_port_ticks64() - t0);
+    return (uint32_t)(s0 - t0);
+}
+
+/* Per-step means of the work counters (src/bench_count.h), times 10. */
+static void put_counts(int steps)
+{
+#if QP_BENCH_COUNT
+    const struct { const char *key; uint32_t v; } c[] = {
+        { "collide_sweeps", qp__counts.collide_sweeps }, { "collide_rows", qp__counts.collide_rows },
+        { "warm_rows", qp__counts.warm_rows },
+        { "contact_normal", qp__counts.contact_normal }, { "contact_friction", qp__counts.contact_friction },
+        { "shock_levels", qp__counts.shock_levels }, { "shock_sweeps", qp__counts.shock_sweeps },
+        { "shock_normal", qp__counts.shock_normal }, { "shock_friction", qp__counts.shock_friction },
+        { "pen_sweeps", qp__counts.pen_sweeps }, { "pen_normal", qp__counts.pen_normal },
+        { "pen_anchor", qp__counts.pen_anchor },
+        { "narrow_calls", qp__counts.narrow_calls }, { "narrow_touching", qp__counts.narrow_touching },
+        { "isqrt", qp__counts.isqrt },
+    };
+    for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+        put(" ");
+        put(c[i].key);
+        put("_x10=");
+        put_u64(((uint64_t)c[i].v * 10u + (uint64_t)steps / 2u) / (uint64_t)steps);
+    }
+#else
+    (void)steps;
+#endif
 }
 
 /* ---- runs ---------------------------------------------------------------------------- */
@@ -180,6 +214,11 @@ static void run(qpb_scene s, int sleep, int steps)
         return;
     }
     uint64_t total = 0, collide = 0, pairs = 0, contacts = 0, points = 0;
+    for (int i = 0; i < MAX_STAGES; i++) stage_ticks[i] = 0;
+#if QP_BENCH_COUNT
+    qp__bench_counts zero = { 0 };
+    qp__counts = zero;
+#endif
     for (int i = 0; i < steps; i++) {
         step_ticks[i] = staged_step(&world, &collide);
         total += step_ticks[i];
@@ -214,6 +253,15 @@ static void run(qpb_scene s, int sleep, int steps)
 
     if (sleep == 0) {
         awake_mean_instr[s] = mean_instr;
+        /* Instructions per step of each stage, named as in qp__step_stages. */
+        for (int i = 0; i < qp__step_stage_count && i < MAX_STAGES; i++) {
+            put(" stage_");
+            const char *n = qp__step_stages[i].name;
+            for (; *n; n++) qp_port_write(*n == ' ' ? "_" : n, 1);
+            put("=");
+            put_u64((stage_ticks[i] * INSTR_PER_TICK + (uint64_t)steps / 2u) / (uint64_t)steps);
+        }
+        put_counts(steps);
         put(" first_asleep=- asleep_instr=- asleep_frac=-\n");
         return;
     }
@@ -262,7 +310,32 @@ int main(void)
     put_u64((uint64_t)sizeof(qp_world));
     put(" max_bodies=");
     put_i32(qp_world_capacity());
-    put(staged_matches() ? " staged=ok\n" : " staged=DIFFERS\n");
+    put(staged_matches() ? " staged=ok" : " staged=DIFFERS");
+    /* Memory: what one more body, contact, shape or pair costs in this layout (every
+     * array of qp_world indexed by it; the predicted poses share memory with the
+     * split-impulse velocities). */
+    const qp_world *wp = &world;
+    uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
+                        (sizeof wp->pseudo_v[0] > sizeof wp->pred.x[0] + sizeof wp->pred.q[0]
+                             ? sizeof wp->pseudo_v[0] : sizeof wp->pred.x[0] + sizeof wp->pred.q[0]);
+    uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0];
+#if !QP_CFG_LOW_RAM
+    per_contact += sizeof wp->rows[0];
+#endif
+    put_kv("bytes_body", per_body);
+    put_kv("bytes_contact", per_contact);
+    put_kv("bytes_shape", sizeof wp->shapes[0] + sizeof wp->sap_order[0]);
+    put_kv("bytes_pair", sizeof wp->pairs[0]);
+    put_kv("bytes_rows", sizeof(qp_contact_rows));
+    put("\n");
+#if QP_BENCH_COUNT
+    /* Counting variant: only the awake runs the instruction counts are divided by. */
+    static const qpb_scene counted[] = { QPB_STACK20, QPB_STACK50, QPB_PYRAMID20 };
+    for (unsigned i = 0; i < sizeof counted / sizeof counted[0]; i++) run(counted[i], 0, TARGET_STEPS);
+    if (qp_world_capacity() >= 1 + qpb_scene_bodies(QPB_RAIN512)) run(QPB_RAIN512, 0, TARGET_RAIN_STEPS);
+    put(ENGINE " status=done\n");
+    return 0;
+#endif
     static const qpb_scene scenes[] = { QPB_STACK20, QPB_STACK50, QPB_PYRAMID20 };
     for (unsigned i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
         run(scenes[i], 0, TARGET_STEPS);

@@ -9,6 +9,7 @@
 #   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
 #   BENCH_TARGET=0   skip the Cortex-M4 part (both layouts)
 #   BENCH_LOWRAM=0   skip the Cortex-M4 run of the low-RAM layout (QP_CFG_LOW_RAM, the micro:bit's)
+#   BENCH_COUNT=0    skip the Cortex-M4 run of the counting variant (rows per pass, QP_BENCH_COUNT)
 #   BENCH_HOST=0     skip the host part
 # Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
@@ -22,6 +23,7 @@ BOARD_NAME=qemu-mps2-an386
 APP_SRCS="bench/bench_target.c bench/scenes.c"
 APP_CFLAGS="-Isrc -Ibench"
 LOWRAM="BOARD_DIR=build/$BOARD_NAME-lowram BOARD_POOLS=-DQP_CFG_LOW_RAM=1"
+COUNT="BOARD_DIR=build/$BOARD_NAME-count BOARD_POOLS=-DQP_BENCH_COUNT=1"
 
 if [ -n "${BENCH_RAW:-}" ]; then raw=$BENCH_RAW; mkdir -p "$raw"; keep=1; else raw=$(mktemp -d); keep=0; fi
 cleanup() { [ "$keep" = 1 ] || rm -rf "$raw"; }
@@ -43,6 +45,12 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
   if [ "${BENCH_LOWRAM:-1}" != 0 ]; then
     $MAKE -s BOARD=$BOARD_NAME $LOWRAM APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
   fi
+  if [ "${BENCH_COUNT:-1}" != 0 ]; then
+    $MAKE -s BOARD=$BOARD_NAME $COUNT APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
+  fi
+  # The micro:bit (16 KB of RAM) running stack20: its RAM as the linker lays it out.
+  sh tools/embed-scene.sh tests/scenes/stack20.scene 300 build/microbit/scene-gen/scene_data.h
+  $MAKE -s BOARD=microbit APP=scene size > "$raw/microbit.txt" || say "bench: stack20 does not fit the micro:bit"
 fi
 
 # ---- host runs, one after the other (never two timed programs at once) ---------------
@@ -72,16 +80,25 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
     sh -c "$run" < /dev/null >> "$raw/m4.txt" || rc=$?
     [ "$rc" = 0 ] || say "bench: the low-RAM Cortex-M4 app exited with code $rc"
   fi
+  if [ "${BENCH_COUNT:-1}" != 0 ]; then
+    say "bench: Cortex-M4 under QEMU, counting rows"
+    run=$($MAKE -s BOARD=$BOARD_NAME $COUNT APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" \
+          RUN_TIMEOUT=900 print-run)
+    rc=0
+    sh -c "$run" < /dev/null >> "$raw/m4.txt" || rc=$?
+    [ "$rc" = 0 ] || say "bench: the counting Cortex-M4 app exited with code $rc"
+  fi
 fi
 
 # ---- tables -------------------------------------------------------------------------
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
 cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
-touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"
+touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt" "$raw/microbit.txt"
+mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
-    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" '
+    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" '
 function kv(line,    n, i, a, p) {
   delete F
   n = split(line, a, " ")
@@ -93,13 +110,15 @@ function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprin
 function num(v, f) { return (v == "-" || v == "") ? "-" : sprintf(f, v) }
 function mv(e, s, z) { return get(e, s, z, (s ~ /^stack/) ? "drift_cm" : "maxmove_cm") }
 function pct(v) { return (v == "-" || v == "") ? "-" : sprintf("%.1f%%", v * 100) }
+function cv(s, k) { return get("m4cnt", s, "off", k "_x10") / 10 }
 function zl(z) { return z == "on" ? "3-point" : z }
 function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "penetration") return "penetr"; \
   if (n == "collisions") return "collis"; if (n == "contacts") return "contact"; if (n == "integrate") return "integr"; return n }
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
-  if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; if (e == "m4lr") for (k in F) L[k] = F[k]; next }
+  if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; if (e == "m4lr") for (k in F) L[k] = F[k]; \
+                  if (e == "m4cnt") for (k in F) C[k] = F[k]; next }
   if (!((s) in seen)) { seen[s] = 1; order[++ns] = s }
   for (k in F) D[e, s, z, k] = F[k]
 }
@@ -221,6 +240,43 @@ END {
         printf "%-10s %5s %16s %16s %7s\n", s, get("m4lr", s, "off", "steps"), get("m4", s, "off", "instr_mean"), \
                get("m4lr", s, "off", "instr_mean"), ratio(get("m4lr", s, "off", "instr_mean"), get("m4", s, "off", "instr_mean"))
       }
+    }
+    if (C["status"] == "done") {
+      printf "\n== Cortex-M4: where an awake step goes (sleep off, means per step over the run). rows = solver rows\n"
+      printf "   visited (QP_BENCH_COUNT build: a manifold point is a normal row, the friction of a manifold 3 rows:\n"
+      printf "   two tangents and the twist); instr = instructions of the stage in the normal build; instr/row.\n"
+      printf "   elastic = collision pass; warm = warm start (in the contact stage); shock sweeps of shock levels x\n"
+      printf "   shock_iterations possible; penetration: points past the slop + anchor rows of sticking contacts.\n\n"
+      printf "%-10s %-12s %10s %10s %10s %12s %8s  %s\n", "scene", "pass", "sweeps", "normal", "friction", "instr", "instr/row", "note"
+      for (i = 1; i <= ns; i++) {
+        s = order[i]
+        if (get("m4cnt", s, "off", "steps") == "-") continue
+        split("collisions contacts shock penetration narrow", P, " ")
+        for (j = 1; j <= 5; j++) {
+          p = P[j]; ins = get("m4", s, "off", "stage_" p)
+          if (p == "collisions") { sw = sprintf("%.1f", cv(s, "collide_sweeps")); nr = cv(s, "collide_rows"); fr = 0; note = "+ the rows of every contact prepared" }
+          if (p == "contacts") { sw = get("m4", s, "off", "steps") == "-" ? "-" : "10"; nr = cv(s, "contact_normal"); \
+                                 fr = cv(s, "contact_friction"); note = sprintf("+ warm start %.0f rows", cv(s, "warm_rows")); \
+                                 nr += 0; fr += 0; sw = "10" }
+          if (p == "shock") { sw = sprintf("%.1f", cv(s, "shock_sweeps")); nr = cv(s, "shock_normal"); fr = cv(s, "shock_friction"); \
+                              note = sprintf("%.1f levels", cv(s, "shock_levels")) }
+          if (p == "penetration") { sw = sprintf("%.1f", cv(s, "pen_sweeps")); nr = cv(s, "pen_normal"); fr = cv(s, "pen_anchor"); note = "" }
+          if (p == "narrow") { sw = "-"; nr = cv(s, "narrow_calls"); fr = 0; \
+                               note = sprintf("pairs collided; %.1f touching; isqrt %.0f calls/step (all stages)", cv(s, "narrow_touching"), cv(s, "isqrt")) }
+          rows = nr + fr
+          printf "%-10s %-12s %10s %10.0f %10.0f %12s %8s  %s\n", s, p, sw, nr, fr, ins, \
+                 (ins == "-" || rows == 0) ? "-" : sprintf("%.0f", ins / rows), note
+        }
+      }
+    }
+    if (M["bytes_body"] != "") {
+      printf "\n== Memory (bytes): what each body, contact (with its solver rows when kept), shape slot and pair adds to\n"
+      printf "   qp_world in each layout (every array indexed by it), and the world with the default pools.\n\n"
+      printf "%-9s %6s %8s %6s %5s %12s\n", "layout", "body", "contact", "shape", "pair", "world"
+      printf "%-9s %6s %8s %6s %5s %12s\n", "default", M["bytes_body"], M["bytes_contact"], M["bytes_shape"], M["bytes_pair"], M["world_bytes"]
+      if (L["bytes_body"] != "")
+        printf "%-9s %6s %8s %6s %5s %12s\n", "low-RAM", L["bytes_body"], L["bytes_contact"], L["bytes_shape"], L["bytes_pair"], L["world_bytes"]
+      if (mb_ram != "") printf "\n   micro:bit (16 KB) running stack20 (boards/microbit pools, low-RAM layout): RAM %s\n", mb_ram
     }
   }
 }' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"

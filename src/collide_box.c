@@ -39,6 +39,7 @@
 #include <string.h>
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "math_inline.h"
 
 
 
@@ -72,7 +73,7 @@ static qp_vec3 axis30(int k, int s)
  * B's frame. */
 static void put_point(const qp_transform *xf, qp_vec3 p, fix16_t depth, uint32_t id, qp_manifold_point *mp)
 {
-    mp->point = qp_v3_add(xf->p, qp_rot3_mul_v3(&xf->r, p));
+    mp->point = qp__v3_add(xf->p, qp__rot3_mul_v3(&xf->r, p));
     mp->depth = depth;
     mp->id = id;
 }
@@ -122,11 +123,11 @@ int qp_collide_plane_box(const qp_shape *a, const qp_shape *b, const qp_transfor
         }
         fix16_t dep = qp_shift_round(d, 30);
         if (dep < -margin) continue;
-        qp_vec3 p = qp_v3_add(b_in_a->p, qp_rot3_mul_v3(&b_in_a->r, local));
+        qp_vec3 p = qp__v3_add(b_in_a->p, qp__rot3_mul_v3(&b_in_a->r, local));
         /* Midway: half the depth along n, towards the plane's surface. */
-        p = qp_v3(qp_sat32((int64_t)p.x + qp_shift_round((int64_t)n.x * dep, 31)),
-                  qp_sat32((int64_t)p.y + qp_shift_round((int64_t)n.y * dep, 31)),
-                  qp_sat32((int64_t)p.z + qp_shift_round((int64_t)n.z * dep, 31)));
+        p = qp_v3(qp__sat32((int64_t)p.x + qp_shift_round((int64_t)n.x * dep, 31)),
+                  qp__sat32((int64_t)p.y + qp_shift_round((int64_t)n.y * dep, 31)),
+                  qp__sat32((int64_t)p.z + qp_shift_round((int64_t)n.z * dep, 31)));
         pts[n_pts] = p;
         ids[n_pts] = (uint8_t)c;
         cand[n_pts][0] = comp(p, (big + 1) % 3);
@@ -159,7 +160,7 @@ int qp_collide_sphere_box(const qp_shape *a, const qp_shape *b, const qp_transfo
     qp_vec3 c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
     qp_vec3 q = c, d;
     for (int k = 0; k < 3; k++) set_comp(&q, k, qp__clamp(comp(c, k), -h[k], h[k]));
-    d = qp_v3_sub(c, q);
+    d = qp__v3_sub(c, q);
     qp_vec3 n, p;
     fix16_t depth;
     if (d.x == 0 && d.y == 0 && d.z == 0) {
@@ -171,7 +172,7 @@ int qp_collide_sphere_box(const qp_shape *a, const qp_shape *b, const qp_transfo
             if (pj < pen) { pen = pj; k = j; }
         }
         int s = comp(c, k) >= 0 ? 1 : -1;
-        depth = qp_sat32(r + pen);
+        depth = qp__sat32(r + pen);
         n = axis30(k, -s);
         p = c;
         set_comp(&p, k, (fix16_t)(((int64_t)comp(c, k) - (int64_t)s * r + (int64_t)s * h[k] + 1) >> 1));
@@ -230,7 +231,7 @@ static int capsule_face(const qp__segment *seg, const fix16_t h[3], int k, fix16
         int64_t depth = (int64_t)r - gap;
         if (depth < -(int64_t)margin) continue;
         set_comp(&p, k, (fix16_t)(((int64_t)comp(p, k) - (int64_t)s * r + (int64_t)s * h[k] + 1) >> 1));
-        put_point(xf, p, qp_sat32(depth), (uint32_t)i, &m->points[count++]);
+        put_point(xf, p, qp__sat32(depth), (uint32_t)i, &m->points[count++]);
     }
     if (count == 0) return 0;
     put_normal(xf, axis30(k, -s), m);
@@ -325,13 +326,13 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
         fix16_t bs = closest_s(&seg, h);
         qp_vec3 bp = qp__segment_point(&seg, bs);
         qp_vec3 bq = qp_v3(qp__clamp(bp.x, -h[0], h[0]), qp__clamp(bp.y, -h[1], h[1]), qp__clamp(bp.z, -h[2], h[2]));
-        int64_t best = qp_v3_len_sq_wide(qp_v3_sub(bq, bp));
+        int64_t best = qp_v3_len_sq_wide(qp__v3_sub(bq, bp));
         fix16_t dist = (fix16_t)isqrt_round(best);
         fix16_t depth = r - dist;
         if (depth < -margin) return 0;
         qp_vec3 n;
         int64_t tol = QP__BOX_TOL_ABS + ((int64_t)dist >> QP__BOX_TOL_FACE);
-        if ((int64_t)sep_f16 >= (int64_t)dist - tol || !qp_v3_normalize_q30(qp_v3_sub(bq, bp), &n))
+        if ((int64_t)sep_f16 >= (int64_t)dist - tol || !qp_v3_normalize_q30(qp__v3_sub(bq, bp), &n))
             return capsule_face(&seg, h, fk, r, margin, b_in_a, m);
         return capsule_point(&seg, bp, bs, bq, n, depth, r, b_in_a, m);
     }
@@ -355,7 +356,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     edge.h = h[xk];
     fix16_t sp, tq;
     qp__segments_closest(&seg, &edge, &sp, &tq);
-    fix16_t depth = qp_sat32((int64_t)r - qp_shift_round(sep_x, 30));
+    fix16_t depth = qp__sat32((int64_t)r - qp_shift_round(sep_x, 30));
     return capsule_point(&seg, qp__segment_point(&seg, sp), sp, qp__segment_point(&edge, tq), n, depth, r,
                          b_in_a, m);
 }

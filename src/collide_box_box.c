@@ -36,6 +36,7 @@
 #include <string.h>
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "math_inline.h"
 
 #define CLIP_MAX            8                       /* a quad clipped by 4 planes */
 
@@ -176,7 +177,7 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
             clip_vertex x;
             for (int k = 0; k < 3; k++)
                 x.p[k] = k == c ? (fix16_t)(sg * h)
-                                : qp_sat32((int64_t)p->p[k] + qp__div_round64(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
+                                : qp__sat32((int64_t)p->p[k] + qp__div_round64(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
             x.label = dp <= 0 ? plane_label : p->label;
             out[o++] = x;
         }
@@ -246,7 +247,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         if (d < -(int64_t)bp->margin) continue;
         cand[kept][0] = poly[cur][i].p[u];
         cand[kept][1] = poly[cur][i].p[w];
-        cand[kept][2] = qp_sat32(d);
+        cand[kept][2] = qp__sat32(d);
         src[kept++] = (uint8_t)i;
     }
     if (kept == 0) return 0;
@@ -318,7 +319,7 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
     fix16_t ps, pt;
     qp__segments_closest(&sa, &sb, &ps, &pt);
     m->points[0].point = qp__v3_mid(qp__segment_point(&sa, ps), qp__segment_point(&sb, pt));
-    m->points[0].depth = qp_sat32(-(int64_t)sep16);
+    m->points[0].depth = qp__sat32(-(int64_t)sep16);
     uint32_t ea = (uint32_t)(i * 4 + (ca[i1] > 0) + 2 * (ca[i2] > 0));
     uint32_t eb = (uint32_t)(j * 4 + (lb[j1] > 0) + 2 * (lb[j2] > 0));
     m->points[0].id = ((uint32_t)1 << 13) | (ea << 4) | eb;

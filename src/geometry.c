@@ -11,6 +11,7 @@
  * capsule code a point between its two contact ends.
  */
 #include "geometry.h"
+#include "math_inline.h"
 
 static int64_t shr_round64(int64_t v, int n)
 {
@@ -42,9 +43,9 @@ int64_t qp__div_round64(int64_t n, int64_t d)
 
 qp_vec3 qp__v3_mad_q30(qp_vec3 p, qp_vec3 u, fix16_t t)
 {
-    return qp_v3(qp_sat32((int64_t)p.x + qp_shift_round((int64_t)u.x * t, 30)),
-                 qp_sat32((int64_t)p.y + qp_shift_round((int64_t)u.y * t, 30)),
-                 qp_sat32((int64_t)p.z + qp_shift_round((int64_t)u.z * t, 30)));
+    return qp_v3(qp__sat32((int64_t)p.x + qp_shift_round((int64_t)u.x * t, 30)),
+                 qp__sat32((int64_t)p.y + qp_shift_round((int64_t)u.y * t, 30)),
+                 qp__sat32((int64_t)p.z + qp_shift_round((int64_t)u.z * t, 30)));
 }
 
 qp_vec3 qp__v3_mid(qp_vec3 a, qp_vec3 b)
@@ -56,7 +57,7 @@ qp_vec3 qp__v3_mid(qp_vec3 a, qp_vec3 b)
 qp_vec3 qp__rot_q30(const qp_rot3 *r, qp_vec3 u)
 {
     /* Same arithmetic as for a Q16.16 vector: the result keeps u's scale. */
-    return qp_rot3_mul_v3(r, u);
+    return qp__rot3_mul_v3(r, u);
 }
 
 bool qp__normal_or(qp_vec3 d, qp_vec3 fallback, qp_vec3 *n)
@@ -70,9 +71,9 @@ qp_vec3 qp__perpendicular(qp_vec3 u)
 {
     qp_vec3 a = qp_v3_abs(u), c, n;
     /* u x e_k for the axis k of u's smallest component (ties: lower k). */
-    if (a.x <= a.y && a.x <= a.z) c = qp_v3(0, u.z, qp_sat32(-(int64_t)u.y));
-    else if (a.y <= a.z) c = qp_v3(qp_sat32(-(int64_t)u.z), 0, u.x);
-    else c = qp_v3(u.y, qp_sat32(-(int64_t)u.x), 0);
+    if (a.x <= a.y && a.x <= a.z) c = qp_v3(0, u.z, qp__sat32(-(int64_t)u.y));
+    else if (a.y <= a.z) c = qp_v3(qp__sat32(-(int64_t)u.z), 0, u.x);
+    else c = qp_v3(u.y, qp__sat32(-(int64_t)u.x), 0);
     qp__normal_or(c, qp_v3(QP_Q30_ONE, 0, 0), &n);
     return n;
 }
@@ -80,7 +81,7 @@ qp_vec3 qp__perpendicular(qp_vec3 u)
 qp__segment qp__segment_from_points(qp_vec3 p0, qp_vec3 p1)
 {
     qp__segment seg;
-    qp_vec3 d = qp_v3_sub(p1, p0);
+    qp_vec3 d = qp__v3_sub(p1, p0);
     seg.c = qp__v3_mid(p0, p1);
     if (!qp_v3_normalize_q30(d, &seg.u)) {
         seg.u = qp_v3(0, QP_Q30_ONE, 0);
@@ -98,7 +99,7 @@ qp_vec3 qp__segment_point(const qp__segment *seg, fix16_t s)
 
 fix16_t qp__segment_closest_s(const qp__segment *seg, qp_vec3 p)
 {
-    return qp__clamp(qp_v3_dot_q30(qp_v3_sub(p, seg->c), seg->u), -seg->h, seg->h);
+    return qp__clamp(qp__v3_dot_q30(qp__v3_sub(p, seg->c), seg->u), -seg->h, seg->h);
 }
 
 qp_vec3 qp__segment_closest_point(const qp__segment *seg, qp_vec3 p)
@@ -108,12 +109,12 @@ qp_vec3 qp__segment_closest_point(const qp__segment *seg, qp_vec3 p)
 
 bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s_out, fix16_t *t_out)
 {
-    qp_vec3 r = qp_v3_sub(a->c, b->c);
+    qp_vec3 r = qp__v3_sub(a->c, b->c);
     /* b = ua.ub in Q2.30; c = ua.r, f = ub.r in Q16.16. */
     int64_t bb = shr_round64((int64_t)a->u.x * b->u.x + (int64_t)a->u.y * b->u.y +
                              (int64_t)a->u.z * b->u.z, 30);
-    int64_t c = qp_v3_dot_q30(r, a->u);
-    int64_t f = qp_v3_dot_q30(r, b->u);
+    int64_t c = qp__v3_dot_q30(r, a->u);
+    int64_t f = qp__v3_dot_q30(r, b->u);
     /* 1 - b^2 in Q2.30 (b may exceed 1 by a few LSB: then negative = parallel). */
     int64_t den = shr_round64(((int64_t)1 << 60) - bb * bb, 30);
     bool parallel = den <= QP__PARALLEL_SIN2;

@@ -23,6 +23,7 @@
  */
 #include <string.h>
 #include "world_internal.h"
+#include "math_inline.h"
 
 /* The poses a pair is collided at (pair_poses). */
 typedef struct {
@@ -49,7 +50,7 @@ static void set_centroid(qp_contact *c)
     c->ca = qp_v3((fix16_t)(sa[0] / c->count), (fix16_t)(sa[1] / c->count), (fix16_t)(sa[2] / c->count));
     c->cb = qp_v3((fix16_t)(sb[0] / c->count), (fix16_t)(sb[1] / c->count), (fix16_t)(sb[2] / c->count));
     int64_t r = 0;
-    for (int k = 0; k < c->count; k++) r += qp_v3_len(qp_v3_sub(c->p[k].ra, c->ca));
+    for (int k = 0; k < c->count; k++) r += qp_v3_len(qp__v3_sub(c->p[k].ra, c->ca));
     c->twist_radius = (fix16_t)(r / c->count);
 }
 
@@ -57,9 +58,9 @@ static void set_centroid(qp_contact *c)
 static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
                                      qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
 {
-    qp_vec3 pa = qp_v3_add(va, qp_v3_cross(wa, ra));
-    qp_vec3 pb = qp_v3_add(vb, qp_v3_cross(wb, rb));
-    return qp_v3_dot_q30(qp_v3_sub(pb, pa), u);
+    qp_vec3 pa = qp__v3_add(va, qp_v3_cross(wa, ra));
+    qp_vec3 pb = qp__v3_add(vb, qp_v3_cross(wb, rb));
+    return qp__v3_dot_q30(qp__v3_sub(pb, pa), u);
 }
 
 /* Points inherit last step's impulses by feature id; a point whose id
@@ -84,7 +85,7 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
         int64_t best = match_distance_sq;
         for (int j = 0; j < old->count; j++) {
             if (taken[j]) continue;
-            int64_t d = qp_v3_len_sq_wide(qp_v3_sub(c->p[k].ra, old->ra[j]));
+            int64_t d = qp_v3_len_sq_wide(qp__v3_sub(c->p[k].ra, old->ra[j]));
             if (d < best) {
                 best = d;
                 from[k] = j;
@@ -271,21 +272,21 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->sa = sa->slot;
     c->sb = sb->slot;
     c->count = (uint8_t)m->count;
-    c->n = qp_rot3_mul_v3(&xa->r, m->normal);
+    c->n = qp__rot3_mul_v3(&xa->r, m->normal);
     if (at->swept) c->flags |= QP_CONTACT_SWEPT;
 
     qp_vec3 va, wa, vb, wb;
     qp__predicted_velocity(w, ba, &va, &wa);
     qp__predicted_velocity(w, bb, &vb, &wb);
-    qp_vec3 arm_a = qp_v3_sub(xa->p, at->xa);
-    c->ab = qp_v3_sub(at->xa, at->xb);
+    qp_vec3 arm_a = qp__v3_sub(xa->p, at->xa);
+    c->ab = qp__v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        p->ra = qp_v3_add(arm_a, qp_rot3_mul_v3(&xa->r, m->points[k].point));
+        p->ra = qp__v3_add(arm_a, qp__rot3_mul_v3(&xa->r, m->points[k].point));
         p->id = m->points[k].id;
         fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
-        p->depth = at->swept ? m->points[k].depth : qp_sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
+        p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c);
@@ -362,7 +363,10 @@ void qp__narrow_phase(qp_world *w)
         pair_poses(w, &w->pairs[i], &at);
         qp_transform xa;
         qp_manifold m;
-        if (collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0)
+        int touching = collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0;
+        QP__COUNT(narrow_calls, 1);
+        QP__COUNT(narrow_touching, touching);
+        if (touching)
             add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m);
         else if (found)
             end_contact(w, &old);

@@ -17,30 +17,29 @@
 static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move)
 {
     if (c->flags & QP_CONTACT_SLIDING) return false;
+    QP__COUNT(pen_anchor, 2);
     bool any = false;
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
-    qp_vec3 pa = qp_rot3_mul_v3(&ra, c->anchor_a), pb = qp_rot3_mul_v3(&rb, c->anchor_b);
-    qp_vec3 drift = qp_v3_add(qp_v3_sub(b->x, a->x), qp_v3_sub(pb, pa));
+#if !QP_CFG_LOW_RAM
+    const fix16_t *drift = r->anchor_drift, *targets = r->anchor_target;
+#else
+    fix16_t drift[2], targets[2];
+    qp__anchor_drift(w, c, r->t1, r->t2, drift, targets);
+#endif
     /* A sticking contact whose anchors have come apart tangentially is not
      * at rest: its bodies restart their sleep test (sleep.c). */
-    fix16_t d1 = qp_v3_dot_q30(drift, r->t1), d2 = qp_v3_dot_q30(drift, r->t2);
+    fix16_t d1 = drift[0], d2 = drift[1];
     if ((d1 < 0 ? -d1 : d1) > w->def.gap_tolerance || (d2 < 0 ? -d2 : d2) > w->def.gap_tolerance)
         c->flags |= QP_CONTACT_CHANGED;
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jn;
-    fix16_t bound = qp__mul(r->static_friction, qp_sat32(jn_sum));
+    fix16_t bound = qp__mul(r->static_friction, qp__sat32(jn_sum));
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     fix16_t *total[2] = { &c->st1, &c->st2 };
     const fix16_t *mass = r->mt;
     for (int i = 0; i < 2; i++) {
-        fix16_t d = i == 0 ? d1 : d2;
-        fix16_t target = qp_div(qp__mul(w->def.penetration_rate, -d), w->def.dt);
-        fix16_t cap = w->def.max_penetration_speed;
-        if (target > cap) target = cap;
-        if (target < -cap) target = -cap;
-        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__row_speed(&v, r, i)), mass[i]);
-        fix16_t want = qp_sat32((int64_t)*total[i] + j);
+        fix16_t target = targets[i];
+        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__row_speed(&v, r, i)), mass[i]);
+        fix16_t want = qp__sat32((int64_t)*total[i] + j);
         if (want > bound) want = bound;
         if (want < -bound) want = -bound;
         qp__row_apply(w, c, r, &v, i, want - *total[i], move);
@@ -65,12 +64,13 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
     for (int k = 0; k < c->count; k++) {
         qp_contact_point *p = &c->p[k];
         if (p->depth <= w->def.slop && p->jp == 0) continue;
+        QP__COUNT(pen_normal, 1);
         fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
-        fix16_t target = qp_div(qp__mul(w->def.penetration_rate, excess), dt);
+        fix16_t target = qp__div(qp__mul(w->def.penetration_rate, excess), dt);
         if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
         fix16_t m = move == qp__movable(w, c) ? r->mn[k] : qp__point_mass(w, c, r, k, move);
-        fix16_t j = qp__mul(qp_sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
-        fix16_t total = qp_sat32((int64_t)p->jp + j);
+        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
+        fix16_t total = qp__sat32((int64_t)p->jp + j);
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         any |= total != p->jp;
@@ -82,10 +82,14 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 
 void qp__penetration(qp_world *w)
 {
+#if QP_CFG_LOW_RAM
+    w->inv_inertia_kept = 0;   /* its memory becomes the pseudo-velocities */
+#endif
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
+        QP__COUNT(pen_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) any |= separate(w, &w->contacts[w->order[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }

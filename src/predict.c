@@ -34,6 +34,9 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
 
 void qp__predict(qp_world *w)
 {
+#if QP_CFG_LOW_RAM
+    w->inv_inertia_kept = 0;   /* its memory becomes the predicted poses */
+#endif
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];

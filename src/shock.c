@@ -17,25 +17,17 @@
  * the collision, contact and penetration passes (solve_joints.c). */
 
 
-/* Sides that move in the shock pass: never the lower-level body. */
-static int shock_movable(const qp_world *w, const qp_contact *c)
-{
-    int move = qp__movable(w, c);
-    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
-    if (la < lb) move &= QP_MOVE_B;
-    else if (lb < la) move &= QP_MOVE_A;
-    return move;
-}
-
 /* One sweep over a contact with the lower body pinned. The pass keeps its
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
  * its fixed support. */
-static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
+static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len)
 {
-    int move = shock_movable(w, c);
+    int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
     bool any = false;
+    QP__COUNT(shock_normal, c->count);
+    QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
@@ -44,9 +36,9 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
-        fix16_t m = pinned ? qp__point_mass(w, c, r, k, move) : r->mn[k];
-        fix16_t total = qp_sat32((int64_t)p->jp - qp__mul(vn, m));
+        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
+        fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->mn[k];
+        fix16_t total = qp__sat32((int64_t)p->jp - qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         any |= total != p->jp;
@@ -64,11 +56,11 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
     int lower = qp__contact_lower(w, c);
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
-        int64_t weight = qp__mul(qp__mul(up->load, qp_v3_len(w->def.gravity)), w->def.dt);
+        int64_t weight = qp__mul(qp__mul(up->load, g_len), w->def.dt);
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp_sat32(jn_sum), &f, move, pinned);
+    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned);
     any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
     c->st1 = f.t1;
     c->st2 = f.t2;
@@ -78,17 +70,20 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse)
 
 void qp__shock(qp_world *w)
 {
+    fix16_t g_len = qp_v3_len(w->def.gravity);
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+        QP__COUNT(shock_levels, 1);
         for (int it = 0; it < w->def.shock_iterations; it++) {
             bool any = false;
+            QP__COUNT(shock_sweeps, 1);
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse);
+                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len);
             }
             if (!any) break;  /* the level is settled */
         }

@@ -58,13 +58,12 @@ static fix16_t rebound_speed(fix16_t vn, fix16_t e, fix16_t an, fix16_t gap)
 static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                              const qp_vel_ref *v, fix16_t an)
 {
-    const qp_contact_point *p = &c->p[k];
     fix16_t vn = qp__point_speed(v, c, r, k);
-    fix16_t gap = qp__gap_speed(w, p);
+    fix16_t gap = qp__point_gap_speed(w, c, r, k);
     if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = r->restitution > 0 && -vn > w->def.bounce_threshold;
     /* Bounce: to the rebound speed once the forces have acted. No bounce: just close the gap by the end of the step. */
-    int64_t dv = bounce ? (int64_t)rebound_speed(vn, r->restitution, an, -p->depth) - vn - qp__mul(an, w->def.dt)
+    int64_t dv = bounce ? (int64_t)rebound_speed(vn, r->restitution, an, -c->p[k].depth) - vn - qp__mul(an, w->def.dt)
                         : -((int64_t)vn + gap);
     if (dv <= 0) return 0;   /* the forces alone turn it round */
     return qp__mul(qp_sat32(dv), r->mn[k]);
@@ -121,6 +120,7 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
     fix16_t an = normal_accel(w, c);
     bool any = centroid_impulse(w, c, r, &v, move, an);
+    QP__COUNT(collide_rows, c->count);
     for (int k = 0; k < c->count; k++) {
         j[k] = point_impulse(w, c, r, k, &v, an) / c->count;
         any |= j[k] != 0;
@@ -140,6 +140,7 @@ void qp__solve_collisions(qp_world *w)
     qp__prepare_joints(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
         bool any = qp__collide_joints(w);
+        QP__COUNT(collide_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);

@@ -20,7 +20,7 @@ static void load_start(const qp_world *w, qp_contact *c)
     const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
     if (up->supports == 0) return;
     /* Along the normal, b pushed away from a: gravity's share on this contact. */
-    fix16_t g_n = qp_v3_dot_q30(w->def.gravity, c->n);
+    fix16_t g_n = qp__v3_dot_q30(w->def.gravity, c->n);
     if (lower == c->b) g_n = -g_n;
     if (g_n >= 0) return;
     /* Only points that touch: a contact is kept up to the margin, and a gap
@@ -45,6 +45,7 @@ static void warm_start(qp_world *w)
         }
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
+        QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
         qp_contact_rows scratch;
         const qp_contact_rows *r = qp__rows(w, c, &scratch);
@@ -67,6 +68,8 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
     bool acc = w->def.accumulate_impulses;
+    QP__COUNT(contact_normal, c->count);
+    QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows(w, c, &scratch);
@@ -74,10 +77,10 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp_sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__gap_speed(w, p));
+        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
         fix16_t j = -qp__mul(qp__mul(push, vn), r->mn[k]);
         if (acc) {
-            fix16_t total = qp_sat32((int64_t)p->jn + j);
+            fix16_t total = qp__sat32((int64_t)p->jn + j);
             if (total < 0) total = 0;
             if (total == INT32_MAX) impulse_limit(w, c);
             j = total - p->jn;
@@ -92,7 +95,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
-    bool sliding = qp__friction(w, c, r, &v, qp_sat32(jn_sum), &f, move, false);
+    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
     if (acc) {
         c->jt1 = f.t1;
@@ -107,7 +110,7 @@ void qp__solve_contacts(qp_world *w)
     qp__warm_joints(w);
     int iters = w->def.contact_iterations;
     for (int it = 0; it < iters; it++) {
-        fix16_t e = w->def.restitution_ramp ? qp_div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
+        fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
         /* Alternate bottom-up and top-down sweeps, and the order of the
          * points in each manifold with them (seed 003: one fixed order

@@ -20,140 +20,55 @@
 #define QP__ROWS_INLINE inline
 #endif
 
-static inline fix16_t sat(int64_t v)
-{
-    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
-}
-
-/* Round to nearest, ties away from zero: symmetric, so rounding has no
- * preferred direction (round-half-up made stacks lean one way: the arms of
- * a unit cube are exact halves, so ties are common). */
-static inline int64_t round_shift(int64_t v, int n)
-{
-    int64_t half = INT64_C(1) << (n - 1);
-    return v >= 0 ? (v + half) >> n : -((half - v) >> n);
-}
-static inline fix16_t r16(int64_t v) { return sat(round_shift(v, 16)); }
-static inline fix16_t r30(int64_t v) { return sat(round_shift(v, 30)); }
-
 /* a x u, u a Q2.30 unit vector: Q16.16. */
 static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
-    qp_vec3 r = { r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
-                  r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
+    qp_vec3 r = { qp__r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), qp__r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
+                  qp__r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
     return r;
-}
-
-static inline int64_t dot16_raw(qp_vec3 a, qp_vec3 b)
-{
-    return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
 /* Inverse inertia (world) times a vector. */
 static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
-    qp_vec3 r = { r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
-                  r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
-                  r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
+                  qp__r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
+                  qp__r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
     return r;
 }
 
-/* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
-static inline void add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
-{
-    v->x = sat((int64_t)v->x + r30((int64_t)d.x * s));
-    v->y = sat((int64_t)v->y + r30((int64_t)d.y * s));
-    v->z = sat((int64_t)v->z + r30((int64_t)d.z * s));
-}
 
-static inline void add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
-{
-    v->x = sat((int64_t)v->x + r16((int64_t)d.x * s));
-    v->y = sat((int64_t)v->y + r16((int64_t)d.y * s));
-    v->z = sat((int64_t)v->z + r16((int64_t)d.z * s));
-}
-
-qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
-{
-    qp_vel_ref r = { &w->bodies[c->a].v, &w->bodies[c->a].w, &w->bodies[c->b].v, &w->bodies[c->b].w };
-    return r;
-}
-
-qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
-{
-    qp_vel_ref r = { (qp_vec3 *)&w->pseudo_v[c->a][0], (qp_vec3 *)&w->pseudo_v[c->a][3],
-                     (qp_vec3 *)&w->pseudo_v[c->b][0], (qp_vec3 *)&w->pseudo_v[c->b][3] };
-    return r;
-}
-
-/* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
- * angular part ang (Q32), rounded to Q16.16. Each part is clamped to +-2^61 first (a speed
- * of 32768 m/s, the end of Q16.16), so their sum cannot overflow: inside that range the
- * result is exact, and past it the speed saturates, as r30 would. (Arms of hundreds of
- * metres, a body deep inside a plane, reach it: ang * 2^14 overflowed int64 there.) */
-static inline fix16_t speed_of(int64_t s, int64_t ang)
-{
-    const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
-    s = s > lim ? lim : s < -lim ? -lim : s;
-    int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
-    return r30(s + a);
-}
-
+/* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
+ * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
+ * only (the 64-bit one is a library call on the Cortex-M, and this runs for every row of
+ * every contact each step, in low-RAM at every visit). With 2^32 = a d + b (0 <= b < d),
+ * (2^32 + floor(d/2)) / d = a + (b + floor(d/2)) / d, whose second term is 0 or 1 since
+ * b + d/2 < 3d/2; b + d/2 < 2^32 as d < 2^31. */
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
-    return qp_div(QP_ONE, sat(k));
-}
-
-/* Relative speed along n at a point whose angular rows are rna, rnb. */
-static inline fix16_t normal_speed(const qp_vel_ref *v, qp_vec3 u, qp_vec3 rna, qp_vec3 rnb)
-{
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;             /* Q46 */
-    int64_t ang = dot16_raw(*v->wb, rnb) - dot16_raw(*v->wa, rna); /* Q32 */
-    return speed_of(s, ang);
-}
-
-static inline void normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia, qp_vec3 ib,
-                                fix16_t j, int move)
-{
-    if (j == 0) return;
-    if (move & QP_MOVE_A) {
-        add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, ia, -j);
+    uint32_t d = k > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)k;
+    uint64_t a = 0xFFFFFFFFu / d;
+    uint32_t b = 0xFFFFFFFFu % d + 1u;  /* 2^32 - a d, in 1..d */
+    if (b == d) {
+        a++;
+        b = 0;
     }
-    if (move & QP_MOVE_B) {
-        add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, ib, j);
-    }
-}
-
-static inline fix16_t normal_mass(const qp_world *w, const qp_contact *c, qp_vec3 rna, qp_vec3 ia, qp_vec3 rnb,
-                                  qp_vec3 ib, int move)
-{
-    int64_t sum = 0;
-    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + r16(dot16_raw(rna, ia));
-    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + r16(dot16_raw(rnb, ib));
-    return inverse_of(sum);
-}
-
-fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
-{
-    return normal_speed(v, c->n, r->rna[k], r->rnb[k]);
-}
-
-void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                     int k, fix16_t j, int move)
-{
-    normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
+    a += (b + (d >> 1)) / d;
+    return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
-    return normal_mass(w, c, r->rna[k], r->ia[k], r->rnb[k], r->ib[k], move);
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]));
+    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+    return inverse_of(sum);
 }
 
+/* The normal direction at any arm ra from a's centre (the collision pass's
+ * centroid row): the same arithmetic as a contact point's rows. */
 void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move, qp_normal_row *out)
 {
     const qp_mat3 a = qp__body_inv_inertia(&w->bodies[c->a]), b = qp__body_inv_inertia(&w->bodies[c->b]);
@@ -161,24 +76,30 @@ void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move
     out->rnb = cross30(qp_v3_add(ra, c->ab), c->n);
     out->ia = inv_i(&a, out->rna);
     out->ib = inv_i(&b, out->rnb);
-    out->mass = normal_mass(w, c, out->rna, out->ia, out->rnb, out->ib, move);
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(out->rna, out->ia));
+    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(out->rnb, out->ib));
+    out->mass = inverse_of(sum);
 }
 
 fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_normal_row *nr)
 {
-    return normal_speed(v, c->n, nr->rna, nr->rnb);
+    return qp__normal_speed(v, c, nr->rna, nr->rnb);
 }
 
 void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
                           fix16_t j, int move)
 {
-    normal_apply(w, c, v, nr->ia, nr->ib, j, move);
+    qp__normal_apply(w, c, v, nr->ia, nr->ib, j, move);
 }
 
-int qp__movable(const qp_world *w, const qp_contact *c)
+int qp__shock_movable(const qp_world *w, const qp_contact *c)
 {
-    return (qp__body_dynamic(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
-           (qp__body_dynamic(&w->bodies[c->b]) ? QP_MOVE_B : 0);
+    int move = qp__movable(w, c);
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    if (la < lb) move &= QP_MOVE_B;
+    else if (lb < la) move &= QP_MOVE_A;
+    return move;
 }
 
 /* Where the manifold's load acts: the centroid of its points weighted by
@@ -201,7 +122,7 @@ static void load_centroid(qp_contact *c)
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
     qp_vec3 ca = { (fix16_t)(s[0] / wsum), (fix16_t)(s[1] / wsum), (fix16_t)(s[2] / wsum) };
-    c->cb = qp_v3_add(c->cb, qp_v3_sub(ca, c->ca));
+    c->cb = qp__v3_add(c->cb, qp__v3_sub(ca, c->ca));
     c->ca = ca;
 }
 
@@ -211,34 +132,34 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
     int64_t k = 0;
     bool linear = d < 2;
     /* Widened before adding: a saturated angular term plus the inverse mass overflowed int. */
-    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + r16(dot16_raw(r->fa[d], r->ia_f[d]));
-    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + r16(dot16_raw(r->fb[d], r->ib_f[d]));
+    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]));
+    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
     return inverse_of(k);
 }
 
 /* Relative velocity along friction row d. */
-static fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
-    int64_t ang = dot16_raw(*v->wb, r->fb[d]) - dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
-    if (d == 2) return r16(ang);
+    int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
+    if (d == 2) return qp__r16(ang);
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
                 ((int64_t)v->vb->z - v->va->z) * u.z;
-    return speed_of(s, ang);
+    return qp__speed_of(s, ang);
 }
 
-static void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+static inline void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                       fix16_t j, int move)
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
-        if (d < 2) add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        add_scaled(v->wa, r->ia_f[d], -j);
+        if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
+        qp__add_scaled(v->wa, r->ia_f[d], -j);
     }
     if (move & QP_MOVE_B) {
-        if (d < 2) add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        add_scaled(v->wb, r->ib_f[d], j);
+        if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
+        qp__add_scaled(v->wb, r->ib_f[d], j);
     }
 }
 
@@ -262,6 +183,37 @@ static fix16_t combine_friction(fix16_t a, fix16_t b)
     return qp_sqrt(qp_mul(a, b));
 }
 
+/* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
+ * its copy kept from the collision pass to the penetration pass (the same bits:
+ * qp_mat3_rotate's result is exactly symmetric). */
+static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
+{
+#if QP_CFG_LOW_RAM
+    if (w->inv_inertia_kept) {
+        const fix16_t *k = w->inv_inertia6[i];
+        qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
+        return m;
+    }
+#endif
+    return qp__body_inv_inertia(&w->bodies[i]);
+}
+
+/* Low-RAM: find every body's world inverse inertia once per step, for rows_inv_inertia. */
+static void keep_inv_inertia(qp_world *w)
+{
+#if QP_CFG_LOW_RAM
+    for (int i = 0; i <= w->body_high; i++) {
+        qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
+        fix16_t *k = w->inv_inertia6[i];
+        k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
+        k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
+    }
+    w->inv_inertia_kept = 1;
+#else
+    (void)w;
+#endif
+}
+
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
  * behind both row layouts. */
@@ -272,7 +224,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     r->friction = combine_friction(ba->friction, bb->friction);
     r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
     r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
-    const qp_mat3 a = qp__body_inv_inertia(ba), b = qp__body_inv_inertia(bb);
+    const qp_mat3 a = rows_inv_inertia(w, c->a), b = rows_inv_inertia(w, c->b);
     for (int k = 0; k < c->count; k++) {
         r->rna[k] = cross30(c->p[k].ra, c->n);
         r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
@@ -292,6 +244,53 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     int move = qp__movable(w, c);
     for (int k = 0; k < c->count; k++) r->mn[k] = qp__point_mass(w, c, r, k, move);
     for (int d = 0; d < 3; d++) r->mt[d] = row_mass(w, c, r, d, move);
+#if !QP_CFG_LOW_RAM
+    /* The shock pass pins the lower body; its masses are the same at every sweep of
+     * every level (levels are set before this), so they are found once here. */
+    int pin = qp__shock_movable(w, c);
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
+        r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
+    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
+    qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
+#endif
+}
+
+void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
+                      fix16_t target[2])
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
+    qp_vec3 pa = qp__rot3_mul_v3(&ra, c->anchor_a), pb = qp__rot3_mul_v3(&rb, c->anchor_b);
+    qp_vec3 d = qp__v3_add(qp__v3_sub(b->x, a->x), qp__v3_sub(pb, pa));
+    drift[0] = qp__v3_dot_q30(d, t1);
+    drift[1] = qp__v3_dot_q30(d, t2);
+    fix16_t cap = w->def.max_penetration_speed;
+    for (int i = 0; i < 2; i++) {
+        fix16_t t = qp__div(qp__mul(w->def.penetration_rate, -drift[i]), w->def.dt);
+        target[i] = t > cap ? cap : t < -cap ? -cap : t;
+    }
+}
+
+fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c, (void)move;
+    return r->mn_pin[k];
+#else
+    return qp__point_mass(w, c, r, k, move);
+#endif
+}
+
+/* row_mass for the shock pass's sides (see qp__point_mass_pinned). */
+static fix16_t row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c, (void)move;
+    return r->mt_pin[d];
+#else
+    return row_mass(w, c, r, d, move);
+#endif
 }
 
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
@@ -307,6 +306,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
 
 void qp__prepare_contacts(qp_world *w)
 {
+    keep_inv_inertia(w);
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
@@ -321,25 +321,16 @@ void qp__prepare_contacts(qp_world *w)
     }
 }
 
-/* A point may approach by its gap this step. The gap comes from the
- * predicted pose and is an estimate: gaps within gap_tolerance count as
- * touching, or a resting box would keep sinking into its own estimate
- * error and rock forever. */
-fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
-{
-    fix16_t tol = w->def.gap_tolerance;
-    return p->depth < -tol ? qp_div(-p->depth - tol, w->def.dt) : 0;
-}
-
 /* Past hold, scale (x, y) down to length slide (static, then dynamic
  * friction); true when it had to. */
 static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
-    fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
+    /* The twist has no second component: its length is |x|, the root of x^2 exactly. */
+    fix16_t len = *y == 0 ? (*x < 0 ? -*x : *x) : (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp_div(slide, len);
+    fix16_t k = qp__div(slide, len);
     *x = qp__mul(*x, k);
     *y = qp__mul(*y, k);
     return true;
@@ -348,13 +339,13 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? row_mass(w, c, r, 0, move) : r->mt[0];
-    fix16_t m2 = pinned ? row_mass(w, c, r, 1, move) : r->mt[1];
-    fix16_t mw = pinned ? row_mass(w, c, r, 2, move) : r->mt[2];
+    fix16_t m1 = pinned ? row_mass_pinned(w, c, r, 0, move) : r->mt[0];
+    fix16_t m2 = pinned ? row_mass_pinned(w, c, r, 1, move) : r->mt[1];
+    fix16_t mw = pinned ? row_mass_pinned(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
-        sat((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
-        sat((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
-        sat((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
+        qp__sat32((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
+        qp__sat32((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
+        qp__sat32((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
     };
     bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
     fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);

@@ -6,6 +6,7 @@
 #define QPHYS_SOLVER_H
 
 #include "world_internal.h"
+#include "math_inline.h"
 
 /* a * b in Q16.16, rounded (inline: the passes call it in their inner loops). */
 static inline fix16_t qp__mul(fix16_t a, fix16_t b)
@@ -23,17 +24,24 @@ typedef struct {
     qp_vec3 *va, *wa, *vb, *wb;
 } qp_vel_ref;
 
-qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c);
-qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c);
+static inline qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
+{
+    qp_vel_ref r = { &w->bodies[c->a].v, &w->bodies[c->a].w, &w->bodies[c->b].v, &w->bodies[c->b].w };
+    return r;
+}
+
+static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
+{
+    qp_vel_ref r = { (qp_vec3 *)&w->pseudo_v[c->a][0], (qp_vec3 *)&w->pseudo_v[c->a][3],
+                     (qp_vec3 *)&w->pseudo_v[c->b][0], (qp_vec3 *)&w->pseudo_v[c->b][3] };
+    return r;
+}
 /* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)
  * computed into *scratch. Valid from qp__prepare_contacts to the end of the
  * penetration pass. */
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
 /* The normal direction at point k, through the rows: relative speed,
  * applying an impulse, effective mass for the sides in move. */
-fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k);
-void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                     int k, fix16_t j, int move);
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 /* The normal direction at any arm ra from a's centre (b's arm is ra + ab):
  * its rows and effective mass for the sides in move. */
@@ -46,11 +54,137 @@ fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_
 void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
                           fix16_t j, int move);
 /* Which sides move: dynamic bodies (sleepers included). */
-int qp__movable(const qp_world *w, const qp_contact *c);
+static inline int qp__movable(const qp_world *w, const qp_contact *c)
+{
+    return (qp__body_dynamic(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
+           (qp__body_dynamic(&w->bodies[c->b]) ? QP_MOVE_B : 0);
+}
+/* Sides that move in the shock pass: never the lower-level body. */
+int qp__shock_movable(const qp_world *w, const qp_contact *c);
+/* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
+ * the rows (computed once per step), or computed (QP_CFG_LOW_RAM). */
+fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 /* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
-/* Speed at which a point may approach and still not touch by the end of the step. */
-fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p);
+
+/* ---- the row kernels, inline: every pass calls them for every row of every sweep.
+ * Every product is int64, every sum rounded once. Ranges that keep them exact (no
+ * saturation needed inside): velocities and arms are Q16.16 values (|raw| < 2^31),
+ * unit directions Q2.30 (|raw| <= 2^30), inverse inertia entries <= QP_INV_INERTIA_MAX
+ * (raw < 2^29.3, enforced at body creation): a product is below 2^61, a sum of three
+ * below 2^63. Results saturate to int32 once at the end. */
+
+/* Round to nearest, ties away from zero: symmetric, so rounding has no
+ * preferred direction (round-half-up made stacks lean one way: the arms of
+ * a unit cube are exact halves, so ties are common). */
+static inline int64_t qp__round_shift(int64_t v, int n)
+{
+    int64_t half = INT64_C(1) << (n - 1);
+    return v >= 0 ? (v + half) >> n : -((half - v) >> n);
+}
+static inline fix16_t qp__r16(int64_t v) { return qp__sat32(qp__round_shift(v, 16)); }
+static inline fix16_t qp__r30(int64_t v) { return qp__sat32(qp__round_shift(v, 30)); }
+
+static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
+{
+    return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
+}
+
+/* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
+static inline void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
+{
+    v->x = qp__sat32((int64_t)v->x + qp__r30((int64_t)d.x * s));
+    v->y = qp__sat32((int64_t)v->y + qp__r30((int64_t)d.y * s));
+    v->z = qp__sat32((int64_t)v->z + qp__r30((int64_t)d.z * s));
+}
+
+static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
+{
+    v->x = qp__sat32((int64_t)v->x + qp__r16((int64_t)d.x * s));
+    v->y = qp__sat32((int64_t)v->y + qp__r16((int64_t)d.y * s));
+    v->z = qp__sat32((int64_t)v->z + qp__r16((int64_t)d.z * s));
+}
+
+/* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
+ * angular part ang (Q32), rounded to Q16.16. Each part is clamped to +-2^61 first (a speed
+ * of 32768 m/s, the end of Q16.16), so their sum cannot overflow: inside that range the
+ * result is exact, and past it the speed saturates, as r30 would. (Arms of hundreds of
+ * metres, a body deep inside a plane, reach it: ang * 2^14 overflowed int64 there.) */
+static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
+{
+    const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
+    s = s > lim ? lim : s < -lim ? -lim : s;
+    int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
+    return qp__r30(s + a);
+}
+
+/* Relative speed along c's normal at a point whose angular rows are rna, rnb. */
+static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
+{
+    const qp_vec3 u = c->n;
+    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
+                ((int64_t)v->vb->z - v->va->z) * u.z;               /* Q46 */
+    int64_t ang = qp__dot16_raw(*v->wb, rnb) - qp__dot16_raw(*v->wa, rna); /* Q32 */
+    return qp__speed_of(s, ang);
+}
+
+/* An impulse j along c's normal at a point whose angular responses are ia, ib. */
+static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia,
+                                    qp_vec3 ib, fix16_t j, int move)
+{
+    if (j == 0) return;
+    if (move & QP_MOVE_A) {
+        qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
+        qp__add_scaled(v->wa, ia, -j);
+    }
+    if (move & QP_MOVE_B) {
+        qp__add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
+        qp__add_scaled(v->wb, ib, j);
+    }
+}
+
+static inline fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
+{
+    return qp__normal_speed(v, c, r->rna[k], r->rnb[k]);
+}
+
+static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                                   int k, fix16_t j, int move)
+{
+    qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
+}
+
+/* A point may approach by its gap this step. The gap comes from the
+ * predicted pose and is an estimate: gaps within gap_tolerance count as
+ * touching, or a resting box would keep sinking into its own estimate
+ * error and rock forever. */
+static inline fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p)
+{
+    fix16_t tol = w->def.gap_tolerance;
+    return p->depth < -tol ? qp__div(-p->depth - tol, w->def.dt) : 0;
+}
+
+/* The same for point k of a contact whose rows are r: depths do not change within a
+ * step, so the default layout keeps it with the rows (a division saved per point and
+ * sweep); low-RAM computes it. */
+static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k)
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c;
+    return r->gap[k];
+#else
+    (void)r;
+    return qp__gap_speed(w, &c->p[k]);
+#endif
+}
+
+
+/* The static friction anchors' drift along the tangents t1, t2 (Q16.16 metres) and
+ * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,
+ * capped): positions do not change from the rows to the end of the penetration pass.
+ * Kept with the rows (default layout) or computed on use (low-RAM). */
+void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
+                      fix16_t target[2]);
 
 /* Friction impulses of one manifold: two tangents and a twist at the centroid. */
 typedef struct {

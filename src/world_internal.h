@@ -6,6 +6,7 @@
 #include "qphys/record.h"
 #include "qphys/world.h"
 #include "compiler.h"
+#include "bench_count.h"
 
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg
  * cube has 6000. Bodies beyond it are rejected at creation (QP_ERR_RANGE). */

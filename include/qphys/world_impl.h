@@ -114,6 +114,15 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
     fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
     fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
+#if !QP_CFG_LOW_RAM
+    /* Kept for the whole step in the default layout only (low-RAM finds them on use):
+     * the masses with the lower body pinned (shock pass; 0 when nothing is pinned), and
+     * the static friction anchors' drift along t1, t2 and the pseudo-velocities that
+     * pull it back (penetration pass), the speeds at which the points may approach. */
+    fix16_t mn_pin[QP_MAX_MANIFOLD_POINTS], mt_pin[3];
+    fix16_t anchor_drift[2], anchor_target[2];
+    fix16_t gap[QP_MAX_MANIFOLD_POINTS];  /* qp__gap_speed of each point (0 past count) */
+#endif
 } qp_contact_rows;
 
 /* What a contact passes on to its successor in the next step: impulses for
@@ -216,7 +225,16 @@ struct qp_world {
     union {
         qp_predicted_poses pred;
         fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+#if QP_CFG_LOW_RAM
+        /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
+         * found once in the collision pass for the solver rows of the passes up to
+         * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
+        fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+#endif
     };
+#if QP_CFG_LOW_RAM
+    int inv_inertia_kept;                      /* inv_inertia6 is valid */
+#endif
     uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
     uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */

@@ -400,6 +400,26 @@ static void test_isqrt64(void **state)
         check_isqrt((uint64_t)r * r);
         if (r) check_isqrt((uint64_t)r * r - 1);
     }
+    /* qp_isqrt64 finds the root from a table guess, a Newton step and a digit of
+     * long division, then steps down (src/math.c): 10^7 more inputs at every bit
+     * length, and the squares and their neighbours around every table entry's range
+     * (x = i 2^24 in the top word, the guess's worst case) and near 2^32. */
+    rng_seed(55);
+    for (int i = 0; i < 10000000; i++) {
+        uint64_t v = rng_u64() >> (i % 64);
+        check_isqrt(v);
+        if (v) check_isqrt(v - 1);
+    }
+    for (uint64_t t = 64; t <= 256; t++)
+        for (int d = -64; d <= 64; d++) {
+            /* roots near sqrt(t 2^24) 2^16: the top word at an edge of table entry t */
+            uint64_t r = (uint64_t)sqrtl((ld)(t << 56)) + (uint64_t)(int64_t)d;
+            if (r > 0xFFFFFFFFu) continue;
+            check_isqrt(r * r);
+            check_isqrt(r * r - 1);
+            check_isqrt(r * r + r);
+            check_isqrt(r * r + 2 * r);
+        }
 }
 
 static void test_sqrt(void **state)

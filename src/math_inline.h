@@ -1,0 +1,65 @@
+/* The math layer's smallest helpers as static inline functions, for the stages
+ * that call them in their inner loops (tens of thousands of times per step): a call
+ * across files costs more than the helper itself, and the compiler cannot inline
+ * across files. The same code as the public functions of math.c, which call these,
+ * so the bits are the same by construction (forms and bounds: include/qphys/math.h). */
+#ifndef QPHYS_MATH_INLINE_H
+#define QPHYS_MATH_INLINE_H
+
+#include "qphys/math.h"
+
+/* qp_sat32 */
+static inline int32_t qp__sat32(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
+}
+
+/* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
+static inline fix16_t qp__div(fix16_t a, fix16_t b)
+{
+    if (b == 0) return 0;
+    int64_t num = (int64_t)a * 65536;
+    int64_t half = (b < 0 ? -(int64_t)b : (int64_t)b) / 2;
+    bool neg = (a < 0) != (b < 0);
+    int64_t n = num < 0 ? -num : num;
+    int64_t d = b < 0 ? -(int64_t)b : (int64_t)b;
+    int64_t q = (n + half) / d;
+    return qp__sat32(neg ? -q : q);
+}
+
+/* Round-shift by n (2..62) of a sum of up to four products of two int32, exact
+ * although the sum may need 65 bits (math.c: round_sum4). */
+static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
+{
+    int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2) + (p3 >> 2);
+    int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3) + (p3 & 3) + ((int64_t)1 << (n - 1));
+    return (hi + (lo >> 2)) >> (n - 2);
+}
+
+/* qp_v3_dot_q30 */
+static inline fix16_t qp__v3_dot_q30(qp_vec3 a, qp_vec3 u)
+{
+    return qp__sat32(qp__round_sum4((int64_t)a.x * u.x, (int64_t)a.y * u.y, (int64_t)a.z * u.z, 0, 30));
+}
+
+/* qp_v3_add, qp_v3_sub */
+static inline qp_vec3 qp__v3_add(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(qp__sat32((int64_t)a.x + b.x), qp__sat32((int64_t)a.y + b.y), qp__sat32((int64_t)a.z + b.z));
+}
+static inline qp_vec3 qp__v3_sub(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(qp__sat32((int64_t)a.x - b.x), qp__sat32((int64_t)a.y - b.y), qp__sat32((int64_t)a.z - b.z));
+}
+
+/* qp_rot3_mul_v3: each component one exact sum of three products, rounded once. */
+static inline qp_vec3 qp__rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
+{
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(qp__round_sum4((int64_t)r->m[i][0] * v.x, (int64_t)r->m[i][1] * v.y,
+                                        (int64_t)r->m[i][2] * v.z, 0, 30));
+    return qp_v3(o[0], o[1], o[2]);
+}
+
+#endif
