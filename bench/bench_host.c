@@ -31,6 +31,7 @@
  *   qphys scene=.. sleep=off|on|energy policy=.. steps=.. repeat=.. us_median=.. ...
  *   qphys-stages scene=.. sleep=.. steps_kept=.. total_us=.. names=a,b,.. stage_<name>=<percent> ...
  *   qphys-rays scene=rain512 step=.. rays=.. hits=.. brute_us=.. pruned_us=.. speedup=.. same=yes|NO
+ *   qphys-snapshot scene=pyramid20 step=.. bytes=.. step_us=.. snapshot_us=.. restore_us=.. ratio=..
  * (the last: microseconds per ray cast on rain512, every shape against the broad phase's pruning).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -430,6 +431,46 @@ static void run_rays(void)
     }
 }
 
+/* Snapshot and restore of an awake 211-body world (pyramid20, sleep off, at steps 60 and
+ * 300) beside one awake step of it: what a rollback costs against what it saves.
+ *   qphys-snapshot scene=pyramid20 step=.. bytes=.. step_us=.. snapshot_us=.. restore_us=.. ratio=.. */
+static unsigned char snap_buf[QP_SNAPSHOT_MAX_SIZE];
+static qp_world twin;
+
+static void run_snapshots(void)
+{
+    static const int at[] = { 60, 300 };
+    if (qpb_scene_build(&world, QPB_PYRAMID20, false) != QP_OK) {
+        printf("qphys-snapshot scene=pyramid20 error=build-failed\n");
+        return;
+    }
+    int step = 0;
+    for (int c = 0; c < (int)(sizeof at / sizeof at[0]); c++) {
+        while (step < at[c]) qp_world_step(&world), step++;
+        double t_step = 0, t_snap = 0, t_restore = 0;
+        unsigned long n = 0;
+        for (int rep = 0; rep < repeats + 1; rep++) {
+            double t0 = now_us();
+            n = qp_world_snapshot(&world, snap_buf, sizeof snap_buf);
+            double t1 = now_us();
+            qp_result r = qp_world_restore(&twin, snap_buf, n);
+            double t2 = now_us();
+            if (r != QP_OK || qp_world_hash(&twin) != qp_world_hash(&world)) {
+                printf("qphys-snapshot scene=pyramid20 step=%d error=restore\n", step);
+                return;
+            }
+            qp_world_step(&twin);   /* the twin steps, so the measured world stays at its step */
+            double t3 = now_us();
+            keep_min(&t_snap, t1 - t0, rep);
+            keep_min(&t_restore, t2 - t1, rep);
+            keep_min(&t_step, t3 - t2, rep);
+        }
+        printf("qphys-snapshot scene=pyramid20 step=%d bytes=%lu step_us=%.1f snapshot_us=%.1f restore_us=%.1f "
+               "ratio=%.2f\n", step, n, t_step, t_snap, t_restore, t_step > 0 ? (t_snap + t_restore) / t_step : 0.0);
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int steps = 0;
@@ -470,5 +511,6 @@ int main(int argc, char **argv)
         if (energy) run_scene((qpb_scene)s, V_ENERGY, n, stages);
     }
     if (!any || want[QPB_RAIN512]) run_rays();
+    if (!any || want[QPB_PYRAMID20]) run_snapshots();
     return 0;
 }

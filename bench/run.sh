@@ -281,6 +281,15 @@ END {
   }
 }' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"
 
+# Snapshots (bench_host's qphys-snapshot lines): take and restore an awake 211-body world.
+if grep -q '^qphys-snapshot' "$raw/qphys.txt"; then
+  printf '\n## Snapshot and restore of pyramid20 (211 bodies, sleep off) against one awake step, host µs\n\n'
+  printf '%-10s %5s %7s %9s %11s %10s %6s\n' scene step bytes step_us snapshot_us restore_us ratio
+  awk '/^qphys-snapshot/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
+       printf "%-10s %5s %7s %9s %11s %10s %6s\n", F["scene"], F["step"], F["bytes"], F["step_us"], F["snapshot_us"], F["restore_us"], F["ratio"] }' \
+    "$raw/qphys.txt"
+fi
+
 # Ray casts (bench_host's qphys-rays lines): every shape cast against the broad phase's pruning.
 if grep -q '^qphys-rays' "$raw/qphys.txt"; then
   printf '\n== Host: ray casts on rain512 (sleep on), microseconds per ray: brute = every shape cast (qp_world_raycast\n'
