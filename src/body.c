@@ -633,5 +633,6 @@ qp_result qp_body_set_shape_filter(qp_world *w, qp_body_id id, int i, qp_shape_f
         if (a == id.index) qp__wake_body(w, c);
         else if (c == id.index) qp__wake_body(w, a);
     }
+    qp__record_shape_filter(w, id, i, filter);
     return QP_OK;
 }

@@ -62,23 +62,15 @@ static bool local_arm(const qp_body_state *b, qp_vec3 p, qp_vec3 *out)
     return true;
 }
 
-static qp_result check_def(const qp_world *w, const qp_joint_def *d)
+/* The checks of a def that need no world: the input log's replay refuses an entry that
+ * fails them as damaged, since no successful call could have recorded it. */
+qp_result qp__joint_def_check_values(const qp_joint_def *d)
 {
     if (d->type != QP_JOINT_BALL && d->type != QP_JOINT_HINGE && d->type != QP_JOINT_DISTANCE) return QP_ERR_PARAM;
-    const qp_body_state *a = body_of(w, d->a), *b = body_of(w, d->b);
-    if (!a || !b) return QP_ERR_INVALID_ID;
-    if (d->a.index == d->b.index) return QP_ERR_PARAM;
-    if (!(a->state & QP_STATE_DYNAMIC) && !(b->state & QP_STATE_DYNAMIC)) return QP_ERR_PARAM;
     if (d->drift_time < QP_FRAC(1, 1000) || d->drift_time > QP_INT(10)) return QP_ERR_RANGE;
-    qp_vec3 arm;
-    if (d->type == QP_JOINT_DISTANCE) {
-        if (!local_arm(a, d->anchor_a, &arm) || !local_arm(b, d->anchor_b, &arm)) return QP_ERR_RANGE;
-        if (d->min_length < 0 || d->max_length < 0 || d->min_length > d->max_length ||
-            d->max_length > JOINT_MAX_LENGTH)
-            return QP_ERR_RANGE;
-        return QP_OK;
-    }
-    if (!local_arm(a, d->anchor, &arm) || !local_arm(b, d->anchor, &arm)) return QP_ERR_RANGE;
+    if (d->type == QP_JOINT_DISTANCE &&
+        (d->min_length < 0 || d->max_length < 0 || d->min_length > d->max_length || d->max_length > JOINT_MAX_LENGTH))
+        return QP_ERR_RANGE;
     if (d->type == QP_JOINT_HINGE) {
         qp_vec3 n;
         if (!qp_v3_normalize_q30(d->axis, &n)) return QP_ERR_PARAM;
@@ -87,6 +79,21 @@ static qp_result check_def(const qp_world *w, const qp_joint_def *d)
             return QP_ERR_RANGE;
     }
     return QP_OK;
+}
+
+static qp_result check_def(const qp_world *w, const qp_joint_def *d)
+{
+    if (d->type != QP_JOINT_BALL && d->type != QP_JOINT_HINGE && d->type != QP_JOINT_DISTANCE) return QP_ERR_PARAM;
+    const qp_body_state *a = body_of(w, d->a), *b = body_of(w, d->b);
+    if (!a || !b) return QP_ERR_INVALID_ID;
+    if (d->a.index == d->b.index) return QP_ERR_PARAM;
+    if (!(a->state & QP_STATE_DYNAMIC) && !(b->state & QP_STATE_DYNAMIC)) return QP_ERR_PARAM;
+    qp_result r = qp__joint_def_check_values(d);
+    if (r != QP_OK) return r;
+    qp_vec3 arm;
+    if (d->type == QP_JOINT_DISTANCE)
+        return local_arm(a, d->anchor_a, &arm) && local_arm(b, d->anchor_b, &arm) ? QP_OK : QP_ERR_RANGE;
+    return local_arm(a, d->anchor, &arm) && local_arm(b, d->anchor, &arm) ? QP_OK : QP_ERR_RANGE;
 }
 
 qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err)
@@ -141,6 +148,7 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
     qp__wake_body(w, j->b);
     *err = QP_OK;
     qp_joint_id id = { (uint16_t)index, j->generation };
+    qp__record_joint(w, QP_INPUT_CREATE_JOINT, id, def);
     return id;
 }
 
@@ -161,6 +169,7 @@ qp_result qp_destroy_joint(qp_world *w, qp_joint_id id)
 {
     if (!get(w, id)) return QP_ERR_INVALID_ID;
     free_joint(w, id.index);
+    qp__record_joint(w, QP_INPUT_DESTROY_JOINT, id, 0);
     return QP_OK;
 }
 

@@ -136,9 +136,13 @@ typedef struct {
 extern const qp__stage qp__step_stages[];
 extern const int qp__step_stage_count;
 
-/* The input log (record.c): one entry for a mutating call that succeeded (body.c). */
+/* The input log (record.c): one entry for a mutating call that succeeded (body.c, joint.c). */
 void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_vec3 *a, const qp_vec3 *b,
                       const qp_quat *q, const qp_body_def *def);
+void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_filter filter);
+void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def);
+/* joint.c: the checks of a joint def that need no world (record.c refuses what fails them). */
+qp_result qp__joint_def_check_values(const qp_joint_def *d);
 
 /* Helpers shared by stages. */
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);

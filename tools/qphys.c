@@ -368,6 +368,7 @@ typedef struct {
     uint32_t rnd;
     qp_body_id made;              /* the last body this driver created */
     int turn;
+    qp_joint_id joint;            /* the last joint this driver created */
 } driver;
 
 static uint32_t next_rnd(driver *d)
@@ -413,8 +414,8 @@ static void drive(driver *d)
 {
     qp_body_id id = pick_dynamic(d);
     qp_vec3 c = qp_body_center(&world, id);
-    int kind = d->turn++ % 10;
-    if (qp_body_id_is_null(id) && kind != 6) return;
+    int kind = d->turn++ % 13;
+    if (qp_body_id_is_null(id) && kind != 6 && kind != 11) return;
     switch (kind) {
     case 0: (void)qp_body_apply_impulse(&world, id, rnd_xz(d, 2, QP_INT(4)),
                                         qp_v3(c.x + QP_FRAC(1, 10), c.y, c.z)); break;
@@ -439,7 +440,39 @@ static void drive(driver *d)
         (void)qp_body_set_pose(&world, id, qp_v3(p.x, p.y + QP_ONE, p.z), qp_body_rotation(&world, id));
         break;
     }
-    default: qp_body_clear_flags(&world, id); break;
+    case 9: qp_body_clear_flags(&world, id); break;
+    case 10: {
+        /* A rope (distance joint, slack 0.5 m) from the body to the next dynamic one by
+         * slot, between their centres. */
+        qp_body_id other = qp_null_body();
+        for (int k = 1, n = qp_world_capacity(); k < n && qp_body_id_is_null(other); k++) {
+            qp_body_id o = qp_world_body_at(&world, 1 + (id.index - 1 + k) % n);
+            if (!qp_body_id_is_null(o) && qp_body_get_type(&world, o) == QP_BODY_DYNAMIC) other = o;
+        }
+        if (qp_body_id_is_null(other)) return;
+        qp_vec3 oc = qp_body_center(&world, other);
+        qp_joint_def jd = qp_default_joint_def();
+        jd.type = QP_JOINT_DISTANCE;
+        jd.a = id;
+        jd.b = other;
+        jd.anchor_a = c;
+        jd.anchor_b = oc;
+        jd.max_length = qp_v3_len(qp_v3_sub(oc, c)) + QP_FRAC(1, 2);
+        qp_result r;
+        qp_joint_id made = qp_create_joint(&world, &jd, &r);
+        if (r == QP_OK) d->joint = made;
+        break;
+    }
+    case 11: (void)qp_destroy_joint(&world, d->joint); break;
+    default: {
+        /* Shape 0 into category 1, 2 or 4, no longer colliding with category 2 or 4. */
+        qp_shape_filter f = qp_default_shape_filter();
+        uint32_t r = next_rnd(d);
+        f.category = (uint16_t)(1u << (r % 3));
+        f.mask = (uint16_t)(0xFFFFu ^ (2u << (r / 3 % 2)));
+        (void)qp_body_set_shape_filter(&world, id, 0, f);
+        break;
+    }
     }
 }
 
@@ -498,7 +531,7 @@ static int cmd_record(int argc, char **argv)
     int cap = qp_world_capacity();
     uint32_t *prev = calloc((size_t)cap + 1, sizeof *prev);
     if (!prev) die("out of memory");
-    driver d = { 2463534242u, { 0, 0 }, 0 };
+    driver d = { 2463534242u, { 0, 0 }, 0, { 0, 0 } };
     for (long s = 0; s <= steps; s++) {
         if (s > 0) qp_world_step(&world);
         if (every > 0 && s > 0 && s % every == 0) {
@@ -555,7 +588,10 @@ static const char *input_name(qp_input_kind k)
 {
     static const char *const names[] = { "?", "create body", "destroy body", "set pose", "set linear velocity",
                                          "set angular velocity", "apply force", "apply torque", "apply impulse",
-                                         "wake", "clear flags" };
+                                         "wake", "clear flags", "set shape filter" };
+    _Static_assert(sizeof names / sizeof names[0] == QP_INPUT_KIND_END, "a name per body input kind");
+    if (k == QP_INPUT_CREATE_JOINT) return "create joint";
+    if (k == QP_INPUT_DESTROY_JOINT) return "destroy joint";
     return k > 0 && k < QP_INPUT_KIND_END ? names[k] : names[0];
 }
 
@@ -621,9 +657,12 @@ static int cmd_replay(int argc, char **argv)
             break;
         }
         if (r != QP_OK) {
-            printf("replay %s: DIVERGED at step %ld: the recorded input '%s' on body %d:%d ", path, s,
-                   input_name(info.kind), info.body.index, info.body.generation);
+            int joint = info.kind >= QP_INPUT_CREATE_JOINT;
+            printf("replay %s: DIVERGED at step %ld: the recorded input '%s' on %s %d:%d ", path, s,
+                   input_name(info.kind), joint ? "joint" : "body", joint ? info.joint.index : info.body.index,
+                   joint ? info.joint.generation : info.body.generation);
             if (info.result != QP_OK) printf("failed now: %s\n", qp_result_str(info.result));
+            else if (joint) printf("created joint %d:%d now\n", info.joint_got.index, info.joint_got.generation);
             else printf("created body %d:%d now\n", info.got.index, info.got.generation);
             status = EXIT_VERIFY;
             break;

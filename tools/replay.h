@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPLAY_MAGIC "qphys-replay 2"
+#define REPLAY_MAGIC "qphys-replay 3"   /* 3: create entries carry filters and sensors; joint and filter entries */
 
 typedef struct {
     int slot;                     /* body slot index, 1-based */

@@ -4,8 +4,9 @@
 # Records tests/scenes/slope.scene for 120 steps with inputs of every kind (--inputs 7) and
 # the bodies' states (--poses); the recording must replay. Then:
 #   divergences (exit 1, naming the step, the body and the recorded and computed values):
-#     a world hash changed, a body hash changed, an input removed, an input that fails now
-#     (each re-signed: its check line recomputed, so only the content differs);
+#     a world hash changed, a body hash changed, an input removed, an input that fails now, a
+#     joint create that returns another id (each re-signed: its check line recomputed, so only
+#     the content differs);
 #   damage (exit 2, saying what is wrong, never "DIVERGED"): the check line removed, the file
 #     cut short, 300 single-byte changes all over the file, a bad scene line and a malformed
 #     input entry in re-signed files.
@@ -43,6 +44,10 @@ expect() {
 "$q" record tests/scenes/slope.scene --steps 120 --inputs 7 --poses -o "$d/a.replay" || exit 1
 expect a 0 "matched: 120 steps"
 [ "$(grep -c '^i ' "$d/a.replay")" -ge 10 ] || { echo "FAIL: fewer than 10 inputs recorded"; failed=1; }
+# Joint create (kind 0x20) and destroy (0x21) and a shape filter (0x0b) are among them.
+for k in 20 21 0b; do
+  grep -q "^i [0-9]* $k" "$d/a.replay" || { echo "FAIL: no input entry of kind 0x$k recorded"; failed=1; }
+done
 
 # Divergences.
 sed 's/^s 60 [0-9a-f]*/s 60 00000000/' "$d/a.replay" >"$d/x" && resign "$d/x" "$d/world.replay"
@@ -59,6 +64,11 @@ grep -q "recorded: centre" "$d/input.out" && grep -q "computed: centre" "$d/inpu
 awk '/^s 1 /{ print "i 1 080100000002000100000000000000000000000000000000000000000000000000" } 1' "$d/a.replay" >"$d/x" &&
   resign "$d/x" "$d/refused.replay"
 expect refused 1 "DIVERGED at step 1: the recorded input 'apply impulse' on body 2:1 failed now"
+
+# A joint create that recorded generation 2: the replayed call returns joint 1:1, named.
+awk '$1 == "i" && substr($3, 1, 2) == "20" { $3 = substr($3, 1, 14) "0200" substr($3, 19) } 1' "$d/a.replay" >"$d/x" &&
+  resign "$d/x" "$d/joint.replay"
+expect joint 1 "the recorded input 'create joint' on joint 1:2 created joint 1:1 now"
 
 # Damage.
 grep -v '^check ' "$d/a.replay" >"$d/nocheck.replay"

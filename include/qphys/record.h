@@ -2,10 +2,12 @@
  * buffer, and replayed into another world (src/record.c; docs/design.md §8).
  *
  * A world with a log attached appends one entry per successful mutating call (create,
- * destroy, set pose, set velocities, force, torque, impulse, wake, clear flags). A call
- * that fails changed nothing and is not recorded. Together with the world it started
- * from (a scene, or a snapshot), the log reproduces every later step bit for bit: replay
- * it with qp_input_replay_step before each qp_world_step.
+ * destroy, set pose, set velocities, force, torque, impulse, wake, clear flags, set shape
+ * filter; create and destroy joint). A call that fails changed nothing and is not
+ * recorded; a body's destroy that takes its joints with it is one entry (the replayed
+ * destroy does the same). Together with the world it started from (a scene, or a
+ * snapshot), the log reproduces every later step bit for bit: replay it with
+ * qp_input_replay_step before each qp_world_step.
  *
  * No heap: entries go into the caller's fixed buffer. When one does not fit, the call
  * still happens but the log stops there (lost counts what was not written), so an
@@ -13,21 +15,38 @@
  *
  * Entries are portable bytes (little-endian, fixed width), the same on every target:
  *   kind u8, step u32 (the world's stats.step at the call: it acts before step step + 1),
- *   body index u16, body generation u16 (create: the id the call returned), then per kind
- *   create     the body def: type u8, position 3 x i32, rotation 4 x i32, linear and
- *              angular velocity 6 x i32, mass, density, friction, static friction,
- *              restitution 5 x i32, asleep u8, user data u32, shape count u8, and per shape
- *              type u8, offset 3 x i32, rotation 4 x i32, half (or normal, radius) 3 x i32,
- *              half height (or plane offset) i32
+ *   id index u16, id generation u16: the body named (create body: the id the call
+ *   returned); for the joint kinds, the joint (create joint: the id the call returned);
+ *   then per kind
+ *   create body  the body def: type u8 (0..2), position 3 x i32, rotation 4 x i32, linear
+ *              and angular velocity 6 x i32, mass, density, friction, static friction,
+ *              restitution 5 x i32, asleep u8 (0, 1), user data u32, shape count u8
+ *              (1..QP_CFG_MAX_BODY_SHAPES), and per shape type u8 (a qp_shape_type),
+ *              offset 3 x i32, rotation 4 x i32, half (or normal, radius) 3 x i32, half
+ *              height (or plane offset) i32, sensor u8 (0, 1), filter category u16, mask
+ *              u16, group i16
  *   set pose   position 3 x i32, rotation 4 x i32
  *   set linear velocity, set angular velocity, force, torque: 3 x i32
  *   impulse    impulse 3 x i32, world point 3 x i32
- *   destroy, wake, clear flags: nothing more
- * Kinds 32..63 are kept for joints (their create, destroy and motor calls go there).
+ *   set shape filter  shape slot u8 (0..QP_CFG_MAX_BODY_SHAPES - 1), category u16, mask
+ *              u16, group i16
+ *   destroy body, wake, clear flags, destroy joint: nothing more
+ *   create joint  the joint def: type u8 (0..2), body a index u16, generation u16, body b
+ *              index u16, generation u16, anchor, anchor a, anchor b, axis 4 x 3 x i32,
+ *              enable limit u8 (0, 1), lower angle, upper angle, min length, max length,
+ *              drift time 5 x i32, collide connected u8 (0, 1): every field, whatever the
+ *              type uses, so the replayed call gets the very def recorded
+ * Kinds 1..11 name bodies, kinds 32..63 are kept for joints (32 create, 33 destroy).
+ * Before anything is applied an entry is checked whole: its length, its kind, and every
+ * field whose range does not depend on the world (the ranges above; a joint's ids not
+ * null, its two bodies different, and the def's values that qp_create_joint checks
+ * without looking at the world: drift time, lengths, hinge axis and limits). What only
+ * the world can judge (a body's id being live, an anchor's reach, a size) is left to the
+ * replayed call, whose failure means the world is not the one recorded.
  *
- * Ids: entries name bodies by index and generation, which a replay reproduces because
- * slots are taken lowest first and generations count reuses: a replayed create must
- * return the recorded id, or the replay has diverged.
+ * Ids: entries name bodies and joints by index and generation, which a replay reproduces
+ * because slots are taken lowest first and generations count reuses: a replayed create
+ * (body or joint) must return the recorded id, or the replay has diverged.
  *
  * Restore: qp_world_restore and qp_world_init leave a world with no log attached (the log
  * is not state); attach it again if the recording goes on.
@@ -36,6 +55,7 @@
 #define QPHYS_RECORD_H
 
 #include <stdint.h>
+#include "qphys/joint.h"
 #include "qphys/types.h"
 #include "qphys/world.h"
 
@@ -54,11 +74,16 @@ typedef enum {
     QP_INPUT_APPLY_IMPULSE,
     QP_INPUT_WAKE,
     QP_INPUT_CLEAR_FLAGS,
-    QP_INPUT_KIND_END            /* first unused kind; joints take 32..63 */
+    QP_INPUT_SET_SHAPE_FILTER,
+    QP_INPUT_KIND_END,           /* first unused body kind */
+    QP_INPUT_CREATE_JOINT = 32,  /* joints take 32..63 */
+    QP_INPUT_DESTROY_JOINT,
+    QP_INPUT_JOINT_KIND_END      /* first unused joint kind */
 } qp_input_kind;
 
-/* Largest entry (a create with QP_CFG_MAX_BODY_SHAPES shapes), bytes. */
-#define QP_INPUT_MAX_ENTRY (9ul + 79ul + 45ul * QP_CFG_MAX_BODY_SHAPES)
+/* Largest entry (a body create with QP_CFG_MAX_BODY_SHAPES shapes: at least 140 bytes; a
+ * joint create is 88), bytes. */
+#define QP_INPUT_MAX_ENTRY (9ul + 79ul + 52ul * QP_CFG_MAX_BODY_SHAPES)
 
 /* The caller's buffer and what is in it. Read len and data directly; write through the
  * functions below. */
@@ -79,8 +104,10 @@ void qp_world_set_input_log(qp_world *w, qp_input_log *log);
 typedef struct {
     qp_input_kind kind;
     uint32_t step;
-    qp_body_id body;             /* named body; for a create the recorded result */
-    qp_body_id got;              /* create: the id the replayed call returned */
+    qp_body_id body;             /* named body; for a create the recorded result (joint kinds: null) */
+    qp_body_id got;              /* create body: the id the replayed call returned */
+    qp_joint_id joint;           /* joint kinds: the named joint; for a create the recorded result */
+    qp_joint_id joint_got;       /* create joint: the id the replayed call returned */
     qp_result result;            /* the replayed call's result */
 } qp_input_info;
 
