@@ -81,12 +81,12 @@ $(OUT)/hello: examples/hello.c $(LIB)
 all: $(OUT)/hello
 
 # The car demo (seed 004): a car on ray-cast wheels squashes a box against a wall.
-$(OUT)/car: examples/car.c $(LIB)
+$(OUT)/car: examples/car.c examples/save_snapshot.h $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/car
 # Ragdolls dropped on a column of cubes (the ragdoll builder and joints); exits 1 if they
 # never sleep or a joint stays open.
-$(OUT)/ragdolls: examples/ragdolls.c $(LIB)
+$(OUT)/ragdolls: examples/ragdolls.c examples/save_snapshot.h $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/ragdolls
 

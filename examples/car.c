@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qphys/qphys.h"
+#include "save_snapshot.h"
 
 static qp_world world;
 
@@ -30,19 +31,6 @@ static qp_body_id add_box(qp_vec3 half, qp_vec3 pos, qp_body_type type)
         exit(2);
     }
     return id;
-}
-
-/* The world's snapshot after the run (with --save), for qphys render (make pictures). */
-static int save(const char *path)
-{
-    unsigned long n = qp_world_snapshot(&world, NULL, 0);
-    unsigned char *buf = malloc(n);
-    FILE *f = fopen(path, "wb");
-    int ok = buf && f && qp_world_snapshot(&world, buf, n) == n && fwrite(buf, 1, n, f) == n;
-    if (f && fclose(f) != 0) ok = 0;
-    free(buf);
-    if (!ok) fprintf(stderr, "car: cannot write %s\n", path);
-    return ok;
 }
 
 int main(int argc, char **argv)
@@ -90,7 +78,7 @@ int main(int argc, char **argv)
                    (double)s / 60.0, fx(p.z), fx(p.y), fx(qp_car_forward_speed(&world, &car)), past);
         }
     }
-    if (save_path && !save(save_path)) return 2;
+    if (save_path && !save_snapshot(&world, save_path, "car")) return 2;
     printf("the box's far face came to %+.4f m of the wall's face (limit +0.01)\n", worst);
     printf("final world hash %08x\n", (unsigned)qp_world_hash(&world));
     return worst > 0.01 ? 1 : 0;

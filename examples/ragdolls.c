@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qphys/qphys.h"
+#include "save_snapshot.h"
 
 static qp_world world;
 
@@ -18,19 +19,6 @@ static fix16_t worst_gap(void)
         if (!qp_joint_id_is_null(j) && qp_joint_error(&world, j) > worst) worst = qp_joint_error(&world, j);
     }
     return worst;
-}
-
-/* The world's snapshot into path (a caller's buffer: no heap in the engine, a host demo may). */
-static int save(const char *path)
-{
-    unsigned long n = qp_world_snapshot(&world, NULL, 0);
-    unsigned char *buf = malloc(n);
-    FILE *f = fopen(path, "wb");
-    int ok = buf && f && qp_world_snapshot(&world, buf, n) == n && fwrite(buf, 1, n, f) == n;
-    if (f && fclose(f) != 0) ok = 0;
-    free(buf);
-    if (!ok) fprintf(stderr, "ragdolls: cannot write %s\n", path);
-    return ok;
 }
 
 int main(int argc, char **argv)
@@ -70,7 +58,7 @@ int main(int argc, char **argv)
             dropped++;
         }
         qp_world_step(&world);
-        if (save_path && step == 90 && !save(save_path)) return 2;
+        if (save_path && step == 90 && !save_snapshot(&world, save_path, "ragdolls")) return 2;
         if (step % 60 == 59) {
             qp_world_stats st = qp_world_get_stats(&world);
             printf("t %2d s: %3d awake, top cube at y %.3f, worst joint gap %.2f mm\n", (step + 1) / 60, st.awake,

@@ -63,30 +63,30 @@ qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, con
     return xf;
 }
 
+/* Shape s's world box at its body's pose (x, r), grown by the contact margin. */
+static qp_aabb margin_box(const qp_world *w, int s, const qp_vec3 *x, const qp_rot3 *r)
+{
+    qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
+    qp_transform xf = qp__shape_world(w, s, x, r);
+    qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
+    box.lo = qp_v3_sub(box.lo, m);
+    box.hi = qp_v3_add(box.hi, m);
+    return box;
+}
+
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r)
 {
     const qp_body_state *b = &w->bodies[body];
-    qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
-    for (int i = 0; i < b->shape_count; i++) {
-        int s = b->shapes[i];
-        qp_transform xf = qp__shape_world(w, s, x, r);
-        qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
-        w->shapes[s].aabb.lo = qp_v3_sub(box.lo, m);
-        w->shapes[s].aabb.hi = qp_v3_add(box.hi, m);
-    }
+    for (int i = 0; i < b->shape_count; i++) w->shapes[b->shapes[i]].aabb = margin_box(w, b->shapes[i], x, r);
 }
 
 void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r)
 {
     const qp_body_state *b = &w->bodies[body];
-    qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
     for (int i = 0; i < b->shape_count; i++) {
-        int s = b->shapes[i];
-        qp_transform xf = qp__shape_world(w, s, x, r);
-        qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
-        qp_aabb *to = &w->shapes[s].aabb;
-        to->lo = qp_v3_min(to->lo, qp_v3_sub(box.lo, m));
-        to->hi = qp_v3_max(to->hi, qp_v3_add(box.hi, m));
+        qp_aabb box = margin_box(w, b->shapes[i], x, r), *to = &w->shapes[b->shapes[i]].aabb;
+        to->lo = qp_v3_min(to->lo, box.lo);
+        to->hi = qp_v3_max(to->hi, box.hi);
     }
 }
 

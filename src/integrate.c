@@ -37,21 +37,25 @@ void qp__apply_forces(qp_world *w)
     }
 }
 
-/* A kinematic body follows its own velocities (set by the user, never changed by the
- * step); past the bounds it freezes like a dynamic body. */
-static void move_kinematic(qp_world *w, int i, fix16_t dt)
+/* Move body i by v and omega for dt. Past the bounds it freezes: kept, flagged, never
+ * moved again (true then). */
+static bool advance(qp_world *w, int i, qp_vec3 v, qp_vec3 omega, fix16_t dt)
 {
     qp_body_state *b = &w->bodies[i];
-    b->x = qp_v3_mad(b->x, b->v, dt);
-    b->q = qp_quat_integrate(b->q, b->w, dt);
+    b->x = qp_v3_mad(b->x, v, dt);
+    b->q = qp_quat_integrate(b->q, omega, dt);
     qp__body_sync(b);
-    if (qp_v3_max_abs(b->x) > w->def.bounds) {
-        b->state |= QP_STATE_FROZEN;
-        b->flags |= QP_FLAG_OUT_OF_BOUNDS;
-        b->v = b->w = qp_v3_zero();
-    }
-    qp_rot3 r = qp__body_rot(b);
-    qp__body_update_aabbs(w, i, &b->x, &r);
+    if (qp_v3_max_abs(b->x) <= w->def.bounds) return false;
+    b->state |= QP_STATE_FROZEN;
+    b->flags |= QP_FLAG_OUT_OF_BOUNDS;
+    b->v = b->w = qp_v3_zero();
+    return true;
+}
+
+static void update_boxes(qp_world *w, int i)
+{
+    qp_rot3 r = qp__body_rot(&w->bodies[i]);
+    qp__body_update_aabbs(w, i, &w->bodies[i].x, &r);
 }
 
 void qp__integrate(qp_world *w)
@@ -61,7 +65,10 @@ void qp__integrate(qp_world *w)
         qp_body_state *b = &w->bodies[i];
         b->force = b->torque = qp_v3_zero();
         if (qp__body_drives(b)) {
-            move_kinematic(w, i, dt);
+            /* A kinematic body follows its own velocities (set by the user, never
+             * changed by the step); its boxes follow it (the predicted ones were its). */
+            advance(w, i, b->v, b->w, dt);
+            update_boxes(w, i);
             continue;
         }
         if (!qp__body_moves(b)) continue;
@@ -70,15 +77,6 @@ void qp__integrate(qp_world *w)
         const fix16_t *pv = w->pseudo_v[i];
         qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
-        b->x = qp_v3_mad(b->x, v, dt);
-        b->q = qp_quat_integrate(b->q, omega, dt);
-        qp__body_sync(b);
-        if (qp_v3_max_abs(b->x) > w->def.bounds) {
-            b->state |= QP_STATE_FROZEN;
-            b->flags |= QP_FLAG_OUT_OF_BOUNDS;
-            b->v = b->w = qp_v3_zero();
-            qp_rot3 r = qp__body_rot(b);
-            qp__body_update_aabbs(w, i, &b->x, &r);
-        }
+        if (advance(w, i, v, omega, dt)) update_boxes(w, i);
     }
 }
