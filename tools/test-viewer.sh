@@ -84,15 +84,32 @@ until xdotool getdisplaygeometry >/dev/null 2>&1; do
   sleep 0.1
 done
 
-"$out/qphys-viewer" tests/scenes/stack20.scene --size 640x480 --paused >"$d/viewer.out" 2>&1 &
-vpid=$!
-t=0
-until xdotool search --name "qphys viewer" >/dev/null 2>&1; do
-  t=$((t + 1))
-  if [ $t -gt 100 ] || ! kill -0 "$vpid" 2>/dev/null; then fail "the viewer window did not open: $(cat "$d/viewer.out")"; exit 1; fi
-  sleep 0.1
-done
-sleep 0.5
+# start_viewer ARGS...: the viewer on the X display, its window open, its output in
+# viewer.out, its pid in vpid. SDL is told to use X11: otherwise it can fall back to its
+# offscreen driver when its first connection fails, and the viewer refuses to run blind. A
+# loaded machine can refuse a first connection: up to three starts, a second apart.
+start_viewer() {
+  tries=0
+  while :; do
+    tries=$((tries + 1))
+    SDL_VIDEODRIVER=x11 "$out/qphys-viewer" "$@" >"$d/viewer.out" 2>&1 &
+    vpid=$!
+    t=0
+    until xdotool search --name "qphys viewer" >/dev/null 2>&1 || [ $t -gt 100 ] || ! kill -0 "$vpid" 2>/dev/null; do
+      t=$((t + 1))
+      sleep 0.1
+    done
+    xdotool search --name "qphys viewer" >/dev/null 2>&1 && break
+    kill "$vpid" 2>/dev/null
+    wait "$vpid" 2>/dev/null
+    if [ $tries -ge 3 ]; then fail "the viewer window did not open (3 starts): $(cat "$d/viewer.out")"; exit 1; fi
+    echo "viewer: start $tries did not open a window: $(tail -n 1 "$d/viewer.out")"
+    sleep 1
+  done
+  sleep 0.5
+}
+
+start_viewer tests/scenes/stack20.scene --size 640x480 --paused
 
 # shot NAME: the screen as an X window dump.
 shot() { xwd -root -silent >"$d/$1.xwd"; }
@@ -169,10 +186,7 @@ vpid=""
 
 # The viewer opens a snapshot where it was saved.
 if [ -f "$d/s120.qps" ]; then
-  "$out/qphys-viewer" "$d/s120.qps" --size 320x240 --paused >"$d/viewer.out" 2>&1 &
-  vpid=$!
-  t=0
-  until [ "$(xdotool search --name "qphys viewer" 2>/dev/null | wc -l)" -gt 0 ] || [ $t -gt 100 ]; do t=$((t + 1)); sleep 0.1; done
+  start_viewer "$d/s120.qps" --size 320x240 --paused
   xdotool key q
   wait "$vpid"
   vpid=""
@@ -183,15 +197,7 @@ fi
 
 # Pull a body: press the left button on a cube of the sleeping stack, move the cursor to the
 # right and step: the cube follows the cursor out of the stack.
-"$out/qphys-viewer" tests/scenes/stack20.scene --size 640x480 --steps 70 --paused >"$d/viewer.out" 2>&1 &
-vpid=$!
-t=0
-until [ "$(xdotool search --name "qphys viewer" 2>/dev/null | wc -l)" -gt 0 ]; do
-  t=$((t + 1))
-  if [ $t -gt 100 ] || ! kill -0 "$vpid" 2>/dev/null; then fail "the viewer window did not open again"; exit 1; fi
-  sleep 0.1
-done
-sleep 0.5
+start_viewer tests/scenes/stack20.scene --size 640x480 --steps 70 --paused
 shot pull0
 at_cursor0=$(count "$d/pull0.xwd" 430 270 490 330 warm)
 xdotool mousemove 320 300 mousedown 1 sleep 0.2 mousemove 380 300 sleep 0.2 mousemove 460 300 sleep 0.3
