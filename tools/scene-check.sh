@@ -229,19 +229,28 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
     fi
     sc_run_boards="$sc_run_boards $sc_b"
   done
+  # Each board's images in its own folder, so boards build side by side, JOBS at a time.
+  sc_nb=0
   for sc_b in $sc_run_boards; do
-    for sc_n in $sc_board_scenes; do
-      case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+    (
       mkdir -p "$sc_out/$sc_b"
-      sc_o=$sc_out/$sc_b/$sc_n.hashes
-      rm -f "$sc_o.rc" "$sc_o.cmd"
-      if sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$(sc_steps_on "$sc_n" 1)" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
-        echo "$sc_o" >>"$sc_blist"
-      else
-        echo "board build failed" >"$sc_o.err"; echo 2 >"$sc_o.rc"; cat "$sc_out/$sc_b/$sc_n.build.log" >>"$sc_o.err"
-      fi
-    done
+      : >"$sc_out/$sc_b/runs.txt"
+      for sc_n in $sc_board_scenes; do
+        case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+        sc_o=$sc_out/$sc_b/$sc_n.hashes
+        rm -f "$sc_o.rc" "$sc_o.cmd"
+        if sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$(sc_steps_on "$sc_n" 1)" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
+          echo "$sc_o" >>"$sc_out/$sc_b/runs.txt"
+        else
+          echo "board build failed" >"$sc_o.err"; echo 2 >"$sc_o.rc"; cat "$sc_out/$sc_b/$sc_n.build.log" >>"$sc_o.err"
+        fi
+      done
+    ) &
+    sc_nb=$((sc_nb + 1))
+    [ $((sc_nb % sc_jobs)) = 0 ] && wait
   done
+  wait
+  for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt" >>"$sc_blist"; done
   xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
   for sc_b in $sc_run_boards; do
     for sc_n in $sc_board_scenes; do
