@@ -125,7 +125,7 @@ if [ $host_only -eq 0 ]; then
       dir=$out/$name
       mkdir -p "$dir"
       # shellcheck disable=SC2086
-      if make -s --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
+      if make -s -j"${JOBS:-2}" --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
         if [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ]; then
           echo "BUILD ONLY board $name: built, not run (no QEMU model: BOARD_RUN = none)"
           continue

@@ -8,7 +8,7 @@ failed=0
 for src in tests/fuzz/fuzz_*.c; do
   t=$(basename "$src" .c | sed 's/^fuzz_//')
   bin=build/fuzz/replay_$t
-  if ! make -s "$bin" >"build/fuzz-replay-$t.log" 2>&1; then
+  if ! make -s -j"${JOBS:-2}" "$bin" >"build/fuzz-replay-$t.log" 2>&1; then
     echo "FAIL fuzz target $t: build"; tail -20 "build/fuzz-replay-$t.log"; failed=1; continue
   fi
   n=$(ls "tests/fuzz/corpus/$t" | wc -l)

@@ -27,7 +27,7 @@ for scene in tests/scenes/stack20.scene tests/scenes/slope.scene tests/scenes/bo
              tests/scenes/door.scene tests/scenes/rope.scene tests/scenes/platform.scene; do
   n=$(basename "$scene" .scene)
   sh tools/embed-scene.sh "$scene" "$steps" "$gen/scene_data.h" || exit 2
-  make -s BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+  make -s -j"${JOBS:-2}" BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" board >"$out/$n.build" 2>&1 ||
     { echo "FAIL $n: build"; tail -20 "$out/$n.build"; failed=1; continue; }
   cp "build/$board/scene.elf" "$out/$n.elf"
