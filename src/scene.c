@@ -747,59 +747,46 @@ qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len)
 
 int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
 {
-    while (r->pos < r->len) {
-        const char *s = r->text + r->pos;
-        unsigned long rest = r->len - r->pos, n = 0, content;
-        while (n < rest && s[n] != '\n') n++;
-        r->pos += n < rest ? n + 1 : n;
-        r->line++;
-        /* The content ends at the first '#' (comment). */
-        for (content = 0; content < n && s[content] != '#'; content++) {}
-        lexer lx = { s, content, 0, r->line, err };
-        token t;
-        bool bad;
-        if (!next_token(&lx, &t, &bad)) {
-            if (bad) return -1;
-            continue; /* blank or comment-only line */
-        }
-        item->line = r->line;
-        item->at = t.at;
-        bool ok;
-        if (tok_is(&lx, &t, "world")) {
-            item->kind = QP_SCENE_WORLD;
-            ok = parse_world(&lx, &item->u.world);
-        } else if (tok_is(&lx, &t, "plane") || tok_is(&lx, &t, "box") || tok_is(&lx, &t, "sphere") ||
-                   tok_is(&lx, &t, "capsule")) {
-            qp_shape_type type = tok_is(&lx, &t, "plane")    ? QP_SHAPE_PLANE
-                                 : tok_is(&lx, &t, "box")    ? QP_SHAPE_BOX
-                                 : tok_is(&lx, &t, "sphere") ? QP_SHAPE_SPHERE
-                                                             : QP_SHAPE_CAPSULE;
-            item->kind = QP_SCENE_BODY;
-            ok = parse_body(&lx, type, t.at, &item->u.body, false, 0);
-        } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge")) {
-            bool hinge = tok_is(&lx, &t, "hinge");
-            item->kind = hinge ? QP_SCENE_HINGE : QP_SCENE_BALL;
-            ok = parse_joint(&lx, hinge, &item->u.joint);
-        } else if (tok_is(&lx, &t, "compound")) {
-            item->kind = QP_SCENE_BODY;
-            ok = parse_compound(r, &lx, t.at, &item->u.body, err);
-        } else if (tok_is(&lx, &t, "part") || tok_is(&lx, &t, "end")) {
-            ok = fail(&lx, t.at, tok_is(&lx, &t, "part") ? "'part' outside a compound (parts follow 'compound pos X Y Z')"
-                                                          : "'end' without an open compound");
-        } else if (tok_is(&lx, &t, "distance")) {
-            item->kind = QP_SCENE_DISTANCE;
-            ok = parse_distance(&lx, &item->u.joint);
-        } else {
-            ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge "
-                                 "or distance");
-        }
-        if (!ok) {
-            r->pos = r->len; /* stop */
-            return -1;
-        }
-        return 1;
+    lexer lx;
+    token t;
+    int got = read_line(r, &lx, &t, err);   /* blank and comment-only lines skipped */
+    if (got <= 0) return got;
+    item->line = r->line;
+    item->at = t.at;
+    bool ok;
+    if (tok_is(&lx, &t, "world")) {
+        item->kind = QP_SCENE_WORLD;
+        ok = parse_world(&lx, &item->u.world);
+    } else if (tok_is(&lx, &t, "plane") || tok_is(&lx, &t, "box") || tok_is(&lx, &t, "sphere") ||
+               tok_is(&lx, &t, "capsule")) {
+        qp_shape_type type = tok_is(&lx, &t, "plane")    ? QP_SHAPE_PLANE
+                             : tok_is(&lx, &t, "box")    ? QP_SHAPE_BOX
+                             : tok_is(&lx, &t, "sphere") ? QP_SHAPE_SPHERE
+                                                         : QP_SHAPE_CAPSULE;
+        item->kind = QP_SCENE_BODY;
+        ok = parse_body(&lx, type, t.at, &item->u.body, false, 0);
+    } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge")) {
+        bool hinge = tok_is(&lx, &t, "hinge");
+        item->kind = hinge ? QP_SCENE_HINGE : QP_SCENE_BALL;
+        ok = parse_joint(&lx, hinge, &item->u.joint);
+    } else if (tok_is(&lx, &t, "compound")) {
+        item->kind = QP_SCENE_BODY;
+        ok = parse_compound(r, &lx, t.at, &item->u.body, err);
+    } else if (tok_is(&lx, &t, "part") || tok_is(&lx, &t, "end")) {
+        ok = fail(&lx, t.at, tok_is(&lx, &t, "part") ? "'part' outside a compound (parts follow 'compound pos X Y Z')"
+                                                      : "'end' without an open compound");
+    } else if (tok_is(&lx, &t, "distance")) {
+        item->kind = QP_SCENE_DISTANCE;
+        ok = parse_distance(&lx, &item->u.joint);
+    } else {
+        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge "
+                             "or distance");
     }
-    return 0;
+    if (!ok) {
+        r->pos = r->len; /* stop */
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- whole scenes ------------------------------------------------------------------ */
