@@ -14,7 +14,7 @@
 #include "solver.h"
 
 /* Tangential drift between the anchors of a sticking contact, pulled back. */
-static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move)
+static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move, bool pinned)
 {
     if (c->flags & QP_CONTACT_SLIDING) return false;
     QP__COUNT(pen_anchor, 2);
@@ -35,10 +35,10 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     fix16_t bound = qp__mul(r->static_friction, qp__sat32(jn_sum));
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     fix16_t *total[2] = { &c->st1, &c->st2 };
-    const fix16_t *mass = r->mt;
     for (int i = 0; i < 2; i++) {
         fix16_t target = targets[i];
-        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__row_speed(&v, r, i)), mass[i]);
+        fix16_t m = pinned ? qp__row_mass_pinned(w, c, r, i, move) : r->mt[i];
+        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__row_speed(&v, r, i)), m);
         fix16_t want = qp__sat32((int64_t)*total[i] + j);
         if (want > bound) want = bound;
         if (want < -bound) want = -bound;
@@ -55,7 +55,16 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
 static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 {
     int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) | (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
+    /* A lighter body under a heavier one (across contact-graph levels) is
+     * pinned, as in the shock pass: between unequal masses a split impulse
+     * moves the light body almost all the way, into what holds it (a 1 kg box
+     * a car presses against a wall, a light cube under a heavy one). */
+    int pin = qp__shock_movable(w, c);
+    int lower = qp__contact_lower(w, c);
+    bool light_below = lower >= 0 && w->bodies[lower].inv_mass > w->bodies[lower == c->a ? c->b : c->a].inv_mass;
+    if (light_below) move &= pin;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    bool pinned = move != qp__movable(w, c);
     bool any = false;
     fix16_t dt = w->def.dt;
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
@@ -68,7 +77,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
         fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
         fix16_t target = qp__div(qp__mul(w->def.penetration_rate, excess), dt);
         if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-        fix16_t m = move == qp__movable(w, c) ? r->mn[k] : qp__point_mass(w, c, r, k, move);
+        fix16_t m = !pinned ? r->mn[k] : move == pin ? qp__point_mass_pinned(w, c, r, k, move) : qp__point_mass(w, c, r, k, move);
         fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
         fix16_t total = qp__sat32((int64_t)p->jp + j);
         if (total < 0) total = 0;
@@ -76,7 +85,9 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
         any |= total != p->jp;
         p->jp = total;
     }
-    if (move == qp__movable(w, c)) any |= hold_anchors(w, c, r, move);
+    /* Anchors pull back with both sides moving, or the light one pinned (not
+     * against a sleeper: it does not move, and its contact's masses are not kept). */
+    if (!pinned || (light_below && move == pin)) any |= hold_anchors(w, c, r, move, pinned);
     return any;
 }
 

@@ -36,9 +36,11 @@ static void reset_boxes(qp_body_state *b)
     b->still_steps = 0;
 }
 
+/* The box's diagonal: how far apart two of the point's positions can be (a
+ * point that moved 1 cm obliquely has a box under 1 cm on every side). */
 static fix16_t box_size(const qp_aabb *a)
 {
-    return qp_v3_max_abs(qp_v3_sub(a->hi, a->lo));
+    return qp_v3_len(qp_v3_sub(a->hi, a->lo));
 }
 
 static void wake_one(qp_world *w, int i)

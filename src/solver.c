@@ -283,7 +283,7 @@ fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_c
 }
 
 /* row_mass for the shock pass's sides (see qp__point_mass_pinned). */
-static fix16_t row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
+fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
 #if !QP_CFG_LOW_RAM
     (void)w, (void)c, (void)move;
@@ -339,9 +339,9 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
 {
-    fix16_t m1 = pinned ? row_mass_pinned(w, c, r, 0, move) : r->mt[0];
-    fix16_t m2 = pinned ? row_mass_pinned(w, c, r, 1, move) : r->mt[1];
-    fix16_t mw = pinned ? row_mass_pinned(w, c, r, 2, move) : r->mt[2];
+    fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
+    fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
+    fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
         qp__sat32((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
         qp__sat32((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),

@@ -64,6 +64,7 @@ int qp__shock_movable(const qp_world *w, const qp_contact *c);
 /* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
  * the rows (computed once per step), or computed (QP_CFG_LOW_RAM). */
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
+fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
 /* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
 

@@ -14,7 +14,8 @@ enum {
     QP_STATE_DYNAMIC = 1u << 1,
     QP_STATE_ASLEEP  = 1u << 2,
     QP_STATE_FROZEN  = 1u << 3,  /* out of bounds: kept but never moved again */
-    QP_STATE_KINEMATIC = 1u << 4 /* moved by its own velocities only (never with DYNAMIC) */
+    QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
+    QP_STATE_JOINED  = 1u << 5   /* scratch inside the shock pass only: a joint holds it */
 };
 
 typedef struct {
