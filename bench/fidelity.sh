@@ -37,10 +37,14 @@ for f in bench/fidelity/*.scene; do
 done
 rm -f "$raw/trace"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
-git diff --quiet HEAD -- src include 2>/dev/null || commit="$commit (with uncommitted changes in src/ or include/)"
+# The engine measured: the last commit that changed src/ or include/ (and HEAD, if later).
+core=$(git log -1 --format=%h -- src include 2>/dev/null || echo '?')
+head=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+at="qphys at commit $core"
+[ "$core" = "$head" ] || at="$at (the last change to src/ and include/; HEAD $head)"
+git diff --quiet HEAD -- src include 2>/dev/null || at="$at with uncommitted changes in src/ or include/"
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
-printf 'Measured at commit %s, %s; qphys and Bullet %s (single precision, btSequentialImpulseConstraintSolver),\n' \
-  "$commit" "$(date -u +%Y-%m-%d)" "$bullet_v"
-printf '60 Hz, 10 iterations, on the same scene files (bench/fidelity/). Regenerate: make fidelity.\n\n'
+printf 'Measured %s: %s, and Bullet %s (single precision, btSequentialImpulseConstraintSolver),\n' \
+  "$(date -u +%Y-%m-%d)" "$at" "$bullet_v"
+printf 'at 60 Hz and 10 iterations on the same scene files (bench/fidelity/). Regenerate: make fidelity.\n\n'
 awk -v bv="$bullet_v" -f bench/fidelity/table.awk "$raw/summary.txt" bench/fidelity/cases.txt
