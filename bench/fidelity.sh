@@ -4,7 +4,8 @@
 # 3.24 on the same scene files (bench/fidelity/*.scene), measured from each engine's per-step
 # trace by the same program (bench/fidelity/summary.awk), printed as one markdown table on stdout.
 # qphys: build/bench/fidelity_qphys (qp_scene_load, qp_world_step). Bullet: bullet_bench --file,
-# the bench's peer, reading the file through qphys's scene reader (bench/fidelity_scene.h).
+# the bench's peer, reading the file through qphys's scene reader (bench/fidelity_scene.h), as
+# Bullet runs by default and again with its opt-in continuous collision (--ccd) on every body.
 # Each scene runs 600 steps (10 s at 60 Hz) unless it says "# fidelity: steps N".
 # Takes about half a minute. FIDELITY_RAW=DIR keeps the traces' summaries there.
 set -eu
@@ -29,11 +30,13 @@ for f in bench/fidelity/*.scene; do
   else
     printf 'fidelity: qphys could not run %s\n' "$name" >&2
   fi
-  if ./build/bench/bullet_bench --file "$f" --steps "$steps" > "$raw/trace"; then
-    awk -v engine=bullet -v file="$name" -f bench/fidelity/summary.awk "$raw/trace" >> "$raw/summary.txt"
-  else
-    printf 'fidelity: Bullet could not run %s\n' "$name" >&2
-  fi
+  for ccd in "" --ccd; do
+    if ./build/bench/bullet_bench --file "$f" --steps "$steps" $ccd > "$raw/trace"; then
+      awk -v engine="bullet${ccd#--}" -v file="$name" -f bench/fidelity/summary.awk "$raw/trace" >> "$raw/summary.txt"
+    else
+      printf 'fidelity: Bullet %s could not run %s\n' "$ccd" "$name" >&2
+    fi
+  done
 done
 rm -f "$raw/trace"
 

@@ -91,9 +91,9 @@ NR == FNR {
   pat = trim(c[3]); gsub(/\./, "\\.", pat); gsub(/\*/, ".*", pat); pat = "^" pat "$"
   split(trim(c[4]), m, " ")
   if (!header++) {
-    print "| case | measure | qphys | Bullet " bv " | target (issue 15) |"
-    print "|---|---|---|---|---|"
+    print "| case | measure | qphys | Bullet " bv " | Bullet + CCD | target (issue 15) |"
+    print "|---|---|---|---|---|---|"
   }
-  printf "| %s | %s | %s | %s | %s |\n", trim(c[1]), trim(c[2]), cell("qphys", pat, m[1], m[2], m[3]), \
-         cell("bullet", pat, m[1], m[2], m[3]), trim(c[5])
+  printf "| %s | %s | %s | %s | %s | %s |\n", trim(c[1]), trim(c[2]), cell("qphys", pat, m[1], m[2], m[3]), \
+         cell("bullet", pat, m[1], m[2], m[3]), cell("bulletccd", pat, m[1], m[2], m[3]), trim(c[5])
 }

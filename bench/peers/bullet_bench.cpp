@@ -11,7 +11,7 @@
  * (0.8 m/s, 1 rad/s, 2 s).
  *
  *   bullet_bench [--steps N] [--repeat R] [--scene NAME]...
- *   bullet_bench --file SCENE [--steps N]
+ *   bullet_bench --file SCENE [--steps N] [--ccd]
  *
  * --file: the fidelity table's side (bench/fidelity.sh): SCENE (docs/scene-format.md) read by
  * qphys's own scene reader (bench/fidelity_scene.h), built in Bullet, stepped N times
@@ -20,6 +20,8 @@
  * restitution threshold 0.2 m/s), but pairs combine their materials as qphys does:
  * friction sqrt(a b), restitution max(a, b). sleep off = DISABLE_DEACTIVATION on every
  * body; sleep on = Bullet's own deactivation (0.8 m/s, 1 rad/s for 2 s: not qphys's rule).
+ * --ccd: Bullet's opt-in continuous collision on every dynamic body, set as its CCD demo does:
+ * motion threshold = the shape's smallest half size, swept sphere radius = 0.9 of it.
  */
 #include <btBulletDynamicsCommon.h>
 
@@ -135,6 +137,7 @@ void destroy()
 
 fid_scene scene;
 btRigidBody *file_bodies[FID_MAX_BODIES];
+bool file_ccd;
 btCollisionShape *file_shapes[FID_MAX_BODIES];
 
 btScalar qphys_friction(const btCollisionObject *a, const btCollisionObject *b)
@@ -187,6 +190,12 @@ void build_file(void)
             b->setLinearVelocity(btVector3(btScalar(d.vel[0]), btScalar(d.vel[1]), btScalar(d.vel[2])));
             b->setAngularVelocity(btVector3(btScalar(d.spin[0]), btScalar(d.spin[1]), btScalar(d.spin[2])));
         }
+        if (file_ccd && d.type == QP_BODY_DYNAMIC) {
+            double r = d.size[0];
+            if (d.shape == QP_SHAPE_BOX) r = btMin(d.size[0], btMin(d.size[1], d.size[2]));
+            b->setCcdMotionThreshold(btScalar(r));
+            b->setCcdSweptSphereRadius(btScalar(0.9 * r));
+        }
         if (d.type == QP_BODY_KINEMATIC || !scene.sleep) b->setActivationState(DISABLE_DEACTIVATION);
         else if (d.asleep) b->setActivationState(ISLAND_SLEEPING);
         world->addRigidBody(b);
@@ -226,9 +235,10 @@ int file_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--file") && i + 1 < argc) path = argv[++i];
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atol(argv[++i]);
-        else { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N]\n"); return 2; }
+        else if (!strcmp(argv[i], "--ccd")) file_ccd = true;
+        else { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
     }
-    if (!path || steps < 0 || steps > 1000000) { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N]\n"); return 2; }
+    if (!path || steps < 0 || steps > 1000000) { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
     unsigned long len = 0;
     char *text = fid_slurp(path, &len);
     if (!text || fid_read(path, text, len, &scene) != 0) return 2;
