@@ -3,6 +3,7 @@
 #   make run        build and run the main demo on the host (pyramid20 through the qphys command)
 #   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
 #   make bench      benchmarks (host and emulated Cortex-M4)
+#   make fidelity   the README's fidelity table: qphys beside Bullet on bench/fidelity/*.scene
 #   make BOARD=x [run|size|scene]   see boards/ and README.md
 include mk/common.mk
 # Benchmarks: host runs and the board app (make BOARD=qemu-mps2-an386 APP=bench).
@@ -29,6 +30,7 @@ PORT_SRCS    := $(sort $(wildcard port/host/*.c)) port/qp_fmt.c
 PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 
+.PHONY: fidelity
 .PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
 all: $(LIB) $(OUT)/probe
 
@@ -128,6 +130,9 @@ golden: all
 
 bench: | $(DEPS_STAMP)
 	@sh bench/run.sh
+
+fidelity: | $(DEPS_STAMP)
+	@sh bench/fidelity.sh
 
 clean:
 	rm -rf build/host* build/guard build/test-* build/lib $(patsubst boards/%/board.mk,build/%,$(wildcard boards/*/board.mk))

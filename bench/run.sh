@@ -11,6 +11,7 @@
 #   BENCH_LOWRAM=0   skip the Cortex-M4 run of the low-RAM layout (QP_CFG_LOW_RAM, the micro:bit's)
 #   BENCH_COUNT=0    skip the Cortex-M4 run of the counting variant (rows per pass, QP_BENCH_COUNT)
 #   BENCH_HOST=0     skip the host part
+#   BENCH_FIDELITY=0 skip the fidelity table at the end (bench/fidelity.sh, make fidelity; ~15 s)
 # Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
@@ -299,4 +300,10 @@ if grep -q '^qphys-rays' "$raw/qphys.txt"; then
   awk '/^qphys-rays/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
        printf "%-10s %5s %6s %6s %10s %10s %8s %5s\n", F["scene"], F["step"], F["rays"], F["hits"], F["brute_us"], F["pruned_us"], F["speedup"], F["same"] }' \
     "$raw/qphys.txt"
+fi
+
+# The fidelity table (bench/fidelity.sh): qphys beside Bullet at the edges of issue 15.
+if [ "${BENCH_HOST:-1}" != 0 ] && [ "${BENCH_FIDELITY:-1}" != 0 ]; then
+  printf '\n== Fidelity at the edges, qphys beside Bullet on the same scene files (make fidelity)\n\n'
+  sh bench/fidelity.sh || say "bench: the fidelity table failed"
 fi

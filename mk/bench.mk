@@ -6,6 +6,8 @@
 #   make bench                                   bench/run.sh: build, run, print the tables
 #   make -f mk/bench.mk bench-build              the host programs in build/bench/:
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet)
+#   make fidelity                                bench/fidelity.sh: the fidelity table, qphys and
+#       Bullet on the scene files of bench/fidelity/ (build/bench/fidelity_qphys, bullet_bench --file)
 #   make BOARD=qemu-mps2-an386 APP=bench [run]   the Cortex-M app (bench/bench_target.c)
 #
 # The peers need libode-dev and libbullet-dev (and g++, pkg-config): bench/deps.sh
@@ -31,7 +33,7 @@ BENCH_OPT   ?= -O2
 BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(FIXMATH_FLAGS)
 
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
-bench-build: bench-host bench-peers
+bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
 bench-host: $(BENCH_OUT)/bench_host
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
@@ -47,13 +49,18 @@ $(BENCH_OUT)/obj/%.o: bench/%.c
 $(BENCH_OUT)/bench_host: $(BENCH_HOST_OBJS) $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $(BENCH_HOST_OBJS) $(BENCH_LIB) -o $@
 
+$(BENCH_OUT)/fidelity_qphys: $(BENCH_OUT)/obj/fidelity_qphys.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
+
 $(BENCH_OUT)/ode_bench: bench/peers/ode_bench.c bench/peers/peer_common.h | bench-deps
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_OPT) -std=c11 -Wall -Wextra $$(pkg-config --cflags ode) $< -o $@ $$(pkg-config --libs ode) -lm
 
-$(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.h | bench-deps
+# It reads scene files (--file) with qphys's reader, so it links libqphys.a.
+$(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.h bench/fidelity_scene.h $(BENCH_LIB) | bench-deps
 	@mkdir -p $(dir $@)
-	$(BENCH_CXX) $(BENCH_OPT) -Wall -Wextra $$(pkg-config --cflags bullet) $< -o $@ $$(pkg-config --libs bullet) -lm
+	$(BENCH_CXX) $(BENCH_OPT) -Wall -Wextra $(CORE_INC) -Ibench $(FIXMATH_FLAGS) $$(pkg-config --cflags bullet) $< -o $@ \
+	  $(BENCH_LIB) $$(pkg-config --libs bullet) -lm
 
 # The Cortex-M image, with the app's sources given on the command line so that it
 # builds whether or not the Makefile includes this file before mk/board.mk.
@@ -69,7 +76,7 @@ $(BENCH_LIB): bench-lib-force
 	@$(MAKE) --no-print-directory -f Makefile $@
 endif
 
--include $(BENCH_HOST_OBJS:.o=.d)
+-include $(BENCH_HOST_OBJS:.o=.d) $(BENCH_OUT)/obj/fidelity_qphys.d
 endif
 
 # Included early, this file must not make its first target the Makefile's default goal.

@@ -11,10 +11,22 @@
  * (0.8 m/s, 1 rad/s, 2 s).
  *
  *   bullet_bench [--steps N] [--repeat R] [--scene NAME]...
+ *   bullet_bench --file SCENE [--steps N] [--ccd]
+ *
+ * --file: the fidelity table's side (bench/fidelity.sh): SCENE (docs/scene-format.md) read by
+ * qphys's own scene reader (bench/fidelity_scene.h), built in Bullet, stepped N times
+ * (default 600) at the file's hz and iterations, and traced in the format qphys's tracer
+ * (bench/fidelity_qphys.c) prints. Bullet's defaults otherwise (split impulse, ERP, no CCD,
+ * restitution threshold 0.2 m/s), but pairs combine their materials as qphys does:
+ * friction sqrt(a b), restitution max(a, b). sleep off = DISABLE_DEACTIVATION on every
+ * body; sleep on = Bullet's own deactivation (0.8 m/s, 1 rad/s for 2 s: not qphys's rule).
+ * --ccd: Bullet's opt-in continuous collision on every dynamic body, set as its CCD demo does:
+ * motion threshold = the shape's smallest half size, swept sphere radius = 0.9 of it.
  */
 #include <btBulletDynamicsCommon.h>
 
 #include "peer_common.h"
+#include "fidelity_scene.h"
 
 namespace {
 
@@ -121,10 +133,134 @@ void destroy()
     delete config;
 }
 
+// ---- a scene file, for the fidelity table ---------------------------------------------
+
+fid_scene scene;
+btRigidBody *file_bodies[FID_MAX_BODIES];
+bool file_ccd;
+btCollisionShape *file_shapes[FID_MAX_BODIES];
+
+btScalar qphys_friction(const btCollisionObject *a, const btCollisionObject *b)
+{
+    return btSqrt(a->getFriction() * b->getFriction());
+}
+
+btScalar qphys_restitution(const btCollisionObject *a, const btCollisionObject *b)
+{
+    return btMax(a->getRestitution(), b->getRestitution());
+}
+
+void build_file(void)
+{
+    gCalculateCombinedFrictionCallback = qphys_friction;
+    gCalculateCombinedRestitutionCallback = qphys_restitution;
+    config = new btDefaultCollisionConfiguration();
+    dispatcher = new btCollisionDispatcher(config);
+    broadphase = new btDbvtBroadphase();
+    solver = new btSequentialImpulseConstraintSolver();
+    world = new btDiscreteDynamicsWorld(dispatcher, broadphase, solver, config);
+    world->setGravity(btVector3(btScalar(scene.gravity[0]), btScalar(scene.gravity[1]), btScalar(scene.gravity[2])));
+    world->getSolverInfo().m_numIterations = scene.iterations;
+    for (int i = 0; i < scene.count; i++) {
+        const fid_body &d = scene.body[i];
+        btCollisionShape *shape;
+        if (d.shape == QP_SHAPE_BOX)
+            shape = new btBoxShape(btVector3(btScalar(d.size[0]), btScalar(d.size[1]), btScalar(d.size[2])));
+        else if (d.shape == QP_SHAPE_SPHERE)
+            shape = new btSphereShape(btScalar(d.size[0]));
+        else if (d.shape == QP_SHAPE_CAPSULE)
+            shape = new btCapsuleShape(btScalar(d.size[0]), btScalar(2 * d.size[1]));
+        else
+            shape = new btStaticPlaneShape(btVector3(btScalar(d.size[0]), btScalar(d.size[1]), btScalar(d.size[2])),
+                                           btScalar(d.size[3]));
+        file_shapes[i] = shape;
+        btTransform t;
+        t.setIdentity();
+        t.setOrigin(btVector3(btScalar(d.pos[0]), btScalar(d.pos[1]), btScalar(d.pos[2])));
+        t.setRotation(btQuaternion(btScalar(d.quat[1]), btScalar(d.quat[2]), btScalar(d.quat[3]), btScalar(d.quat[0])));
+        btScalar mass = d.type == QP_BODY_DYNAMIC ? btScalar(d.mass) : btScalar(0);
+        btVector3 inertia(0, 0, 0);
+        if (mass > 0) shape->calculateLocalInertia(mass, inertia);
+        btRigidBody::btRigidBodyConstructionInfo info(mass, new btDefaultMotionState(t), shape, inertia);
+        info.m_friction = btScalar(d.friction);
+        info.m_restitution = btScalar(d.restitution);
+        btRigidBody *b = new btRigidBody(info);
+        if (d.type == QP_BODY_KINEMATIC) b->setCollisionFlags(b->getCollisionFlags() | btCollisionObject::CF_KINEMATIC_OBJECT);
+        if (d.type != QP_BODY_STATIC) {
+            b->setLinearVelocity(btVector3(btScalar(d.vel[0]), btScalar(d.vel[1]), btScalar(d.vel[2])));
+            b->setAngularVelocity(btVector3(btScalar(d.spin[0]), btScalar(d.spin[1]), btScalar(d.spin[2])));
+        }
+        if (file_ccd && d.type == QP_BODY_DYNAMIC) {
+            double r = d.size[0];
+            if (d.shape == QP_SHAPE_BOX) r = btMin(d.size[0], btMin(d.size[1], d.size[2]));
+            b->setCcdMotionThreshold(btScalar(r));
+            b->setCcdSweptSphereRadius(btScalar(0.9 * r));
+        }
+        if (d.type == QP_BODY_KINEMATIC || !scene.sleep) b->setActivationState(DISABLE_DEACTIVATION);
+        else if (d.asleep) b->setActivationState(ISLAND_SLEEPING);
+        world->addRigidBody(b);
+        file_bodies[i] = b;
+    }
+}
+
+// Kinematic bodies move with their velocities: Bullet reads their pose from the motion state.
+void move_kinematic(btScalar dt)
+{
+    for (int i = 0; i < scene.count; i++) {
+        if (scene.body[i].type != QP_BODY_KINEMATIC) continue;
+        btRigidBody *b = file_bodies[i];
+        btTransform t;
+        btTransformUtil::integrateTransform(b->getWorldTransform(), b->getLinearVelocity(), b->getAngularVelocity(), dt, t);
+        b->getMotionState()->setWorldTransform(t);
+    }
+}
+
+void trace_file(long step)
+{
+    for (int i = 0; i < scene.count; i++) {
+        const btRigidBody *b = file_bodies[i];
+        const btVector3 &x = b->getCenterOfMassPosition(), &v = b->getLinearVelocity(), &w = b->getAngularVelocity();
+        btQuaternion q = b->getOrientation();
+        double p[3] = { x.x(), x.y(), x.z() }, qd[4] = { q.w(), q.x(), q.y(), q.z() };
+        double vd[3] = { v.x(), v.y(), v.z() }, wd[3] = { w.x(), w.y(), w.z() };
+        int sleeping = scene.body[i].type == QP_BODY_DYNAMIC && b->getActivationState() == ISLAND_SLEEPING;
+        fid_print_body(step, i, p, qd, vd, wd, sleeping, 0u);
+    }
+}
+
+int file_main(int argc, char **argv)
+{
+    const char *path = NULL;
+    long steps = 600;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--file") && i + 1 < argc) path = argv[++i];
+        else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--ccd")) file_ccd = true;
+        else { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
+    }
+    if (!path || steps < 0 || steps > 1000000) { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
+    unsigned long len = 0;
+    char *text = fid_slurp(path, &len);
+    if (!text || fid_read(path, text, len, &scene) != 0) return 2;
+    free(text);
+    build_file();
+    fid_print_header(&scene);
+    trace_file(0);
+    btScalar dt = btScalar(1.0 / scene.hz);
+    for (long s = 1; s <= steps; s++) {
+        move_kinematic(dt);
+        world->stepSimulation(dt, 0);
+        trace_file(s);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--file")) return file_main(argc, argv);
     static const peer_ops ops = { "bullet", 1, build, step, position, asleep, counts, destroy };
     return peer_main(&ops, argc, argv);
 }
