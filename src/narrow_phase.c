@@ -93,6 +93,10 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
         }
         if (from[k] >= 0) taken[from[k]] = true;
     }
+    /* One point before and after along the same normal: the contact point of
+     * two edges that are nearly parallel slides far along them for a tiny
+     * turn, and gets new feature ids; it is the same support, not a lifted one. */
+    if (c->count == 1 && old->count == 1 && from[0] < 0 && qp_v3_dot_q30(c->n, old->n) > QP_FRAC(99, 100)) from[0] = 0;
     for (int k = 0; k < c->count; k++)
         if (from[k] >= 0) c->p[k].jn = old->jn[from[k]];
     /* Changed: a point that carried a real share of the load has no

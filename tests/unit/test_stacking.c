@@ -115,16 +115,15 @@ static qp_body_id build_tilted(int n, uint32_t seed)
 
 #define COLUMNS 16
 
-/* 16 columns of 20, 10 s each way. The issue asks: without sleep every top
- * within 3 cm, with sleep all asleep by step 180 and the top within 2 cm.
- * Not all of it holds yet (README, known limits): the asserts guard what was
- * gained (before: tops 5-82 cm without sleep, 1 of 16 within 3 cm; 6 of 16
- * asleep by step 180, 6 never at rest), and the figures are printed. */
+/* 16 columns of 20, 10 s each way, as the issue asks: without sleep every
+ * top within 3 cm, with sleep all asleep by step 180 and every top within
+ * 2 cm. (Before: tops 5-82 cm without sleep, 1 of 16 within 3 cm; 6 of 16
+ * asleep by step 180, 6 never at rest.) */
 static void test_tilted_columns(void **st)
 {
     (void)st;
-    double worst_off = 0;
-    int slept = 0, slept_at_all = 0, within_2cm = 0, off_within_3cm = 0;
+    double worst_off = 0, worst_on = 0;
+    int last_asleep = 0;
     for (uint32_t seed = 1; seed <= COLUMNS; seed++) {
         for (int sleep = 0; sleep < 2; sleep++) {
             world(sleep);
@@ -139,20 +138,43 @@ static void test_tilted_columns(void **st)
             if (sleep) printf(", all asleep at step %d", asleep);
             printf("\n");
             if (!sleep) worst_off = fmax(worst_off, drift);
-            if (!sleep && drift <= 0.03) off_within_3cm++;
-            if (sleep && asleep > 0 && asleep <= 180) slept++;
-            if (sleep && asleep > 0) slept_at_all++;
-            if (sleep && drift <= 0.02) within_2cm++;
+            if (sleep) worst_on = fmax(worst_on, drift);
+            if (sleep) last_asleep = asleep < 0 || last_asleep < 0 ? -1 : (asleep > last_asleep ? asleep : last_asleep);
         }
     }
-    printf("measure: %d tilted columns of 20: without sleep every top within %.1f mm, %d within 3 cm; with sleep "
-           "%d asleep by step 180, %d by step 600, %d tops within 2 cm\n", COLUMNS, 1000 * worst_off, off_within_3cm,
-           slept, slept_at_all, within_2cm);
-    assert_true(worst_off <= 0.06);
-    assert_true(off_within_3cm >= 13);
-    assert_true(slept >= 12);
-    assert_true(slept_at_all == COLUMNS);
-    assert_true(within_2cm >= 15);
+    printf("measure: %d tilted columns of 20: without sleep every top within %.1f mm; with sleep all asleep by "
+           "step %d, every top within %.1f mm\n", COLUMNS, 1000 * worst_off, last_asleep, 1000 * worst_on);
+    assert_true(worst_off <= 0.03);
+    assert_true(last_asleep > 0 && last_asleep <= 180);
+    assert_true(worst_on <= 0.02);
+}
+
+/* 40 high, sleep on. The issue asks all asleep by step 300 with the top
+ * within 5 cm; not reached yet for every seed (README, known limits): the
+ * asserts guard what holds (before: tops 12 cm to 9.7 m, none asleep in 10 s). */
+static void test_tilted_columns_40(void **st)
+{
+    (void)st;
+    int asleep_300 = 0, within_5cm = 0;
+    double worst = 0;
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        world(true);
+        qp_body_id top = build_tilted(40, seed * 7919u);
+        qp_vec3 p0 = qp_body_position(&W, top);
+        for (int s = 0; s < 600; s++) qp_world_step(&W);
+        qp_vec3 p = qp_body_position(&W, top);
+        double drift = hypot(d16(p.x) - d16(p0.x), d16(p.z) - d16(p0.z));
+        int asleep = qp_world_get_stats(&W).first_all_asleep_step;
+        printf("measure: tilted column of 40, seed %u: top drifted %.1f mm in 10 s, all asleep at step %d\n", seed,
+               1000 * drift, asleep);
+        worst = fmax(worst, drift);
+        asleep_300 += asleep > 0 && asleep <= 300;
+        within_5cm += drift <= 0.05;
+    }
+    printf("measure: 8 tilted columns of 40: %d asleep by step 300, %d tops within 5 cm, worst %.1f mm\n", asleep_300,
+           within_5cm, 1000 * worst);
+    assert_true(within_5cm >= 5);
+    assert_true(worst <= 0.10);
 }
 
 int main(void)
@@ -160,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mass_ratio_1000),
         cmocka_unit_test(test_tilted_columns),
+        cmocka_unit_test(test_tilted_columns_40),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
