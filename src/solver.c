@@ -143,9 +143,7 @@ static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, i
     int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return qp__r16(ang);
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;
-    return qp__speed_of(s, ang);
+    return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
 static inline void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
