@@ -14,6 +14,15 @@ static inline int32_t qp__sat32(int64_t v)
     return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
 }
 
+/* n / d truncated, as C divides int64_t: by a 32-bit division when both fit in 32
+ * bits (one instruction on a Cortex-M4; a 64-bit one is a library call of about a
+ * hundred). The same quotient either way; d != 0. */
+static inline int64_t qp__div64(int64_t n, int64_t d)
+{
+    if (n == (int32_t)n && d == (int32_t)d && d != -1) return (int32_t)n / (int32_t)d;
+    return n / d;
+}
+
 /* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
 static inline fix16_t qp__div(fix16_t a, fix16_t b)
 {

@@ -47,11 +47,13 @@ static void set_centroid(qp_contact *c)
         qp_vec3 rb = qp__arm_b(c, k);
         sb[0] += rb.x; sb[1] += rb.y; sb[2] += rb.z;
     }
-    c->ca = qp_v3((fix16_t)(sa[0] / c->count), (fix16_t)(sa[1] / c->count), (fix16_t)(sa[2] / c->count));
-    c->cb = qp_v3((fix16_t)(sb[0] / c->count), (fix16_t)(sb[1] / c->count), (fix16_t)(sb[2] / c->count));
+    c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
+                  (fix16_t)qp__div64(sa[2], c->count));
+    c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
+                  (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
     for (int k = 0; k < c->count; k++) r += qp_v3_len(qp__v3_sub(c->p[k].ra, c->ca));
-    c->twist_radius = (fix16_t)(r / c->count);
+    c->twist_radius = (fix16_t)qp__div64(r, c->count);
 }
 
 /* Velocity of b relative to a at a contact point, along unit direction u. */

@@ -121,7 +121,7 @@ static void load_centroid(qp_contact *c)
         s[2] += wk * p->ra.z;
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
-    qp_vec3 ca = { (fix16_t)(s[0] / wsum), (fix16_t)(s[1] / wsum), (fix16_t)(s[2] / wsum) };
+    qp_vec3 ca = { (fix16_t)qp__div64(s[0], wsum), (fix16_t)qp__div64(s[1], wsum), (fix16_t)qp__div64(s[2], wsum) };
     c->cb = qp__v3_add(c->cb, qp__v3_sub(ca, c->ca));
     c->ca = ca;
 }
