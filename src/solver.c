@@ -138,7 +138,7 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
 }
 
 /* Relative velocity along friction row d. */
-static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
     int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return qp__r16(ang);
@@ -146,7 +146,7 @@ static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, i
     return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
-static inline void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                       fix16_t j, int move)
 {
     if (j == 0) return;
