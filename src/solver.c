@@ -188,7 +188,7 @@ static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
     if (w->inv_inertia_kept) {
-        const fix16_t *k = w->inv_inertia6[i];
+        const fix16_t *k = w->passes.inv_inertia6[i];
         qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
         return m;
     }
@@ -202,7 +202,7 @@ static void keep_inv_inertia(qp_world *w)
 #if QP_CFG_LOW_RAM
     for (int i = 0; i <= w->body_high; i++) {
         qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
-        fix16_t *k = w->inv_inertia6[i];
+        fix16_t *k = w->passes.inv_inertia6[i];
         k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
         k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
     }
