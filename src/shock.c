@@ -21,10 +21,13 @@
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
  * its fixed support. */
-static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len)
+static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit)
 {
     int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    int ci = (int)(c - w->contacts);
+    uint16_t at = w->passes.quiet_at[ci];
+    if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return false;
     bool any = false;
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
@@ -65,12 +68,20 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
     c->st1 = f.t1;
     c->st2 = f.t2;
     c->stw = f.tw;
+    if (*visit != 0) {
+        w->passes.quiet_at[ci] = any ? 0 : *visit;
+        if (any) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
+        *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
+    }
     return any;
 }
 
 void qp__shock(qp_world *w)
 {
     fix16_t g_len = qp_v3_len(w->def.gravity);
+    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
+    uint16_t visit = 1;
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
@@ -83,7 +94,7 @@ void qp__shock(qp_world *w)
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len);
+                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len, &visit);
             }
             if (!any) break;  /* the level is settled */
         }
