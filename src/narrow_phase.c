@@ -31,7 +31,22 @@ typedef struct {
     qp_quat qa, qb;
     fix16_t margin;
     bool swept;                   /* start poses: depths are already the step's start */
+#if !QP_CFG_LOW_RAM
+    const qp_rot3 *ra, *rb;       /* qp_quat_to_rot3(qa), (qb): kept by predict or qp__body_sync */
+#endif
 } qp_poses;
+
+/* The rotations of a pair's poses: kept (default layout) or converted (low-RAM). */
+static void pose_rotations(const qp_poses *at, qp_rot3 *ra, qp_rot3 *rb)
+{
+#if !QP_CFG_LOW_RAM
+    *ra = *at->ra;
+    *rb = *at->rb;
+#else
+    *ra = qp_quat_to_rot3(at->qa);
+    *rb = qp_quat_to_rot3(at->qb);
+#endif
+}
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 {
@@ -124,7 +139,8 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
+    qp_rot3 ra, rb;
+    pose_rotations(at, &ra, &rb);
     c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
     c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
 }
@@ -226,7 +242,8 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
-    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
+    qp_rot3 ra, rb;
+    pose_rotations(at, &ra, &rb);
     *xa = qp__shape_world(w, pair->a, &at->xa, &ra);
     qp_transform xb = qp__shape_world(w, pair->b, &at->xb, &rb);
     qp_transform rel = qp_transform_relative(xa, &xb);
@@ -252,9 +269,15 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     if (at->swept) {
         at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + closing);
+#if !QP_CFG_LOW_RAM
+        at->ra = &ba->r, at->rb = &bb->r;
+#endif
     } else {
         at->xa = w->pred.x[a], at->qa = w->pred.q[a], at->xb = w->pred.x[b], at->qb = w->pred.q[b];
         at->margin = w->def.contact_margin;
+#if !QP_CFG_LOW_RAM
+        at->ra = &w->pred.r[a], at->rb = &w->pred.r[b];
+#endif
     }
 }
 

@@ -32,6 +32,20 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
     return core;
 }
 
+/* Body i's shape boxes at its predicted pose. The default layout keeps the pose's
+ * rotation for the narrow phase (pred.r: one conversion per body, not one per pair);
+ * low-RAM converts again where it needs it. */
+static void predicted_aabbs(qp_world *w, int i)
+{
+#if !QP_CFG_LOW_RAM
+    qp_rot3 *r = &w->pred.r[i];
+#else
+    qp_rot3 kept, *r = &kept;
+#endif
+    *r = qp_quat_to_rot3(w->pred.q[i]);
+    qp__body_update_aabbs(w, i, &w->pred.x[i], r);
+}
+
 void qp__predict(qp_world *w)
 {
 #if QP_CFG_LOW_RAM
@@ -44,21 +58,22 @@ void qp__predict(qp_world *w)
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
             w->pred.x[i] = qp_v3_mad(b->x, b->v, dt);
             w->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
-            qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
-            qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+            predicted_aabbs(w, i);
             continue;
         }
         if (!qp__body_moves(b)) {
             w->pred.x[i] = b->x;
             w->pred.q[i] = b->q;
+#if !QP_CFG_LOW_RAM
+            w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
+#endif
             continue;
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
         w->pred.x[i] = qp_v3_mad(b->x, v, dt);
         w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
-        qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
-        qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+        predicted_aabbs(w, i);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */

@@ -148,6 +148,9 @@ typedef struct {
 typedef struct {
     qp_vec3 x[QP_CFG_MAX_BODIES + 1];
     qp_quat q[QP_CFG_MAX_BODIES + 1];
+#if !QP_CFG_LOW_RAM
+    qp_rot3 r[QP_CFG_MAX_BODIES + 1];  /* qp_quat_to_rot3(q): once per body, not per pair */
+#endif
 } qp_predicted_poses;
 
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
