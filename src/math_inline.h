@@ -32,7 +32,10 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
     bool neg = (a < 0) != (b < 0);
     int64_t n = num < 0 ? -num : num;
     int64_t d = b < 0 ? -(int64_t)b : (int64_t)b;
-    int64_t q = (n + half) / d;
+    /* A quotient of 32-bit operands by a 32-bit division (a 64-bit one is a library call
+     * on a Cortex-M): the same number. n + half < 2^48 and d < 2^32 always. */
+    uint64_t top = (uint64_t)(n + half);
+    int64_t q = top <= UINT32_MAX ? (int64_t)((uint32_t)top / (uint32_t)d) : (n + half) / d;
     return qp__sat32(neg ? -q : q);
 }
 
@@ -49,6 +52,20 @@ static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t
 static inline fix16_t qp__v3_dot_q30(qp_vec3 a, qp_vec3 u)
 {
     return qp__sat32(qp__round_sum4((int64_t)a.x * u.x, (int64_t)a.y * u.y, (int64_t)a.z * u.z, 0, 30));
+}
+
+/* floor(v / 2^n + 1/2) for any int64 v and 1 <= n <= 62 (math.c: shift_round64). */
+static inline int64_t qp__shift_round64(int64_t v, int n)
+{
+    return (v >> n) + ((v >> (n - 1)) & 1);
+}
+
+/* qp_v3_cross: each component a*b - c*d (products below 2^62), rounded once. */
+static inline qp_vec3 qp__v3_cross(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(qp__sat32(qp__shift_round64((int64_t)a.y * b.z - (int64_t)a.z * b.y, 16)),
+                 qp__sat32(qp__shift_round64((int64_t)a.z * b.x - (int64_t)a.x * b.z, 16)),
+                 qp__sat32(qp__shift_round64((int64_t)a.x * b.y - (int64_t)a.y * b.x, 16)));
 }
 
 /* qp_v3_add, qp_v3_sub */

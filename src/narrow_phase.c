@@ -75,8 +75,8 @@ static void set_centroid(qp_contact *c)
 static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
                                      qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
 {
-    qp_vec3 pa = qp__v3_add(va, qp_v3_cross(wa, ra));
-    qp_vec3 pb = qp__v3_add(vb, qp_v3_cross(wb, rb));
+    qp_vec3 pa = qp__v3_add(va, qp__v3_cross(wa, ra));
+    qp_vec3 pb = qp__v3_add(vb, qp__v3_cross(wb, rb));
     return qp__v3_dot_q30(qp__v3_sub(pb, pa), u);
 }
 

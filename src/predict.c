@@ -7,6 +7,7 @@
  * "restore" of the seeds for free.
  */
 #include "world_internal.h"
+#include "math_inline.h"
 
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega)
 {
@@ -18,6 +19,13 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     fix16_t dt = w->def.dt;
     qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
     *v = qp_v3_mad(b->v, accel, dt);
+    if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+        /* What the general form gives without a torque (the inertia times zero is zero,
+         * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
+         * most bodies, at every pair they are in. */
+        *omega = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
+        return;
+    }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
     *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
