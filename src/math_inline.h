@@ -43,6 +43,15 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
  * although the sum may need 65 bits (math.c: round_sum4). */
 static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
 {
+#if defined(__GNUC__)
+    /* Where the plain sum (and the half for rounding) fits in 64 bits, which is always
+     * for unit directions or rotations times Q16.16 values: the same floor((sum + 2^(n-1))
+     * / 2^n) as the split form below, with fewer 64-bit operations. */
+    int64_t s;
+    if (!__builtin_add_overflow(p0, p1, &s) && !__builtin_add_overflow(s, p2, &s) &&
+        !__builtin_add_overflow(s, p3, &s) && !__builtin_add_overflow(s, (int64_t)1 << (n - 1), &s))
+        return s >> n;
+#endif
     int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2) + (p3 >> 2);
     int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3) + (p3 & 3) + ((int64_t)1 << (n - 1));
     return (hi + (lo >> 2)) >> (n - 2);
