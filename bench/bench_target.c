@@ -152,6 +152,7 @@ static void put_counts(int steps)
         { "collide_sweeps", qp__counts.collide_sweeps }, { "collide_rows", qp__counts.collide_rows },
         { "warm_rows", qp__counts.warm_rows },
         { "contact_normal", qp__counts.contact_normal }, { "contact_friction", qp__counts.contact_friction },
+        { "contact_skipped", qp__counts.contact_skipped },
         { "shock_levels", qp__counts.shock_levels }, { "shock_sweeps", qp__counts.shock_sweeps },
         { "shock_normal", qp__counts.shock_normal }, { "shock_friction", qp__counts.shock_friction },
         { "pen_sweeps", qp__counts.pen_sweeps }, { "pen_normal", qp__counts.pen_normal },

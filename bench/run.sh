@@ -257,7 +257,7 @@ END {
           p = P[j]; ins = get("m4", s, "off", "stage_" p)
           if (p == "collisions") { sw = sprintf("%.1f", cv(s, "collide_sweeps")); nr = cv(s, "collide_rows"); fr = 0; note = "+ the rows of every contact prepared" }
           if (p == "contacts") { sw = get("m4", s, "off", "steps") == "-" ? "-" : "10"; nr = cv(s, "contact_normal"); \
-                                 fr = cv(s, "contact_friction"); note = sprintf("+ warm start %.0f rows", cv(s, "warm_rows")); \
+                                 fr = cv(s, "contact_friction"); note = sprintf("+ warm start %.0f rows; %.0f quiet visits skipped", cv(s, "warm_rows"), cv(s, "contact_skipped")); \
                                  nr += 0; fr += 0; sw = "10" }
           if (p == "shock") { sw = sprintf("%.1f", cv(s, "shock_sweeps")); nr = cv(s, "shock_normal"); fr = cv(s, "shock_friction"); \
                               note = sprintf("%.1f levels", cv(s, "shock_levels")) }

@@ -11,4 +11,12 @@
 #define QP__NOINLINE
 #endif
 
+/* Inline a small kernel into every caller even where the compiler would not (a row
+ * kernel called with a constant row index: each copy loses its branches). */
+#if defined(__GNUC__)
+#define QP__ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define QP__ALWAYS_INLINE inline
+#endif
+
 #endif

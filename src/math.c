@@ -25,7 +25,7 @@ int32_t qp_sat32(int64_t v)
  * (v + 2^(n-1)) >> n, without the addition that overflows near INT64_MAX. */
 static int64_t shift_round64(int64_t v, int n)
 {
-    return (v >> n) + ((v >> (n - 1)) & 1);
+    return qp__shift_round64(v, n);
 }
 
 int32_t qp_shift_round(int64_t v, int n)
@@ -281,17 +281,9 @@ fix16_t qp_v3_dot(qp_vec3 a, qp_vec3 b)
     return round_sum3_sat((int64_t)a.x * b.x, (int64_t)a.y * b.y, (int64_t)a.z * b.z, 16);
 }
 
-static fix16_t cross_term(fix16_t a, fix16_t b, fix16_t c, fix16_t d)
-{
-    /* a*b - c*d: each product below 2^62, difference below 2^63. */
-    return qp_shift_round((int64_t)a * b - (int64_t)c * d, 16);
-}
-
 qp_vec3 qp_v3_cross(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(cross_term(a.y, b.z, a.z, b.y),
-                 cross_term(a.z, b.x, a.x, b.z),
-                 cross_term(a.x, b.y, a.y, b.x));
+    return qp__v3_cross(a, b);
 }
 
 /* Sum of squares as unsigned 64-bit: exact for every input (< 3 * 2^62). */

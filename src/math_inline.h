@@ -14,6 +14,15 @@ static inline int32_t qp__sat32(int64_t v)
     return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
 }
 
+/* n / d truncated, as C divides int64_t: by a 32-bit division when both fit in 32
+ * bits (one instruction on a Cortex-M4; a 64-bit one is a library call of about a
+ * hundred). The same quotient either way; d != 0. */
+static inline int64_t qp__div64(int64_t n, int64_t d)
+{
+    if (n == (int32_t)n && d == (int32_t)d && d != -1) return (int32_t)n / (int32_t)d;
+    return n / d;
+}
+
 /* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
 static inline fix16_t qp__div(fix16_t a, fix16_t b)
 {
@@ -23,7 +32,10 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
     bool neg = (a < 0) != (b < 0);
     int64_t n = num < 0 ? -num : num;
     int64_t d = b < 0 ? -(int64_t)b : (int64_t)b;
-    int64_t q = (n + half) / d;
+    /* A quotient of 32-bit operands by a 32-bit division (a 64-bit one is a library call
+     * on a Cortex-M): the same number. n + half < 2^48 and d < 2^32 always. */
+    uint64_t top = (uint64_t)(n + half);
+    int64_t q = top <= UINT32_MAX ? (int64_t)((uint32_t)top / (uint32_t)d) : (n + half) / d;
     return qp__sat32(neg ? -q : q);
 }
 
@@ -31,6 +43,15 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
  * although the sum may need 65 bits (math.c: round_sum4). */
 static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
 {
+#if defined(__GNUC__)
+    /* Where the plain sum (and the half for rounding) fits in 64 bits, which is always
+     * for unit directions or rotations times Q16.16 values: the same floor((sum + 2^(n-1))
+     * / 2^n) as the split form below, with fewer 64-bit operations. */
+    int64_t s;
+    if (!__builtin_add_overflow(p0, p1, &s) && !__builtin_add_overflow(s, p2, &s) &&
+        !__builtin_add_overflow(s, p3, &s) && !__builtin_add_overflow(s, (int64_t)1 << (n - 1), &s))
+        return s >> n;
+#endif
     int64_t hi = (p0 >> 2) + (p1 >> 2) + (p2 >> 2) + (p3 >> 2);
     int64_t lo = (p0 & 3) + (p1 & 3) + (p2 & 3) + (p3 & 3) + ((int64_t)1 << (n - 1));
     return (hi + (lo >> 2)) >> (n - 2);
@@ -40,6 +61,20 @@ static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t
 static inline fix16_t qp__v3_dot_q30(qp_vec3 a, qp_vec3 u)
 {
     return qp__sat32(qp__round_sum4((int64_t)a.x * u.x, (int64_t)a.y * u.y, (int64_t)a.z * u.z, 0, 30));
+}
+
+/* floor(v / 2^n + 1/2) for any int64 v and 1 <= n <= 62 (math.c: shift_round64). */
+static inline int64_t qp__shift_round64(int64_t v, int n)
+{
+    return (v >> n) + ((v >> (n - 1)) & 1);
+}
+
+/* qp_v3_cross: each component a*b - c*d (products below 2^62), rounded once. */
+static inline qp_vec3 qp__v3_cross(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(qp__sat32(qp__shift_round64((int64_t)a.y * b.z - (int64_t)a.z * b.y, 16)),
+                 qp__sat32(qp__shift_round64((int64_t)a.z * b.x - (int64_t)a.x * b.z, 16)),
+                 qp__sat32(qp__shift_round64((int64_t)a.x * b.y - (int64_t)a.y * b.x, 16)));
 }
 
 /* qp_v3_add, qp_v3_sub */

@@ -31,7 +31,22 @@ typedef struct {
     qp_quat qa, qb;
     fix16_t margin;
     bool swept;                   /* start poses: depths are already the step's start */
+#if !QP_CFG_LOW_RAM
+    const qp_rot3 *ra, *rb;       /* qp_quat_to_rot3(qa), (qb): kept by predict or qp__body_sync */
+#endif
 } qp_poses;
+
+/* The rotations of a pair's poses: kept (default layout) or converted (low-RAM). */
+static void pose_rotations(const qp_poses *at, qp_rot3 *ra, qp_rot3 *rb)
+{
+#if !QP_CFG_LOW_RAM
+    *ra = *at->ra;
+    *rb = *at->rb;
+#else
+    *ra = qp_quat_to_rot3(at->qa);
+    *rb = qp_quat_to_rot3(at->qb);
+#endif
+}
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 {
@@ -47,19 +62,21 @@ static void set_centroid(qp_contact *c)
         qp_vec3 rb = qp__arm_b(c, k);
         sb[0] += rb.x; sb[1] += rb.y; sb[2] += rb.z;
     }
-    c->ca = qp_v3((fix16_t)(sa[0] / c->count), (fix16_t)(sa[1] / c->count), (fix16_t)(sa[2] / c->count));
-    c->cb = qp_v3((fix16_t)(sb[0] / c->count), (fix16_t)(sb[1] / c->count), (fix16_t)(sb[2] / c->count));
+    c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
+                  (fix16_t)qp__div64(sa[2], c->count));
+    c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
+                  (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
     for (int k = 0; k < c->count; k++) r += qp_v3_len(qp__v3_sub(c->p[k].ra, c->ca));
-    c->twist_radius = (fix16_t)(r / c->count);
+    c->twist_radius = (fix16_t)qp__div64(r, c->count);
 }
 
 /* Velocity of b relative to a at a contact point, along unit direction u. */
 static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
                                      qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
 {
-    qp_vec3 pa = qp__v3_add(va, qp_v3_cross(wa, ra));
-    qp_vec3 pb = qp__v3_add(vb, qp_v3_cross(wb, rb));
+    qp_vec3 pa = qp__v3_add(va, qp__v3_cross(wa, ra));
+    qp_vec3 pb = qp__v3_add(vb, qp__v3_cross(wb, rb));
     return qp__v3_dot_q30(qp__v3_sub(pb, pa), u);
 }
 
@@ -126,7 +143,8 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
+    qp_rot3 ra, rb;
+    pose_rotations(at, &ra, &rb);
     c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
     c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
 }
@@ -228,7 +246,8 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
-    qp_rot3 ra = qp_quat_to_rot3(at->qa), rb = qp_quat_to_rot3(at->qb);
+    qp_rot3 ra, rb;
+    pose_rotations(at, &ra, &rb);
     *xa = qp__shape_world(w, pair->a, &at->xa, &ra);
     qp_transform xb = qp__shape_world(w, pair->b, &at->xb, &rb);
     qp_transform rel = qp_transform_relative(xa, &xb);
@@ -254,9 +273,15 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     if (at->swept) {
         at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + closing);
+#if !QP_CFG_LOW_RAM
+        at->ra = &ba->r, at->rb = &bb->r;
+#endif
     } else {
         at->xa = w->pred.x[a], at->qa = w->pred.q[a], at->xb = w->pred.x[b], at->qb = w->pred.q[b];
         at->margin = w->def.contact_margin;
+#if !QP_CFG_LOW_RAM
+        at->ra = &w->pred.r[a], at->rb = &w->pred.r[b];
+#endif
     }
 }
 

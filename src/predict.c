@@ -7,6 +7,7 @@
  * "restore" of the seeds for free.
  */
 #include "world_internal.h"
+#include "math_inline.h"
 
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega)
 {
@@ -18,6 +19,13 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     fix16_t dt = w->def.dt;
     qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
     *v = qp_v3_mad(b->v, accel, dt);
+    if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+        /* What the general form gives without a torque (the inertia times zero is zero,
+         * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
+         * most bodies, at every pair they are in. */
+        *omega = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
+        return;
+    }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
     *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
@@ -32,6 +40,20 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
     return core;
 }
 
+/* Body i's shape boxes at its predicted pose. The default layout keeps the pose's
+ * rotation for the narrow phase (pred.r: one conversion per body, not one per pair);
+ * low-RAM converts again where it needs it. */
+static void predicted_aabbs(qp_world *w, int i)
+{
+#if !QP_CFG_LOW_RAM
+    qp_rot3 *r = &w->pred.r[i];
+#else
+    qp_rot3 kept, *r = &kept;
+#endif
+    *r = qp_quat_to_rot3(w->pred.q[i]);
+    qp__body_update_aabbs(w, i, &w->pred.x[i], r);
+}
+
 void qp__predict(qp_world *w)
 {
 #if QP_CFG_LOW_RAM
@@ -44,21 +66,22 @@ void qp__predict(qp_world *w)
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
             w->pred.x[i] = qp_v3_mad(b->x, b->v, dt);
             w->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
-            qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
-            qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+            predicted_aabbs(w, i);
             continue;
         }
         if (!qp__body_moves(b)) {
             w->pred.x[i] = b->x;
             w->pred.q[i] = b->q;
+#if !QP_CFG_LOW_RAM
+            w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
+#endif
             continue;
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
         w->pred.x[i] = qp_v3_mad(b->x, v, dt);
         w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
-        qp_rot3 r = qp_quat_to_rot3(w->pred.q[i]);
-        qp__body_update_aabbs(w, i, &w->pred.x[i], &r);
+        predicted_aabbs(w, i);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */

@@ -26,10 +26,13 @@
  * order the friction's turn left a little approach at the loaded edge of
  * every face, the column bent into it step after step, and a column of 20
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9). */
-static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len)
+static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit)
 {
     int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    int ci = (int)(c - w->contacts);
+    uint16_t at = w->passes.quiet_at[ci];
+    if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return false;
     bool any = false;
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
@@ -69,6 +72,11 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         any |= total != p->jp;
         p->jp = total;
+    }
+    if (*visit != 0) {
+        w->passes.quiet_at[ci] = any ? 0 : *visit;
+        if (any) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
+        *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
     }
     return any;
 }
@@ -111,6 +119,9 @@ void qp__shock(qp_world *w)
         c->stw = carry ? c->jtw : 0;
     }
     mark_joined(w, false);
+    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
+    uint16_t visit = 1;
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
@@ -123,7 +134,7 @@ void qp__shock(qp_world *w)
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len);
+                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len, &visit);
             }
             if (!any) break;  /* the level is settled */
         }

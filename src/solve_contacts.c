@@ -63,11 +63,61 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
     w->bodies[c->b].flags |= QP_FLAG_IMPULSE_LIMIT;
 }
 
-static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse)
+/* Visits that would change nothing are skipped, with the same bits. A visit is quiet
+ * when it applied no impulse in a way that does not depend on the sweep's push (each
+ * point: no approach left, or separating with nothing accumulated to take back; no
+ * friction impulse). Its inputs are then the contact's own totals, which a quiet visit
+ * leaves as they were, its rows, and its bodies' velocities: if neither body's
+ * velocity has changed since (by another contact or a joint), the next visit is the same
+ * visit again and is skipped, only its sliding flag set as that visit found it.
+ * Visits are counted in 15 bits (quiet_at holds count * 2 + sliding); past that, the
+ * rest of the pass visits everything. */
+typedef struct {
+    uint16_t visit;   /* this visit's number, from 1; 0: skipping is off */
+} qp_quiet;
+
+static void quiet_start(qp_world *w, qp_quiet *q)
+{
+    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
+    q->visit = 1;
+}
+
+static void quiet_next(qp_quiet *q)
+{
+    if (q->visit != 0) q->visit = q->visit < 0x7FFF ? (uint16_t)(q->visit + 1) : 0;
+}
+
+/* The joints' sweep may have changed their bodies' velocities. */
+static void quiet_joints(qp_world *w, qp_quiet *q)
+{
+    if (q->visit == 0 || w->joint_count == 0) return;
+    for (int o = 0; o < w->joint_count; o++) {
+        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
+        w->passes.moved_at[j->a] = w->passes.moved_at[j->b] = q->visit;
+    }
+    quiet_next(q);
+}
+
+static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q, bool last)
+{
+    uint16_t at = w->passes.quiet_at[c - w->contacts] >> 1;
+    if (q->visit == 0 || at == 0 || w->passes.moved_at[c->a] >= at || w->passes.moved_at[c->b] >= at) return false;
+    QP__COUNT(contact_skipped, 1);
+    if (last) {
+        bool sliding = (w->passes.quiet_at[c - w->contacts] & 1) != 0;
+        c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
+    }
+    return true;
+}
+
+static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q)
 {
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
+    if (quiet_skip(w, c, q, last)) return;
     bool acc = w->def.accumulate_impulses;
+    bool quiet = true;   /* no point can push at any sweep's push (quiet_skip) */
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
@@ -79,6 +129,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
         qp_contact_point *p = &c->p[k];
         fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
         fix16_t j = -qp__mul(qp__mul(push, vn), r->mn[k]);
+        quiet = quiet && (vn == 0 || (vn > 0 && (!acc || p->jn == 0)));
         if (acc) {
             fix16_t total = qp__sat32((int64_t)p->jn + j);
             if (total < 0) total = 0;
@@ -95,12 +146,19 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
+    qp_friction f0 = f;
     bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
     if (acc) {
         c->jt1 = f.t1;
         c->jt2 = f.t2;
         c->jtw = f.tw;
+    }
+    if (q->visit != 0) {
+        quiet = quiet && f.t1 == f0.t1 && f.t2 == f0.t2 && f.tw == f0.tw;
+        w->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
+        if (!quiet) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = q->visit;
+        quiet_next(q);
     }
 }
 
@@ -109,6 +167,8 @@ void qp__solve_contacts(qp_world *w)
     warm_start(w);
     qp__warm_joints(w);
     int iters = w->def.contact_iterations;
+    qp_quiet q;
+    quiet_start(w, &q);
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -119,9 +179,10 @@ void qp__solve_contacts(qp_world *w)
          * bottom-up. */
         bool up = ((iters - 1 - it) & 1) == 0 || !w->def.alternate_sweeps;
         qp__solve_joints(w, !up);   /* joints first: outward from static bodies on upward sweeps */
+        quiet_joints(w, &q);
         for (int o = 0; o < w->contact_count; o++) {
             int idx = up ? o : w->contact_count - 1 - o;
-            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up);
+            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up, &q);
         }
     }
 }

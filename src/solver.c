@@ -121,7 +121,7 @@ static void load_centroid(qp_contact *c)
         s[2] += wk * p->ra.z;
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
-    qp_vec3 ca = { (fix16_t)(s[0] / wsum), (fix16_t)(s[1] / wsum), (fix16_t)(s[2] / wsum) };
+    qp_vec3 ca = { (fix16_t)qp__div64(s[0], wsum), (fix16_t)qp__div64(s[1], wsum), (fix16_t)qp__div64(s[2], wsum) };
     c->cb = qp__v3_add(c->cb, qp__v3_sub(ca, c->ca));
     c->ca = ca;
 }
@@ -138,17 +138,15 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
 }
 
 /* Relative velocity along friction row d. */
-static inline fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 {
     int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return qp__r16(ang);
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;
-    return qp__speed_of(s, ang);
+    return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
-static inline void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
+static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                       fix16_t j, int move)
 {
     if (j == 0) return;
@@ -190,7 +188,7 @@ static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
     if (w->inv_inertia_kept) {
-        const fix16_t *k = w->inv_inertia6[i];
+        const fix16_t *k = w->passes.inv_inertia6[i];
         qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
         return m;
     }
@@ -204,7 +202,7 @@ static void keep_inv_inertia(qp_world *w)
 #if QP_CFG_LOW_RAM
     for (int i = 0; i <= w->body_high; i++) {
         qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
-        fix16_t *k = w->inv_inertia6[i];
+        fix16_t *k = w->passes.inv_inertia6[i];
         k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
         k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
     }

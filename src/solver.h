@@ -80,6 +80,9 @@ void qp__prepare_contacts(qp_world *w);
  * a unit cube are exact halves, so ties are common). */
 static inline int64_t qp__round_shift(int64_t v, int n)
 {
+    /* v >= 0: (v + half) >> n. v < 0: -((half - v) >> n), which is (v + half - 1) >> n
+     * (-floor(x / N) = floor((N - 1 - x) / N) with x = half - v, N = 2 half): one
+     * form without a branch, v >> 63 being -1 for v < 0 and 0 otherwise. */
     int64_t half = INT64_C(1) << (n - 1);
     return v >= 0 ? (v + half) >> n : -((half - v) >> n);
 }
@@ -91,19 +94,33 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
+/* qp__sat32((int64_t)a + b) in 32 bits (a 64-bit sum and compare cost several instructions
+ * each on a Cortex-M): an overflow goes to the end of a's side, and the one sum that fits
+ * but is out of range, INT32_MIN, to -INT32_MAX. */
+static inline int32_t qp__add_sat(int32_t a, int32_t b)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    if (__builtin_add_overflow(a, b, &r)) return a > 0 ? INT32_MAX : -INT32_MAX;
+    return r < -INT32_MAX ? -INT32_MAX : r;
+#else
+    return qp__sat32((int64_t)a + b);
+#endif
+}
+
 /* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
 static inline void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
-    v->x = qp__sat32((int64_t)v->x + qp__r30((int64_t)d.x * s));
-    v->y = qp__sat32((int64_t)v->y + qp__r30((int64_t)d.y * s));
-    v->z = qp__sat32((int64_t)v->z + qp__r30((int64_t)d.z * s));
+    v->x = qp__add_sat(v->x, qp__r30((int64_t)d.x * s));
+    v->y = qp__add_sat(v->y, qp__r30((int64_t)d.y * s));
+    v->z = qp__add_sat(v->z, qp__r30((int64_t)d.z * s));
 }
 
 static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
-    v->x = qp__sat32((int64_t)v->x + qp__r16((int64_t)d.x * s));
-    v->y = qp__sat32((int64_t)v->y + qp__r16((int64_t)d.y * s));
-    v->z = qp__sat32((int64_t)v->z + qp__r16((int64_t)d.z * s));
+    v->x = qp__add_sat(v->x, qp__r16((int64_t)d.x * s));
+    v->y = qp__add_sat(v->y, qp__r16((int64_t)d.y * s));
+    v->z = qp__add_sat(v->z, qp__r16((int64_t)d.z * s));
 }
 
 /* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
@@ -119,12 +136,20 @@ static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
     return qp__r30(s + a);
 }
 
+/* (vb - va) . u, Q46, for a unit u (Q2.30): as b's dot minus a's, each 32 x 32 products
+ * (one multiply-accumulate each on a Cortex-M, where the 33-bit difference of the
+ * velocities took a 64 x 32 product). The same number: the sums are exact, and no partial
+ * sum overflows, as |vb.u| + |va.u| < 2^31 * 2 * sqrt(3) * 2^30 < 2^63. */
+static inline int64_t qp__rel_dot(const qp_vel_ref *v, qp_vec3 u)
+{
+    return qp__dot16_raw(*v->vb, u) - qp__dot16_raw(*v->va, u);
+}
+
 /* Relative speed along c's normal at a point whose angular rows are rna, rnb. */
 static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
 {
     const qp_vec3 u = c->n;
-    int64_t s = ((int64_t)v->vb->x - v->va->x) * u.x + ((int64_t)v->vb->y - v->va->y) * u.y +
-                ((int64_t)v->vb->z - v->va->z) * u.z;               /* Q46 */
+    int64_t s = qp__rel_dot(v, u);                                  /* Q46 */
     int64_t ang = qp__dot16_raw(*v->wb, rnb) - qp__dot16_raw(*v->wa, rna); /* Q32 */
     return qp__speed_of(s, ang);
 }

@@ -149,6 +149,9 @@ typedef struct {
 typedef struct {
     qp_vec3 x[QP_CFG_MAX_BODIES + 1];
     qp_quat q[QP_CFG_MAX_BODIES + 1];
+#if !QP_CFG_LOW_RAM
+    qp_rot3 r[QP_CFG_MAX_BODIES + 1];  /* qp_quat_to_rot3(q): once per body, not per pair */
+#endif
 } qp_predicted_poses;
 
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
@@ -226,12 +229,20 @@ struct qp_world {
     union {
         qp_predicted_poses pred;
         fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+        /* From the collision pass to the shock pass (the predicted poses are dead). */
+        struct {
 #if QP_CFG_LOW_RAM
-        /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
-         * found once in the collision pass for the solver rows of the passes up to
-         * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
-        fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+            /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
+             * found once in the collision pass for the solver rows of the passes up to
+             * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
+            fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
 #endif
+            /* The contact pass's record of which visits can be skipped (solve_contacts.c):
+             * the visit count at which a body's velocity last changed, and at which each
+             * contact was last visited to no effect (0: never; low bit: it was sliding). */
+            uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
+            uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
+        } passes;
     };
 #if QP_CFG_LOW_RAM
     int inv_inertia_kept;                      /* inv_inertia6 is valid */
