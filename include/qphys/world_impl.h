@@ -188,6 +188,23 @@ typedef struct {
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
 } qp_joint;
 
+/* Scratch of the velocity passes, from the collision pass to the shock pass: a
+ * named type, so that the public header stays standard C++ (no anonymous type in
+ * the anonymous union below). */
+typedef struct {
+#if QP_CFG_LOW_RAM
+    /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
+     * found once in the collision pass for the solver rows of the passes up to
+     * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
+    fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+#endif
+    /* The contact pass's record of which visits can be skipped (solve_contacts.c):
+     * the visit count at which a body's velocity last changed, and at which each
+     * contact was last visited to no effect (0: never; low bit: it was sliding). */
+    uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
+    uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
+} qp_pass_scratch;
+
 /* A joint's solver rows for one step: functions of its bodies' poses, masses
  * and inertia, which the velocity passes do not change (src/solve_joints.c). */
 typedef struct {
@@ -229,20 +246,7 @@ struct qp_world {
     union {
         qp_predicted_poses pred;
         fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
-        /* From the collision pass to the shock pass (the predicted poses are dead). */
-        struct {
-#if QP_CFG_LOW_RAM
-            /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
-             * found once in the collision pass for the solver rows of the passes up to
-             * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
-            fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
-#endif
-            /* The contact pass's record of which visits can be skipped (solve_contacts.c):
-             * the visit count at which a body's velocity last changed, and at which each
-             * contact was last visited to no effect (0: never; low bit: it was sliding). */
-            uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
-            uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
-        } passes;
+        qp_pass_scratch passes;   /* from the collision pass to the shock pass (the predicted poses are dead) */
     };
 #if QP_CFG_LOW_RAM
     int inv_inertia_kept;                      /* inv_inertia6 is valid */
