@@ -292,6 +292,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     set_centroid(c);
     set_anchors(c, old, at);
     if (old) {
+        c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
         c->flags |= QP_CONTACT_NEW;
@@ -379,6 +380,7 @@ void qp__narrow_phase(qp_world *w)
     int points = 0;
     for (int i = 0; i < n; i++) points += w->contacts[i].count;
     w->contact_count = n;
+    qp__deep_overlaps(w);   /* deep overlaps: free ways out of static geometry (overlap.c) */
     w->stats.contacts = n;
     w->stats.points = points;
     if (n > w->stats.max_contacts) w->stats.max_contacts = n;

@@ -56,6 +56,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 {
     int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) | (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    if (!(move = qp__deep_sides(w, c, move))) return false;   /* not into static geometry (overlap.c) */
     bool any = false;
     fix16_t dt = w->def.dt;
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
