@@ -380,7 +380,6 @@ void qp__narrow_phase(qp_world *w)
     int points = 0;
     for (int i = 0; i < n; i++) points += w->contacts[i].count;
     w->contact_count = n;
-    qp__deep_overlaps(w);   /* deep overlaps: free ways out of static geometry (overlap.c) */
     w->stats.contacts = n;
     w->stats.points = points;
     if (n > w->stats.max_contacts) w->stats.max_contacts = n;

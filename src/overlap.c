@@ -2,24 +2,26 @@
  * other come out by a free way, never through the ground (docs/design.md §4, "Deep
  * overlaps").
  *
- * A contact is deep when one of its points is more than QP_DEEP inside. Two rules, both
- * only for deep contacts, so that resting and colliding bodies (whose overlaps are
- * millimetres) never meet them:
+ * A contact is deep when one of its points is more than QP_DEEP inside: resting and
+ * landing contacts stay far from it, but tumbling cubes hitting each other reach 12 cm
+ * (rain512), so the rule for two dynamic bodies only takes contacts that were that deep
+ * when they first appeared while one of their bodies had just been placed (created or
+ * set_pose'd: QP_STATE_PLACED, cleared here after their first narrow phase).
  *
- * - Free way (after the narrow phase): the normal of a deep contact between a moving body
- *   and a static one is the shortest way out. When moving the body that far along it
- *   would put it deeper into other static geometry (a box spawned low inside a static
- *   box that stands on the floor: its shortest way is down, through the floor), the
- *   static box's other face directions are tried and the shortest free one is taken: the
- *   contact becomes one point at the body's centre of mass along that face normal, as
- *   deep as the way out is long. When no way is free, the body keeps the shortest one and
- *   is flagged QP_FLAG_PINNED_OVERLAP, never silently.
- * - Sides (in the penetration pass): a deep contact between two moving bodies does not
- *   push either of them into static geometry it touches: that body keeps still for this
- *   contact and the other one moves (fifty spheres spawned at one point on the floor
- *   separate upward; the bottom one is no longer driven into the floor by the others).
- *   When both touch static geometry on the pushed side, neither moves and both are
- *   flagged.
+ * - Free way (a stage after the narrow phase): the normal of a deep contact between a
+ *   moving body and a static one is the shortest way out. When moving the body that far
+ *   along it would put it deeper into other static geometry (a box spawned low inside a
+ *   static box that stands on the floor: its shortest way is down, through the floor),
+ *   the static box's six face directions are tried and the shortest free one is taken:
+ *   the contact becomes one point at the body's centre of mass along that face normal, as
+ *   deep as the way out is long. When no way is free (or the static shape is not a box),
+ *   the body keeps the shortest one and is flagged QP_FLAG_PINNED_OVERLAP, never silently.
+ * - Sides (the penetration pass, qp__deep_sides): a spawned pair (QP_CONTACT_OVERLAP, kept
+ *   until they are within QP_APART) comes apart upward: only the body the push lifts moves
+ *   (fifty spheres spawned at one point on the floor rise into a column instead of driving
+ *   the bottom one into the floor). When the normal is within 6 degrees of horizontal,
+ *   neither body is pushed into static geometry it touches; if both would be, neither
+ *   moves and both are flagged.
  */
 #include "solver.h"
 
@@ -77,18 +79,29 @@ static bool boxes_meet(const qp_aabb *a, const qp_aabb *b)
            a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
 }
 
-/* Deepest overlap (m, 0 when apart) of static shape j with body shape s at xf. */
-static fix16_t depth_with(const qp_world *w, int j, int s, const qp_transform *xf)
+/* Static shape j and body shape s with its body at (x, r): shape s's pose in j's frame,
+ * or false when their boxes do not meet. Apart from the collision, so that none of this
+ * is on the stack under qp_collide (the micro:bit's 3 KB). */
+static QP__NOINLINE bool relative_pose(const qp_world *w, int j, int s, const qp_vec3 *x, const qp_rot3 *r,
+                                       qp_transform *rel)
 {
     const qp_shape_slot *st = &w->shapes[j];
     const qp_body_state *sb = &w->bodies[st->body];
-    qp_rot3 r = qp__body_rot(sb);
-    qp_transform xs = qp__shape_world(w, j, &sb->x, &r);
-    qp_aabb a = qp_shape_aabb(&w->shapes[s].shape, xf), b = qp_shape_aabb(&st->shape, &xs);
-    if (!boxes_meet(&a, &b)) return 0;
-    qp_transform rel = qp_transform_relative(&xs, xf);
+    qp_rot3 rs = qp__body_rot(sb);
+    qp_transform xs = qp__shape_world(w, j, &sb->x, &rs), xf = qp__shape_world(w, s, x, r);
+    qp_aabb a = qp_shape_aabb(&w->shapes[s].shape, &xf), b = qp_shape_aabb(&st->shape, &xs);
+    if (!boxes_meet(&a, &b)) return false;
+    *rel = qp_transform_relative(&xs, &xf);
+    return true;
+}
+
+/* Deepest overlap (m, 0 when apart) of static shape j with body shape s, its body at (x, r). */
+static QP__NOINLINE fix16_t depth_with(const qp_world *w, int j, int s, const qp_vec3 *x, const qp_rot3 *r)
+{
+    qp_transform rel;
+    if (!relative_pose(w, j, s, x, r, &rel)) return 0;
     qp_manifold m;
-    int n = qp_collide(&st->shape, &w->shapes[s].shape, &rel, 0, &m);
+    int n = qp_collide(&w->shapes[j].shape, &w->shapes[s].shape, &rel, 0, &m);
     fix16_t d = 0;
     for (int k = 0; k < n; k++)
         if (m.points[k].depth > d) d = m.points[k].depth;
@@ -105,24 +118,23 @@ static QP__NOINLINE bool blocked(const qp_world *w, int i, int skip, qp_vec3 u, 
     for (int k = 0; k < b->shape_count; k++) {
         int s = b->shapes[k];
         if (w->shapes[s].flags & QP_SHAPE_SENSOR) continue;
-        qp_transform now = qp__shape_world(w, s, &b->x, &r), then = qp__shape_world(w, s, &moved, &r);
         for (int o = 1; o <= w->body_high; o++) {
             const qp_body_state *ob = &w->bodies[o];
             if (!is_static(ob)) continue;
             for (int q = 0; q < ob->shape_count; q++) {
                 int j = ob->shapes[q];
                 if (j == skip || !qp__shapes_pair(&w->shapes[j], &w->shapes[s])) continue;
-                fix16_t after = depth_with(w, j, s, &then);
-                if (after > QP_BLOCK_TOL && after > depth_with(w, j, s, &now) + QP_BLOCK_TOL) return true;
+                fix16_t after = depth_with(w, j, s, &moved, &r);
+                if (after > QP_BLOCK_TOL && after > depth_with(w, j, s, &b->x, &r) + QP_BLOCK_TOL) return true;
             }
         }
     }
     return false;
 }
 
-/* Contact c between moving body i and static box shape j is deep and its way out is
- * blocked: take the static box's shortest free face direction, or flag the body. */
-static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int s)
+/* The ways out of static box shape j for body i's shape s: along each face normal
+ * (+x, -x, +y, -y, +z, -z of the box), how far it must move to clear the box. */
+static QP__NOINLINE void ways_out(const qp_world *w, int i, int j, int s, qp_vec3 u[6], fix16_t t[6])
 {
     const qp_shape_slot *st = &w->shapes[j];
     const qp_body_state *sb = &w->bodies[st->body], *b = &w->bodies[i];
@@ -130,15 +142,25 @@ static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int 
     qp_transform xs = qp__shape_world(w, j, &sb->x, &rs), xb = qp__shape_world(w, s, &b->x, &rb);
     const fix16_t h[3] = { st->shape.half.x, st->shape.half.y, st->shape.half.z };
     qp_vec3 d = qp__v3_sub(xb.p, xs.p);
+    for (int f = 0; f < 6; f++) {
+        u[f] = qp_rot3_col(&xs.r, f >> 1);
+        if (f & 1) u[f] = qp_v3_neg(u[f]);
+        t[f] = qp_sat32((int64_t)h[f >> 1] + reach(&w->shapes[s].shape, &xb, u[f]) - qp__v3_dot_q30(d, u[f]));
+    }
+}
+
+/* Contact c between moving body i and static box shape j is deep and its way out is
+ * blocked: take the static box's shortest free face direction, or flag the body. */
+static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int s)
+{
+    qp_vec3 u[6];
+    fix16_t t[6];
+    ways_out(w, i, j, s, u, t);
     int best = -1;
     fix16_t best_t = INT32_MAX;
-    qp_vec3 best_u = qp_v3_zero();
     for (int f = 0; f < 6; f++) {
-        qp_vec3 u = qp_rot3_col(&xs.r, f >> 1);
-        if (f & 1) u = qp_v3_neg(u);
-        fix16_t t = qp_sat32((int64_t)h[f >> 1] + reach(&w->shapes[s].shape, &xb, u) - qp__v3_dot_q30(d, u));
-        if (t >= best_t || blocked(w, i, j, u, t)) continue;
-        best = f, best_t = t, best_u = u;
+        if (t[f] >= best_t || blocked(w, i, j, u[f], t[f])) continue;
+        best = f, best_t = t[f];
     }
     if (best < 0) {
         w->bodies[i].flags |= QP_FLAG_PINNED_OVERLAP;
@@ -146,7 +168,7 @@ static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int 
     }
     /* One point at the body's centre of mass: it is moved out, not turned. */
     bool is_b = i == c->b;
-    c->n = is_b ? best_u : qp_v3_neg(best_u);
+    c->n = is_b ? u[best] : qp_v3_neg(u[best]);
     c->count = 1;
     c->p[0].ra = is_b ? qp_v3_neg(c->ab) : qp_v3_zero();
     c->p[0].depth = best_t;
@@ -159,6 +181,7 @@ static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int 
     c->anchor_b = qp_rot3_tmul_v3(&rbb, c->cb);
 }
 
+/* The stage after the narrow phase (world.c). */
 void qp__deep_overlaps(qp_world *w)
 {
     for (int n = 0; n < w->contact_count; n++) {
