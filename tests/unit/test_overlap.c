@@ -284,6 +284,29 @@ static void test_no_free_way_flagged(void **st)
     assert_true(r.flags & QP_FLAG_PINNED_OVERLAP);
 }
 
+/* A body resting on the floor against a static block's side, or within the contact margin
+ * of it, falls asleep (a box that left a block by a side ends so). Before: never, because
+ * the side contact, which carries no load, kept the friction anchors of its first touch and
+ * marked itself changed at every step once the body had settled by more than 0.5 mm. */
+static void test_resting_against_static_side_sleeps(void **st)
+{
+    (void)st;
+    const double x[] = { 1.5, 1.4, 1.41 };   /* box touching, ball touching, ball 1 cm away */
+    for (unsigned k = 0; k < sizeof x / sizeof x[0]; k++) {
+        new_world();
+        add(box(1, 1, 1), true, 0, 1, 0);
+        qp_body_id b = k == 0 ? add(box(0.5, 0.5, 0.5), false, x[k], 0.5, 0) : add(sphere(0.4), false, x[k], 0.4, 0);
+        int asleep = -1;
+        for (int s = 1; s <= 300 && asleep < 0; s++) {
+            qp_world_step(&W);
+            if (!qp_body_is_awake(&W, b)) asleep = s;
+        }
+        printf("measure: %s at x = %.2f beside a static block: asleep at step %d\n", k == 0 ? "box" : "ball", x[k],
+               asleep);
+        assert_true(asleep > 0 && asleep <= 120);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_in_dynamic),
         cmocka_unit_test(test_sphere_pile),
         cmocka_unit_test(test_no_free_way_flagged),
+        cmocka_unit_test(test_resting_against_static_side_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
