@@ -14,7 +14,7 @@
  *   static box that stands on the floor: its shortest way is down, through the floor),
  *   the static box's six face directions are tried and the shortest free one is taken:
  *   the contact becomes one point at the body's centre of mass along that face normal, as
- *   deep as the way out is long. When no way is free (or the static shape is not a box),
+ *   deep as the way out is long. When no way is free, or the static shape is not a box,
  *   the body keeps the shortest one and is flagged QP_FLAG_PINNED_OVERLAP, never silently.
  * - Sides (the penetration pass, qp__deep_sides): a spawned pair (QP_CONTACT_OVERLAP, kept
  *   until they are within QP_APART) comes apart upward: only the body the push lifts moves
