@@ -19,9 +19,9 @@
  * - Sides (the penetration pass, qp__deep_sides): a spawned pair (QP_CONTACT_OVERLAP, kept
  *   until they are within QP_APART) comes apart upward: only the body the push lifts moves
  *   (fifty spheres spawned at one point on the floor rise into a column instead of driving
- *   the bottom one into the floor). When the normal is within 6 degrees of horizontal,
- *   neither body is pushed into static geometry it touches; if both would be, neither
- *   moves and both are flagged.
+ *   the bottom one into the floor; both move when the normal is within 6 degrees of
+ *   horizontal). Neither is pushed into static geometry it touches (a ceiling, a wall);
+ *   when that leaves neither to move, both are flagged.
  */
 #include "solver.h"
 
@@ -236,10 +236,11 @@ int qp__deep_sides(qp_world *w, const qp_contact *c, int move)
     /* Up, never down: the body the push drives down (along gravity) keeps still. */
     fix16_t g = w->def.gravity.x | w->def.gravity.y | w->def.gravity.z ? qp_v3_len(w->def.gravity) : 0;
     fix16_t down = qp__v3_dot_q30(w->def.gravity, c->n);   /* > 0: the push on a is upward */
-    if (down < -g / 10) return QP_MOVE_B;
-    if (down > g / 10) return QP_MOVE_A;
-    if (pressed_into_static(w, c->a, qp_v3_neg(c->n))) move &= ~QP_MOVE_A;
-    if (pressed_into_static(w, c->b, c->n)) move &= ~QP_MOVE_B;
+    if (down < -g / 10) move = QP_MOVE_B;
+    else if (down > g / 10) move = QP_MOVE_A;
+    /* And never into static geometry it touches (a ceiling, a wall). */
+    if ((move & QP_MOVE_A) && pressed_into_static(w, c->a, qp_v3_neg(c->n))) move &= ~QP_MOVE_A;
+    if ((move & QP_MOVE_B) && pressed_into_static(w, c->b, c->n)) move &= ~QP_MOVE_B;
     if (!move) {
         w->bodies[c->a].flags |= QP_FLAG_PINNED_OVERLAP;
         w->bodies[c->b].flags |= QP_FLAG_PINNED_OVERLAP;

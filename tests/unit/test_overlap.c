@@ -284,6 +284,23 @@ static void test_no_free_way_flagged(void **st)
     assert_true(r.flags & QP_FLAG_PINNED_OVERLAP);
 }
 
+/* No room: two unit boxes spawned one half inside the other under a static ceiling 1.6 m
+ * above the floor. They need 2 m: neither is pushed through the floor or the ceiling, and
+ * both are flagged. */
+static void test_no_room_under_ceiling_flagged(void **st)
+{
+    (void)st;
+    new_world();
+    add(box(2, 0.2, 2), true, 0, 1.8, 0);   /* its underside at y = 1.6 */
+    qp_body_id lo = add(box(0.5, 0.5, 0.5), false, 0, 0.5, 0);
+    qp_body_id hi = add(box(0.5, 0.5, 0.5), false, 0, 1.0, 0);
+    run_result r = run("two boxes under a ceiling");
+    printf("measure:   boxes end at y %.3f and %.3f\n", pos(lo, 1), pos(hi, 1));
+    assert_true(r.worst_static_late <= 0.02);
+    assert_true(pos(lo, 1) >= 0.48 && pos(hi, 1) <= 1.12);
+    assert_true(qp_body_flags(&W, lo) & qp_body_flags(&W, hi) & QP_FLAG_PINNED_OVERLAP);
+}
+
 /* A body resting on the floor against a static block's side, or within the contact margin
  * of it, falls asleep (a box that left a block by a side ends so). Before: never, because
  * the side contact, which carries no load, kept the friction anchors of its first touch and
@@ -318,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_in_dynamic),
         cmocka_unit_test(test_sphere_pile),
         cmocka_unit_test(test_no_free_way_flagged),
+        cmocka_unit_test(test_no_room_under_ceiling_flagged),
         cmocka_unit_test(test_resting_against_static_side_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
