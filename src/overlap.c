@@ -14,7 +14,9 @@
  *   static box that stands on the floor: its shortest way is down, through the floor),
  *   the static box's six face directions are tried and the shortest free one is taken:
  *   the contact becomes one point at the body's centre of mass along that face normal, as
- *   deep as the way out is long. When no way is free, or the static shape is not a box,
+ *   deep as the way out is long, and marked QP_CONTACT_OVERLAP until the body rests on the
+ *   surface; meanwhile the friction anchors of its other contacts follow it (the floor's
+ *   would hold it where it began). When no way is free, or the static shape is not a box,
  *   the body keeps the shortest one and is flagged QP_FLAG_PINNED_OVERLAP, never silently.
  * - Sides (the penetration pass, qp__deep_sides): a spawned pair (QP_CONTACT_OVERLAP, kept
  *   until they are within QP_APART) comes apart upward: only the body the push lifts moves
@@ -149,6 +151,25 @@ static QP__NOINLINE void ways_out(const qp_world *w, int i, int j, int s, qp_vec
     }
 }
 
+/* Static friction anchors at the contact's centroid as the bodies are now. */
+static void anchor_here(const qp_world *w, qp_contact *c)
+{
+    qp_rot3 ra = qp__body_rot(&w->bodies[c->a]), rb = qp__body_rot(&w->bodies[c->b]);
+    c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
+    c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
+}
+
+/* Body i is being moved out of static geometry by split impulses, which its other
+ * contacts (the floor's) do not see as sliding: their anchors follow it, or they would
+ * hold it where it began, against the block it left, and never let it sleep. */
+static QP__NOINLINE void anchors_follow(qp_world *w, int i, const qp_contact *skip)
+{
+    for (int n = 0; n < w->contact_count; n++) {
+        qp_contact *c = &w->contacts[n];
+        if (c != skip && (c->a == i || c->b == i) && !(c->flags & QP_CONTACT_SLEEPING)) anchor_here(w, c);
+    }
+}
+
 /* Contact c between moving body i and static box shape j is deep and its way out is
  * blocked: take the static box's shortest free face direction, or flag the body. */
 static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int s)
@@ -176,9 +197,9 @@ static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int 
     c->ca = c->p[0].ra;
     c->cb = qp__arm_b(c, 0);
     c->twist_radius = 0;
-    qp_rot3 ra = qp__body_rot(&w->bodies[c->a]), rbb = qp__body_rot(&w->bodies[c->b]);
-    c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(&rbb, c->cb);
+    c->flags |= QP_CONTACT_OVERLAP;   /* on its way out until it is (qp__deep_overlaps) */
+    anchor_here(w, c);
+    anchors_follow(w, i, c);
 }
 
 /* The stage after the narrow phase (world.c). */
@@ -190,12 +211,16 @@ void qp__deep_overlaps(qp_world *w)
         fix16_t depth = deepest(c);
         const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
         /* Dynamic pairs found deep inside each other as one of them was placed there (not
-         * an impact), until they are apart. */
-        if (depth <= QP_APART) c->flags &= (uint8_t)~QP_CONTACT_OVERLAP;
+         * an impact), until they are apart; a body taken out of static geometry by a free
+         * way, until it rests on its surface (the slop, within half the gap tolerance). */
+        bool fixed = is_static(a) || is_static(b);
+        fix16_t apart = fixed ? qp_sat32((int64_t)w->def.slop + w->def.gap_tolerance / 2) : QP_APART;
+        if (depth <= apart) c->flags &= (uint8_t)~QP_CONTACT_OVERLAP;
         else if ((c->flags & QP_CONTACT_NEW) && depth > QP_DEEP && qp__body_dynamic(a) && qp__body_dynamic(b) &&
                  ((a->state | b->state) & QP_STATE_PLACED))
             c->flags |= QP_CONTACT_OVERLAP;
-        if (depth <= QP_DEEP) continue;
+        bool leaving = fixed && (c->flags & QP_CONTACT_OVERLAP);
+        if (depth <= QP_DEEP && !leaving) continue;
         int i, j, s;   /* the moving body, the static shape, the moving shape */
         if (qp__body_moves(b) && is_static(a)) {
             i = c->b, j = a->shapes[c->sa], s = b->shapes[c->sb];
@@ -205,7 +230,10 @@ void qp__deep_overlaps(qp_world *w)
             continue;
         }
         qp_vec3 u = i == c->b ? c->n : qp_v3_neg(c->n);   /* the push on the moving body */
-        if (!blocked(w, i, j, u, depth)) continue;
+        if (!blocked(w, i, j, u, depth)) {
+            if (leaving) anchors_follow(w, i, c);   /* the last of the way: its own normal is free */
+            continue;
+        }
         if (w->shapes[j].shape.type == QP_SHAPE_BOX) free_way(w, c, i, j, s);
         else w->bodies[i].flags |= QP_FLAG_PINNED_OVERLAP;
     }
