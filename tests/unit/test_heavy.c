@@ -6,8 +6,9 @@
  *   QP_FLAG_IMPULSE_LIMIT from its first steps. A 10 t box spreads the same weight over four
  *   points and is held up to g = 750 (31 250 N s a point), flagged at g = 1000.
  * - Columns of heavy boxes are held against the ground (no point deeper than 1 cm) and stand
- *   within 2 cm at the edges the README lists; beyond them they lean and topple (rounding in
- *   the solver rows, not a load the numbers cannot hold), and a deep overlap then only comes
+ *   within 2 cm at the edges the README lists; beyond them they lean and topple (not a load
+ *   the numbers cannot hold; the cause is not found, 1 kg boxes stand exactly at any g), and a
+ *   deep overlap then only comes
  *   from the fall (measured: none before the column leans by 15 cm).
  * Every depth is measured from outside with qp_collide at the bodies' poses. */
 #include <math.h>
