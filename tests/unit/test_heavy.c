@@ -8,8 +8,7 @@
  * - Columns of heavy boxes are held against the ground (no point deeper than 1 cm) and stand
  *   within 2 cm at the edges the README lists; beyond them they lean and topple (not a load
  *   the numbers cannot hold; the cause is not found, 1 kg boxes stand exactly at any g), and a
- *   deep overlap then only comes
- *   from the fall (measured: none before the column leans by 15 cm).
+ *   deep overlap then only comes from the fall (none before the column leans by 15 cm).
  * Every depth is measured from outside with qp_collide at the bodies' poses. */
 #include <math.h>
 #include <stdarg.h>
