@@ -295,6 +295,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->inv_mass = mp.inv_mass;
         b->inv_inertia_local = mp.inv_inertia;
         if (def->asleep) b->state |= QP_STATE_ASLEEP;
+        else b->state |= QP_STATE_PLACED;   /* spawned: overlaps it begins in come apart (overlap.c) */
     } else if (def->type == QP_BODY_KINEMATIC) {
         b->v = def->linear_velocity;    /* infinite mass: mass, inv_mass, inverse inertia stay 0 */
         b->w = def->angular_velocity;
@@ -454,6 +455,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     qp__body_update_aabbs(w, id.index, &b->x, &r);
     w->sap_sorted = 0;
     qp__wake_body(w, id.index);
+    if (b->state & QP_STATE_DYNAMIC) b->state |= QP_STATE_PLACED;   /* as if spawned there (overlap.c) */
     if (b->state & QP_STATE_KINEMATIC) qp__wake_touching(w, id.index);
     qp__record_input(w, QP_INPUT_SET_POSE, id, &position, 0, &rotation, 0);
     return QP_OK;

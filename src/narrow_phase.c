@@ -321,6 +321,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     set_centroid(c);
     set_anchors(c, old, at);
     if (old) {
+        c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
         c->flags |= QP_CONTACT_NEW;

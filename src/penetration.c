@@ -37,12 +37,14 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     qp__anchor_drift(w, c, r->t1, r->t2, drift, targets);
 #endif
     /* A sticking contact whose anchors have come apart tangentially is not
-     * at rest: its bodies restart their sleep test (sleep.c). */
+     * at rest: its bodies restart their sleep test (sleep.c). Only one that
+     * carries a load: without one its anchors hold nothing and never come back
+     * (a box settling beside a wall never slept). */
     fix16_t d1 = drift[0], d2 = drift[1];
-    if ((d1 < 0 ? -d1 : d1) > w->def.gap_tolerance || (d2 < 0 ? -d2 : d2) > w->def.gap_tolerance)
-        c->flags |= QP_CONTACT_CHANGED;
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jn;
+    if (jn_sum > 0 && ((d1 < 0 ? -d1 : d1) > w->def.gap_tolerance || (d2 < 0 ? -d2 : d2) > w->def.gap_tolerance))
+        c->flags |= QP_CONTACT_CHANGED;
     fix16_t bound = qp__mul(r->static_friction, qp__sat32(jn_sum));
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     fix16_t *total[2] = { &c->st1, &c->st2 };
@@ -75,6 +77,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
     bool light_below = lower >= 0 && w->bodies[lower].inv_mass > w->bodies[lower == c->a ? c->b : c->a].inv_mass;
     if (light_below) move &= pin;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    if (!(move = qp__deep_sides(w, c, move))) return false;   /* not into static geometry (overlap.c) */
     bool pinned = move != qp__movable(w, c);
     bool any = false;
     fix16_t dt = w->def.dt;

@@ -362,7 +362,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     bool dynamic = (state & QP_STATE_DYNAMIC) != 0;
     t.generation = (uint16_t)get_un(in, 1, 65535);
     t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
-                                          QP_FLAG_IMPULSE_LIMIT);
+                                          QP_FLAG_IMPULSE_LIMIT | QP_FLAG_PINNED_OVERLAP);
     t.level = (uint16_t)get_un(in, 0, 65535);
     t.island = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES);
     t.supports = (uint16_t)get_un(in, 0, 65535);
@@ -475,7 +475,7 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->count = (uint8_t)get_un(in, 1, QP_MAX_MANIFOLD_POINTS);
     if (in->bad) c->count = 0;   /* never a loop bound beyond the points */
     c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED |
-                                   QP_CONTACT_SWEPT);
+                                   QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP);
     c->n = get_unit_v3(in);
     c->anchor_a = get_v3(in, ARM_LIMIT);
     c->anchor_b = get_v3(in, ARM_LIMIT);
@@ -779,7 +779,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
         if (index > QP_CFG_MAX_BODIES || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
         if (!(state & QP_STATE_USED) ||
             (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN |
-                       QP_STATE_KINEMATIC)) != 0 ||
+                       QP_STATE_KINEMATIC | QP_STATE_PLACED)) != 0 ||
             ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)) ||
             ((state & QP_STATE_KINEMATIC) && (state & QP_STATE_DYNAMIC)))
             return QP_ERR_BUFFER;

@@ -110,6 +110,7 @@ const qp__stage qp__step_stages[] = {
     { "predict", qp__predict },                   /* 1. predicted poses */
     { "broad", qp__broad_phase },                 /*    detection at them */
     { "narrow", qp__narrow_phase },
+    { "overlaps", qp__deep_overlaps },            /*    deep ones leave by a free way (overlap.c) */
     { "sensors", qp__sensors },
     { "graph", qp__contact_graph },               /*    levels and order */
     { "collisions", qp__solve_collisions },       /* 2. elastic pass */

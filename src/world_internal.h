@@ -144,6 +144,14 @@ void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_
 /* joint.c: the checks of a joint def that need no world (record.c refuses what fails them). */
 qp_result qp__joint_def_check_values(const qp_joint_def *d);
 
+/* Deep overlaps (overlap.c): a stage after the narrow phase, where a deep contact with
+ * static geometry whose way out is blocked takes a free one (or flags its body), and
+ * dynamic pairs that begin deep inside each other are marked QP_CONTACT_OVERLAP; in the
+ * penetration pass, the sides (QP_MOVE_* bits) of such a pair that may move: up, never
+ * down, and never into static geometry they touch. */
+void qp__deep_overlaps(qp_world *w);
+int qp__deep_sides(qp_world *w, const qp_contact *c, int move);
+
 /* Helpers shared by stages. */
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */

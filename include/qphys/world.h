@@ -130,9 +130,13 @@ enum {
     QP_FLAG_SPEED_CLAMPED   = 1u << 0,  /* linear or angular speed hit its limit */
     QP_FLAG_OUT_OF_BOUNDS   = 1u << 1,  /* left the world bounds: disabled (frozen) */
     QP_FLAG_CONTACTS_LOST   = 1u << 2,  /* a pool was full: some of its contacts were dropped */
-    QP_FLAG_IMPULSE_LIMIT   = 1u << 3   /* a contact point needed more than Q16.16 holds in one step
+    QP_FLAG_IMPULSE_LIMIT   = 1u << 3,  /* a contact point needed more than Q16.16 holds in one step
                                          * (32767 N s): the load may sink. Keep mass x |g| x dt (plus
                                          * what presses it) under 32767 N s per point of support */
+    QP_FLAG_PINNED_OVERLAP  = 1u << 4   /* more than 5 cm inside static geometry (or inside a body
+                                         * while pressed against static geometry) with no free way
+                                         * out: it may stay inside or be pushed through
+                                         * (docs/design.md §4, deep overlaps) */
 };
 
 /* Per-step figures and high-water marks (for trimming pools on a board). */

@@ -15,7 +15,9 @@ enum {
     QP_STATE_ASLEEP  = 1u << 2,
     QP_STATE_FROZEN  = 1u << 3,  /* out of bounds: kept but never moved again */
     QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
-    QP_STATE_JOINED  = 1u << 5   /* scratch inside the shock pass only: a joint holds it */
+    QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
+                                    deep inside then was spawned there (overlap.c) */
+    QP_STATE_JOINED  = 1u << 6   /* scratch inside the shock pass only: a joint holds it */
 };
 
 typedef struct {
@@ -80,7 +82,9 @@ enum {
     QP_CONTACT_SLIDING  = 1u << 1, /* friction hit its limit this step: anchors move */
     QP_CONTACT_NEW      = 1u << 2, /* no match last step: warm start from the load */
     QP_CONTACT_CHANGED  = 1u << 3, /* its points are not last step's (features came or went) */
-    QP_CONTACT_SWEPT    = 1u << 4  /* found at the start poses: its bodies close in fast (narrow_phase.c) */
+    QP_CONTACT_SWEPT    = 1u << 4, /* found at the start poses: its bodies close in fast (narrow_phase.c) */
+    QP_CONTACT_OVERLAP  = 1u << 5  /* two dynamic bodies that began deep inside each other (spawned
+                                      so), until they are apart (overlap.c) */
 };
 
 typedef struct {
