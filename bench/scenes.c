@@ -121,7 +121,6 @@ qp_result qpb_scene_build_def(qp_world *w, qpb_scene s, const qp_world_def *def)
     int count = qpb_scene_bodies(s);
     for (int n = 0; n < count; n++) {
         qpb_scene_pose(s, n, &b.position, &b.rotation);
-        b.user_data = (uint32_t)n + 1u;
         (void)qp_create_body(w, &b, &r);
         if (r != QP_OK) return r;
     }
@@ -142,9 +141,8 @@ qpb_verdict qpb_scene_check(const qp_world *w, qpb_scene s)
     for (int i = 1; i <= qp_world_capacity(); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         if (qp_body_id_is_null(id) || qp_body_get_type(w, id) != QP_BODY_DYNAMIC) continue;
-        uint32_t u = qp_body_user_data(w, id);
-        if (u < 1u || u > (uint32_t)count) continue;
-        int n = (int)u - 1;
+        int n = i - 2;   /* created in order after the ground (slot 1), as a scene file loads them */
+        if (n < 0 || n >= count) continue;
         qp_vec3 p0;
         qp_quat q0;
         qpb_scene_pose(s, n, &p0, &q0);

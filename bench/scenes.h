@@ -8,7 +8,7 @@
  * 1 kg, friction 0.5, restitution 0, all at rest, axis-aligned unless the
  * scene turns them. Every other world setting is qp_default_world_def().
  *
- * Dynamic body n (0-based, in the order of docs/design.md §9) carries user_data n + 1,
+ * Dynamic body n (0-based, in the order of docs/design.md §9) is body slot n + 2 (after the ground),
  * so the checks find its start pose whatever slot it landed in.
  */
 #ifndef QP_BENCH_SCENES_H
