@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "qphys/collide.h"
 #include "qphys/math.h"
+#include "qphys/world.h"
 
 #define Q16 65536.0
 #define Q30 1073741824.0
@@ -83,6 +84,20 @@ static inline qp_shape plane(double nx, double ny, double nz, double off)
     qp_shape s;
     assert_int_equal(qp_make_plane(qp_v3(f16(nx), f16(ny), f16(nz)), f16(off), &s), QP_OK);
     return s;
+}
+
+/* w initialised from def, with a static ground plane y = 0 as its first body. */
+static inline qp_body_id init_with_ground(qp_world *w, const qp_world_def *def)
+{
+    assert_int_equal(qp_world_init(w, def), QP_OK);
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_STATIC;
+    d.shape_count = 1;
+    d.shapes[0] = plane(0, 1, 0, 0);
+    qp_result err;
+    qp_body_id ground = qp_create_body(w, &d, &err);
+    assert_int_equal(err, QP_OK);
+    return ground;
 }
 
 #endif

@@ -50,14 +50,9 @@ static column_result column(int n, double kg, double g, bool boxes)
 {
     qp_world_def def = qp_default_world_def();
     def.gravity = qp_v3(0, f16(-g), 0);
-    assert_int_equal(qp_world_init(&W, &def), QP_OK);
-    qp_body_def d = qp_default_body_def();
-    d.type = QP_BODY_STATIC;
-    d.shape_count = 1;
-    d.shapes[0] = plane(0, 1, 0, 0);
+    qp_body_id ground = init_with_ground(&W, &def);
+    qp_body_def d;
     qp_result err;
-    qp_body_id ground = qp_create_body(&W, &d, &err);
-    assert_int_equal(err, QP_OK);
     qp_body_id id[10];
     assert_true(n <= 10);
     for (int i = 0; i < n; i++) {

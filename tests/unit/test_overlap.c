@@ -21,14 +21,7 @@ static qp_world W;
 static void new_world(void)
 {
     qp_world_def def = qp_default_world_def();
-    assert_int_equal(qp_world_init(&W, &def), QP_OK);
-    qp_body_def d = qp_default_body_def();
-    d.type = QP_BODY_STATIC;
-    d.shape_count = 1;
-    d.shapes[0] = plane(0, 1, 0, 0);
-    qp_result err;
-    qp_create_body(&W, &d, &err);
-    assert_int_equal(err, QP_OK);
+    init_with_ground(&W, &def);
 }
 
 static qp_body_id add(qp_shape s, bool fixed, double x, double y, double z)
