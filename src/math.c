@@ -324,7 +324,7 @@ static bool normalize_to(qp_vec3 a, int frac, qp_vec3 *out)
     for (int i = 0; i < 3; i++) {
         int64_t n = comp[i] * ((int64_t)1 << (frac + k));
         int64_t mag = n < 0 ? -n : n;
-        int64_t q = (mag + (int64_t)(len / 2)) / (int64_t)len;
+        int64_t q = (int64_t)qp__udiv64_32((uint64_t)(mag + (int64_t)(len / 2)), (uint32_t)len);
         res[i] = qp_sat32(n < 0 ? -q : q);
     }
     *out = qp_v3(res[0], res[1], res[2]);
