@@ -19,15 +19,9 @@
 #include "solver.h"
 
 /* Tangential drift between the anchors of a sticking contact, pulled back. */
-static bool rounded(const qp_world *w, int body, int slot)
-{
-    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
-    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
-}
-
 static bool anchored(const qp_world *w, const qp_contact *c)
 {
-    return !(c->flags & QP_CONTACT_SLIDING) && (rounded(w, c->a, c->sa) || rounded(w, c->b, c->sb));
+    return !(c->flags & QP_CONTACT_SLIDING) && qp__contact_round(w, c);
 }
 
 static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move, bool pinned)

@@ -263,9 +263,24 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
         r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
     for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
-    qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    if (qp__contact_round(w, c)) {
+        qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    } else {
+        r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
+    }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 #endif
+}
+
+static bool round_shape(const qp_world *w, int body, int slot)
+{
+    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
+    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
+}
+
+bool qp__contact_round(const qp_world *w, const qp_contact *c)
+{
+    return round_shape(w, c->a, c->sa) || round_shape(w, c->b, c->sb);
 }
 
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],

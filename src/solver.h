@@ -222,6 +222,9 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
  * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,
  * capped): positions do not change from the rows to the end of the penetration pass.
  * Kept with the rows (default layout) or computed on use (low-RAM). */
+/* A round shape (sphere, capsule) touches in c: only such a contact holds static
+ * friction anchors (penetration.c), so only its drift is found. */
+bool qp__contact_round(const qp_world *w, const qp_contact *c);
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2]);
 
