@@ -448,7 +448,7 @@ bool qp_quat_normalize(qp_quat q, qp_quat *out)
         /* |c| 2^k < 2^31.5 by the loop: n < 2^61.5 */
         int64_t n = k < 0 ? c[i] * ((int64_t)1 << 29) : c[i] * ((int64_t)1 << (30 + k));
         int64_t mag = n < 0 ? -n : n;
-        int64_t v = (mag + len / 2) / len;
+        int64_t v = (int64_t)qp__udiv64_32((uint64_t)(mag + len / 2), (uint32_t)len);  /* len < 2^32 */
         r[i] = qp_sat32(n < 0 ? -v : v);
     }
     qp_quat o = { r[0], r[1], r[2], r[3] };
