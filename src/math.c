@@ -322,6 +322,10 @@ static bool normalize_to(qp_vec3 a, int frac, qp_vec3 *out)
     int64_t comp[3] = { a.x, a.y, a.z };
     fix16_t res[3];
     for (int i = 0; i < 3; i++) {
+        if (comp[i] == 0) {   /* (0 + len / 2) / len: 0, without the division */
+            res[i] = 0;
+            continue;
+        }
         int64_t n = comp[i] * ((int64_t)1 << (frac + k));
         int64_t mag = n < 0 ? -n : n;
         int64_t q = (int64_t)qp__udiv64_32((uint64_t)(mag + (int64_t)(len / 2)), (uint32_t)len);

@@ -168,10 +168,11 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
 static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
 {
     fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
-    qp_vec3 e = ay >= ax && ay >= az ? qp_v3(QP_Q30_ONE, 0, 0)   /* mostly y: use x */
-              : ax >= az             ? qp_v3(0, 0, QP_Q30_ONE)   /* mostly x: use z */
-                                     : qp_v3(0, QP_Q30_ONE, 0);  /* mostly z: use y */
-    qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
+    /* c = n x e (qp_v3_cross_q30) for the unit axis e: every product with e's one
+     * 2^30 is exact, so c is two of n's components, one negated, and a zero. */
+    qp_vec3 c = ay >= ax && ay >= az ? qp_v3(0, n.z, -n.y)   /* mostly y: e = x */
+              : ax >= az             ? qp_v3(n.y, -n.x, 0)   /* mostly x: e = z */
+                                     : qp_v3(-n.z, 0, n.x);  /* mostly z: e = y */
     if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
     *t2 = qp_v3_cross_q30(n, *t1);
 }
