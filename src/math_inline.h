@@ -29,7 +29,7 @@ static inline int64_t qp__div64(int64_t n, int64_t d)
  * as two base-2^16 digits by the divisor shifted left until its top bit is set (long
  * division, Knuth's algorithm D): each digit estimated from the divisor's top half is at
  * most 2 too large, and the corrections below take it down to the exact digit. */
-static inline uint64_t qp__udiv64_32(uint64_t n, uint32_t d)
+static inline uint64_t qp__udiv64_32_long(uint64_t n, uint32_t d)
 {
     uint32_t hi = (uint32_t)(n >> 32), lo = (uint32_t)n;
     uint32_t q_hi = hi / d, r = hi % d;
@@ -54,6 +54,16 @@ static inline uint64_t qp__udiv64_32(uint64_t n, uint32_t d)
         if (rh > 0xFFFFu) break;
     }
     return ((uint64_t)q_hi << 32) | (q1 << 16 | q0);
+}
+
+/* The same quotient: a 64-bit machine's own division (one instruction), elsewhere the above. */
+static inline uint64_t qp__udiv64_32(uint64_t n, uint32_t d)
+{
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    return n / d;
+#else
+    return qp__udiv64_32_long(n, d);
+#endif
 }
 
 /* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
