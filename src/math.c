@@ -322,9 +322,13 @@ static bool normalize_to(qp_vec3 a, int frac, qp_vec3 *out)
     int64_t comp[3] = { a.x, a.y, a.z };
     fix16_t res[3];
     for (int i = 0; i < 3; i++) {
+        if (comp[i] == 0) {   /* (0 + len / 2) / len: 0, without the division */
+            res[i] = 0;
+            continue;
+        }
         int64_t n = comp[i] * ((int64_t)1 << (frac + k));
         int64_t mag = n < 0 ? -n : n;
-        int64_t q = (mag + (int64_t)(len / 2)) / (int64_t)len;
+        int64_t q = (int64_t)qp__udiv64_32((uint64_t)(mag + (int64_t)(len / 2)), (uint32_t)len);
         res[i] = qp_sat32(n < 0 ? -q : q);
     }
     *out = qp_v3(res[0], res[1], res[2]);
@@ -448,7 +452,7 @@ bool qp_quat_normalize(qp_quat q, qp_quat *out)
         /* |c| 2^k < 2^31.5 by the loop: n < 2^61.5 */
         int64_t n = k < 0 ? c[i] * ((int64_t)1 << 29) : c[i] * ((int64_t)1 << (30 + k));
         int64_t mag = n < 0 ? -n : n;
-        int64_t v = (mag + len / 2) / len;
+        int64_t v = (int64_t)qp__udiv64_32((uint64_t)(mag + len / 2), (uint32_t)len);  /* len < 2^32 */
         r[i] = qp_sat32(n < 0 ? -v : v);
     }
     qp_quat o = { r[0], r[1], r[2], r[3] };

@@ -23,6 +23,49 @@ static inline int64_t qp__div64(int64_t n, int64_t d)
     return n / d;
 }
 
+/* n / d truncated for n < 2^64 and 0 < d < 2^32, with 32-bit divisions only (a 64-bit
+ * one is a library call on a Cortex-M, a shift-and-subtract loop of a few hundred
+ * instructions). The high word is divided first; what remains, below d 2^32, is divided
+ * as two base-2^16 digits by the divisor shifted left until its top bit is set (long
+ * division, Knuth's algorithm D): each digit estimated from the divisor's top half is at
+ * most 2 too large, and the corrections below take it down to the exact digit. */
+static inline uint64_t qp__udiv64_32_long(uint64_t n, uint32_t d)
+{
+    uint32_t hi = (uint32_t)(n >> 32), lo = (uint32_t)n;
+    uint32_t q_hi = hi / d, r = hi % d;
+    if (r == 0 && lo < d) return (uint64_t)q_hi << 32;
+    if (r == 0) return ((uint64_t)q_hi << 32) | (lo / d);
+    int s = __builtin_clz(d);                   /* d << s has its top bit set */
+    uint32_t v = d << s, v1 = v >> 16, v0 = v & 0xFFFFu;
+    uint32_t top = s ? (r << s) | (lo >> (32 - s)) : r; /* (r 2^32 + lo) << s, top word: < v */
+    uint32_t low = lo << s, u1 = low >> 16, u0 = low & 0xFFFFu;
+    uint32_t q1 = top / v1, rh = top - q1 * v1;
+    while (q1 > 0xFFFFu || q1 * v0 > ((rh << 16) | u1)) {
+        q1--;
+        rh += v1;
+        if (rh > 0xFFFFu) break;
+    }
+    uint32_t mid = (top << 16) + u1 - q1 * v;  /* the remainder after the first digit: < v */
+    uint32_t q0 = mid / v1;
+    rh = mid - q0 * v1;
+    while (q0 > 0xFFFFu || q0 * v0 > ((rh << 16) | u0)) {
+        q0--;
+        rh += v1;
+        if (rh > 0xFFFFu) break;
+    }
+    return ((uint64_t)q_hi << 32) | (q1 << 16 | q0);
+}
+
+/* The same quotient: a 64-bit machine's own division (one instruction), elsewhere the above. */
+static inline uint64_t qp__udiv64_32(uint64_t n, uint32_t d)
+{
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    return n / d;
+#else
+    return qp__udiv64_32_long(n, d);
+#endif
+}
+
 /* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
 static inline fix16_t qp__div(fix16_t a, fix16_t b)
 {
@@ -35,7 +78,7 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
     /* A quotient of 32-bit operands by a 32-bit division (a 64-bit one is a library call
      * on a Cortex-M): the same number. n + half < 2^48 and d < 2^32 always. */
     uint64_t top = (uint64_t)(n + half);
-    int64_t q = top <= UINT32_MAX ? (int64_t)((uint32_t)top / (uint32_t)d) : (n + half) / d;
+    int64_t q = top <= UINT32_MAX ? (int64_t)((uint32_t)top / (uint32_t)d) : (int64_t)qp__udiv64_32(top, (uint32_t)d);
     return qp__sat32(neg ? -q : q);
 }
 

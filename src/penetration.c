@@ -18,17 +18,16 @@
  */
 #include "solver.h"
 
-/* Does a sphere or capsule touch here (the only contacts with anchors)? */
-static bool rounded(const qp_world *w, int body, int slot)
+/* Does this contact have anchors to hold: sticking, where a sphere or capsule
+ * touches (the only contacts with them)? */
+static bool anchored(const qp_world *w, const qp_contact *c)
 {
-    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
-    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
+    return !(c->flags & QP_CONTACT_SLIDING) && qp__contact_round(w, c);
 }
 
 /* Tangential drift between the anchors of a sticking contact, pulled back. */
 static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, int move, bool pinned)
 {
-    if ((c->flags & QP_CONTACT_SLIDING) || !(rounded(w, c->a, c->sa) || rounded(w, c->b, c->sb))) return false;
     QP__COUNT(pen_anchor, 2);
     bool any = false;
 #if !QP_CFG_LOW_RAM
@@ -82,12 +81,20 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
     bool pinned = move != qp__movable(w, c);
     bool any = false;
     fix16_t dt = w->def.dt;
+    /* Only the rows this visit uses (low-RAM builds them at every visit; most
+     * visits use none). */
+    unsigned need = 0;
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth > w->def.slop || c->p[k].jp != 0) need |= QP_ROWS_POINT(k);
+    bool anchors = (!pinned || (light_below && move == pin)) && anchored(w, c);
+    if (anchors) need |= QP_ROWS_TANGENTS;
+    if (!need) return false;
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows(w, c, &scratch);
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, need, move);
     for (int k = 0; k < c->count; k++) {
         qp_contact_point *p = &c->p[k];
-        if (p->depth <= w->def.slop && p->jp == 0) continue;
+        if (!(need & QP_ROWS_POINT(k))) continue;
         QP__COUNT(pen_normal, 1);
         fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
         fix16_t target = qp__div(qp__mul(w->def.penetration_rate, excess), dt);
@@ -102,7 +109,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
     }
     /* Anchors pull back with both sides moving, or the light one pinned (not
      * against a sleeper: it does not move, and its contact's masses are not kept). */
-    if (!pinned || (light_below && move == pin)) any |= hold_anchors(w, c, r, move, pinned);
+    if (anchors) any |= hold_anchors(w, c, r, move, pinned);
     return any;
 }
 

@@ -39,7 +39,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows(w, c, &scratch);
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
     /* Friction, or the pass's normal impulses (tilted by the bodies'

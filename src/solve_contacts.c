@@ -48,7 +48,7 @@ static void warm_start(qp_world *w)
         QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
         qp_contact_rows scratch;
-        const qp_contact_rows *r = qp__rows(w, c, &scratch);
+        const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
         for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
         qp__friction_warm(w, c, r, &v, move);
     }
@@ -122,7 +122,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows(w, c, &scratch);
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;

@@ -15,7 +15,7 @@
  * pass and they go out of line to keep its frame small (the micro:bit's
  * stack); otherwise it runs once per step and they are inlined. */
 #if QP_CFG_LOW_RAM
-#define QP__ROWS_INLINE QP__NOINLINE
+#define QP__ROWS_INLINE inline
 #else
 #define QP__ROWS_INLINE inline
 #endif
@@ -168,10 +168,11 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
 static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
 {
     fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
-    qp_vec3 e = ay >= ax && ay >= az ? qp_v3(QP_Q30_ONE, 0, 0)   /* mostly y: use x */
-              : ax >= az             ? qp_v3(0, 0, QP_Q30_ONE)   /* mostly x: use z */
-                                     : qp_v3(0, QP_Q30_ONE, 0);  /* mostly z: use y */
-    qp_vec3 c = qp_v3_cross_q30(n, e);   /* Q30 x Q30 >> 30 = Q30 */
+    /* c = n x e (qp_v3_cross_q30) for the unit axis e: every product with e's one
+     * 2^30 is exact, so c is two of n's components, one negated, and a zero. */
+    qp_vec3 c = ay >= ax && ay >= az ? qp_v3(0, n.z, -n.y)   /* mostly y: e = x */
+              : ax >= az             ? qp_v3(n.y, -n.x, 0)   /* mostly x: e = z */
+                                     : qp_v3(-n.z, 0, n.x);  /* mostly z: e = y */
     if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
     *t2 = qp_v3_cross_q30(n, *t1);
 }
@@ -214,34 +215,48 @@ static void keep_inv_inertia(qp_world *w)
 
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
- * behind both row layouts. */
-static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
+ * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
+ * responses of the sides in move are built (the others' are zero); the masses
+ * only when move is every dynamic side (a pass that pins one finds its own). */
+static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
-    tangents(c->n, &r->t1, &r->t2);
+    const qp_vec3 zero = { 0, 0, 0 };
+    const qp_mat3 a = (move & QP_MOVE_A) ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
+    const qp_mat3 b = (move & QP_MOVE_B) ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
+    bool masses = move == qp__movable(w, c);
+    for (int k = 0; k < c->count; k++) {
+        if (!(need & QP_ROWS_POINT(k))) continue;
+        r->rna[k] = cross30(c->p[k].ra, c->n);
+        r->rnb[k] = cross30(qp__v3_add(c->p[k].ra, c->ab), c->n);  /* qp__arm_b */
+        r->ia[k] = (move & QP_MOVE_A) ? inv_i(&a, r->rna[k]) : zero;
+        r->ib[k] = (move & QP_MOVE_B) ? inv_i(&b, r->rnb[k]) : zero;
+        if (masses) r->mn[k] = qp__point_mass(w, c, r, k, move);
+    }
+    if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
     r->friction = combine_friction(ba->friction, bb->friction);
     r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
-    r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
-    const qp_mat3 a = rows_inv_inertia(w, c->a), b = rows_inv_inertia(w, c->b);
-    for (int k = 0; k < c->count; k++) {
-        r->rna[k] = cross30(c->p[k].ra, c->n);
-        r->rnb[k] = cross30(qp__arm_b(c, k), c->n);
-        r->ia[k] = inv_i(&a, r->rna[k]);
-        r->ib[k] = inv_i(&b, r->rnb[k]);
-    }
+    int rows = need & QP_ROWS_TWIST ? 3 : 2;
+    tangents(c->n, &r->t1, &r->t2);
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         r->fa[d] = cross30(c->ca, dir[d]);
         r->fb[d] = cross30(c->cb, dir[d]);
     }
     r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
-    for (int d = 0; d < 3; d++) {
-        r->ia_f[d] = inv_i(&a, r->fa[d]);
-        r->ib_f[d] = inv_i(&b, r->fb[d]);
+    for (int d = 0; d < rows; d++) {
+        r->ia_f[d] = (move & QP_MOVE_A) ? inv_i(&a, r->fa[d]) : zero;
+        r->ib_f[d] = (move & QP_MOVE_B) ? inv_i(&b, r->fb[d]) : zero;
+        if (masses) r->mt[d] = row_mass(w, c, r, d, move);
     }
+}
+
+static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
+{
+    const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
+    r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     int move = qp__movable(w, c);
-    for (int k = 0; k < c->count; k++) r->mn[k] = qp__point_mass(w, c, r, k, move);
-    for (int d = 0; d < 3; d++) r->mt[d] = row_mass(w, c, r, d, move);
+    fill_part(w, c, r, QP_ROWS_ALL, move);
 #if !QP_CFG_LOW_RAM
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
@@ -249,9 +264,24 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
         r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
     for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
-    qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    if (qp__contact_round(w, c)) {
+        qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
+    } else {
+        r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
+    }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 #endif
+}
+
+static bool round_shape(const qp_world *w, int body, int slot)
+{
+    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
+    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
+}
+
+bool qp__contact_round(const qp_world *w, const qp_contact *c)
+{
+    return round_shape(w, c->a, c->sa) || round_shape(w, c->b, c->sb);
 }
 
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
@@ -298,6 +328,17 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
     return &w->rows[c - w->contacts];
 #else
     fill_rows(w, c, scratch);
+    return scratch;
+#endif
+}
+
+const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need, int move)
+{
+#if !QP_CFG_LOW_RAM
+    (void)scratch, (void)need, (void)move;
+    return &w->rows[c - w->contacts];
+#else
+    fill_part(w, c, scratch, need, move);
     return scratch;
 #endif
 }

@@ -40,6 +40,19 @@ static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
  * computed into *scratch. Valid from qp__prepare_contacts to the end of the
  * penetration pass. */
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
+/* The same, for a visit that reads only the rows in need, with the sides in move
+ * (low-RAM builds only those: the angular responses of the other sides are zero, and
+ * the effective masses mn, mt are built only when move is qp__movable; a pass that pins
+ * a side finds them with qp__point_mass_pinned / qp__row_mass_pinned). restitution is
+ * not built. The default layout returns every row, as qp__rows. */
+enum {
+    QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
+    QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
+    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u
+};
+#define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
+const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
+                                    int move);
 /* The normal direction at point k, through the rows: relative speed,
  * applying an impulse, effective mass for the sides in move. */
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
@@ -209,6 +222,9 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
  * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,
  * capped): positions do not change from the rows to the end of the penetration pass.
  * Kept with the rows (default layout) or computed on use (low-RAM). */
+/* A round shape (sphere, capsule) touches in c: only such a contact holds static
+ * friction anchors (penetration.c), so only its drift is found. */
+bool qp__contact_round(const qp_world *w, const qp_contact *c);
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2]);
 

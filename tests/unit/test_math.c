@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "qphys/math.h"
+#include "../../src/math_inline.h"   /* qp__udiv64_32_long, the core's 64-by-32 division */
 
 typedef __int128 i128;
 typedef long double ld;
@@ -300,6 +301,36 @@ static void test_mul(void **state)
     assert_int_equal(qp_mul(1, 0x8000), 1);   /* 0.5 LSB -> 1 */
     assert_int_equal(qp_mul(-1, 0x8000), 0);  /* -0.5 LSB -> 0 */
     report(&st);
+}
+
+/* qp__udiv64_32_long (src/math_inline.h: qp__udiv64_32 on 32-bit machines, where qp_div and
+ * every normalization divide with it) equals
+ * C's 64-bit division for random numerators and divisors of every width, and at the
+ * edges: divisors 1, 2^31, 2^32 - 1 and powers of two, numerators 0, d - 1, d, 2^64 - 1,
+ * and quotients whose base-2^16 digits need the estimate's corrections. */
+static void test_udiv64_32(void **state)
+{
+    (void)state;
+    rng_seed(1414);
+    static const uint32_t ds[] = { 1u, 2u, 3u, 0xFFFFu, 0x10000u, 0x10001u, 0x7FFFFFFFu, 0x80000000u,
+                                   0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x8000FFFFu, 0xFFFF0000u };
+    static const uint64_t ns[] = { 0u, 1u, 0xFFFFFFFFu, 0x100000000u, 0x7FFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu,
+                                   0xFFFFFFFF00000000u, 0x00000000FFFF0000u, 0x7FFF800000000000u };
+    for (unsigned i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        uint32_t d = ds[i];
+        for (unsigned j = 0; j < sizeof ns / sizeof ns[0]; j++) assert_true(qp__udiv64_32_long(ns[j], d) == ns[j] / d);
+        uint64_t near[] = { d - 1u, d, (uint64_t)d + 1u, (uint64_t)d << 32, ((uint64_t)d << 32) - 1u,
+                            (uint64_t)d * 0xFFFFFFFFu, (uint64_t)d * 0xFFFFFFFFu + d - 1u };
+        for (unsigned j = 0; j < sizeof near / sizeof near[0]; j++)
+            assert_true(qp__udiv64_32_long(near[j], d) == near[j] / d);
+    }
+    for (int i = 0; i < 2000000; i++) {
+        uint64_t n = rng_u64() >> rng_below(64);
+        uint32_t d = rng_u32() >> rng_below(32);
+        if (d == 0) d = 1;
+        if (i & 1) n = (uint64_t)d * (rng_u64() >> (32 + rng_below(32))) + rng_below(d);  /* near multiples */
+        assert_true(qp__udiv64_32_long(n, d) == n / d);
+    }
 }
 
 static void test_div(void **state)
@@ -1465,6 +1496,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sat_and_shift_round),
         cmocka_unit_test(test_mul),
+        cmocka_unit_test(test_udiv64_32),
         cmocka_unit_test(test_div),
         cmocka_unit_test(test_mul_q30),
         cmocka_unit_test(test_isqrt64),
