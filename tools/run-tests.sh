@@ -99,7 +99,7 @@ if [ -f tools/cross-check.sh ]; then
 fi
 for b in $(ls boards | grep -v '^cpu$'); do
   only=""; [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ] && only=" (build only: no QEMU model)"
-  check "board $b: builds, fits, passes the nm guard$only" make -s BOARD="$b" all size
+  check "board $b: builds, fits, passes the nm guard$only" make -s -j"$JOBS" BOARD="$b" all size
 done
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh

@@ -23,7 +23,7 @@ for mk in boards/*/board.mk; do
   # shellcheck disable=SC2154
   eval "$(make -s --no-print-directory BOARD="$b" print-board-map)"
   [ -n "$images" ] || continue
-  if ! make -s BOARD="$b" >"$tmp/$b.log" 2>&1; then fail "$b: build"; tail -20 "$tmp/$b.log"; continue; fi
+  if ! make -s -j"${JOBS:-2}" BOARD="$b" >"$tmp/$b.log" 2>&1; then fail "$b: build"; tail -20 "$tmp/$b.log"; continue; fi
   bin=build/$b/probe.bin hex=build/$b/probe.hex
   [ -f "$bin" ] && [ -f "$hex" ] || { fail "$b: no $bin or $hex"; continue; }
   arm-none-eabi-objcopy -I ihex -O binary "$hex" "$tmp/$b.bin"
@@ -55,7 +55,7 @@ else
 fi
 # ... and its scene runner steps stack20 there to the golden hashes.
 gold=tests/scenes/golden/stack20.hashes
-if make -s BOARD=nucleo-f411re scene SCENE=tests/scenes/stack20.scene STEPS=120 >"$tmp/scene.log" 2>&1; then
+if make -s -j"${JOBS:-2}" BOARD=nucleo-f411re scene SCENE=tests/scenes/stack20.scene STEPS=120 >"$tmp/scene.log" 2>&1; then
   timeout 300 qemu-system-arm -M netduinoplus2 -display none -monitor none -serial null -serial stdio \
     -icount shift=0 -no-reboot -kernel build/nucleo-f411re/scene.elf </dev/null >"$out" 2>&1
   if head -n 120 "$gold" | cmp -s - "$out"; then

@@ -63,7 +63,7 @@ if ! command -v qemu-system-arm >/dev/null 2>&1; then
   echo "SKIPPED board peer: qemu-system-arm not installed (make deps)"
 elif ! command -v arm-none-eabi-gcc >/dev/null 2>&1; then
   echo "SKIPPED board peer: arm-none-eabi-gcc not installed (make deps)"
-elif ! make -s BOARD=qemu-mps2-an386 APP=lockstep >"$out/board-build.log" 2>&1; then
+elif ! make -s -j"${JOBS:-2}" BOARD=qemu-mps2-an386 APP=lockstep >"$out/board-build.log" 2>&1; then
   log=$out/board-build.log; fail "board peer: make BOARD=qemu-mps2-an386 APP=lockstep"
 else
   log=$out/board.log

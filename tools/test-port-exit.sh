@@ -33,7 +33,7 @@ done
 # A board's flash image (FLASH_EXIT in its board.mk, netduinoplus2: auto) is what runs with no
 # debugger: it must print everything and end with a reset, no fault; QEMU -no-reboot stops there.
 b=netduinoplus2
-if make -s BOARD=$b >build/exit-$b-flash.log 2>&1; then
+if make -s -j"${JOBS:-2}" BOARD=$b >build/exit-$b-flash.log 2>&1; then
   cmd=$(make -s --no-print-directory BOARD=$b RUN_ELF=build/$b/probe-flash.elf print-run)
   sh -c "$cmd -no-reboot" </dev/null >build/exit-$b-flash.out 2>&1
   rc=$?
