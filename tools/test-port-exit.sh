@@ -17,7 +17,7 @@ for b in microbit qemu-mps2-an386; do
     sh tools/embed-scene.sh tests/scenes/pyramid64.scene 5 "$d/scene-gen/scene_data.h" || exit 2
     vars="BOARD=$b APP=scene PORT_EXIT=$mode BOARD_DIR=$d APP_CFLAGS_scene=-I$d/scene-gen"
     # shellcheck disable=SC2086
-    if ! make -s $vars board >"$d.log" 2>&1; then echo "FAIL $b $mode: build"; cat "$d.log"; failed=1; continue; fi
+    if ! make -s -j"${JOBS:-2}" $vars board >"$d.log" 2>&1; then echo "FAIL $b $mode: build"; cat "$d.log"; failed=1; continue; fi
     # shellcheck disable=SC2086
     cmd=$(make -s --no-print-directory $vars print-run)
     sh -c "$cmd -no-reboot" </dev/null >"$d.out" 2>&1

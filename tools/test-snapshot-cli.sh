@@ -42,7 +42,7 @@ for t in i386 aarch64 riscv64 s390x wasm32; do
   else fail "stack20 snapshot resumed on $t: hashes differ"; fi
 done
 for b in qemu-mps2-an386 microbit qemu-virt-rv32; do
-  if make -s --no-print-directory BOARD=$b scene SCENE="$out/stack20.qps" STEPS=200 2>/dev/null | \
+  if make -s -j"${JOBS:-2}" --no-print-directory BOARD=$b scene SCENE="$out/stack20.qps" STEPS=200 2>/dev/null | \
        grep -v '^check-core' | cmp -s - "$want"; then
     echo "PASS stack20 snapshot from the host resumes on $b (QEMU) with the same hashes"
   else fail "stack20 snapshot resumed on board $b: hashes differ"; fi
