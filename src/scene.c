@@ -487,19 +487,27 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
 
 NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it);
 
-NOINLINE static bool parse_joint(lexer *lx, bool hinge, qp_scene_joint_item *it)
+/* A joint's two body numbers (file order) and their columns; what: the message when
+ * they are missing. */
+static bool read_joint_bodies(lexer *lx, qp_scene_joint_item *it, const char *what)
 {
     unsigned long a_at, b_at;
-    const char *what = hinge ? "expected two body numbers after 'hinge' (A B, counted from 0 in file order)"
-                             : "expected two body numbers after 'ball' (A B, counted from 0 in file order)";
-    it->anchor_b = qp_v3_zero();
-    it->min_length = it->max_length = 0;
     const char *range = "body number out of range: 0 .. 65534";
     if (!read_int(lx, &it->a, 0, 65534, what, range, &a_at) || !read_int(lx, &it->b, 0, 65534, what, range, &b_at))
         return false;
     it->a_column = (int)(a_at + 1);
     it->b_column = (int)(b_at + 1);
     if (it->a == it->b) return fail(lx, b_at, "a joint needs two different bodies");
+    return true;
+}
+
+NOINLINE static bool parse_joint(lexer *lx, bool hinge, qp_scene_joint_item *it)
+{
+    const char *what = hinge ? "expected two body numbers after 'hinge' (A B, counted from 0 in file order)"
+                             : "expected two body numbers after 'ball' (A B, counted from 0 in file order)";
+    it->anchor_b = qp_v3_zero();
+    it->min_length = it->max_length = 0;
+    if (!read_joint_bodies(lx, it, what)) return false;
     it->anchor = qp_v3_zero();
     it->axis = qp_v3_zero();
     it->has_limit = false;
@@ -683,14 +691,8 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
 /* distance A B anchor X Y Z anchor X Y Z max L [min L]: the first anchor on A, the second on B. */
 NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it)
 {
-    unsigned long a_at, b_at;
     const char *what = "expected two body numbers after 'distance' (A B, counted from 0 in file order)";
-    const char *range = "body number out of range: 0 .. 65534";
-    if (!read_int(lx, &it->a, 0, 65534, what, range, &a_at) || !read_int(lx, &it->b, 0, 65534, what, range, &b_at))
-        return false;
-    it->a_column = (int)(a_at + 1);
-    it->b_column = (int)(b_at + 1);
-    if (it->a == it->b) return fail(lx, b_at, "a joint needs two different bodies");
+    if (!read_joint_bodies(lx, it, what)) return false;
     it->anchor = it->anchor_b = it->axis = qp_v3_zero();
     it->has_limit = false;
     it->limit_lo = it->limit_hi = 0;
