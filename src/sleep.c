@@ -4,7 +4,8 @@
  * around C, C + x and C + y (x, y: first two columns of its rotation, so the
  * off-centre points see rotation about any axis, even one through C along
  * x). When a box grows past its threshold all three restart at the current
- * points. A body still for sleep_steps steps may sleep. The energy policy
+ * points. A body still for sleep_steps steps may sleep, and keeps that pass while
+ * each next window of sleep_steps holds (wants_sleep). The energy policy
  * (seeds 001, 002) keeps a recency-weighted average of |v|^2 + |w|^2 instead.
  *
  * A body whose contacts changed this step (a new touching contact, or a
@@ -169,7 +170,19 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
     }
     if (reset) reset_boxes(b);
     else if (b->still_steps < 0xFFFF) b->still_steps++;
-    return b->still_steps >= w->def.sleep_steps && b->awake_steps >= w->def.min_awake_steps;
+    /* A body that passed (n steps inside its boxes) starts a new window of n steps and keeps
+     * its pass while the new window holds too: the test asks whether it moved less than the
+     * threshold in the last n to 2n steps. Boxes that kept growing for as long as the body
+     * waited judged a resting body by everything it did since it passed: in an island of
+     * forty (a tall stack settling by fractions of a millimetre a step) each body's box
+     * outgrew the threshold every few hundred steps at its own time, the forty were never
+     * ready together, and the stack never slept. */
+    int n = w->def.sleep_steps;
+    if (n <= 0x7FFF && b->still_steps >= 2 * n) {
+        reset_boxes(b);
+        b->still_steps = (uint16_t)n;
+    }
+    return b->still_steps >= n && b->awake_steps >= w->def.min_awake_steps;
 }
 
 static int find(qp_world *w, int i)
