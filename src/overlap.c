@@ -17,7 +17,8 @@
  *   deep as the way out is long, and marked QP_CONTACT_OVERLAP until the body rests on the
  *   surface; meanwhile the friction anchors of its other contacts follow it (the floor's
  *   would hold it where it began). When no way is free, or the static shape is not a box,
- *   the body keeps the shortest one and is flagged QP_FLAG_PINNED_OVERLAP, never silently.
+ *   the body keeps the shortest one and is flagged QP_FLAG_PINNED_OVERLAP, never silently
+ *   (unless, for a shape that is not a box, another of its contacts found it a free way).
  * - Sides (the penetration pass, qp__deep_sides): a spawned pair (QP_CONTACT_OVERLAP, kept
  *   until they are within QP_APART) comes apart upward: only the body the push lifts moves
  *   (fifty spheres spawned at one point on the floor rise into a column instead of driving
@@ -202,9 +203,27 @@ static QP__NOINLINE void free_way(qp_world *w, qp_contact *c, int i, int j, int 
     anchors_follow(w, i, c);
 }
 
+/* Is body i on its way out of static geometry by a free way (a leaving contact)? This
+ * step's contacts are not in the graph yet: every one is looked at (pending bodies are rare). */
+static bool has_way_out(const qp_world *w, int i)
+{
+    for (int n = 0; n < w->contact_count; n++) {
+        const qp_contact *c = &w->contacts[n];
+        if (c->a != i && c->b != i) continue;
+        bool fixed = is_static(&w->bodies[c->a]) || is_static(&w->bodies[c->b]);
+        if (fixed && (c->flags & QP_CONTACT_OVERLAP)) return true;
+    }
+    return false;
+}
+
 /* The stage after the narrow phase (world.c). */
 void qp__deep_overlaps(qp_world *w)
 {
+    /* Bodies deep in a static shape that is not a box (a plane) whose way out is blocked:
+     * flagged at the end unless another contact found them a free way (a box spawned low
+     * inside a static box and the floor leaves by the box's side; the floor alone has no
+     * other way to offer). w->queue is free scratch here. */
+    int pending = 0;
     for (int n = 0; n < w->contact_count; n++) {
         qp_contact *c = &w->contacts[n];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
@@ -235,8 +254,11 @@ void qp__deep_overlaps(qp_world *w)
             continue;
         }
         if (w->shapes[j].shape.type == QP_SHAPE_BOX) free_way(w, c, i, j, s);
+        else if (pending < QP_CFG_MAX_BODIES) w->queue[pending++] = (uint16_t)i;
         else w->bodies[i].flags |= QP_FLAG_PINNED_OVERLAP;
     }
+    for (int k = 0; k < pending; k++)
+        if (!has_way_out(w, w->queue[k])) w->bodies[w->queue[k]].flags |= QP_FLAG_PINNED_OVERLAP;
     for (int i = 1; i <= w->body_high; i++) w->bodies[i].state &= (uint16_t)~QP_STATE_PLACED;
 }
 
