@@ -382,9 +382,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
     fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
-        qp__sat32((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
-        qp__sat32((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
-        qp__sat32((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
+        qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)),
+        qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)),
+        qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
     };
     bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
     fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);
