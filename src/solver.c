@@ -360,19 +360,29 @@ void qp__prepare_contacts(qp_world *w)
     }
 }
 
-/* Past hold, scale (x, y) down to length slide (static, then dynamic
- * friction); true when it had to. */
-static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
+/* Past hold, scale (x, y) down to length slide = mu_d jn_sum (static, then
+ * dynamic friction); true when it had to. slide is found only for a cut. */
+static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t mu_d, fix16_t jn_sum)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
-    /* The twist has no second component: its length is |x|, the root of x^2 exactly. */
-    fix16_t len = *y == 0 ? (*x < 0 ? -*x : *x) : (fix16_t)qp_isqrt64((uint64_t)len2);
+    fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp__div(slide, len);
+    fix16_t k = qp__div(qp__mul(mu_d, jn_sum), len);
     *x = qp__mul(*x, k);
     *y = qp__mul(*y, k);
     return true;
+}
+
+/* The same for the twist about a radius r (slide = mu_d jn_sum r), which has one
+ * component: its length is |x| (the root of x^2 exactly), and |x| <= |hold| is
+ * x^2 <= hold^2. */
+static void cut_twist(fix16_t *x, fix16_t hold, fix16_t mu_d, fix16_t jn_sum, fix16_t r)
+{
+    fix16_t len = *x < 0 ? -*x : *x, h = hold < 0 ? -hold : hold;
+    if (len <= h) return;
+    fix16_t k = qp__div(qp__mul(qp__mul(mu_d, jn_sum), r), len);
+    *x = qp__mul(*x, k);
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
@@ -386,11 +396,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
         qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)),
         qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
     };
-    bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
-    fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);
-    fix16_t twist_slide = qp__mul(qp__mul(r->friction, jn_sum), c->twist_radius);
-    fix16_t zero = 0;
-    cut_to(&want.tw, &zero, twist_hold, twist_slide);
+    fix16_t hold = qp__mul(r->static_friction, jn_sum);
+    bool sliding = cut_to(&want.t1, &want.t2, hold, r->friction, jn_sum);
+    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), r->friction, jn_sum, c->twist_radius);
     row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
     row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
     row_apply(w, c, r, v, 2, want.tw - acc->tw, move);
