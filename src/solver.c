@@ -11,6 +11,8 @@
  */
 #include "solver.h"
 
+#include <stddef.h>
+
 /* cross30 and inv_i serve fill_rows. With QP_CFG_LOW_RAM it runs under every
  * pass and they go out of line to keep its frame small (the micro:bit's
  * stack); otherwise it runs once per step and they are inlined. */
@@ -126,6 +128,30 @@ static void load_centroid(qp_contact *c)
     c->ca = ca;
 }
 
+/* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
+ * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
+static int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int side)
+{
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]))
+                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+}
+
+static int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
+{
+    bool linear = d < 2;
+    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]))
+                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
+}
+
+/* The effective mass from the two sides' shares t, for the sides in move. */
+static fix16_t mass_of(const int64_t t[2], int move)
+{
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += t[0];
+    if (move & QP_MOVE_B) sum += t[1];
+    return inverse_of(sum);
+}
+
 /* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). */
 static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
@@ -173,8 +199,20 @@ static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
     qp_vec3 c = ay >= ax && ay >= az ? qp_v3(0, n.z, -n.y)   /* mostly y: e = x */
               : ax >= az             ? qp_v3(n.y, -n.x, 0)   /* mostly x: e = z */
                                      : qp_v3(-n.z, 0, n.x);  /* mostly z: e = y */
-    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
-    *t2 = qp_v3_cross_q30(n, *t1);
+    /* c with one component (n along an axis, or in a plane of two): qp_v3_normalize_q30
+     * gives that component's sign times 2^30 (its root is exact: |v| 2^k), without the
+     * root and divisions. */
+    int zeros = (c.x == 0) + (c.y == 0) + (c.z == 0);
+    if (zeros == 2) {
+        *t1 = qp_v3(c.x > 0 ? QP_Q30_ONE : c.x < 0 ? -QP_Q30_ONE : 0, c.y > 0 ? QP_Q30_ONE : c.y < 0 ? -QP_Q30_ONE : 0,
+                    c.z > 0 ? QP_Q30_ONE : c.z < 0 ? -QP_Q30_ONE : 0);
+    } else if (!qp_v3_normalize_q30(c, t1)) {
+        *t1 = qp_v3(0, 0, QP_Q30_ONE);
+    }
+    /* qp_v3_cross_q30(n, t1), inline */
+    *t2 = qp_v3(qp__sat32(qp__shift_round64((int64_t)n.y * t1->z - (int64_t)n.z * t1->y, 30)),
+                qp__sat32(qp__shift_round64((int64_t)n.z * t1->x - (int64_t)n.x * t1->z, 30)),
+                qp__sat32(qp__shift_round64((int64_t)n.x * t1->y - (int64_t)n.y * t1->x, 30)));
 }
 
 static fix16_t combine_friction(fix16_t a, fix16_t b)
@@ -218,7 +256,8 @@ static void keep_inv_inertia(qp_world *w)
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
  * responses of the sides in move are built (the others' are zero); the masses
  * only when move is every dynamic side (a pass that pins one finds its own). */
-static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
+                      int64_t (*terms)[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
@@ -231,7 +270,12 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->rnb[k] = cross30(qp__v3_add(c->p[k].ra, c->ab), c->n);  /* qp__arm_b */
         r->ia[k] = (move & QP_MOVE_A) ? inv_i(&a, r->rna[k]) : zero;
         r->ib[k] = (move & QP_MOVE_B) ? inv_i(&b, r->rnb[k]) : zero;
-        if (masses) r->mn[k] = qp__point_mass(w, c, r, k, move);
+        if (masses && terms) {
+            for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
+            r->mn[k] = mass_of(terms[k], move);
+        } else if (masses) {
+            r->mn[k] = qp__point_mass(w, c, r, k, move);
+        }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
     r->friction = combine_friction(ba->friction, bb->friction);
@@ -247,7 +291,13 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int d = 0; d < rows; d++) {
         r->ia_f[d] = (move & QP_MOVE_A) ? inv_i(&a, r->fa[d]) : zero;
         r->ib_f[d] = (move & QP_MOVE_B) ? inv_i(&b, r->fb[d]) : zero;
-        if (masses) r->mt[d] = row_mass(w, c, r, d, move);
+        if (masses && terms) {
+            int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
+            for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
+            r->mt[d] = mass_of(t, move);
+        } else if (masses) {
+            r->mt[d] = row_mass(w, c, r, d, move);
+        }
     }
 }
 
@@ -256,20 +306,24 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     int move = qp__movable(w, c);
-    fill_part(w, c, r, QP_ROWS_ALL, move);
 #if !QP_CFG_LOW_RAM
+    /* Each side's share of every row's inverse mass, found once for both sets of masses. */
+    int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
+    fill_part(w, c, r, QP_ROWS_ALL, move, terms);
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
-        r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
-    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
+        r->mn_pin[k] = pin != move && k < c->count ? mass_of(terms[k], pin) : 0;
+    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? mass_of(terms[QP_MAX_MANIFOLD_POINTS + d], pin) : 0;
     if (qp__contact_round(w, c)) {
         qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
     } else {
         r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
+#else
+    fill_part(w, c, r, QP_ROWS_ALL, move, NULL);
 #endif
 }
 
@@ -338,7 +392,7 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     (void)scratch, (void)need, (void)move;
     return &w->rows[c - w->contacts];
 #else
-    fill_part(w, c, scratch, need, move);
+    fill_part(w, c, scratch, need, move, NULL);
     return scratch;
 #endif
 }
