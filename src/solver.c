@@ -220,6 +220,23 @@ static fix16_t combine_friction(fix16_t a, fix16_t b)
     return qp_sqrt(qp_mul(a, b));
 }
 
+/* The last combine_friction found, for the next contact (most pairs of a scene share
+ * their materials: a square root and a product saved per contact). */
+typedef struct {
+    bool valid;
+    fix16_t a, b, out;
+} qp_combine_memo;
+
+static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
+{
+    if (!m) return combine_friction(a, b);
+    if (!m->valid || m->a != a || m->b != b) {
+        m->valid = true, m->a = a, m->b = b;
+        m->out = combine_friction(a, b);
+    }
+    return m->out;
+}
+
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
  * qp_mat3_rotate's result is exactly symmetric). */
@@ -257,7 +274,7 @@ static void keep_inv_inertia(qp_world *w)
  * responses of the sides in move are built (the others' are zero); the masses
  * only when move is every dynamic side (a pass that pins one finds its own). */
 static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
-                      int64_t (*terms)[2])
+                      int64_t (*terms)[2], qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
@@ -278,8 +295,8 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
-    r->friction = combine_friction(ba->friction, bb->friction);
-    r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+    r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
+    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
     tangents(c->n, &r->t1, &r->t2);
     const qp_vec3 dir[2] = { r->t1, r->t2 };
@@ -301,7 +318,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
 }
 
-static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
+static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
@@ -309,7 +326,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 #if !QP_CFG_LOW_RAM
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
     int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
-    fill_part(w, c, r, QP_ROWS_ALL, move, terms);
+    fill_part(w, c, r, QP_ROWS_ALL, move, terms, memo);
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
@@ -323,7 +340,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 #else
-    fill_part(w, c, r, QP_ROWS_ALL, move, NULL);
+    fill_part(w, c, r, QP_ROWS_ALL, move, NULL, memo);
 #endif
 }
 
@@ -381,7 +398,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
     (void)scratch;
     return &w->rows[c - w->contacts];
 #else
-    fill_rows(w, c, scratch);
+    fill_rows(w, c, scratch, NULL);
     return scratch;
 #endif
 }
@@ -392,7 +409,7 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     (void)scratch, (void)need, (void)move;
     return &w->rows[c - w->contacts];
 #else
-    fill_part(w, c, scratch, need, move, NULL);
+    fill_part(w, c, scratch, need, move, NULL, NULL);
     return scratch;
 #endif
 }
@@ -400,16 +417,16 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
 void qp__prepare_contacts(qp_world *w)
 {
     keep_inv_inertia(w);
+    qp_combine_memo memo[2] = { { false, 0, 0, 0 }, { false, 0, 0, 0 } };
+    (void)memo;
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         load_centroid(c);
+        /* Low-RAM keeps no rows: each pass builds those it uses at its visits. */
 #if !QP_CFG_LOW_RAM
-        qp_contact_rows *r = &w->rows[i];
-#else
-        qp_contact_rows scratch, *r = &scratch;
+        fill_rows(w, c, &w->rows[i], memo);
 #endif
-        fill_rows(w, c, r);
         for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
     }
 }
