@@ -295,7 +295,11 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
+#if !QP_CFG_LOW_RAM
     r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
+#else
+    r->friction = 0;   /* found when a cut needs it (slide_of) */
+#endif
     r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
     tangents(c->n, &r->t1, &r->t2);
@@ -433,13 +437,38 @@ void qp__prepare_contacts(qp_world *w)
 
 /* Past hold, scale (x, y) down to length slide = mu_d jn_sum (static, then
  * dynamic friction); true when it had to. slide is found only for a cut. */
-static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t mu_d, fix16_t jn_sum)
+typedef struct {
+    const qp_world *w;
+    const qp_contact *c;
+    const qp_contact_rows *r;
+    fix16_t jn_sum, slide;
+    bool known;
+} qp_slide;
+
+/* mu_d jn_sum, found on first use. Low-RAM builds no dynamic friction coefficient
+ * with the rows (a product and a square root at every visit): it is found here, for
+ * the visits that cut. */
+static fix16_t slide_of(qp_slide *s)
+{
+    if (!s->known) {
+#if QP_CFG_LOW_RAM
+        fix16_t mu_d = combine_friction(s->w->bodies[s->c->a].friction, s->w->bodies[s->c->b].friction);
+#else
+        fix16_t mu_d = s->r->friction;
+#endif
+        s->slide = qp__mul(mu_d, s->jn_sum);
+        s->known = true;
+    }
+    return s->slide;
+}
+
+static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, qp_slide *slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
     fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp__div(qp__mul(mu_d, jn_sum), len);
+    fix16_t k = qp__div(slide_of(slide), len);
     *x = qp__mul(*x, k);
     *y = qp__mul(*y, k);
     return true;
@@ -448,11 +477,11 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t mu_d, fix16_t j
 /* The same for the twist about a radius r (slide = mu_d jn_sum r), which has one
  * component: its length is |x| (the root of x^2 exactly), and |x| <= |hold| is
  * x^2 <= hold^2. */
-static void cut_twist(fix16_t *x, fix16_t hold, fix16_t mu_d, fix16_t jn_sum, fix16_t r)
+static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 {
     fix16_t len = *x < 0 ? -*x : *x, h = hold < 0 ? -hold : hold;
     if (len <= h) return;
-    fix16_t k = qp__div(qp__mul(qp__mul(mu_d, jn_sum), r), len);
+    fix16_t k = qp__div(qp__mul(slide_of(slide), r), len);
     *x = qp__mul(*x, k);
 }
 
@@ -468,8 +497,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
         qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
     };
     fix16_t hold = qp__mul(r->static_friction, jn_sum);
-    bool sliding = cut_to(&want.t1, &want.t2, hold, r->friction, jn_sum);
-    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), r->friction, jn_sum, c->twist_radius);
+    qp_slide slide = { w, c, r, jn_sum, 0, false };
+    bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
+    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
     row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
     row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
     row_apply(w, c, r, v, 2, want.tw - acc->tw, move);
