@@ -8,10 +8,22 @@
 
 #include "qphys/math.h"
 
+/* QP__NARROW(x): on a 32-bit Arm, makes the compiler forget where the int32 x came from.
+ * Saturated from an int64, x kept its 64-bit form there, and every later (int64_t)x * y
+ * took a 64 x 64 product (three instructions) where one 32 x 32 multiply does. It
+ * changes no value. */
+#if defined(__GNUC__) && defined(__arm__)
+#define QP__NARROW(x) __asm__("" : "+r"(x))
+#else
+#define QP__NARROW(x) ((void)0)
+#endif
+
 /* qp_sat32 */
 static inline int32_t qp__sat32(int64_t v)
 {
-    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
+    int32_t r = v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
+    QP__NARROW(r);
+    return r;
 }
 
 /* n / d truncated, as C divides int64_t: by a 32-bit division when both fit in 32

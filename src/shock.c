@@ -65,9 +65,9 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
+        fix16_t vn = qp__add_sat(qp__point_speed(&v, c, r, k), qp__point_gap_speed(w, c, r, k));
         fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->mn[k];
-        fix16_t total = qp__sat32((int64_t)p->jp - qp__mul(vn, m));
+        fix16_t total = qp__add_sat(p->jp, -qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         any |= total != p->jp;

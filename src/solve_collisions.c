@@ -118,7 +118,9 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows(w, c, &scratch);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
-    fix16_t an = normal_accel(w, c);
+    /* Only a bounce reads the normal acceleration (a contact without restitution
+     * never bounces). */
+    fix16_t an = r->restitution > 0 ? normal_accel(w, c) : 0;
     bool any = centroid_impulse(w, c, r, &v, move, an);
     QP__COUNT(collide_rows, c->count);
     for (int k = 0; k < c->count; k++) {

@@ -127,11 +127,11 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__sat32((int64_t)qp__point_speed(&v, c, r, k) + qp__point_gap_speed(w, c, r, k));
+        fix16_t vn = qp__add_sat(qp__point_speed(&v, c, r, k), qp__point_gap_speed(w, c, r, k));
         fix16_t j = -qp__mul(qp__mul(push, vn), r->mn[k]);
         quiet = quiet && (vn == 0 || (vn > 0 && (!acc || p->jn == 0)));
         if (acc) {
-            fix16_t total = qp__sat32((int64_t)p->jn + j);
+            fix16_t total = qp__add_sat(p->jn, j);
             if (total < 0) total = 0;
             if (total == INT32_MAX) impulse_limit(w, c);
             j = total - p->jn;

@@ -11,6 +11,8 @@
  */
 #include "solver.h"
 
+#include <stddef.h>
+
 /* cross30 and inv_i serve fill_rows. With QP_CFG_LOW_RAM it runs under every
  * pass and they go out of line to keep its frame small (the micro:bit's
  * stack); otherwise it runs once per step and they are inlined. */
@@ -126,6 +128,30 @@ static void load_centroid(qp_contact *c)
     c->ca = ca;
 }
 
+/* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
+ * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
+static int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int side)
+{
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]))
+                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+}
+
+static int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
+{
+    bool linear = d < 2;
+    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]))
+                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
+}
+
+/* The effective mass from the two sides' shares t, for the sides in move. */
+static fix16_t mass_of(const int64_t t[2], int move)
+{
+    int64_t sum = 0;
+    if (move & QP_MOVE_A) sum += t[0];
+    if (move & QP_MOVE_B) sum += t[1];
+    return inverse_of(sum);
+}
+
 /* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). */
 static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
@@ -173,13 +199,42 @@ static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
     qp_vec3 c = ay >= ax && ay >= az ? qp_v3(0, n.z, -n.y)   /* mostly y: e = x */
               : ax >= az             ? qp_v3(n.y, -n.x, 0)   /* mostly x: e = z */
                                      : qp_v3(-n.z, 0, n.x);  /* mostly z: e = y */
-    if (!qp_v3_normalize_q30(c, t1)) *t1 = qp_v3(0, 0, QP_Q30_ONE);
-    *t2 = qp_v3_cross_q30(n, *t1);
+    /* c with one component (n along an axis, or in a plane of two): qp_v3_normalize_q30
+     * gives that component's sign times 2^30 (its root is exact: |v| 2^k), without the
+     * root and divisions. */
+    int zeros = (c.x == 0) + (c.y == 0) + (c.z == 0);
+    if (zeros == 2) {
+        *t1 = qp_v3(c.x > 0 ? QP_Q30_ONE : c.x < 0 ? -QP_Q30_ONE : 0, c.y > 0 ? QP_Q30_ONE : c.y < 0 ? -QP_Q30_ONE : 0,
+                    c.z > 0 ? QP_Q30_ONE : c.z < 0 ? -QP_Q30_ONE : 0);
+    } else if (!qp_v3_normalize_q30(c, t1)) {
+        *t1 = qp_v3(0, 0, QP_Q30_ONE);
+    }
+    /* qp_v3_cross_q30(n, t1), inline */
+    *t2 = qp_v3(qp__sat32(qp__shift_round64((int64_t)n.y * t1->z - (int64_t)n.z * t1->y, 30)),
+                qp__sat32(qp__shift_round64((int64_t)n.z * t1->x - (int64_t)n.x * t1->z, 30)),
+                qp__sat32(qp__shift_round64((int64_t)n.x * t1->y - (int64_t)n.y * t1->x, 30)));
 }
 
 static fix16_t combine_friction(fix16_t a, fix16_t b)
 {
     return qp_sqrt(qp_mul(a, b));
+}
+
+/* The last combine_friction found, for the next contact (most pairs of a scene share
+ * their materials: a square root and a product saved per contact). */
+typedef struct {
+    bool valid;
+    fix16_t a, b, out;
+} qp_combine_memo;
+
+static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
+{
+    if (!m) return combine_friction(a, b);
+    if (!m->valid || m->a != a || m->b != b) {
+        m->valid = true, m->a = a, m->b = b;
+        m->out = combine_friction(a, b);
+    }
+    return m->out;
 }
 
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
@@ -218,7 +273,8 @@ static void keep_inv_inertia(qp_world *w)
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
  * responses of the sides in move are built (the others' are zero); the masses
  * only when move is every dynamic side (a pass that pins one finds its own). */
-static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
+                      int64_t (*terms)[2], qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
@@ -231,11 +287,20 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->rnb[k] = cross30(qp__v3_add(c->p[k].ra, c->ab), c->n);  /* qp__arm_b */
         r->ia[k] = (move & QP_MOVE_A) ? inv_i(&a, r->rna[k]) : zero;
         r->ib[k] = (move & QP_MOVE_B) ? inv_i(&b, r->rnb[k]) : zero;
-        if (masses) r->mn[k] = qp__point_mass(w, c, r, k, move);
+        if (masses && terms) {
+            for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
+            r->mn[k] = mass_of(terms[k], move);
+        } else if (masses) {
+            r->mn[k] = qp__point_mass(w, c, r, k, move);
+        }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
-    r->friction = combine_friction(ba->friction, bb->friction);
-    r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+#if !QP_CFG_LOW_RAM
+    r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
+#else
+    r->friction = 0;   /* found when a cut needs it (slide_of) */
+#endif
+    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
     tangents(c->n, &r->t1, &r->t2);
     const qp_vec3 dir[2] = { r->t1, r->t2 };
@@ -247,29 +312,39 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int d = 0; d < rows; d++) {
         r->ia_f[d] = (move & QP_MOVE_A) ? inv_i(&a, r->fa[d]) : zero;
         r->ib_f[d] = (move & QP_MOVE_B) ? inv_i(&b, r->fb[d]) : zero;
-        if (masses) r->mt[d] = row_mass(w, c, r, d, move);
+        if (masses && terms) {
+            int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
+            for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
+            r->mt[d] = mass_of(t, move);
+        } else if (masses) {
+            r->mt[d] = row_mass(w, c, r, d, move);
+        }
     }
 }
 
-static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r)
+static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     int move = qp__movable(w, c);
-    fill_part(w, c, r, QP_ROWS_ALL, move);
 #if !QP_CFG_LOW_RAM
+    /* Each side's share of every row's inverse mass, found once for both sets of masses. */
+    int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
+    fill_part(w, c, r, QP_ROWS_ALL, move, terms, memo);
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
-        r->mn_pin[k] = pin != move && k < c->count ? qp__point_mass(w, c, r, k, pin) : 0;
-    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? row_mass(w, c, r, d, pin) : 0;
+        r->mn_pin[k] = pin != move && k < c->count ? mass_of(terms[k], pin) : 0;
+    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? mass_of(terms[QP_MAX_MANIFOLD_POINTS + d], pin) : 0;
     if (qp__contact_round(w, c)) {
         qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
     } else {
         r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
+#else
+    fill_part(w, c, r, QP_ROWS_ALL, move, NULL, memo);
 #endif
 }
 
@@ -327,7 +402,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
     (void)scratch;
     return &w->rows[c - w->contacts];
 #else
-    fill_rows(w, c, scratch);
+    fill_rows(w, c, scratch, NULL);
     return scratch;
 #endif
 }
@@ -338,7 +413,7 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     (void)scratch, (void)need, (void)move;
     return &w->rows[c - w->contacts];
 #else
-    fill_part(w, c, scratch, need, move);
+    fill_part(w, c, scratch, need, move, NULL, NULL);
     return scratch;
 #endif
 }
@@ -346,33 +421,68 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
 void qp__prepare_contacts(qp_world *w)
 {
     keep_inv_inertia(w);
+    qp_combine_memo memo[2] = { { false, 0, 0, 0 }, { false, 0, 0, 0 } };
+    (void)memo;
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         load_centroid(c);
+        /* Low-RAM keeps no rows: each pass builds those it uses at its visits. */
 #if !QP_CFG_LOW_RAM
-        qp_contact_rows *r = &w->rows[i];
-#else
-        qp_contact_rows scratch, *r = &scratch;
+        fill_rows(w, c, &w->rows[i], memo);
 #endif
-        fill_rows(w, c, r);
         for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
     }
 }
 
-/* Past hold, scale (x, y) down to length slide (static, then dynamic
- * friction); true when it had to. */
-static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, fix16_t slide)
+/* Past hold, scale (x, y) down to length slide = mu_d jn_sum (static, then
+ * dynamic friction); true when it had to. slide is found only for a cut. */
+typedef struct {
+    const qp_world *w;
+    const qp_contact *c;
+    const qp_contact_rows *r;
+    fix16_t jn_sum, slide;
+    bool known;
+} qp_slide;
+
+/* mu_d jn_sum, found on first use. Low-RAM builds no dynamic friction coefficient
+ * with the rows (a product and a square root at every visit): it is found here, for
+ * the visits that cut. */
+static fix16_t slide_of(qp_slide *s)
+{
+    if (!s->known) {
+#if QP_CFG_LOW_RAM
+        fix16_t mu_d = combine_friction(s->w->bodies[s->c->a].friction, s->w->bodies[s->c->b].friction);
+#else
+        fix16_t mu_d = s->r->friction;
+#endif
+        s->slide = qp__mul(mu_d, s->jn_sum);
+        s->known = true;
+    }
+    return s->slide;
+}
+
+static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, qp_slide *slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
-    /* The twist has no second component: its length is |x|, the root of x^2 exactly. */
-    fix16_t len = *y == 0 ? (*x < 0 ? -*x : *x) : (fix16_t)qp_isqrt64((uint64_t)len2);
+    fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp__div(slide, len);
+    fix16_t k = qp__div(slide_of(slide), len);
     *x = qp__mul(*x, k);
     *y = qp__mul(*y, k);
     return true;
+}
+
+/* The same for the twist about a radius r (slide = mu_d jn_sum r), which has one
+ * component: its length is |x| (the root of x^2 exactly), and |x| <= |hold| is
+ * x^2 <= hold^2. */
+static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
+{
+    fix16_t len = *x < 0 ? -*x : *x, h = hold < 0 ? -hold : hold;
+    if (len <= h) return;
+    fix16_t k = qp__div(qp__mul(slide_of(slide), r), len);
+    *x = qp__mul(*x, k);
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
@@ -382,15 +492,14 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
     fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
     qp_friction want = {
-        qp__sat32((int64_t)acc->t1 - qp__mul(row_speed(v, r, 0), m1)),
-        qp__sat32((int64_t)acc->t2 - qp__mul(row_speed(v, r, 1), m2)),
-        qp__sat32((int64_t)acc->tw - qp__mul(row_speed(v, r, 2), mw)),
+        qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)),
+        qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)),
+        qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
     };
-    bool sliding = cut_to(&want.t1, &want.t2, qp__mul(r->static_friction, jn_sum), qp__mul(r->friction, jn_sum));
-    fix16_t twist_hold = qp__mul(qp__mul(r->static_friction, jn_sum), c->twist_radius);
-    fix16_t twist_slide = qp__mul(qp__mul(r->friction, jn_sum), c->twist_radius);
-    fix16_t zero = 0;
-    cut_to(&want.tw, &zero, twist_hold, twist_slide);
+    fix16_t hold = qp__mul(r->static_friction, jn_sum);
+    qp_slide slide = { w, c, r, jn_sum, 0, false };
+    bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
+    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
     row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
     row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
     row_apply(w, c, r, v, 2, want.tw - acc->tw, move);

@@ -13,7 +13,7 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
 {
     int64_t v = (int64_t)a * b;
     v = v >= 0 ? (v + 32768) >> 16 : -((32768 - v) >> 16);
-    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (fix16_t)v;
+    return qp__sat32(v);
 }
 
 /* Which sides of a contact can move (shock propagation pins the lower one). */
@@ -107,7 +107,8 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
-/* qp__sat32((int64_t)a + b) in 32 bits (a 64-bit sum and compare cost several instructions
+/* qp__sat32((int64_t)a + b) in 32 bits, for any int32 a, b (and a - b as a + -b for b
+ * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return) (a 64-bit sum and compare cost several instructions
  * each on a Cortex-M): an overflow goes to the end of a's side, and the one sum that fits
  * but is out of range, INT32_MIN, to -INT32_MAX. */
 static inline int32_t qp__add_sat(int32_t a, int32_t b)
@@ -144,6 +145,9 @@ static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
 static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
 {
     const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
+    /* Both inside their ranges (the common case) by one unsigned compare each. */
+    if ((uint64_t)s + (uint64_t)lim <= (uint64_t)(2 * lim) && (uint64_t)ang + (uint64_t)ang_lim <= (uint64_t)(2 * ang_lim))
+        return qp__r30(s + ang * 16384);
     s = s > lim ? lim : s < -lim ? -lim : s;
     int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
     return qp__r30(s + a);
