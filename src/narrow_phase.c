@@ -53,14 +53,13 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* Centroid arms and twist radius of a manifold's points. */
-static void set_centroid(qp_contact *c)
+/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). */
+static void set_centroid(qp_contact *c, const qp_vec3 *rb)
 {
     int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
-        qp_vec3 rb = qp__arm_b(c, k);
-        sb[0] += rb.x; sb[1] += rb.y; sb[2] += rb.z;
+        sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
     }
     c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
                   (fix16_t)qp__div64(sa[2], c->count));
@@ -238,6 +237,21 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     c->anchor_b = k->anchor_b;
 }
 
+/* qp__shape_world, for a shape at its body's centre of mass without a turn (every
+ * shape of a one-shape body) without the rotation of a zero offset: the same bits
+ * (R 0 rounds to 0, and x + 0 saturates the same). */
+static qp_transform shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r)
+{
+    const qp_shape *s = &w->shapes[shape].shape;
+    if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
+        (s->rotation.x | s->rotation.y | s->rotation.z) != 0)
+        return qp__shape_world(w, shape, x, r);
+    qp_transform xf;
+    xf.p = qp__v3_add(*x, qp_v3_zero());
+    xf.r = *r;
+    return xf;
+}
+
 /* The manifold of a pair at its poses (pair_poses), in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide
@@ -248,10 +262,21 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_rot3 ra, rb;
     pose_rotations(at, &ra, &rb);
-    *xa = qp__shape_world(w, pair->a, &at->xa, &ra);
-    qp_transform xb = qp__shape_world(w, pair->b, &at->xb, &rb);
+    *xa = shape_pose(w, pair->a, &at->xa, &ra);
+    qp_transform xb = shape_pose(w, pair->b, &at->xb, &rb);
     qp_transform rel = qp_transform_relative(xa, &xb);
     return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+}
+
+/* qp_v3_len(d) > h, without the square root (most pairs are not swept): the
+ * rounded root of S = |d|^2 (Q32.32) is at least m = h + 1 exactly when
+ * S > m (m - 1), the rounding's threshold (m - 1/2)^2 moved up to the next integer. */
+static bool closer_than_len(qp_vec3 d, fix16_t h)
+{
+    if (h < 0) return true;
+    uint64_t s = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+    uint64_t m = (uint64_t)h + 1;
+    return s > m * (m - 1);
 }
 
 /* Where a pair is collided. Most pairs: at the predicted poses, with the
@@ -266,13 +291,13 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
-    qp_vec3 da = qp_v3_sub(w->pred.x[a], ba->x), db = qp_v3_sub(w->pred.x[b], bb->x);
-    fix16_t closing = qp_v3_len(qp_v3_sub(db, da));
+    qp_vec3 da = qp__v3_sub(w->pred.x[a], ba->x), db = qp__v3_sub(w->pred.x[b], bb->x);
+    qp_vec3 d = qp__v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
-    at->swept = closing > (ca < cb ? ca : cb) / 2;
+    at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
     if (at->swept) {
         at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
-        at->margin = qp_sat32((int64_t)w->def.contact_margin + closing);
+        at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
 #if !QP_CFG_LOW_RAM
         at->ra = &ba->r, at->rb = &bb->r;
 #endif
@@ -310,15 +335,18 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     qp_vec3 arm_a = qp__v3_sub(xa->p, at->xa);
     c->ab = qp__v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
+    qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        p->ra = qp__v3_add(arm_a, qp__rot3_mul_v3(&xa->r, m->points[k].point));
+        qp_vec3 ra = qp__v3_add(arm_a, qp__rot3_mul_v3(&xa->r, m->points[k].point));
+        p->ra = ra;
+        rb[k] = qp__v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
-        fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
+        fix16_t vn = relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
         p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
-    set_centroid(c);
+    set_centroid(c, rb);
     set_anchors(c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
