@@ -70,6 +70,25 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb)
     c->twist_radius = (fix16_t)qp__div64(r, c->count);
 }
 
+/* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
+ * (every unit normal and every contact point): each product is then below
+ * 2^61 + 2^59, so three of them and the half for rounding stay below 2^63 and
+ * qp__round_sum4's overflow checks cannot fire: the same floor((sum + 2^29) /
+ * 2^30), clamped the same. */
+static inline qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
+{
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
+    /* A 64-bit machine checks the overflow for free (one flag): the general form. */
+    if (UINTPTR_MAX > 0xFFFFFFFFu || (uint32_t)v.x + lim >= 2 * lim || (uint32_t)v.y + lim >= 2 * lim ||
+        (uint32_t)v.z + lim >= 2 * lim)
+        return qp__rot3_mul_v3(r, v);
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(((int64_t)r->m[i][0] * v.x + (int64_t)r->m[i][1] * v.y + (int64_t)r->m[i][2] * v.z +
+                          ((int64_t)1 << 29)) >> 30);
+    return qp_v3(o[0], o[1], o[2]);
+}
+
 /* Velocity of b relative to a at a contact point, along unit direction u. */
 static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
                                      qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
@@ -326,7 +345,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->sa = sa->slot;
     c->sb = sb->slot;
     c->count = (uint8_t)m->count;
-    c->n = qp__rot3_mul_v3(&xa->r, m->normal);
+    c->n = rot_small(&xa->r, m->normal);
     if (at->swept) c->flags |= QP_CONTACT_SWEPT;
 
     qp_vec3 va, wa, vb, wb;
@@ -338,7 +357,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        qp_vec3 ra = qp__v3_add(arm_a, qp__rot3_mul_v3(&xa->r, m->points[k].point));
+        qp_vec3 ra = qp__v3_add(arm_a, rot_small(&xa->r, m->points[k].point));
         p->ra = ra;
         rb[k] = qp__v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
@@ -362,10 +381,10 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     if ((c->flags & QP_CONTACT_NEW) && -vn_min > w->def.wake_velocity) c->flags |= QP_CONTACT_CHANGED;
 }
 
-/* What a contact passes on to its successor. */
+/* What a contact passes on to its successor. Only the points below count are
+ * read (a local copy, neither stored nor hashed): nothing is cleared. */
 static void remember(const qp_contact *c, qp_contact_cache *k)
 {
-    memset(k, 0, sizeof *k);
     k->a = c->a;
     k->b = c->b;
     k->sa = c->sa;
