@@ -164,14 +164,24 @@ typedef struct {
     uint8_t label;
 } clip_vertex;
 
-/* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label. */
+/* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label.
+ * Returns -1, writing nothing, when the whole polygon is kept as it is (the
+ * corners of a box resting on an equal one lie on the side planes). */
 static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uint8_t plane_label,
                      clip_vertex *out)
 {
+    int64_t d[CLIP_MAX];   /* > 0: outside */
+    bool all_in = true;
+    for (int i = 0; i < n; i++) {
+        d[i] = (int64_t)sg * in[i].p[c] - h;
+        all_in = all_in && d[i] <= 0;
+    }
+    if (all_in) return -1;
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
-        const clip_vertex *p = &in[i], *q = &in[(i + 1) % n];
-        int64_t dp = (int64_t)sg * p->p[c] - h, dq = (int64_t)sg * q->p[c] - h;  /* > 0: outside */
+        const int i1 = i + 1 < n ? i + 1 : 0;
+        const clip_vertex *p = &in[i], *q = &in[i1];
+        const int64_t dp = d[i], dq = d[i1];
         if (dp <= 0) out[o++] = *p;
         if ((dp <= 0) != (dq <= 0) && o < CLIP_MAX) {
             clip_vertex x;
@@ -235,7 +245,9 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     const int pc[4] = { u, u, w, w }, ps[4] = { 1, -1, 1, -1 };
     int cur = 0;
     for (int pl = 0; pl < 4 && n > 0; pl++) {
-        n = clip_side(poly[cur], n, pc[pl], ps[pl], hr[pc[pl]], (uint8_t)(4 + pl), poly[cur ^ 1]);
+        int o = clip_side(poly[cur], n, pc[pl], ps[pl], hr[pc[pl]], (uint8_t)(4 + pl), poly[cur ^ 1]);
+        if (o < 0) continue;   /* all kept: the same polygon where it is */
+        n = o;
         cur ^= 1;
     }
     /* Depth below the reference face; keep those within the margin. */
