@@ -58,6 +58,10 @@ static int64_t tolerance(int64_t sep, int shift)
     return (int64_t)QP__BOX_TOL_ABS * QP__W_ONE + (abs64(sep) >> shift);
 }
 
+/* (i + 1) % 3 and (i + 2) % 3 as NEXT3[i + 1], NEXT3[i + 2]: a modulo is a
+ * multiplication and three more instructions on a Cortex-M, at every axis. */
+static const uint8_t NEXT3[5] = { 0, 1, 2, 0, 1 };
+
 /* |R[i][j]|, Q2.30, widened. */
 static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
 
@@ -228,7 +232,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     for (int c = 1; c < 3; c++)
         if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
     int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
-    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
     static const int8_t s1[4] = { 1, -1, -1, 1 }, s2[4] = { 1, 1, -1, -1 };
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
@@ -241,7 +245,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         poly[0][v].label = (uint8_t)v;
     }
     /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
-    const int u = (ax + 1) % 3, w = (ax + 2) % 3;
+    const int u = NEXT3[ax + 1], w = NEXT3[ax + 2];
     const int pc[4] = { u, u, w, w }, ps[4] = { 1, -1, 1, -1 };
     int cur = 0;
     for (int pl = 0; pl < 4 && n > 0; pl++) {
@@ -302,7 +306,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
 static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
 {
     const qp_q30 (*R)[3] = bp->r->m;
-    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2], j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
     /* n = e_i x c_j, oriented from A to B. */
     int64_t tn = (int64_t)bp->t[i2] * R[i1][j] - (int64_t)bp->t[i1] * R[i2][j];
     qp_q30 nv[3];
@@ -318,7 +322,7 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
     fix16_t lb[3], cb[3];
     lb[j] = 0;
     for (int q = 1; q < 3; q++) {
-        int jj = (j + q) % 3;
+        int jj = NEXT3[j + q];
         int64_t d = (int64_t)R[0][jj] * nv[0] + (int64_t)R[1][jj] * nv[1] + (int64_t)R[2][jj] * nv[2];
         lb[jj] = d > 0 ? -bp->hb[jj] : bp->hb[jj];
     }
@@ -384,9 +388,9 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     const int64_t matters = edge_bar < lim ? edge_bar : lim;
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2];
         for (int j = 0; j < 3; j++) {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const int j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
             int64_t len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
             if (len2 < QP__BOX_EDGE_MIN2) continue;
             int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
