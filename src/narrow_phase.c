@@ -271,6 +271,41 @@ static qp_transform shape_pose(const qp_world *w, int shape, const qp_vec3 *x, c
     return xf;
 }
 
+/* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
+ * few units of rounding). */
+static bool rot_small_entries(const qp_rot3 *r)
+{
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
+    uint32_t out = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) out |= (uint32_t)r->m[i][j] + lim >= 2 * lim;
+    return out == 0;
+}
+
+/* qp_transform_relative(a, b): b in a's frame. On a 32-bit machine, for rotations
+ * whose entries are below 2^30 + 2^28 (always), without qp__round_sum4's overflow
+ * checks, which cannot fire: each product of two entries is below 1.57 2^60 and
+ * of an entry and an int32 below 1.25 2^61, so three of them and the half stay
+ * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
+static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
+{
+    if (UINTPTR_MAX > 0xFFFFFFFFu || !rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
+        *rel = qp_transform_relative(a, b);
+        return;
+    }
+    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            rel->r.m[i][j] = qp__sat32(((int64_t)ra[0][i] * rb[0][j] + (int64_t)ra[1][i] * rb[1][j] +
+                                        (int64_t)ra[2][i] * rb[2][j] + ((int64_t)1 << 29)) >> 30);
+    qp_vec3 d = qp__v3_sub(b->p, a->p);
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(((int64_t)ra[0][i] * d.x + (int64_t)ra[1][i] * d.y + (int64_t)ra[2][i] * d.z +
+                          ((int64_t)1 << 29)) >> 30);
+    rel->p = qp_v3(o[0], o[1], o[2]);
+}
+
 /* The manifold of a pair at its poses (pair_poses), in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide
@@ -283,7 +318,8 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
     pose_rotations(at, &ra, &rb);
     *xa = shape_pose(w, pair->a, &at->xa, &ra);
     qp_transform xb = shape_pose(w, pair->b, &at->xb, &rb);
-    qp_transform rel = qp_transform_relative(xa, &xb);
+    qp_transform rel;
+    relative_pose(xa, &xb, &rel);
     return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
 }
 
