@@ -190,10 +190,30 @@ static void lose_contact(qp_world *w, int a, int b)
     w->bodies[b].flags |= QP_FLAG_CONTACTS_LOST;
 }
 
-/* The walk over last step's contacts, at the top of the pool. */
+/* The walk over last step's contacts, at the top of the pool, and the predicted
+ * velocities of the last bodies a and b that made a contact (pairs come sorted
+ * by body: a body's pairs follow each other, and a stack's middle body is b of
+ * one pair and a of the next). They depend on nothing the walk changes but a
+ * sleeper woken, so a new contact (which may wake one) forgets them. */
 typedef struct {
     int next, end;                /* unread old contacts: contacts[next .. end) */
+    int body[2];                  /* -1: empty */
+    qp_vec3 v[2], w[2];
 } qp_old_walk;
+
+/* qp__predicted_velocity of body i, side 0 (a) or 1 (b) of its pair: found in
+ * either slot, or made and kept in its side's. */
+static void pair_velocity(const qp_world *w, qp_old_walk *walk, int i, int side, qp_vec3 *v, qp_vec3 *om)
+{
+    int k = walk->body[0] == i ? 0 : walk->body[1] == i ? 1 : -1;
+    if (k < 0) {
+        k = side;
+        walk->body[k] = i;
+        qp__predicted_velocity(w, &w->bodies[i], &walk->v[k], &walk->w[k]);
+    }
+    *v = walk->v[k];
+    *om = walk->w[k];
+}
 
 /* A fresh contact at the bottom of the pool. When it would land on an old
  * contact not yet read, that old one is given up (its pair loses its warm
@@ -282,14 +302,14 @@ static bool rot_small_entries(const qp_rot3 *r)
     return out == 0;
 }
 
-/* qp_transform_relative(a, b): b in a's frame. On a 32-bit machine, for rotations
- * whose entries are below 2^30 + 2^28 (always), without qp__round_sum4's overflow
+/* qp_transform_relative(a, b): b in a's frame. For rotations whose entries are
+ * below 2^30 + 2^28 (always), inline and without qp__round_sum4's overflow
  * checks, which cannot fire: each product of two entries is below 1.57 2^60 and
  * of an entry and an int32 below 1.25 2^61, so three of them and the half stay
  * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
 static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
 {
-    if (UINTPTR_MAX > 0xFFFFFFFFu || !rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
+    if (!rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
         *rel = qp_transform_relative(a, b);
         return;
     }
@@ -377,7 +397,6 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (old) end_contact(w, old);
         return;
     }
-    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
     c->sa = sa->slot;
     c->sb = sb->slot;
     c->count = (uint8_t)m->count;
@@ -385,8 +404,8 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     if (at->swept) c->flags |= QP_CONTACT_SWEPT;
 
     qp_vec3 va, wa, vb, wb;
-    qp__predicted_velocity(w, ba, &va, &wa);
-    qp__predicted_velocity(w, bb, &vb, &wb);
+    pair_velocity(w, walk, a, 0, &va, &wa);
+    pair_velocity(w, walk, b, 1, &vb, &wb);
     qp_vec3 arm_a = qp__v3_sub(xa->p, at->xa);
     c->ab = qp__v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
@@ -408,6 +427,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
         c->flags |= QP_CONTACT_NEW;
+        walk->body[0] = walk->body[1] = -1;   /* a sleeper may wake */
         wake_on_impact(w, c, vn_min);
         /* Its point, normal and impulse are filled in after the solver (events.c). */
         qp__event_contact(w, QP_EVENT_BEGIN, a, b, c->sa, c->sb, qp_v3_zero(), qp_v3_zero(), 0);
@@ -449,7 +469,8 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 
 void qp__narrow_phase(qp_world *w)
 {
-    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS };
+    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS, { -1, -1 },
+                         { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
     /* Byte for byte (memmove: the ranges overlap), padding included. */
     if (walk.next > 0) memmove(&w->contacts[walk.next], &w->contacts[0], (size_t)w->contact_count * sizeof(qp_contact));
     int n = 0;
