@@ -35,7 +35,14 @@ int64_t qp__div_round64(int64_t n, int64_t d)
     if (d == 0) return 0;
     uint64_t un = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
     uint64_t ud = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
-    uint64_t q = un / ud, r = un % ud;
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    uint64_t q = un / ud, r = un % ud;   /* one instruction */
+#else
+    /* A divisor of 32 bits (clipping's, most normalizations') by qp__udiv64_32: the
+     * same quotient without a 64-bit division (a library call on a Cortex-M). */
+    uint64_t q = ud <= UINT32_MAX ? qp__udiv64_32(un, (uint32_t)ud) : un / ud;
+    uint64_t r = un - q * ud;
+#endif
     if (r >= ud - r) q++;
     if (q > (uint64_t)INT64_MAX) q = (uint64_t)INT64_MAX;
     return ((n < 0) != (d < 0)) ? -(int64_t)q : (int64_t)q;
