@@ -89,6 +89,40 @@ static inline qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
     return qp_v3(o[0], o[1], o[2]);
 }
 
+/* Every component of v within [-lim, lim). */
+static inline bool v3_below(qp_vec3 v, uint32_t lim)
+{
+    return ((uint32_t)v.x + lim < 2 * lim) & ((uint32_t)v.y + lim < 2 * lim) & ((uint32_t)v.z + lim < 2 * lim);
+}
+
+/* Component c of w x r, rounded as qp__v3_cross rounds it, before its clamp. */
+static inline int32_t cross_c(qp_vec3 w, qp_vec3 r, int c)
+{
+    int64_t p = c == 0 ? (int64_t)w.y * r.z - (int64_t)w.z * r.y
+              : c == 1 ? (int64_t)w.z * r.x - (int64_t)w.x * r.z
+                       : (int64_t)w.x * r.y - (int64_t)w.y * r.x;
+    return (int32_t)qp__shift_round64(p, 16);
+}
+
+/* Bounds under which relative_normal_speed's clamps cannot act: arms and angular
+ * velocities below 2^22 (64 m, 64 rad/s) make each cross product component at most
+ * 2^29; velocities below 2^28 (4 096 m/s) keep each point's velocity below 2^30
+ * and the difference below 1.5 2^30; a normal within 2^30 + 2^28 keeps the three
+ * products of the dot product below 2^63 without qp__round_sum4's checks. */
+#define SPEED_ARM ((uint32_t)1 << 22)
+#define SPEED_VEL ((uint32_t)1 << 28)
+#define SPEED_DIR (((uint32_t)1 << 30) + ((uint32_t)1 << 28))
+
+/* relative_normal_speed within those bounds, dv = vb - va: the same number. */
+static inline fix16_t normal_speed_small(qp_vec3 dv, qp_vec3 wa, qp_vec3 wb, qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
+{
+    int64_t s = ((int64_t)1 << 29);
+    s += (int64_t)(dv.x + cross_c(wb, rb, 0) - cross_c(wa, ra, 0)) * u.x;
+    s += (int64_t)(dv.y + cross_c(wb, rb, 1) - cross_c(wa, ra, 1)) * u.y;
+    s += (int64_t)(dv.z + cross_c(wb, rb, 2) - cross_c(wa, ra, 2)) * u.z;
+    return qp__sat32(s >> 30);
+}
+
 /* Velocity of b relative to a at a contact point, along unit direction u. */
 static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3 wb,
                                      qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
@@ -410,13 +444,19 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->ab = qp__v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    const bool small = v3_below(wa, SPEED_ARM) && v3_below(wb, SPEED_ARM) && v3_below(va, SPEED_VEL) &&
+                       v3_below(vb, SPEED_VEL) && v3_below(c->n, SPEED_DIR);
+    qp_vec3 dv = qp_v3_zero();
+    if (small) dv = qp_v3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
         qp_vec3 ra = qp__v3_add(arm_a, rot_small(&xa->r, m->points[k].point));
         p->ra = ra;
         rb[k] = qp__v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
-        fix16_t vn = relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
+        fix16_t vn = small && v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM)
+                         ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
+                         : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
         p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
