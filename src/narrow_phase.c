@@ -165,7 +165,10 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     /* One point before and after along the same normal: the contact point of
      * two edges that are nearly parallel slides far along them for a tiny
      * turn, and gets new feature ids; it is the same support, not a lifted one. */
-    if (c->count == 1 && old->count == 1 && from[0] < 0 && qp_v3_dot_q30(c->n, old->n) > QP_FRAC(99, 100)) from[0] = 0;
+    if (c->count == 1 && old->count == 1 && from[0] < 0 && qp_v3_dot_q30(c->n, old->n) > QP_FRAC(99, 100)) {
+        from[0] = 0;
+        taken[0] = true;
+    }
     for (int k = 0; k < c->count; k++)
         if (from[k] >= 0) c->p[k].jn = old->jn[from[k]];
     /* Changed: a point that carried a real share of the load has no
@@ -175,11 +178,8 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
      * friction anchors (penetration.c). */
     int64_t total = 0;
     for (int j = 0; j < old->count; j++) total += old->jn[j];
-    for (int j = 0; j < old->count; j++) {
-        bool kept = false;
-        for (int k = 0; k < c->count; k++) kept |= from[k] == j;
-        if (!kept && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
-    }
+    for (int j = 0; j < old->count; j++)   /* taken[j]: some point's from[k] == j */
+        if (!taken[j] && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
     c->jt1 = old->jt1;
     c->jt2 = old->jt2;
     c->jtw = old->jtw;
