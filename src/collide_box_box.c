@@ -77,7 +77,7 @@ static int64_t isqrt_round(int64_t v)
 static void affine(const qp_q30 mm[3][3], const fix16_t t[3], const fix16_t v[3], fix16_t out[3])
 {
     for (int c = 0; c < 3; c++)
-        out[c] = qp_shift_round((int64_t)t[c] * QP__W_ONE + (int64_t)mm[c][0] * v[0] +
+        out[c] = qp__shift_round((int64_t)t[c] * QP__W_ONE + (int64_t)mm[c][0] * v[0] +
                                 (int64_t)mm[c][1] * v[1] + (int64_t)mm[c][2] * v[2], 30);
 }
 
@@ -221,7 +221,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     } else {
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 3; j++) rinc[i][j] = bp->r->m[j][i];
-            tinc[i] = qp_shift_round(-bp->tb[i], 30);
+            tinc[i] = qp__shift_round(-bp->tb[i], 30);
         }
         hr = bp->hb;
         hi = bp->ha;

@@ -50,9 +50,9 @@ int64_t qp__div_round64(int64_t n, int64_t d)
 
 qp_vec3 qp__v3_mad_q30(qp_vec3 p, qp_vec3 u, fix16_t t)
 {
-    return qp_v3(qp__sat32((int64_t)p.x + qp_shift_round((int64_t)u.x * t, 30)),
-                 qp__sat32((int64_t)p.y + qp_shift_round((int64_t)u.y * t, 30)),
-                 qp__sat32((int64_t)p.z + qp_shift_round((int64_t)u.z * t, 30)));
+    return qp_v3(qp__sat32((int64_t)p.x + qp__shift_round((int64_t)u.x * t, 30)),
+                 qp__sat32((int64_t)p.y + qp__shift_round((int64_t)u.y * t, 30)),
+                 qp__sat32((int64_t)p.z + qp__shift_round((int64_t)u.z * t, 30)));
 }
 
 qp_vec3 qp__v3_mid(qp_vec3 a, qp_vec3 b)
