@@ -233,17 +233,22 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
     int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
     int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
-    static const int8_t s1[4] = { 1, -1, -1, 1 }, s2[4] = { 1, 1, -1, -1 };
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
-    for (int v = 0; v < 4; v++) {
-        fix16_t local[3];
-        local[k] = (fix16_t)(sk * hi[k]);
-        local[k1] = (fix16_t)(s1[v] * hi[k1]);
-        local[k2] = (fix16_t)(s2[v] * hi[k2]);
-        affine((const qp_q30 (*)[3])rinc, tinc, local, poly[0][v].p);
-        poly[0][v].label = (uint8_t)v;
+    /* Its corners t + R local, local[k] = sk hi[k] and (local[k1], local[k2]) = (+,+),
+     * (-,+), (-,-), (+,-) times (hi[k1], hi[k2]) in turn: each component the exact sum
+     * affine() forms, rounded once as it rounds it, from products made once for the
+     * four corners. */
+    for (int c = 0; c < 3; c++) {
+        const int64_t base = (int64_t)tinc[c] * QP__W_ONE + (int64_t)rinc[c][k] * (fix16_t)(sk * hi[k]);
+        const int64_t e1 = (int64_t)rinc[c][k1] * hi[k1], e2 = (int64_t)rinc[c][k2] * hi[k2];
+        const int64_t plus = base + e1, minus = base - e1;
+        poly[0][0].p[c] = qp__shift_round(plus + e2, 30);
+        poly[0][1].p[c] = qp__shift_round(minus + e2, 30);
+        poly[0][2].p[c] = qp__shift_round(minus - e2, 30);
+        poly[0][3].p[c] = qp__shift_round(plus - e2, 30);
     }
+    for (int v = 0; v < 4; v++) poly[0][v].label = (uint8_t)v;
     /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
     const int u = NEXT3[ax + 1], w = NEXT3[ax + 2];
     const int pc[4] = { u, u, w, w }, ps[4] = { 1, -1, 1, -1 };
