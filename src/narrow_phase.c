@@ -111,7 +111,7 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb)
  * 2^61 + 2^59, so three of them and the half for rounding stay below 2^63 and
  * qp__round_sum4's overflow checks cannot fire: the same floor((sum + 2^29) /
  * 2^30), clamped the same. */
-static inline qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
+static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
 {
     const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
     /* A 64-bit machine checks the overflow for free (one flag): the general form. */
