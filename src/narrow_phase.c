@@ -114,7 +114,7 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb)
 static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
 {
     const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
-    /* A 64-bit machine checks the overflow for free (one flag): the general form. */
+    /* A 64-bit machine checks the overflow at no cost (one flag): the general form. */
     if (UINTPTR_MAX > 0xFFFFFFFFu || (uint32_t)v.x + lim >= 2 * lim || (uint32_t)v.y + lim >= 2 * lim ||
         (uint32_t)v.z + lim >= 2 * lim)
         return qp__rot3_mul_v3(r, v);
