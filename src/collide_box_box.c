@@ -174,13 +174,13 @@ typedef struct {
 static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uint8_t plane_label,
                      clip_vertex *out)
 {
+    /* sg p[c] <= h for every corner: compared in 32 bits (-h in 64). */
+    const int64_t lo = -(int64_t)h;
+    int j = 0;
+    while (j < n && (sg > 0 ? in[j].p[c] <= h : in[j].p[c] >= lo)) j++;
+    if (j == n) return -1;
     int64_t d[CLIP_MAX];   /* > 0: outside */
-    bool all_in = true;
-    for (int i = 0; i < n; i++) {
-        d[i] = (int64_t)sg * in[i].p[c] - h;
-        all_in = all_in && d[i] <= 0;
-    }
-    if (all_in) return -1;
+    for (j = 0; j < n; j++) d[j] = (int64_t)sg * in[j].p[c] - h;
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
         const int i1 = i + 1 < n ? i + 1 : 0;
