@@ -23,19 +23,28 @@ static uint64_t pair_key(const qp_world *w, const qp_pair *p)
 }
 
 /* Heap sort: in place, no recursion, O(n log n); keys are unique, so the
- * result does not depend on the starting order. */
+ * result does not depend on the starting order. The pair that sinks keeps its
+ * key (made once, not at every level) and is written once, where it stops. */
 static void sift_down(const qp_world *w, qp_pair *p, int root, int n)
 {
+    const qp_pair t = p[root];
+    const uint64_t kt = pair_key(w, &t);
     for (;;) {
         int child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && pair_key(w, &p[child]) < pair_key(w, &p[child + 1])) child++;
-        if (pair_key(w, &p[root]) >= pair_key(w, &p[child])) return;
-        qp_pair t = p[root];
+        if (child >= n) break;
+        uint64_t kc = pair_key(w, &p[child]);
+        if (child + 1 < n) {
+            uint64_t k1 = pair_key(w, &p[child + 1]);
+            if (kc < k1) {
+                child++;
+                kc = k1;
+            }
+        }
+        if (kt >= kc) break;
         p[root] = p[child];
-        p[child] = t;
         root = child;
     }
+    p[root] = t;
 }
 
 static void sort_pairs(const qp_world *w, qp_pair *p, int n)

@@ -53,6 +53,10 @@ static QP__NOINLINE int collide_swapped(collide_fn fn, const qp_shape *a, const 
 int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
                qp_manifold *m)
 {
+    /* The functions with a box clear their manifold first themselves (they are
+     * public): a pair that goes straight to one is not cleared twice. */
+    if (type_ok(a->type) && a->type <= b->type && b->type == QP_SHAPE_BOX)
+        return pair_table[a->type][b->type](a, b, b_in_a, margin, m);
     /* Every byte defined, unused points included (manifolds may be hashed). */
     unsigned char *bytes = (unsigned char *)m;
     for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;

@@ -100,7 +100,7 @@ int qp_collide_plane_box(const qp_shape *a, const qp_shape *b, const qp_transfor
                    ((int64_t)nv[0] * t[0] + (int64_t)nv[1] * t[1] + (int64_t)nv[2] * t[2]);
     int64_t nb[3], ext = 0;
     for (int k = 0; k < 3; k++) {
-        nb[k] = qp_shift_round((int64_t)R[0][k] * nv[0] + (int64_t)R[1][k] * nv[1] + (int64_t)R[2][k] * nv[2], 30);
+        nb[k] = qp__shift_round((int64_t)R[0][k] * nv[0] + (int64_t)R[1][k] * nv[1] + (int64_t)R[2][k] * nv[2], 30);
         ext += abs64(nb[k]) * h[k];
     }
     if (base + ext < -(int64_t)margin * QP__W_ONE) return 0;
@@ -121,13 +121,13 @@ int qp_collide_plane_box(const qp_shape *a, const qp_shape *b, const qp_transfor
             d -= nb[k] * hk;
             set_comp(&local, k, hk);
         }
-        fix16_t dep = qp_shift_round(d, 30);
+        fix16_t dep = qp__shift_round(d, 30);
         if (dep < -margin) continue;
         qp_vec3 p = qp__v3_add(b_in_a->p, qp__rot3_mul_v3(&b_in_a->r, local));
         /* Midway: half the depth along n, towards the plane's surface. */
-        p = qp_v3(qp__sat32((int64_t)p.x + qp_shift_round((int64_t)n.x * dep, 31)),
-                  qp__sat32((int64_t)p.y + qp_shift_round((int64_t)n.y * dep, 31)),
-                  qp__sat32((int64_t)p.z + qp_shift_round((int64_t)n.z * dep, 31)));
+        p = qp_v3(qp__sat32((int64_t)p.x + qp__shift_round((int64_t)n.x * dep, 31)),
+                  qp__sat32((int64_t)p.y + qp__shift_round((int64_t)n.y * dep, 31)),
+                  qp__sat32((int64_t)p.z + qp__shift_round((int64_t)n.z * dep, 31)));
         pts[n_pts] = p;
         ids[n_pts] = (uint8_t)c;
         cand[n_pts][0] = comp(p, (big + 1) % 3);
@@ -259,7 +259,7 @@ static int64_t distance_slope(const qp__segment *seg, const fix16_t h[3], int64_
     for (int k = 0; k < 3; k++) {
         int64_t u = comp(seg->u, k), x = (int64_t)comp(seg->c, k) * QP__W_ONE + u * s, hk = (int64_t)h[k] * QP__W_ONE;
         int64_t res = x > hk ? x - hk : (x < -hk ? x + hk : 0);
-        g += u * qp_shift_round(res, 30);
+        g += u * qp__shift_round(res, 30);
     }
     return g;
 }
@@ -318,7 +318,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
         if (sep > lim) return 0;
         if (sep > sep_x) { sep_x = sep; xk = k; }
     }
-    const fix16_t sep_f16 = qp_shift_round(sep_f, 30);
+    const fix16_t sep_f16 = qp__shift_round(sep_f, 30);
 
     if (sep_f > 0 || sep_x > 0) {
         /* The segment misses the box: closest points, from the minimum of the
@@ -356,7 +356,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     edge.h = h[xk];
     fix16_t sp, tq;
     qp__segments_closest(&seg, &edge, &sp, &tq);
-    fix16_t depth = qp__sat32((int64_t)r - qp_shift_round(sep_x, 30));
+    fix16_t depth = qp__sat32((int64_t)r - qp__shift_round(sep_x, 30));
     return capsule_point(&seg, qp__segment_point(&seg, sp), sp, qp__segment_point(&edge, tq), n, depth, r,
                          b_in_a, m);
 }

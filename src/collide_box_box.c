@@ -58,6 +58,10 @@ static int64_t tolerance(int64_t sep, int shift)
     return (int64_t)QP__BOX_TOL_ABS * QP__W_ONE + (abs64(sep) >> shift);
 }
 
+/* (i + 1) % 3 and (i + 2) % 3 as NEXT3[i + 1], NEXT3[i + 2]: a modulo is a
+ * multiplication and three more instructions on a Cortex-M, at every axis. */
+static const uint8_t NEXT3[5] = { 0, 1, 2, 0, 1 };
+
 /* |R[i][j]|, Q2.30, widened. */
 static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
 
@@ -73,7 +77,7 @@ static int64_t isqrt_round(int64_t v)
 static void affine(const qp_q30 mm[3][3], const fix16_t t[3], const fix16_t v[3], fix16_t out[3])
 {
     for (int c = 0; c < 3; c++)
-        out[c] = qp_shift_round((int64_t)t[c] * QP__W_ONE + (int64_t)mm[c][0] * v[0] +
+        out[c] = qp__shift_round((int64_t)t[c] * QP__W_ONE + (int64_t)mm[c][0] * v[0] +
                                 (int64_t)mm[c][1] * v[1] + (int64_t)mm[c][2] * v[2], 30);
 }
 
@@ -164,14 +168,24 @@ typedef struct {
     uint8_t label;
 } clip_vertex;
 
-/* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label. */
+/* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label.
+ * Returns -1, writing nothing, when the whole polygon is kept as it is (the
+ * corners of a box resting on an equal one lie on the side planes). */
 static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uint8_t plane_label,
                      clip_vertex *out)
 {
+    /* sg p[c] <= h for every corner: compared in 32 bits (-h in 64). */
+    const int64_t lo = -(int64_t)h;
+    int j = 0;
+    while (j < n && (sg > 0 ? in[j].p[c] <= h : in[j].p[c] >= lo)) j++;
+    if (j == n) return -1;
+    int64_t d[CLIP_MAX];   /* > 0: outside */
+    for (j = 0; j < n; j++) d[j] = (int64_t)sg * in[j].p[c] - h;
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
-        const clip_vertex *p = &in[i], *q = &in[(i + 1) % n];
-        int64_t dp = (int64_t)sg * p->p[c] - h, dq = (int64_t)sg * q->p[c] - h;  /* > 0: outside */
+        const int i1 = i + 1 < n ? i + 1 : 0;
+        const clip_vertex *p = &in[i], *q = &in[i1];
+        const int64_t dp = d[i], dq = d[i1];
         if (dp <= 0) out[o++] = *p;
         if ((dp <= 0) != (dq <= 0) && o < CLIP_MAX) {
             clip_vertex x;
@@ -207,7 +221,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     } else {
         for (int i = 0; i < 3; i++) {
             for (int j = 0; j < 3; j++) rinc[i][j] = bp->r->m[j][i];
-            tinc[i] = qp_shift_round(-bp->tb[i], 30);
+            tinc[i] = qp__shift_round(-bp->tb[i], 30);
         }
         hr = bp->hb;
         hi = bp->ha;
@@ -218,24 +232,31 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     for (int c = 1; c < 3; c++)
         if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
     int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
-    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-    static const int8_t s1[4] = { 1, -1, -1, 1 }, s2[4] = { 1, 1, -1, -1 };
+    int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
-    for (int v = 0; v < 4; v++) {
-        fix16_t local[3];
-        local[k] = (fix16_t)(sk * hi[k]);
-        local[k1] = (fix16_t)(s1[v] * hi[k1]);
-        local[k2] = (fix16_t)(s2[v] * hi[k2]);
-        affine((const qp_q30 (*)[3])rinc, tinc, local, poly[0][v].p);
-        poly[0][v].label = (uint8_t)v;
+    /* Its corners t + R local, local[k] = sk hi[k] and (local[k1], local[k2]) = (+,+),
+     * (-,+), (-,-), (+,-) times (hi[k1], hi[k2]) in turn: each component the exact sum
+     * affine() forms, rounded once as it rounds it, from products made once for the
+     * four corners. */
+    for (int c = 0; c < 3; c++) {
+        const int64_t base = (int64_t)tinc[c] * QP__W_ONE + (int64_t)rinc[c][k] * (fix16_t)(sk * hi[k]);
+        const int64_t e1 = (int64_t)rinc[c][k1] * hi[k1], e2 = (int64_t)rinc[c][k2] * hi[k2];
+        const int64_t plus = base + e1, minus = base - e1;
+        poly[0][0].p[c] = qp__shift_round(plus + e2, 30);
+        poly[0][1].p[c] = qp__shift_round(minus + e2, 30);
+        poly[0][2].p[c] = qp__shift_round(minus - e2, 30);
+        poly[0][3].p[c] = qp__shift_round(plus - e2, 30);
     }
+    for (int v = 0; v < 4; v++) poly[0][v].label = (uint8_t)v;
     /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
-    const int u = (ax + 1) % 3, w = (ax + 2) % 3;
+    const int u = NEXT3[ax + 1], w = NEXT3[ax + 2];
     const int pc[4] = { u, u, w, w }, ps[4] = { 1, -1, 1, -1 };
     int cur = 0;
     for (int pl = 0; pl < 4 && n > 0; pl++) {
-        n = clip_side(poly[cur], n, pc[pl], ps[pl], hr[pc[pl]], (uint8_t)(4 + pl), poly[cur ^ 1]);
+        int o = clip_side(poly[cur], n, pc[pl], ps[pl], hr[pc[pl]], (uint8_t)(4 + pl), poly[cur ^ 1]);
+        if (o < 0) continue;   /* all kept: the same polygon where it is */
+        n = o;
         cur ^= 1;
     }
     /* Depth below the reference face; keep those within the margin. */
@@ -290,7 +311,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
 static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
 {
     const qp_q30 (*R)[3] = bp->r->m;
-    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2], j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
     /* n = e_i x c_j, oriented from A to B. */
     int64_t tn = (int64_t)bp->t[i2] * R[i1][j] - (int64_t)bp->t[i1] * R[i2][j];
     qp_q30 nv[3];
@@ -306,7 +327,7 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
     fix16_t lb[3], cb[3];
     lb[j] = 0;
     for (int q = 1; q < 3; q++) {
-        int jj = (j + q) % 3;
+        int jj = NEXT3[j + q];
         int64_t d = (int64_t)R[0][jj] * nv[0] + (int64_t)R[1][jj] * nv[1] + (int64_t)R[2][jj] * nv[2];
         lb[jj] = d > 0 ? -bp->hb[jj] : bp->hb[jj];
     }
@@ -372,9 +393,9 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     const int64_t matters = edge_bar < lim ? edge_bar : lim;
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2];
         for (int j = 0; j < 3; j++) {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const int j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
             int64_t len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
             if (len2 < QP__BOX_EDGE_MIN2) continue;
             int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];

@@ -34,16 +34,16 @@ static void add_point(qp_manifold *m, qp_vec3 p, int64_t depth, uint32_t id)
 {
     qp_manifold_point *mp = &m->points[m->count++];
     mp->point = p;
-    mp->depth = qp_sat32(depth);
+    mp->depth = qp__sat32(depth);
     mp->id = id;
 }
 
 /* p + u*t/2 with u in Q2.30 and |t| < 2^32: one rounding per component. */
 static qp_vec3 mad_half(qp_vec3 p, qp_vec3 u, int64_t t)
 {
-    return qp_v3(qp_sat32((int64_t)p.x + qp_shift_round(u.x * t, 31)),
-                 qp_sat32((int64_t)p.y + qp_shift_round(u.y * t, 31)),
-                 qp_sat32((int64_t)p.z + qp_shift_round(u.z * t, 31)));
+    return qp_v3(qp__sat32((int64_t)p.x + qp__shift_round(u.x * t, 31)),
+                 qp__sat32((int64_t)p.y + qp__shift_round(u.y * t, 31)),
+                 qp__sat32((int64_t)p.z + qp__shift_round(u.z * t, 31)));
 }
 
 /* Midway between the surfaces pa + n ra and pb - n rb:
@@ -51,9 +51,9 @@ static qp_vec3 mad_half(qp_vec3 p, qp_vec3 u, int64_t t)
 static qp_vec3 surface_mid(qp_vec3 pa, qp_vec3 d, qp_vec3 n, fix16_t ra, fix16_t rb)
 {
     int64_t dr = (int64_t)ra - rb;
-    return qp_v3(qp_sat32((int64_t)pa.x + qp_shift_round((int64_t)d.x * ((int64_t)1 << 30) + n.x * dr, 31)),
-                 qp_sat32((int64_t)pa.y + qp_shift_round((int64_t)d.y * ((int64_t)1 << 30) + n.y * dr, 31)),
-                 qp_sat32((int64_t)pa.z + qp_shift_round((int64_t)d.z * ((int64_t)1 << 30) + n.z * dr, 31)));
+    return qp_v3(qp__sat32((int64_t)pa.x + qp__shift_round((int64_t)d.x * ((int64_t)1 << 30) + n.x * dr, 31)),
+                 qp__sat32((int64_t)pa.y + qp__shift_round((int64_t)d.y * ((int64_t)1 << 30) + n.y * dr, 31)),
+                 qp__sat32((int64_t)pa.z + qp__shift_round((int64_t)d.z * ((int64_t)1 << 30) + n.z * dr, 31)));
 }
 
 /* Squared distance and reach test, then distance. false when |d| > ra + rb + margin. */
@@ -142,9 +142,9 @@ int qp_collide_sphere_capsule(const qp_shape *a, const qp_shape *b, const qp_tra
 static qp_vec3 crossing_normal(const qp__segment *sa, const qp__segment *sb)
 {
     qp_vec3 ua = sa->u, ub = sb->u, n;
-    qp_vec3 c = qp_v3(qp_shift_round((int64_t)ua.y * ub.z - (int64_t)ua.z * ub.y, 30),
-                      qp_shift_round((int64_t)ua.z * ub.x - (int64_t)ua.x * ub.z, 30),
-                      qp_shift_round((int64_t)ua.x * ub.y - (int64_t)ua.y * ub.x, 30));
+    qp_vec3 c = qp_v3(qp__shift_round((int64_t)ua.y * ub.z - (int64_t)ua.z * ub.y, 30),
+                      qp__shift_round((int64_t)ua.z * ub.x - (int64_t)ua.x * ub.z, 30),
+                      qp__shift_round((int64_t)ua.x * ub.y - (int64_t)ua.y * ub.x, 30));
     if (!qp_v3_normalize_q30(c, &n)) n = qp__perpendicular(ua);
     if (qp_v3_dot_q30(qp_v3_sub(sb->c, sa->c), n) < 0) n = qp_v3_neg(n);
     return n;
@@ -165,7 +165,7 @@ int qp_collide_capsule_capsule(const qp_shape *a, const qp_shape *b, const qp_tr
     int64_t by = sb.u.y;
     if (((int64_t)1 << 30) - ((by * by + ((int64_t)1 << 29)) >> 30) >= CAPSULE_PARALLEL_SIN2) return 1;
     /* B's extent along A's axis, clipped to A. */
-    int64_t e = qp_shift_round(by * sb.h, 30);
+    int64_t e = qp__shift_round(by * sb.h, 30);
     int64_t lo = (int64_t)sb.c.y - (e < 0 ? -e : e), hi = (int64_t)sb.c.y + (e < 0 ? -e : e);
     if (lo < -sa.h) lo = -sa.h;
     if (hi > sa.h) hi = sa.h;

@@ -35,7 +35,14 @@ int64_t qp__div_round64(int64_t n, int64_t d)
     if (d == 0) return 0;
     uint64_t un = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
     uint64_t ud = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
-    uint64_t q = un / ud, r = un % ud;
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    uint64_t q = un / ud, r = un % ud;   /* one instruction */
+#else
+    /* A divisor of 32 bits (clipping's, most normalizations') by qp__udiv64_32: the
+     * same quotient without a 64-bit division (a library call on a Cortex-M). */
+    uint64_t q = ud <= UINT32_MAX ? qp__udiv64_32(un, (uint32_t)ud) : un / ud;
+    uint64_t r = un - q * ud;
+#endif
     if (r >= ud - r) q++;
     if (q > (uint64_t)INT64_MAX) q = (uint64_t)INT64_MAX;
     return ((n < 0) != (d < 0)) ? -(int64_t)q : (int64_t)q;
@@ -43,9 +50,9 @@ int64_t qp__div_round64(int64_t n, int64_t d)
 
 qp_vec3 qp__v3_mad_q30(qp_vec3 p, qp_vec3 u, fix16_t t)
 {
-    return qp_v3(qp__sat32((int64_t)p.x + qp_shift_round((int64_t)u.x * t, 30)),
-                 qp__sat32((int64_t)p.y + qp_shift_round((int64_t)u.y * t, 30)),
-                 qp__sat32((int64_t)p.z + qp_shift_round((int64_t)u.z * t, 30)));
+    return qp_v3(qp__sat32((int64_t)p.x + qp__shift_round((int64_t)u.x * t, 30)),
+                 qp__sat32((int64_t)p.y + qp__shift_round((int64_t)u.y * t, 30)),
+                 qp__sat32((int64_t)p.z + qp__shift_round((int64_t)u.z * t, 30)));
 }
 
 qp_vec3 qp__v3_mid(qp_vec3 a, qp_vec3 b)

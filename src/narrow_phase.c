@@ -25,6 +25,42 @@
 #include "world_internal.h"
 #include "math_inline.h"
 
+/* qp__v3_add and qp__v3_sub (each component's exact sum or difference clamped to
+ * +-INT32_MAX) by the processor's overflow flag where the compiler has it: the
+ * general form adds in 64 bits and clamps with four compares, a dozen Cortex-M
+ * instructions a component, at every point of every contact. The same bits. */
+static inline int32_t add_sat(int32_t a, int32_t b)
+{
+#if defined(__GNUC__)
+    int32_t s;
+    if (__builtin_add_overflow(a, b, &s)) return a < 0 ? -INT32_MAX : INT32_MAX;
+    return s == INT32_MIN ? -INT32_MAX : s;
+#else
+    return qp__sat32((int64_t)a + b);
+#endif
+}
+
+static inline int32_t sub_sat(int32_t a, int32_t b)
+{
+#if defined(__GNUC__)
+    int32_t s;
+    if (__builtin_sub_overflow(a, b, &s)) return a < 0 ? -INT32_MAX : INT32_MAX;
+    return s == INT32_MIN ? -INT32_MAX : s;
+#else
+    return qp__sat32((int64_t)a - b);
+#endif
+}
+
+static inline qp_vec3 v3_add(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(add_sat(a.x, b.x), add_sat(a.y, b.y), add_sat(a.z, b.z));
+}
+
+static inline qp_vec3 v3_sub(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3(sub_sat(a.x, b.x), sub_sat(a.y, b.y), sub_sat(a.z, b.z));
+}
+
 /* The poses a pair is collided at (pair_poses). */
 typedef struct {
     qp_vec3 xa, xb;               /* centres of mass */
@@ -53,22 +89,74 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* Centroid arms and twist radius of a manifold's points. */
-static void set_centroid(qp_contact *c)
+/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). */
+static void set_centroid(qp_contact *c, const qp_vec3 *rb)
 {
     int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
-        qp_vec3 rb = qp__arm_b(c, k);
-        sb[0] += rb.x; sb[1] += rb.y; sb[2] += rb.z;
+        sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
     }
     c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
                   (fix16_t)qp__div64(sa[2], c->count));
     c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
                   (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
-    for (int k = 0; k < c->count; k++) r += qp_v3_len(qp__v3_sub(c->p[k].ra, c->ca));
+    for (int k = 0; k < c->count; k++) r += qp_v3_len(v3_sub(c->p[k].ra, c->ca));
     c->twist_radius = (fix16_t)qp__div64(r, c->count);
+}
+
+/* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
+ * (every unit normal and every contact point): each product is then below
+ * 2^61 + 2^59, so three of them and the half for rounding stay below 2^63 and
+ * qp__round_sum4's overflow checks cannot fire: the same floor((sum + 2^29) /
+ * 2^30), clamped the same. */
+static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
+{
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
+    /* A 64-bit machine checks the overflow at no cost (one flag): the general form. */
+    if (UINTPTR_MAX > 0xFFFFFFFFu || (uint32_t)v.x + lim >= 2 * lim || (uint32_t)v.y + lim >= 2 * lim ||
+        (uint32_t)v.z + lim >= 2 * lim)
+        return qp__rot3_mul_v3(r, v);
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(((int64_t)r->m[i][0] * v.x + (int64_t)r->m[i][1] * v.y + (int64_t)r->m[i][2] * v.z +
+                          ((int64_t)1 << 29)) >> 30);
+    return qp_v3(o[0], o[1], o[2]);
+}
+
+/* Every component of v within [-lim, lim). */
+static inline bool v3_below(qp_vec3 v, uint32_t lim)
+{
+    return ((uint32_t)v.x + lim < 2 * lim) & ((uint32_t)v.y + lim < 2 * lim) & ((uint32_t)v.z + lim < 2 * lim);
+}
+
+/* Component c of w x r, rounded as qp__v3_cross rounds it, before its clamp. */
+static inline int32_t cross_c(qp_vec3 w, qp_vec3 r, int c)
+{
+    int64_t p = c == 0 ? (int64_t)w.y * r.z - (int64_t)w.z * r.y
+              : c == 1 ? (int64_t)w.z * r.x - (int64_t)w.x * r.z
+                       : (int64_t)w.x * r.y - (int64_t)w.y * r.x;
+    return (int32_t)qp__shift_round64(p, 16);
+}
+
+/* Bounds under which relative_normal_speed's clamps cannot act: arms and angular
+ * velocities below 2^22 (64 m, 64 rad/s) make each cross product component at most
+ * 2^29; velocities below 2^28 (4 096 m/s) keep each point's velocity below 2^30
+ * and the difference below 1.5 2^30; a normal within 2^30 + 2^28 keeps the three
+ * products of the dot product below 2^63 without qp__round_sum4's checks. */
+#define SPEED_ARM ((uint32_t)1 << 22)
+#define SPEED_VEL ((uint32_t)1 << 28)
+#define SPEED_DIR (((uint32_t)1 << 30) + ((uint32_t)1 << 28))
+
+/* relative_normal_speed within those bounds, dv = vb - va: the same number. */
+static inline fix16_t normal_speed_small(qp_vec3 dv, qp_vec3 wa, qp_vec3 wb, qp_vec3 ra, qp_vec3 rb, qp_vec3 u)
+{
+    int64_t s = ((int64_t)1 << 29);
+    s += (int64_t)(dv.x + cross_c(wb, rb, 0) - cross_c(wa, ra, 0)) * u.x;
+    s += (int64_t)(dv.y + cross_c(wb, rb, 1) - cross_c(wa, ra, 1)) * u.y;
+    s += (int64_t)(dv.z + cross_c(wb, rb, 2) - cross_c(wa, ra, 2)) * u.z;
+    return qp__sat32(s >> 30);
 }
 
 /* Velocity of b relative to a at a contact point, along unit direction u. */
@@ -102,7 +190,7 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
         int64_t best = match_distance_sq;
         for (int j = 0; j < old->count; j++) {
             if (taken[j]) continue;
-            int64_t d = qp_v3_len_sq_wide(qp__v3_sub(c->p[k].ra, old->ra[j]));
+            int64_t d = qp_v3_len_sq_wide(v3_sub(c->p[k].ra, old->ra[j]));
             if (d < best) {
                 best = d;
                 from[k] = j;
@@ -113,7 +201,10 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     /* One point before and after along the same normal: the contact point of
      * two edges that are nearly parallel slides far along them for a tiny
      * turn, and gets new feature ids; it is the same support, not a lifted one. */
-    if (c->count == 1 && old->count == 1 && from[0] < 0 && qp_v3_dot_q30(c->n, old->n) > QP_FRAC(99, 100)) from[0] = 0;
+    if (c->count == 1 && old->count == 1 && from[0] < 0 && qp_v3_dot_q30(c->n, old->n) > QP_FRAC(99, 100)) {
+        from[0] = 0;
+        taken[0] = true;
+    }
     for (int k = 0; k < c->count; k++)
         if (from[k] >= 0) c->p[k].jn = old->jn[from[k]];
     /* Changed: a point that carried a real share of the load has no
@@ -123,11 +214,8 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
      * friction anchors (penetration.c). */
     int64_t total = 0;
     for (int j = 0; j < old->count; j++) total += old->jn[j];
-    for (int j = 0; j < old->count; j++) {
-        bool kept = false;
-        for (int k = 0; k < c->count; k++) kept |= from[k] == j;
-        if (!kept && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
-    }
+    for (int j = 0; j < old->count; j++)   /* taken[j]: some point's from[k] == j */
+        if (!taken[j] && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
     c->jt1 = old->jt1;
     c->jt2 = old->jt2;
     c->jtw = old->jtw;
@@ -172,10 +260,30 @@ static void lose_contact(qp_world *w, int a, int b)
     w->bodies[b].flags |= QP_FLAG_CONTACTS_LOST;
 }
 
-/* The walk over last step's contacts, at the top of the pool. */
+/* The walk over last step's contacts, at the top of the pool, and the predicted
+ * velocities of the last bodies a and b that made a contact (pairs come sorted
+ * by body: a body's pairs follow each other, and a stack's middle body is b of
+ * one pair and a of the next). They depend on nothing the walk changes but a
+ * sleeper woken, so a new contact (which may wake one) forgets them. */
 typedef struct {
     int next, end;                /* unread old contacts: contacts[next .. end) */
+    int body[2];                  /* -1: empty */
+    qp_vec3 v[2], w[2];
 } qp_old_walk;
+
+/* qp__predicted_velocity of body i, side 0 (a) or 1 (b) of its pair: found in
+ * either slot, or made and kept in its side's. */
+static void pair_velocity(const qp_world *w, qp_old_walk *walk, int i, int side, qp_vec3 *v, qp_vec3 *om)
+{
+    int k = walk->body[0] == i ? 0 : walk->body[1] == i ? 1 : -1;
+    if (k < 0) {
+        k = side;
+        walk->body[k] = i;
+        qp__predicted_velocity(w, &w->bodies[i], &walk->v[k], &walk->w[k]);
+    }
+    *v = walk->v[k];
+    *om = walk->w[k];
+}
 
 /* A fresh contact at the bottom of the pool. When it would land on an old
  * contact not yet read, that old one is given up (its pair loses its warm
@@ -238,6 +346,56 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     c->anchor_b = k->anchor_b;
 }
 
+/* qp__shape_world, for a shape at its body's centre of mass without a turn (every
+ * shape of a one-shape body) without the rotation of a zero offset: the same bits
+ * (R 0 rounds to 0, and x + 0 saturates the same). */
+static qp_transform shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r)
+{
+    const qp_shape *s = &w->shapes[shape].shape;
+    if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
+        (s->rotation.x | s->rotation.y | s->rotation.z) != 0)
+        return qp__shape_world(w, shape, x, r);
+    qp_transform xf;
+    xf.p = v3_add(*x, qp_v3_zero());
+    xf.r = *r;
+    return xf;
+}
+
+/* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
+ * few units of rounding). */
+static bool rot_small_entries(const qp_rot3 *r)
+{
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 28);
+    uint32_t out = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) out |= (uint32_t)r->m[i][j] + lim >= 2 * lim;
+    return out == 0;
+}
+
+/* qp_transform_relative(a, b): b in a's frame. For rotations whose entries are
+ * below 2^30 + 2^28 (always), inline and without qp__round_sum4's overflow
+ * checks, which cannot fire: each product of two entries is below 1.57 2^60 and
+ * of an entry and an int32 below 1.25 2^61, so three of them and the half stay
+ * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
+static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
+{
+    if (!rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
+        *rel = qp_transform_relative(a, b);
+        return;
+    }
+    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            rel->r.m[i][j] = qp__sat32(((int64_t)ra[0][i] * rb[0][j] + (int64_t)ra[1][i] * rb[1][j] +
+                                        (int64_t)ra[2][i] * rb[2][j] + ((int64_t)1 << 29)) >> 30);
+    qp_vec3 d = v3_sub(b->p, a->p);
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = qp__sat32(((int64_t)ra[0][i] * d.x + (int64_t)ra[1][i] * d.y + (int64_t)ra[2][i] * d.z +
+                          ((int64_t)1 << 29)) >> 30);
+    rel->p = qp_v3(o[0], o[1], o[2]);
+}
+
 /* The manifold of a pair at its poses (pair_poses), in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide
@@ -248,10 +406,22 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_rot3 ra, rb;
     pose_rotations(at, &ra, &rb);
-    *xa = qp__shape_world(w, pair->a, &at->xa, &ra);
-    qp_transform xb = qp__shape_world(w, pair->b, &at->xb, &rb);
-    qp_transform rel = qp_transform_relative(xa, &xb);
+    *xa = shape_pose(w, pair->a, &at->xa, &ra);
+    qp_transform xb = shape_pose(w, pair->b, &at->xb, &rb);
+    qp_transform rel;
+    relative_pose(xa, &xb, &rel);
     return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+}
+
+/* qp_v3_len(d) > h, without the square root (most pairs are not swept): the
+ * rounded root of S = |d|^2 (Q32.32) is at least m = h + 1 exactly when
+ * S > m (m - 1), the rounding's threshold (m - 1/2)^2 moved up to the next integer. */
+static bool closer_than_len(qp_vec3 d, fix16_t h)
+{
+    if (h < 0) return true;
+    uint64_t s = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+    uint64_t m = (uint64_t)h + 1;
+    return s > m * (m - 1);
 }
 
 /* Where a pair is collided. Most pairs: at the predicted poses, with the
@@ -266,13 +436,13 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
-    qp_vec3 da = qp_v3_sub(w->pred.x[a], ba->x), db = qp_v3_sub(w->pred.x[b], bb->x);
-    fix16_t closing = qp_v3_len(qp_v3_sub(db, da));
+    qp_vec3 da = v3_sub(w->pred.x[a], ba->x), db = v3_sub(w->pred.x[b], bb->x);
+    qp_vec3 d = v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
-    at->swept = closing > (ca < cb ? ca : cb) / 2;
+    at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
     if (at->swept) {
         at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
-        at->margin = qp_sat32((int64_t)w->def.contact_margin + closing);
+        at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
 #if !QP_CFG_LOW_RAM
         at->ra = &ba->r, at->rb = &bb->r;
 #endif
@@ -297,34 +467,43 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (old) end_contact(w, old);
         return;
     }
-    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
     c->sa = sa->slot;
     c->sb = sb->slot;
     c->count = (uint8_t)m->count;
-    c->n = qp__rot3_mul_v3(&xa->r, m->normal);
+    c->n = rot_small(&xa->r, m->normal);
     if (at->swept) c->flags |= QP_CONTACT_SWEPT;
 
     qp_vec3 va, wa, vb, wb;
-    qp__predicted_velocity(w, ba, &va, &wa);
-    qp__predicted_velocity(w, bb, &vb, &wb);
-    qp_vec3 arm_a = qp__v3_sub(xa->p, at->xa);
-    c->ab = qp__v3_sub(at->xa, at->xb);
+    pair_velocity(w, walk, a, 0, &va, &wa);
+    pair_velocity(w, walk, b, 1, &vb, &wb);
+    qp_vec3 arm_a = v3_sub(xa->p, at->xa);
+    c->ab = v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
+    qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    const bool small = v3_below(wa, SPEED_ARM) && v3_below(wb, SPEED_ARM) && v3_below(va, SPEED_VEL) &&
+                       v3_below(vb, SPEED_VEL) && v3_below(c->n, SPEED_DIR);
+    qp_vec3 dv = qp_v3_zero();
+    if (small) dv = qp_v3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        p->ra = qp__v3_add(arm_a, qp__rot3_mul_v3(&xa->r, m->points[k].point));
+        qp_vec3 ra = v3_add(arm_a, rot_small(&xa->r, m->points[k].point));
+        p->ra = ra;
+        rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
-        fix16_t vn = relative_normal_speed(va, wa, vb, wb, p->ra, qp__arm_b(c, k), c->n);
+        fix16_t vn = small && v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM)
+                         ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
+                         : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
         p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
-    set_centroid(c);
+    set_centroid(c, rb);
     set_anchors(c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
         c->flags |= QP_CONTACT_NEW;
+        walk->body[0] = walk->body[1] = -1;   /* a sleeper may wake */
         wake_on_impact(w, c, vn_min);
         /* Its point, normal and impulse are filled in after the solver (events.c). */
         qp__event_contact(w, QP_EVENT_BEGIN, a, b, c->sa, c->sb, qp_v3_zero(), qp_v3_zero(), 0);
@@ -334,10 +513,10 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     if ((c->flags & QP_CONTACT_NEW) && -vn_min > w->def.wake_velocity) c->flags |= QP_CONTACT_CHANGED;
 }
 
-/* What a contact passes on to its successor. */
+/* What a contact passes on to its successor. Only the points below count are
+ * read (a local copy, neither stored nor hashed): nothing is cleared. */
 static void remember(const qp_contact *c, qp_contact_cache *k)
 {
-    memset(k, 0, sizeof *k);
     k->a = c->a;
     k->b = c->b;
     k->sa = c->sa;
@@ -366,7 +545,8 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 
 void qp__narrow_phase(qp_world *w)
 {
-    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS };
+    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS, { -1, -1 },
+                         { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
     /* Byte for byte (memmove: the ranges overlap), padding included. */
     if (walk.next > 0) memmove(&w->contacts[walk.next], &w->contacts[0], (size_t)w->contact_count * sizeof(qp_contact));
     int n = 0;
