@@ -11,6 +11,8 @@
  */
 #include "solver.h"
 
+#include <stddef.h>
+
 /* A new contact starts from the impulse its share of the load needs against
  * gravity this step, spread over its points (contact_graph.c). */
 static void load_start(const qp_world *w, qp_contact *c)
@@ -41,6 +43,7 @@ static void warm_start(qp_world *w)
         if (!warm) {
             for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
             c->jt1 = c->jt2 = c->jtw = 0;
+            qp__keep_masses(w, c, NULL);
             continue;
         }
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
@@ -51,6 +54,7 @@ static void warm_start(qp_world *w)
         const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
         for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
         qp__friction_warm(w, c, r, &v, move);
+        qp__keep_masses(w, c, r);   /* low-RAM: for the visits below */
     }
 }
 
@@ -122,7 +126,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
     qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT, move);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;

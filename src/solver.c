@@ -30,6 +30,38 @@ static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
     return r;
 }
 
+/* cross30 for a u along a coordinate axis (axis: axis_of(u), nonzero): every product
+ * with u's one +-2^30 is exact, so each component is one of a's, its sign flipped with
+ * u's, saturated as r30 saturates it (-INT32_MIN). The same bits, without the products
+ * and roundings (a stack's or a resting box's normal and tangents lie along axes). */
+static inline fix16_t signed_by(int64_t v, int axis)
+{
+    return qp__sat32(axis > 0 ? v : -v);
+}
+
+static inline qp_vec3 cross30_axis(qp_vec3 a, int axis)
+{
+    int e = axis > 0 ? axis : -axis;
+    return e == 1 ? qp_v3(0, signed_by(a.z, axis), signed_by(-(int64_t)a.y, axis))
+         : e == 2 ? qp_v3(signed_by(-(int64_t)a.z, axis), 0, signed_by(a.x, axis))
+                  : qp_v3(signed_by(a.y, axis), signed_by(-(int64_t)a.x, axis), 0);
+}
+
+/* 1 + the axis (x, y, z) of a Q2.30 unit vector along one, negative for its negative
+ * direction; 0 for any other vector. */
+static inline int axis_of(qp_vec3 u)
+{
+    if (u.y == 0 && u.z == 0) return u.x == QP_Q30_ONE ? 1 : u.x == -QP_Q30_ONE ? -1 : 0;
+    if (u.x == 0 && u.z == 0) return u.y == QP_Q30_ONE ? 2 : u.y == -QP_Q30_ONE ? -2 : 0;
+    if (u.x == 0 && u.y == 0) return u.z == QP_Q30_ONE ? 3 : u.z == -QP_Q30_ONE ? -3 : 0;
+    return 0;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
+{
+    return axis ? cross30_axis(a, axis) : cross30(a, u);
+}
+
 /* Inverse inertia (world) times a vector. */
 static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
@@ -37,6 +69,21 @@ static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
     qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
                   qp__r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
                   qp__r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    return r;
+}
+
+/* inv_i for a diagonal inverse inertia (a cube's or a sphere's, unrotated or turned by
+ * quarter turns): the off-diagonal products are zeros, which change no sum. */
+static inline bool diagonal(const qp_mat3 *m)
+{
+    return (m->m[0][1] | m->m[0][2] | m->m[1][0] | m->m[1][2] | m->m[2][0] | m->m[2][1]) == 0;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
+{
+    if (!diag) return inv_i(m, v);
+    qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
+                  qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
 }
 
@@ -280,18 +327,23 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     const qp_vec3 zero = { 0, 0, 0 };
     const qp_mat3 a = (move & QP_MOVE_A) ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
     const qp_mat3 b = (move & QP_MOVE_B) ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
-    bool masses = move == qp__movable(w, c);
+    const bool da = diagonal(&a), db = diagonal(&b);
+    const int nax = axis_of(c->n);
+    bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
+    bool masses = move == qp__movable(w, c) && !kept;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30(c->p[k].ra, c->n);
-        r->rnb[k] = cross30(qp__v3_add(c->p[k].ra, c->ab), c->n);  /* qp__arm_b */
-        r->ia[k] = (move & QP_MOVE_A) ? inv_i(&a, r->rna[k]) : zero;
-        r->ib[k] = (move & QP_MOVE_B) ? inv_i(&b, r->rnb[k]) : zero;
+        r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
+        r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
+        r->ia[k] = (move & QP_MOVE_A) ? inv_i_any(&a, r->rna[k], da) : zero;
+        r->ib[k] = (move & QP_MOVE_B) ? inv_i_any(&b, r->rnb[k], db) : zero;
         if (masses && terms) {
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
             r->mn[k] = mass_of(terms[k], move);
         } else if (masses) {
             r->mn[k] = qp__point_mass(w, c, r, k, move);
+        } else if (kept) {
+            r->mn[k] = c->p[k].jp;
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
@@ -305,21 +357,38 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     tangents(c->n, &r->t1, &r->t2);
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
-        r->fa[d] = cross30(c->ca, dir[d]);
-        r->fb[d] = cross30(c->cb, dir[d]);
+        int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */
+        r->fa[d] = cross30_any(c->ca, dir[d], tax);
+        r->fb[d] = cross30_any(c->cb, dir[d], tax);
     }
     r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
     for (int d = 0; d < rows; d++) {
-        r->ia_f[d] = (move & QP_MOVE_A) ? inv_i(&a, r->fa[d]) : zero;
-        r->ib_f[d] = (move & QP_MOVE_B) ? inv_i(&b, r->fb[d]) : zero;
+        r->ia_f[d] = (move & QP_MOVE_A) ? inv_i_any(&a, r->fa[d], da) : zero;
+        r->ib_f[d] = (move & QP_MOVE_B) ? inv_i_any(&b, r->fb[d], db) : zero;
         if (masses && terms) {
             int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
             for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
             r->mt[d] = mass_of(t, move);
         } else if (masses) {
             r->mt[d] = row_mass(w, c, r, d, move);
+        } else if (kept) {
+            r->mt[d] = d == 0 ? c->st1 : d == 1 ? c->st2 : c->stw;
         }
     }
+}
+
+void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
+{
+#if QP_CFG_LOW_RAM
+    qp_contact_rows scratch;
+    if (!r) r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, qp__movable(w, c));
+    for (int k = 0; k < c->count; k++) c->p[k].jp = r->mn[k];
+    c->st1 = r->mt[0];
+    c->st2 = r->mt[1];
+    c->stw = r->mt[2];
+#else
+    (void)w, (void)c, (void)r;
+#endif
 }
 
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])

@@ -48,11 +48,19 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
 enum {
     QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
-    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u
+    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u,
+    /* Low-RAM, the contact pass: the masses for qp__movable's sides are read from where
+     * qp__keep_masses put them at the warm start, not built. */
+    QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS
 };
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
                                     int move);
+/* Low-RAM: keep the effective masses of rows r (built for qp__movable's sides) in
+ * contact c's shock and split-impulse scratch (jp, st1..stw: seven numbers, which nothing
+ * reads from the warm start to the shock pass's start, which sets them), for the contact
+ * pass's visits (QP_ROWS_MASSES_KEPT). r NULL: build them. The default layout keeps rows. */
+void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r);
 /* The normal direction at point k, through the rows: relative speed,
  * applying an impulse, effective mass for the sides in move. */
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
