@@ -57,7 +57,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned);
+    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false);
     any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
     c->st1 = f.t1;
     c->st2 = f.t2;

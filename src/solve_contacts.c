@@ -146,12 +146,12 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
             p->jn = j;
             jn_sum += j;
         }
-        qp__point_apply(w, c, r, &v, k, j, move);
+        qp__point_apply_kept(w, c, r, &v, k, j, move);
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
     qp_friction f0 = f;
-    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false);
+    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
     if (acc) {
         c->jt1 = f.t1;

@@ -219,19 +219,42 @@ static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact
     return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
+static qp_mat3 rows_inv_inertia(const qp_world *w, int i);
+
+/* Low-RAM, rows built without responses (QP_ROWS_MASSES_KEPT): body i's angular
+ * response to a row, as fill_part finds it. */
+static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
+{
+    const qp_mat3 m = rows_inv_inertia(w, i);
+    return inv_i_any(&m, row, diagonal(&m));
+}
+
 static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
-                      fix16_t j, int move)
+                      fix16_t j, int move, bool lazy)
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
         if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        qp__add_scaled(v->wa, r->ia_f[d], -j);
+        qp__add_scaled(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
     }
     if (move & QP_MOVE_B) {
         if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        qp__add_scaled(v->wb, r->ib_f[d], j);
+        qp__add_scaled(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
     }
+}
+
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move)
+{
+#if QP_CFG_LOW_RAM
+    if (j == 0) return;
+    const qp_vec3 zero = { 0, 0, 0 };
+    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
+                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move);
+#else
+    qp__point_apply(w, c, r, v, k, j, move);
+#endif
 }
 
 /* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
@@ -325,18 +348,24 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
-    const qp_mat3 a = (move & QP_MOVE_A) ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
-    const qp_mat3 b = (move & QP_MOVE_B) ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
+    /* With the masses kept (the contact pass), no angular response is built: most of its
+     * visits apply nothing at most rows, and qp__point_apply_kept and qp__friction (lazy)
+     * find a row's response when they apply to it. */
+    bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
+    const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
+    const qp_mat3 a = ma ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
+    const qp_mat3 b = mb ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
     const bool da = diagonal(&a), db = diagonal(&b);
     const int nax = axis_of(c->n);
-    bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
     bool masses = move == qp__movable(w, c) && !kept;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
         r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
-        r->ia[k] = (move & QP_MOVE_A) ? inv_i_any(&a, r->rna[k], da) : zero;
-        r->ib[k] = (move & QP_MOVE_B) ? inv_i_any(&b, r->rnb[k], db) : zero;
+        if (!kept) {
+            r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
+            r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
+        }
         if (masses && terms) {
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
             r->mn[k] = mass_of(terms[k], move);
@@ -363,8 +392,10 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
     r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
     for (int d = 0; d < rows; d++) {
-        r->ia_f[d] = (move & QP_MOVE_A) ? inv_i_any(&a, r->fa[d], da) : zero;
-        r->ib_f[d] = (move & QP_MOVE_B) ? inv_i_any(&b, r->fb[d], db) : zero;
+        if (!kept) {
+            r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
+            r->ib_f[d] = mb ? inv_i_any(&b, r->fb[d], db) : zero;
+        }
         if (masses && terms) {
             int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
             for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
@@ -555,7 +586,7 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy)
 {
     fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
@@ -569,9 +600,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     qp_slide slide = { w, c, r, jn_sum, 0, false };
     bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
     cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
-    row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
-    row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
-    row_apply(w, c, r, v, 2, want.tw - acc->tw, move);
+    row_apply(w, c, r, v, 0, want.t1 - acc->t1, move, lazy);
+    row_apply(w, c, r, v, 1, want.t2 - acc->t2, move, lazy);
+    row_apply(w, c, r, v, 2, want.tw - acc->tw, move, lazy);
     *acc = want;
     return sliding;
 }
@@ -579,9 +610,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                        int move)
 {
-    row_apply(w, c, r, v, 0, c->jt1, move);
-    row_apply(w, c, r, v, 1, c->jt2, move);
-    row_apply(w, c, r, v, 2, c->jtw, move);
+    row_apply(w, c, r, v, 0, c->jt1, move, false);
+    row_apply(w, c, r, v, 1, c->jt2, move, false);
+    row_apply(w, c, r, v, 2, c->jtw, move, false);
 }
 
 /* Tangential rows at the centroid, for the anchors of static friction. */
@@ -592,5 +623,5 @@ fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move)
 {
-    row_apply(w, c, r, v, d, j, move);
+    row_apply(w, c, r, v, d, j, move, false);
 }

@@ -50,7 +50,9 @@ enum {
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
     QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u,
     /* Low-RAM, the contact pass: the masses for qp__movable's sides are read from where
-     * qp__keep_masses put them at the warm start, not built. */
+     * qp__keep_masses put them at the warm start, not built, and no angular response
+     * (ia, ib, ia_f, ib_f) is built: apply through qp__point_apply_kept and
+     * qp__friction(..., lazy). */
     QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS
 };
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
@@ -252,7 +254,11 @@ typedef struct {
  * contact unless pinned (shock), then computed for the sides in move. True
  * when the linear friction had to be cut to the dynamic limit (sliding). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned);
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
+/* For rows built with QP_ROWS_MASSES_KEPT (lazy: low-RAM built no angular responses,
+ * found here for the rows that apply): qp__point_apply, and lazy in qp__friction. */
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move);
 
 /* Warm start of a manifold's friction; the friction rows for other passes. */
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
