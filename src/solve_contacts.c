@@ -115,7 +115,8 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q, bool last)
     return true;
 }
 
-static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q)
+static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q,
+                          qp_contact_rows *scratch)
 {
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
@@ -125,8 +126,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
-    qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT, move);
+    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
@@ -173,6 +173,8 @@ void qp__solve_contacts(qp_world *w)
     int iters = w->def.contact_iterations;
     qp_quiet q;
     quiet_start(w, &q);
+    qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
+    qp__rows_memo_start(&scratch);
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -186,7 +188,7 @@ void qp__solve_contacts(qp_world *w)
         quiet_joints(w, &q);
         for (int o = 0; o < w->contact_count; o++) {
             int idx = up ? o : w->contact_count - 1 - o;
-            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up, &q);
+            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up, &q, &scratch);
         }
     }
 }

@@ -297,6 +297,7 @@ typedef struct {
     fix16_t a, b, out;
 } qp_combine_memo;
 
+#if !QP_CFG_LOW_RAM   /* low-RAM takes them from the visit before (QP_ROWS_MEMO) */
 static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 {
     if (!m) return combine_friction(a, b);
@@ -306,6 +307,7 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
     }
     return m->out;
 }
+#endif
 
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
@@ -381,9 +383,28 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 #else
     r->friction = 0;   /* found when a cut needs it (slide_of) */
 #endif
-    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
+#if !QP_CFG_LOW_RAM
+    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     tangents(c->n, &r->t1, &r->t2);
+#else
+    /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
+     * one face, a third of pyramid20's visits) and nearly always the same materials: the
+     * same numbers give the same bits, without the normalisation and the square root. */
+    (void)memo;
+    const qp_contact *prev = (need & QP_ROWS_MEMO) ? r->tangents_of : NULL;
+    if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z) tangents(c->n, &r->t1, &r->t2);
+    if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
+        w->bodies[prev->b].static_friction != bb->static_friction)
+        r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+    r->tangents_of = c;
+#endif
+#ifdef QP_TAN2
+    { qp_vec3 n2 = c->n; __asm__ volatile("" : "+m"(n2)); tangents(n2, &r->t1, &r->t2); }
+#endif
+#ifdef QP_SF2
+    { fix16_t x = ba->static_friction; __asm__ volatile("" : "+r"(x)); r->static_friction = combine_memo(NULL, x, bb->static_friction); }
+#endif
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */

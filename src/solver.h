@@ -53,8 +53,20 @@ enum {
      * qp__keep_masses put them at the warm start, not built, and no angular response
      * (ia, ib, ia_f, ib_f) is built: apply through qp__point_apply_kept and
      * qp__friction(..., lazy). */
-    QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS
+    QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS,
+    /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
+     * rows of its visit before: the tangents and static friction coefficient are taken
+     * from them when the normal and the materials are the same. */
+    QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS
 };
+static inline void qp__rows_memo_start(qp_contact_rows *scratch)
+{
+#if QP_CFG_LOW_RAM
+    scratch->tangents_of = 0;
+#else
+    (void)scratch;
+#endif
+}
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
                                     int move);
