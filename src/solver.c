@@ -355,9 +355,11 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
      * find a row's response when they apply to it. */
     bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
     const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
-    const qp_mat3 a = ma ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
-    const qp_mat3 b = mb ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
-    const bool da = diagonal(&a), db = diagonal(&b);
+    /* A side's inverse inertia is read only when it moves (no call for a zero matrix). */
+    qp_mat3 a, b;
+    if (ma) a = rows_inv_inertia(w, c->a);
+    if (mb) b = rows_inv_inertia(w, c->b);
+    const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
     const int nax = axis_of(c->n);
     bool masses = move == qp__movable(w, c) && !kept;
     for (int k = 0; k < c->count; k++) {
@@ -411,7 +413,9 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->fa[d] = cross30_any(c->ca, dir[d], tax);
         r->fb[d] = cross30_any(c->cb, dir[d], tax);
     }
-    r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
+    /* twist: an angular row along n (qp_v3_from_q30 inline; |n| < 2^31 >> 14 never saturates) */
+    r->fa[2] = r->fb[2] = qp_v3(qp__sat32(qp__shift_round64(c->n.x, 14)), qp__sat32(qp__shift_round64(c->n.y, 14)),
+                                qp__sat32(qp__shift_round64(c->n.z, 14)));
     for (int d = 0; d < rows; d++) {
         if (!kept) {
             r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
