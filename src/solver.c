@@ -13,17 +13,19 @@
 
 #include <stddef.h>
 
-/* cross30 and inv_i serve fill_rows. With QP_CFG_LOW_RAM it runs under every
- * pass and they go out of line to keep its frame small (the micro:bit's
- * stack); otherwise it runs once per step and they are inlined. */
-#if QP_CFG_LOW_RAM
+/* cross30 and inv_i serve fill_part, which low-RAM runs at every visit: their forms
+ * for axis-aligned directions and diagonal inertia are forced inline (out of line, the
+ * M4 paid more for the calls than they save), except on the Cortex-M0 (the micro:bit),
+ * whose eight low registers spill so much that the inlined builder's frame doubled
+ * (608 -> 1 336 bytes, on the deepest stack path). */
+#if defined(__ARM_ARCH_6M__)
 #define QP__ROWS_INLINE inline
 #else
-#define QP__ROWS_INLINE inline
+#define QP__ROWS_INLINE QP__ALWAYS_INLINE
 #endif
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
-static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
+static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
     qp_vec3 r = { qp__r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), qp__r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
                   qp__r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
@@ -57,13 +59,13 @@ static inline int axis_of(qp_vec3 u)
     return 0;
 }
 
-static QP__ALWAYS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
+static QP__ROWS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
 {
     return axis ? cross30_axis(a, axis) : cross30(a, u);
 }
 
 /* Inverse inertia (world) times a vector. */
-static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
@@ -79,7 +81,7 @@ static inline bool diagonal(const qp_mat3 *m)
     return (m->m[0][1] | m->m[0][2] | m->m[1][0] | m->m[1][2] | m->m[2][0] | m->m[2][1]) == 0;
 }
 
-static QP__ALWAYS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
+static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
 {
     if (!diag) return inv_i(m, v);
     qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
