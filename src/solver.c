@@ -357,8 +357,9 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
      * find a row's response when they apply to it. */
     bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
     const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
-    /* A side's inverse inertia is read only when it moves (no call for a zero matrix). */
-    qp_mat3 a, b;
+    /* A side's inverse inertia is read only when it moves (no call for a zero matrix;
+     * initialised all the same, for compilers that cannot see it is unread). */
+    qp_mat3 a = { { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } } }, b = a;
     if (ma) a = rows_inv_inertia(w, c->a);
     if (mb) b = rows_inv_inertia(w, c->b);
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
