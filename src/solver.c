@@ -246,18 +246,16 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
     }
 }
 
+#if QP_CFG_LOW_RAM
 void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
                           fix16_t j, int move)
 {
-#if QP_CFG_LOW_RAM
     if (j == 0) return;
     const qp_vec3 zero = { 0, 0, 0 };
     qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
                      (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move);
-#else
-    qp__point_apply(w, c, r, v, k, j, move);
-#endif
 }
+#endif
 
 /* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
  * The helper axis follows the normal's dominant component, so the basis

@@ -219,6 +219,20 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
 }
 
+/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT: low-RAM finds the angular
+ * responses, which those rows lack, when j is not zero (out of line); the default layout's
+ * rows have them (inline, as qp__point_apply). */
+#if QP_CFG_LOW_RAM
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move);
+#else
+static inline void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                        const qp_vel_ref *v, int k, fix16_t j, int move)
+{
+    qp__point_apply(w, c, r, v, k, j, move);
+}
+#endif
+
 /* A point may approach by its gap this step. The gap comes from the
  * predicted pose and is an estimate: gaps within gap_tolerance count as
  * touching, or a resting box would keep sinking into its own estimate
@@ -267,10 +281,8 @@ typedef struct {
  * when the linear friction had to be cut to the dynamic limit (sliding). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
-/* For rows built with QP_ROWS_MASSES_KEPT (lazy: low-RAM built no angular responses,
- * found here for the rows that apply): qp__point_apply, and lazy in qp__friction. */
-void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
-                          fix16_t j, int move);
+/* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
+ * found for the rows that apply (qp__point_apply_kept below). */
 
 /* Warm start of a manifold's friction; the friction rows for other passes. */
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
