@@ -26,7 +26,7 @@
  * order the friction's turn left a little approach at the loaded edge of
  * every face, the column bent into it step after step, and a column of 20
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9). */
-static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
+static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
                           qp_contact_rows *scratch)
 {
     int move = qp__shock_movable(w, c);

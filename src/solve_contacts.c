@@ -115,7 +115,7 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q, bool last)
     return true;
 }
 
-static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q,
+static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q,
                           qp_contact_rows *scratch)
 {
     int move = qp__movable(w, c);
