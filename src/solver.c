@@ -110,12 +110,17 @@ static fix16_t inverse_of(int64_t k)
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
-fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
     int64_t sum = 0;
     if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]));
     if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
     return inverse_of(sum);
+}
+
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    return point_mass(w, c, r, k, move);
 }
 
 /* The normal direction at any arm ra from a's centre (the collision pass's
@@ -375,7 +380,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
             r->mn[k] = mass_of(terms[k], move);
         } else if (masses) {
-            r->mn[k] = qp__point_mass(w, c, r, k, move);
+            r->mn[k] = point_mass(w, c, r, k, move);
         } else if (kept) {
             r->mn[k] = c->p[k].jp;
         }
@@ -507,7 +512,7 @@ fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_c
     (void)w, (void)c, (void)move;
     return r->mn_pin[k];
 #else
-    return qp__point_mass(w, c, r, k, move);
+    return point_mass(w, c, r, k, move);
 #endif
 }
 
