@@ -226,7 +226,7 @@ static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact
     return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
-static qp_mat3 rows_inv_inertia(const qp_world *w, int i);
+static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
 
 /* Low-RAM, rows built without responses (QP_ROWS_MASSES_KEPT): body i's angular
  * response to a row, as fill_part finds it. */
@@ -317,7 +317,7 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
  * qp_mat3_rotate's result is exactly symmetric). */
-static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
+static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
     if (w->inv_inertia_kept) {
