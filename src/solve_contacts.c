@@ -37,6 +37,8 @@ static void load_start(const qp_world *w, qp_contact *c)
 static void warm_start(qp_world *w)
 {
     bool warm = w->def.accumulate_impulses && w->def.warm_start;
+    qp_contact_rows scratch;   /* low-RAM: each contact's rows, kept for the next (QP_ROWS_MEMO) */
+    qp__rows_memo_start(&scratch);
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
@@ -50,8 +52,7 @@ static void warm_start(qp_world *w)
         int move = qp__movable(w, c);
         QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
-        qp_contact_rows scratch;
-        const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
+        const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
         for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
         qp__friction_warm(w, c, r, &v, move);
         qp__keep_masses(w, c, r);   /* low-RAM: for the visits below */
