@@ -368,6 +368,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
     const int nax = axis_of(c->n);
     bool masses = move == qp__movable(w, c) && !kept;
+    if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);

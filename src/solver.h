@@ -44,7 +44,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
  * the effective masses mn, mt are built only when move is qp__movable; a pass that pins
  * a side finds them with qp__point_mass_pinned / qp__row_mass_pinned). restitution is
- * not built. The default layout returns every row, as qp__rows. */
+ * built only with QP_ROWS_RESTITUTION. The default layout returns every row, as qp__rows. */
 enum {
     QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
@@ -57,7 +57,10 @@ enum {
     /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
      * rows of its visit before: the tangents and static friction coefficient are taken
      * from them when the normal and the materials are the same. */
-    QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS
+    QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
+    /* The pair's restitution too (the collision pass's bounce). */
+    QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
+    QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
 };
 static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 {
