@@ -26,7 +26,8 @@
  * order the friction's turn left a little approach at the loaded edge of
  * every face, the column bent into it step after step, and a column of 20
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9). */
-static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit)
+static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
+                          qp_contact_rows *scratch)
 {
     int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
@@ -38,8 +39,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
     QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
-    qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
+    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
     /* Friction, or the pass's normal impulses (tilted by the bodies'
@@ -57,7 +57,7 @@ static bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_le
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned);
+    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false);
     any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
     c->st1 = f.t1;
     c->st2 = f.t2;
@@ -122,6 +122,8 @@ void qp__shock(qp_world *w)
     for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
     for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
     uint16_t visit = 1;
+    qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
+    qp__rows_memo_start(&scratch);
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
@@ -134,7 +136,7 @@ void qp__shock(qp_world *w)
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len, &visit);
+                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len, &visit, &scratch);
             }
             if (!any) break;  /* the level is settled */
         }

@@ -115,8 +115,8 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
 static bool collide_manifold(qp_world *w, qp_contact *c, int move)
 {
     qp_vel_ref v = qp__vel_ref(w, c);
-    qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows(w, c, &scratch);
+    qp_contact_rows scratch;   /* low-RAM: only the point rows, which this pass reads */
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_POINTS | QP_ROWS_RESTITUTION, move);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
     /* Only a bounce reads the normal acceleration (a contact without restitution
      * never bounces). */

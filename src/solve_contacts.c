@@ -11,6 +11,8 @@
  */
 #include "solver.h"
 
+#include <stddef.h>
+
 /* A new contact starts from the impulse its share of the load needs against
  * gravity this step, spread over its points (contact_graph.c). */
 static void load_start(const qp_world *w, qp_contact *c)
@@ -35,22 +37,25 @@ static void load_start(const qp_world *w, qp_contact *c)
 static void warm_start(qp_world *w)
 {
     bool warm = w->def.accumulate_impulses && w->def.warm_start;
+    qp_contact_rows scratch;   /* low-RAM: each contact's rows, kept for the next (QP_ROWS_MEMO) */
+    qp__rows_memo_start(&scratch);
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         if (!warm) {
             for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
             c->jt1 = c->jt2 = c->jtw = 0;
+            qp__keep_masses(w, c, NULL);
             continue;
         }
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
-        qp_contact_rows scratch;
-        const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
+        const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
         for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
         qp__friction_warm(w, c, r, &v, move);
+        qp__keep_masses(w, c, r);   /* low-RAM: for the visits below */
     }
 }
 
@@ -111,7 +116,8 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q, bool last)
     return true;
 }
 
-static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q)
+static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, bool reverse, qp_quiet *q,
+                          qp_contact_rows *scratch)
 {
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
@@ -121,8 +127,7 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
-    qp_contact_rows scratch;
-    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, move);
+    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
@@ -142,12 +147,12 @@ static void solve_contact(qp_world *w, qp_contact *c, fix16_t push, bool last, b
             p->jn = j;
             jn_sum += j;
         }
-        qp__point_apply(w, c, r, &v, k, j, move);
+        qp__point_apply_kept(w, c, r, &v, k, j, move);
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
     qp_friction f0 = f;
-    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false);
+    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
     if (acc) {
         c->jt1 = f.t1;
@@ -169,6 +174,8 @@ void qp__solve_contacts(qp_world *w)
     int iters = w->def.contact_iterations;
     qp_quiet q;
     quiet_start(w, &q);
+    qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
+    qp__rows_memo_start(&scratch);
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -182,7 +189,7 @@ void qp__solve_contacts(qp_world *w)
         quiet_joints(w, &q);
         for (int o = 0; o < w->contact_count; o++) {
             int idx = up ? o : w->contact_count - 1 - o;
-            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up, &q);
+            solve_contact(w, &w->contacts[w->order[idx]], push, it == iters - 1, !up, &q, &scratch);
         }
     }
 }

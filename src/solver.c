@@ -13,30 +13,79 @@
 
 #include <stddef.h>
 
-/* cross30 and inv_i serve fill_rows. With QP_CFG_LOW_RAM it runs under every
- * pass and they go out of line to keep its frame small (the micro:bit's
- * stack); otherwise it runs once per step and they are inlined. */
-#if QP_CFG_LOW_RAM
+/* cross30 and inv_i serve fill_part, which low-RAM runs at every visit: their forms
+ * for axis-aligned directions and diagonal inertia are forced inline (out of line, the
+ * M4 paid more for the calls than they save), except on the Cortex-M0 (the micro:bit),
+ * whose eight low registers spill so much that the inlined builder's frame doubled
+ * (608 -> 1 336 bytes, on the deepest stack path). */
+#if defined(__ARM_ARCH_6M__)
 #define QP__ROWS_INLINE inline
 #else
-#define QP__ROWS_INLINE inline
+#define QP__ROWS_INLINE QP__ALWAYS_INLINE
 #endif
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
-static QP__ROWS_INLINE qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
+static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
     qp_vec3 r = { qp__r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), qp__r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
                   qp__r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
     return r;
 }
 
+/* cross30 for a u along a coordinate axis (axis: axis_of(u), nonzero): every product
+ * with u's one +-2^30 is exact, so each component is one of a's, its sign flipped with
+ * u's, saturated as r30 saturates it (-INT32_MIN). The same bits, without the products
+ * and roundings (a stack's or a resting box's normal and tangents lie along axes). */
+static inline fix16_t signed_by(int64_t v, int axis)
+{
+    return qp__sat32(axis > 0 ? v : -v);
+}
+
+static inline qp_vec3 cross30_axis(qp_vec3 a, int axis)
+{
+    int e = axis > 0 ? axis : -axis;
+    return e == 1 ? qp_v3(0, signed_by(a.z, axis), signed_by(-(int64_t)a.y, axis))
+         : e == 2 ? qp_v3(signed_by(-(int64_t)a.z, axis), 0, signed_by(a.x, axis))
+                  : qp_v3(signed_by(a.y, axis), signed_by(-(int64_t)a.x, axis), 0);
+}
+
+/* 1 + the axis (x, y, z) of a Q2.30 unit vector along one, negative for its negative
+ * direction; 0 for any other vector. */
+static inline int axis_of(qp_vec3 u)
+{
+    if (u.y == 0 && u.z == 0) return u.x == QP_Q30_ONE ? 1 : u.x == -QP_Q30_ONE ? -1 : 0;
+    if (u.x == 0 && u.z == 0) return u.y == QP_Q30_ONE ? 2 : u.y == -QP_Q30_ONE ? -2 : 0;
+    if (u.x == 0 && u.y == 0) return u.z == QP_Q30_ONE ? 3 : u.z == -QP_Q30_ONE ? -3 : 0;
+    return 0;
+}
+
+static QP__ROWS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
+{
+    return axis ? cross30_axis(a, axis) : cross30(a, u);
+}
+
 /* Inverse inertia (world) times a vector. */
-static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
                   qp__r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
                   qp__r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    return r;
+}
+
+/* inv_i for a diagonal inverse inertia (a cube's or a sphere's, unrotated or turned by
+ * quarter turns): the off-diagonal products are zeros, which change no sum. */
+static inline bool diagonal(const qp_mat3 *m)
+{
+    return (m->m[0][1] | m->m[0][2] | m->m[1][0] | m->m[1][2] | m->m[2][0] | m->m[2][1]) == 0;
+}
+
+static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
+{
+    if (!diag) return inv_i(m, v);
+    qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
+                  qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
 }
 
@@ -61,12 +110,17 @@ static fix16_t inverse_of(int64_t k)
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
-fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
     int64_t sum = 0;
     if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]));
     if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
     return inverse_of(sum);
+}
+
+fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    return point_mass(w, c, r, k, move);
 }
 
 /* The normal direction at any arm ra from a's centre (the collision pass's
@@ -172,20 +226,41 @@ static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact
     return qp__speed_of(qp__rel_dot(v, u), ang);
 }
 
+static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
+
+/* Low-RAM, rows built without responses (QP_ROWS_MASSES_KEPT): body i's angular
+ * response to a row, as fill_part finds it. */
+static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
+{
+    const qp_mat3 m = rows_inv_inertia(w, i);
+    return inv_i_any(&m, row, diagonal(&m));
+}
+
 static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
-                      fix16_t j, int move)
+                      fix16_t j, int move, bool lazy)
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
         if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        qp__add_scaled(v->wa, r->ia_f[d], -j);
+        qp__add_scaled(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
     }
     if (move & QP_MOVE_B) {
         if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        qp__add_scaled(v->wb, r->ib_f[d], j);
+        qp__add_scaled(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
     }
 }
+
+#if QP_CFG_LOW_RAM
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move)
+{
+    if (j == 0) return;
+    const qp_vec3 zero = { 0, 0, 0 };
+    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
+                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move);
+}
+#endif
 
 /* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
  * The helper axis follows the normal's dominant component, so the basis
@@ -227,6 +302,7 @@ typedef struct {
     fix16_t a, b, out;
 } qp_combine_memo;
 
+#if !QP_CFG_LOW_RAM   /* low-RAM takes them from the visit before (QP_ROWS_MEMO) */
 static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 {
     if (!m) return combine_friction(a, b);
@@ -236,11 +312,12 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
     }
     return m->out;
 }
+#endif
 
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
  * qp_mat3_rotate's result is exactly symmetric). */
-static qp_mat3 rows_inv_inertia(const qp_world *w, int i)
+static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
     if (w->inv_inertia_kept) {
@@ -278,20 +355,35 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
-    const qp_mat3 a = (move & QP_MOVE_A) ? rows_inv_inertia(w, c->a) : qp_mat3_zero();
-    const qp_mat3 b = (move & QP_MOVE_B) ? rows_inv_inertia(w, c->b) : qp_mat3_zero();
-    bool masses = move == qp__movable(w, c);
+    /* With the masses kept (the contact pass), no angular response is built: most of its
+     * visits apply nothing at most rows, and qp__point_apply_kept and qp__friction (lazy)
+     * find a row's response when they apply to it. */
+    bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
+    const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
+    /* A side's inverse inertia is read only when it moves (no call for a zero matrix;
+     * initialised all the same, for compilers that cannot see it is unread). */
+    qp_mat3 a = { { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } } }, b = a;
+    if (ma) a = rows_inv_inertia(w, c->a);
+    if (mb) b = rows_inv_inertia(w, c->b);
+    const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
+    const int nax = axis_of(c->n);
+    bool masses = move == qp__movable(w, c) && !kept;
+    if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30(c->p[k].ra, c->n);
-        r->rnb[k] = cross30(qp__v3_add(c->p[k].ra, c->ab), c->n);  /* qp__arm_b */
-        r->ia[k] = (move & QP_MOVE_A) ? inv_i(&a, r->rna[k]) : zero;
-        r->ib[k] = (move & QP_MOVE_B) ? inv_i(&b, r->rnb[k]) : zero;
+        r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
+        r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
+        if (!kept) {
+            r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
+            r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
+        }
         if (masses && terms) {
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
             r->mn[k] = mass_of(terms[k], move);
         } else if (masses) {
-            r->mn[k] = qp__point_mass(w, c, r, k, move);
+            r->mn[k] = point_mass(w, c, r, k, move);
+        } else if (kept) {
+            r->mn[k] = c->p[k].jp;
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
@@ -300,26 +392,66 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 #else
     r->friction = 0;   /* found when a cut needs it (slide_of) */
 #endif
-    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
+#if !QP_CFG_LOW_RAM
+    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
     tangents(c->n, &r->t1, &r->t2);
+#else
+    /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
+     * one face, a third of pyramid20's visits) and nearly always the same materials: the
+     * same numbers give the same bits, without the normalisation and the square root. */
+    (void)memo;
+    const qp_contact *prev = (need & QP_ROWS_MEMO) ? r->tangents_of : NULL;
+    if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z) tangents(c->n, &r->t1, &r->t2);
+    if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
+        w->bodies[prev->b].static_friction != bb->static_friction)
+        r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+    r->tangents_of = c;
+#endif
+#ifdef QP_TAN2
+    { qp_vec3 n2 = c->n; __asm__ volatile("" : "+m"(n2)); tangents(n2, &r->t1, &r->t2); }
+#endif
+#ifdef QP_SF2
+    { fix16_t x = ba->static_friction; __asm__ volatile("" : "+r"(x)); r->static_friction = combine_memo(NULL, x, bb->static_friction); }
+#endif
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
-        r->fa[d] = cross30(c->ca, dir[d]);
-        r->fb[d] = cross30(c->cb, dir[d]);
+        int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */
+        r->fa[d] = cross30_any(c->ca, dir[d], tax);
+        r->fb[d] = cross30_any(c->cb, dir[d], tax);
     }
-    r->fa[2] = r->fb[2] = qp_v3_from_q30(c->n);  /* twist: an angular row along n */
+    /* twist: an angular row along n (qp_v3_from_q30 inline; |n| < 2^31 >> 14 never saturates) */
+    r->fa[2] = r->fb[2] = qp_v3(qp__sat32(qp__shift_round64(c->n.x, 14)), qp__sat32(qp__shift_round64(c->n.y, 14)),
+                                qp__sat32(qp__shift_round64(c->n.z, 14)));
     for (int d = 0; d < rows; d++) {
-        r->ia_f[d] = (move & QP_MOVE_A) ? inv_i(&a, r->fa[d]) : zero;
-        r->ib_f[d] = (move & QP_MOVE_B) ? inv_i(&b, r->fb[d]) : zero;
+        if (!kept) {
+            r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
+            r->ib_f[d] = mb ? inv_i_any(&b, r->fb[d], db) : zero;
+        }
         if (masses && terms) {
             int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
             for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
             r->mt[d] = mass_of(t, move);
         } else if (masses) {
             r->mt[d] = row_mass(w, c, r, d, move);
+        } else if (kept) {
+            r->mt[d] = d == 0 ? c->st1 : d == 1 ? c->st2 : c->stw;
         }
     }
+}
+
+void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
+{
+#if QP_CFG_LOW_RAM
+    qp_contact_rows scratch;
+    if (!r) r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, qp__movable(w, c));
+    for (int k = 0; k < c->count; k++) c->p[k].jp = r->mn[k];
+    c->st1 = r->mt[0];
+    c->st2 = r->mt[1];
+    c->stw = r->mt[2];
+#else
+    (void)w, (void)c, (void)r;
+#endif
 }
 
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
@@ -381,7 +513,7 @@ fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_c
     (void)w, (void)c, (void)move;
     return r->mn_pin[k];
 #else
-    return qp__point_mass(w, c, r, k, move);
+    return point_mass(w, c, r, k, move);
 #endif
 }
 
@@ -486,7 +618,7 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned)
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy)
 {
     fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
@@ -500,9 +632,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     qp_slide slide = { w, c, r, jn_sum, 0, false };
     bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
     cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
-    row_apply(w, c, r, v, 0, want.t1 - acc->t1, move);
-    row_apply(w, c, r, v, 1, want.t2 - acc->t2, move);
-    row_apply(w, c, r, v, 2, want.tw - acc->tw, move);
+    row_apply(w, c, r, v, 0, want.t1 - acc->t1, move, lazy);
+    row_apply(w, c, r, v, 1, want.t2 - acc->t2, move, lazy);
+    row_apply(w, c, r, v, 2, want.tw - acc->tw, move, lazy);
     *acc = want;
     return sliding;
 }
@@ -510,9 +642,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                        int move)
 {
-    row_apply(w, c, r, v, 0, c->jt1, move);
-    row_apply(w, c, r, v, 1, c->jt2, move);
-    row_apply(w, c, r, v, 2, c->jtw, move);
+    row_apply(w, c, r, v, 0, c->jt1, move, false);
+    row_apply(w, c, r, v, 1, c->jt2, move, false);
+    row_apply(w, c, r, v, 2, c->jtw, move, false);
 }
 
 /* Tangential rows at the centroid, for the anchors of static friction. */
@@ -523,5 +655,5 @@ fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move)
 {
-    row_apply(w, c, r, v, d, j, move);
+    row_apply(w, c, r, v, d, j, move, false);
 }

@@ -44,15 +44,40 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
  * the effective masses mn, mt are built only when move is qp__movable; a pass that pins
  * a side finds them with qp__point_mass_pinned / qp__row_mass_pinned). restitution is
- * not built. The default layout returns every row, as qp__rows. */
+ * built only with QP_ROWS_RESTITUTION. The default layout returns every row, as qp__rows. */
 enum {
     QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
-    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u
+    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u,
+    /* Low-RAM, the contact pass: the masses for qp__movable's sides are read from where
+     * qp__keep_masses put them at the warm start, not built, and no angular response
+     * (ia, ib, ia_f, ib_f) is built: apply through qp__point_apply_kept and
+     * qp__friction(..., lazy). */
+    QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS,
+    /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
+     * rows of its visit before: the tangents and static friction coefficient are taken
+     * from them when the normal and the materials are the same. */
+    QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
+    /* The pair's restitution too (the collision pass's bounce). */
+    QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
+    QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
 };
+static inline void qp__rows_memo_start(qp_contact_rows *scratch)
+{
+#if QP_CFG_LOW_RAM
+    scratch->tangents_of = 0;
+#else
+    (void)scratch;
+#endif
+}
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
                                     int move);
+/* Low-RAM: keep the effective masses of rows r (built for qp__movable's sides) in
+ * contact c's shock and split-impulse scratch (jp, st1..stw: seven numbers, which nothing
+ * reads from the warm start to the shock pass's start, which sets them), for the contact
+ * pass's visits (QP_ROWS_MASSES_KEPT). r NULL: build them. The default layout keeps rows. */
+void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r);
 /* The normal direction at point k, through the rows: relative speed,
  * applying an impulse, effective mass for the sides in move. */
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
@@ -197,6 +222,20 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
 }
 
+/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT: low-RAM finds the angular
+ * responses, which those rows lack, when j is not zero (out of line); the default layout's
+ * rows have them (inline, as qp__point_apply). */
+#if QP_CFG_LOW_RAM
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move);
+#else
+static inline void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                        const qp_vel_ref *v, int k, fix16_t j, int move)
+{
+    qp__point_apply(w, c, r, v, k, j, move);
+}
+#endif
+
 /* A point may approach by its gap this step. The gap comes from the
  * predicted pose and is an estimate: gaps within gap_tolerance count as
  * touching, or a resting box would keep sinking into its own estimate
@@ -244,7 +283,9 @@ typedef struct {
  * contact unless pinned (shock), then computed for the sides in move. True
  * when the linear friction had to be cut to the dynamic limit (sliding). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned);
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
+/* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
+ * found for the rows that apply (qp__point_apply_kept below). */
 
 /* Warm start of a manifold's friction; the friction rows for other passes. */
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,

@@ -87,7 +87,7 @@ enum {
                                       so), until they are apart (overlap.c) */
 };
 
-typedef struct {
+typedef struct qp_contact_s {
     uint16_t a, b;                /* body indices, a < b */
     uint8_t sa, sb;               /* shape slots on a and b */
     uint8_t count;
@@ -127,6 +127,10 @@ typedef struct {
     fix16_t mn_pin[QP_MAX_MANIFOLD_POINTS], mt_pin[3];
     fix16_t anchor_drift[2], anchor_target[2];
     fix16_t gap[QP_MAX_MANIFOLD_POINTS];  /* qp__gap_speed of each point (0 past count) */
+#else
+    /* Low-RAM only (rows are a pass's scratch): the contact whose tangents and static
+     * friction coefficient these rows hold, for the pass's next visit (QP_ROWS_MEMO). */
+    const struct qp_contact_s *tangents_of;
 #endif
 } qp_contact_rows;
 
