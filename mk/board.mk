@@ -19,7 +19,8 @@
 #                         QEMU runs): the same objects linked with port_cortex_m.c built that way
 #
 # Optimisation: BOARD_OPT ?= -O2 (closest to what a benchmark wants; the probe prints the same
-# hashes at -Os and -O2, and tools/cross-check.sh proves it for every app it runs).
+# hashes at -Os and -O2, and tools/cross-check.sh proves it for every app it runs). A board's
+# board.mk may choose another: the micro:bit builds with -Os (its 256 KB of flash).
 #
 # Apps: APP_SRCS_<name> lists the sources, APP_CFLAGS_<name> extra flags (optional). Define more
 # of them before this file is included, or below.
