@@ -8,7 +8,7 @@
 #
 # The bound: 3 200 bytes, the 3 296 the linker script reserves (boards/microbit/linker.ld)
 # less 96 for the port's exception frame and its fault report. The deepest use so far is
-# 3 116 bytes (door.scene, a hinge; docs/memory.md): a change that adds more than ~80
+# 2 944 bytes at -Os (door.scene, a hinge; docs/memory.md): a change that adds more than ~250
 # bytes to the deepest path fails here before it can overflow the board.
 #
 #   sh tools/test-stack.sh        Environment: STACK_BOUND [3200], STACK_STEPS [120]
