@@ -26,6 +26,33 @@ static inline int32_t qp__sat32(int64_t v)
     return r;
 }
 
+/* qp__sat32((int64_t)a + b) in 32 bits, for any int32 a, b (and a - b as a + -b for b
+ * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return) (a 64-bit sum and compare cost several instructions
+ * each on a Cortex-M): an overflow goes to the end of a's side, and the one sum that fits
+ * but is out of range, INT32_MIN, to -INT32_MAX. */
+static inline int32_t qp__add_sat(int32_t a, int32_t b)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    if (__builtin_add_overflow(a, b, &r)) return a > 0 ? INT32_MAX : -INT32_MAX;
+    return r < -INT32_MAX ? -INT32_MAX : r;
+#else
+    return qp__sat32((int64_t)a + b);
+#endif
+}
+
+/* qp__sat32((int64_t)a - b) in 32 bits, the same way (narrow_phase.c's vector differences). */
+static inline int32_t qp__sub_sat(int32_t a, int32_t b)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    if (__builtin_sub_overflow(a, b, &r)) return a < 0 ? -INT32_MAX : INT32_MAX;
+    return r < -INT32_MAX ? -INT32_MAX : r;
+#else
+    return qp__sat32((int64_t)a - b);
+#endif
+}
+
 /* n / d truncated, as C divides int64_t: by a 32-bit division when both fit in 32
  * bits (one instruction on a Cortex-M4; a 64-bit one is a library call of about a
  * hundred). The same quotient either way; d != 0. */

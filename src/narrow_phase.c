@@ -26,39 +26,17 @@
 #include "math_inline.h"
 
 /* qp__v3_add and qp__v3_sub (each component's exact sum or difference clamped to
- * +-INT32_MAX) by the processor's overflow flag where the compiler has it: the
- * general form adds in 64 bits and clamps with four compares, a dozen Cortex-M
- * instructions a component, at every point of every contact. The same bits. */
-static inline int32_t add_sat(int32_t a, int32_t b)
-{
-#if defined(__GNUC__)
-    int32_t s;
-    if (__builtin_add_overflow(a, b, &s)) return a < 0 ? -INT32_MAX : INT32_MAX;
-    return s == INT32_MIN ? -INT32_MAX : s;
-#else
-    return qp__sat32((int64_t)a + b);
-#endif
-}
-
-static inline int32_t sub_sat(int32_t a, int32_t b)
-{
-#if defined(__GNUC__)
-    int32_t s;
-    if (__builtin_sub_overflow(a, b, &s)) return a < 0 ? -INT32_MAX : INT32_MAX;
-    return s == INT32_MIN ? -INT32_MAX : s;
-#else
-    return qp__sat32((int64_t)a - b);
-#endif
-}
-
+ * +-INT32_MAX) by the processor's overflow flag (qp__add_sat, qp__sub_sat): the general
+ * form adds in 64 bits and clamps with four compares, a dozen Cortex-M instructions a
+ * component, at every point of every contact. The same bits. */
 static inline qp_vec3 v3_add(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(add_sat(a.x, b.x), add_sat(a.y, b.y), add_sat(a.z, b.z));
+    return qp_v3(qp__add_sat(a.x, b.x), qp__add_sat(a.y, b.y), qp__add_sat(a.z, b.z));
 }
 
 static inline qp_vec3 v3_sub(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(sub_sat(a.x, b.x), sub_sat(a.y, b.y), sub_sat(a.z, b.z));
+    return qp_v3(qp__sub_sat(a.x, b.x), qp__sub_sat(a.y, b.y), qp__sub_sat(a.z, b.z));
 }
 
 /* The poses a pair is collided at (pair_poses). */

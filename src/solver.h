@@ -132,21 +132,6 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
-/* qp__sat32((int64_t)a + b) in 32 bits, for any int32 a, b (and a - b as a + -b for b
- * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return) (a 64-bit sum and compare cost several instructions
- * each on a Cortex-M): an overflow goes to the end of a's side, and the one sum that fits
- * but is out of range, INT32_MIN, to -INT32_MAX. */
-static inline int32_t qp__add_sat(int32_t a, int32_t b)
-{
-#if defined(__GNUC__)
-    int32_t r;
-    if (__builtin_add_overflow(a, b, &r)) return a > 0 ? INT32_MAX : -INT32_MAX;
-    return r < -INT32_MAX ? -INT32_MAX : r;
-#else
-    return qp__sat32((int64_t)a + b);
-#endif
-}
-
 /* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
 static inline void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
