@@ -408,12 +408,6 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
     r->tangents_of = c;
 #endif
-#ifdef QP_TAN2
-    { qp_vec3 n2 = c->n; __asm__ volatile("" : "+m"(n2)); tangents(n2, &r->t1, &r->t2); }
-#endif
-#ifdef QP_SF2
-    { fix16_t x = ba->static_friction; __asm__ volatile("" : "+r"(x)); r->static_friction = combine_memo(NULL, x, bb->static_friction); }
-#endif
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */
