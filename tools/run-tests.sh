@@ -18,7 +18,11 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 check() {
   name=$1; shift
   log="$logdir/$(echo "$name" | tr ' /' '__').log"
-  if "$@" >"$log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/    /' "$log" | tail -40; fi
+  t0=$(date +%s)
+  if "$@" >"$log" 2>&1; then rc=0; else rc=1; fi
+  # How long it took, when it is long enough to matter for make test's 10 minutes.
+  dt=$(($(date +%s) - t0)); took=""; [ "$dt" -ge 2 ] && took=" ($dt s)"
+  if [ "$rc" = 0 ]; then ok "$name$took"; else bad "$name$took"; sed 's/^/    /' "$log" | tail -40; fi
   # A target this machine cannot run (or a build-only board) is never silent: its reason is shown.
   grep -E '^(SKIPPED|BUILD ONLY)' "$log" | sed 's/^/    /'
 }
