@@ -30,10 +30,10 @@ fails=0
 pass() { echo "PASS guard: $1"; if [ -n "${GUARD_VERBOSE:-}" ]; then sed "s/^/    | /" "$log"; fi; }
 fail() { echo "FAIL guard: $1"; sed 's/^/    | /' "$log" | tail -n 15; fails=$((fails + 1)); }
 # The host guard and the ARM guard, run in the copy. Output goes to $log.
-host_guard() { (cd "$tmp" && make -s LIBFIXMATH_SRC="$fixsrc" core-guard) >"$log" 2>&1; }
+host_guard() { (cd "$tmp" && make -s -j"${JOBS:-2}" LIBFIXMATH_SRC="$fixsrc" core-guard) >"$log" 2>&1; }
 arm_guard() {
   rm -rf "$tmp/build/$board"
-  (cd "$tmp" && make -s LIBFIXMATH_SRC="$fixsrc" BOARD="$board" check-core) >"$log" 2>&1
+  (cd "$tmp" && make -s -j"${JOBS:-2}" LIBFIXMATH_SRC="$fixsrc" BOARD="$board" check-core) >"$log" 2>&1
 }
 says() { grep -q "$1" "$log"; }
 
@@ -60,7 +60,7 @@ elif says 'zz_guard_float.o calls __aeabi_.*floating point'; then
   pass "float in src/ fails the ARM guard, naming the object, the helper and why"
 else fail "float in src/ fails the ARM guard but without a message naming object, helper and reason"; fi
 # The hard-float library (make lib CPU=cortex-m4f): there a float is an FPU instruction, no helper.
-if (cd "$tmp" && make -s LIBFIXMATH_SRC="$fixsrc" lib CPU=cortex-m4f) >"$log" 2>&1; then
+if (cd "$tmp" && make -s -j"${JOBS:-2}" LIBFIXMATH_SRC="$fixsrc" lib CPU=cortex-m4f) >"$log" 2>&1; then
   fail "float in src/ passes the hard-float library's guard (make lib CPU=cortex-m4f)"
 elif says 'zz_guard_float.o computes with the FPU'; then
   pass "float in src/ fails the hard-float library's guard (make lib CPU=cortex-m4f), naming the FPU instructions"
@@ -93,7 +93,7 @@ int qp_guard_double(int x)
 }
 C
 rm -rf "$tmp/build/$board"
-if (cd "$tmp" && make -s LIBFIXMATH_SRC="$fixsrc" BOARD="$board") >"$log" 2>&1; then
+if (cd "$tmp" && make -s -j"${JOBS:-2}" LIBFIXMATH_SRC="$fixsrc" BOARD="$board") >"$log" 2>&1; then
   fail "make BOARD=$board builds although the core uses double"
 elif says '__aeabi_d.*floating point'; then pass "make BOARD=$board refuses to build a core that uses double"
 else fail "make BOARD=$board fails for a core using double, but not through the guard"; fi
