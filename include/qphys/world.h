@@ -45,7 +45,7 @@ typedef enum {
  * defaults written beside each field. */
 typedef struct {
     qp_vec3 gravity;              /* m/s^2; default (0, -10, 0) */
-    fix16_t dt;                   /* s; default 1/60; range 1/1000 .. 1/10 */
+    fix16_t dt;                   /* s; default 1/60; range 1/1000 .. 1/10 (tilted stacks: tested to 1/240) */
     int collision_iterations;     /* elastic pass sweeps; default 5; 0..100 */
     int contact_iterations;       /* inelastic pass sweeps; default 10; 1..100 */
     int shock_iterations;         /* shock propagation sweeps per level; default 7; 0..10 */
