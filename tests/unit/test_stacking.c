@@ -240,7 +240,7 @@ static void test_tilted_columns_40_exact(void **st)
 
 /* The same columns at higher step rates, 20 high, sleep off, 10 s at each
  * rate: up to 240 Hz every top stays within 3 cm at every second (measured:
- * 5.5 mm at 120 Hz, 3.3 mm at 240). This is the edge of the tested range:
+ * 5.5 mm at 120 Hz, 2.1 mm at 240). This is the edge of the tested range:
  * at 360 Hz 6 of 16 such columns sway and fall, at 480 Hz 15 of 16 (README,
  * known limits: the shock pass feeds energy up a tilted column). */
 static void test_tilted_columns_at_rates(void **st)
