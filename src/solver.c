@@ -110,12 +110,37 @@ static fix16_t inverse_of(int64_t k)
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
-static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+/* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
+ * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
+static QP__ROWS_INLINE int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
+                                          int side)
+{
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]))
+                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+}
+
+static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
+{
+    bool linear = d < 2;
+    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]))
+                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
+}
+
+/* The effective mass from the two sides' shares t, for the sides in move. */
+static QP__ROWS_INLINE fix16_t mass_of(const int64_t t[2], int move)
 {
     int64_t sum = 0;
-    if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]));
-    if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+    if (move & QP_MOVE_A) sum += t[0];
+    if (move & QP_MOVE_B) sum += t[1];
     return inverse_of(sum);
+}
+
+static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
+                                          int move)
+{
+    const int64_t t[2] = { (move & QP_MOVE_A) ? point_term(w, c, r, k, 0) : 0,
+                           (move & QP_MOVE_B) ? point_term(w, c, r, k, 1) : 0 };
+    return mass_of(t, move);
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
@@ -182,39 +207,14 @@ static void load_centroid(qp_contact *c)
     c->ca = ca;
 }
 
-/* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
- * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
-static int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int side)
-{
-    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]))
-                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
-}
-
-static int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
-{
-    bool linear = d < 2;
-    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]))
-                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
-}
-
-/* The effective mass from the two sides' shares t, for the sides in move. */
-static fix16_t mass_of(const int64_t t[2], int move)
-{
-    int64_t sum = 0;
-    if (move & QP_MOVE_A) sum += t[0];
-    if (move & QP_MOVE_B) sum += t[1];
-    return inverse_of(sum);
-}
-
-/* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). */
+/* Effective mass of friction row d (0, 1: tangents at the centroid; 2: twist). Each
+ * side's share is widened before adding: a saturated angular term plus the inverse mass
+ * overflowed int. */
 static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
-    int64_t k = 0;
-    bool linear = d < 2;
-    /* Widened before adding: a saturated angular term plus the inverse mass overflowed int. */
-    if (move & QP_MOVE_A) k += (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]));
-    if (move & QP_MOVE_B) k += (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
-    return inverse_of(k);
+    const int64_t t[2] = { (move & QP_MOVE_A) ? row_term(w, c, r, d, 0) : 0,
+                           (move & QP_MOVE_B) ? row_term(w, c, r, d, 1) : 0 };
+    return mass_of(t, move);
 }
 
 /* Relative velocity along friction row d. */
@@ -450,13 +450,11 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
 
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
-    const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
-    r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     int move = qp__movable(w, c);
 #if !QP_CFG_LOW_RAM
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
     int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
-    fill_part(w, c, r, QP_ROWS_ALL, move, terms, memo);
+    fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo);
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
@@ -470,7 +468,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 #else
-    fill_part(w, c, r, QP_ROWS_ALL, move, NULL, memo);
+    fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, NULL, memo);
 #endif
 }
 
