@@ -6,9 +6,8 @@
  * of the approach at first and the stack responds gradually (a see-saw with
  * a stack on one end still tips); it slows only the part of an approach
  * beyond what resting contact gathers in a step (ramped, below). Friction
- * follows each manifold's normal
- * impulses (qp__friction: static friction holds, else dynamic friction
- * slides). With accumulate_impulses, totals are clamped (Catto) and may
+ * follows each manifold's normal impulses (qp__friction: static friction
+ * holds, else dynamic friction slides). With accumulate_impulses, totals are clamped (Catto) and may
  * start from last step's (warm_start); otherwise every impulse only pushes.
  */
 #include "solver.h"
@@ -122,8 +121,9 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q, bool last)
  * rest (either way) in full, and the sweep's share push of the rest of it. The
  * ramp is for impacts, whose speed must reach up a stack gradually (seed 003's
  * see-saw); the approach that resting contact gathers in a step is not one, and
- * ramped it only slowed convergence: a column of 40 tilted cubes drifted
- * 19-51 mm with every approach ramped, 16-41 mm with this (docs/design.md §3). */
+ * ramped it only slowed convergence: columns of 40 tilted cubes drifted
+ * 19-51 mm with every approach ramped, 6-40 mm with this (docs/design.md §3).
+ * Without gravity rest is 0 and every approach is ramped, as before. */
 static inline fix16_t ramped(fix16_t vn, fix16_t push, fix16_t rest)
 {
     fix16_t over = vn > rest ? vn - rest : vn < -rest ? vn + rest : 0;
