@@ -7,8 +7,9 @@
  * a stack on one end still tips); it slows only the part of an approach
  * beyond what resting contact gathers in a step (ramped, below). Friction
  * follows each manifold's normal impulses (qp__friction: static friction
- * holds, else dynamic friction slides). With accumulate_impulses, totals are clamped (Catto) and may
- * start from last step's (warm_start); otherwise every impulse only pushes.
+ * holds, else dynamic friction slides). With accumulate_impulses, totals
+ * are clamped (Catto) and may start from last step's (warm_start);
+ * otherwise every impulse only pushes.
  */
 #include "solver.h"
 
