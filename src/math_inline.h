@@ -27,9 +27,9 @@ static inline int32_t qp__sat32(int64_t v)
 }
 
 /* qp__sat32((int64_t)a + b) in 32 bits, for any int32 a, b (and a - b as a + -b for b
- * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return) (a 64-bit sum and compare cost several instructions
- * each on a Cortex-M): an overflow goes to the end of a's side, and the one sum that fits
- * but is out of range, INT32_MIN, to -INT32_MAX. */
+ * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return); a 64-bit sum and
+ * compare cost several instructions each on a Cortex-M. An overflow goes to the end of
+ * a's side, and the one sum that fits but is out of range, INT32_MIN, to -INT32_MAX. */
 static inline int32_t qp__add_sat(int32_t a, int32_t b)
 {
 #if defined(__GNUC__)
@@ -41,7 +41,7 @@ static inline int32_t qp__add_sat(int32_t a, int32_t b)
 #endif
 }
 
-/* qp__sat32((int64_t)a - b) in 32 bits, the same way (narrow_phase.c's vector differences). */
+/* qp__sat32((int64_t)a - b) in 32 bits, the same way (vector differences, friction changes). */
 static inline int32_t qp__sub_sat(int32_t a, int32_t b)
 {
 #if defined(__GNUC__)

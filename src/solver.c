@@ -626,9 +626,9 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
     /* Totals of opposite signs near the ends of Q16.16 (a restored or fuzzed state)
      * differ by more than int32: the change saturates. */
-    row_apply(w, c, r, v, 0, qp__sat32((int64_t)want.t1 - acc->t1), move, lazy);
-    row_apply(w, c, r, v, 1, qp__sat32((int64_t)want.t2 - acc->t2), move, lazy);
-    row_apply(w, c, r, v, 2, qp__sat32((int64_t)want.tw - acc->tw), move, lazy);
+    row_apply(w, c, r, v, 0, qp__sub_sat(want.t1, acc->t1), move, lazy);
+    row_apply(w, c, r, v, 1, qp__sub_sat(want.t2, acc->t2), move, lazy);
+    row_apply(w, c, r, v, 2, qp__sub_sat(want.tw, acc->tw), move, lazy);
     *acc = want;
     return sliding;
 }

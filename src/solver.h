@@ -270,7 +270,7 @@ typedef struct {
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
 /* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
- * found for the rows that apply (qp__point_apply_kept below). */
+ * found for the rows that apply (as qp__point_apply_kept, above). */
 
 /* Warm start of a manifold's friction; the friction rows for other passes. */
 void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
