@@ -57,14 +57,14 @@ $(LIB): $(CORE_OBJS) $(FIXMATH_OBJS)
 
 # The x86-64 guard: the core compiled with no SSE/x87 registers, so any
 # run-time float or double is a compile error ("SSE register return with SSE disabled").
-GUARD_OUT := build/guard
-core-guard: | $(DEPS_STAMP)
-	@mkdir -p $(GUARD_OUT)
-	@for f in $(CORE_SRCS); do \
-	  $(HOST_CC) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -O2 -mgeneral-regs-only -fstack-usage \
-	    -c $$f -o $(GUARD_OUT)/$$(basename $$f .c).o || { \
-	    echo "core-guard: $$f does not compile without floating-point registers: the core must not use float or double" >&2; exit 1; }; \
-	done
+GUARD_OUT  := build/guard
+GUARD_OBJS := $(patsubst src/%.c,$(GUARD_OUT)/%.o,$(CORE_SRCS))
+$(GUARD_OUT)/%.o: src/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(HOST_CC) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -O2 -mgeneral-regs-only -fstack-usage \
+	    -MMD -MP -c $< -o $@ || { \
+	  echo "core-guard: $< does not compile without floating-point registers: the core must not use float or double" >&2; exit 1; }
+core-guard: $(GUARD_OBJS)
 	@if grep -nE '\b(float|double)\b' $(CORE_SRCS) include/qphys/*.h | grep -vE ':\s*(/\*|\*|//)'; then \
 	  echo "core-guard: the words float/double appear in the core (above)" >&2; exit 1; fi
 	@if grep -nE '\b(malloc|calloc|realloc|free)\s*\(' $(CORE_SRCS) include/qphys/*.h; then \
@@ -141,5 +141,5 @@ clean:
 -include mk/lockstep.mk
 include mk/fuzz.mk
 include mk/lib.mk
--include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d) $(GUARD_OBJS:.o=.d)
 endif

@@ -94,7 +94,7 @@ B_PORT_CFLAGS := $(B_BASE) -std=c11 -Wall -Wextra -Werror -Iport -I$(PORT_DIR) $
                  -DQP_BOARD_CPU_HZ=$(CPU_HZ)u
 B_APP_CFLAGS  := $(B_BASE) -std=c11 -Wall -Wextra $(CORE_INC) -Iport $(FIXMATH_FLAGS) $(APP_CFLAGS_$(APP))
 B_LDFLAGS     := $(CPU_FLAGS) -nostartfiles $(B_LIBC) -Wl,--gc-sections \
-                 -L$(PORT_DIR) -T boards/$(BOARD)/linker.ld -Wl,-Map=$(B_MAP) \
+                 -L$(PORT_DIR) -T boards/$(BOARD)/linker.ld \
                  -Wl,--defsym=__flash_origin=$(FLASH_ORIGIN) -Wl,--defsym=__flash_size=$(FLASH_KB)K \
                  -Wl,--defsym=__ram_origin=$(RAM_ORIGIN) -Wl,--defsym=__ram_size=$(RAM_KB)K
 
@@ -115,11 +115,18 @@ B_APP_OBJS  := $(patsubst %.c,$(B_DIR)/app/$(APP)/%.o,$(APP_SRCS_$(APP)))
 B_GUARD_OK  := $(B_DIR)/check-core.ok
 
 # Rebuild what depends on flags when they change (another BOARD_OPT, CONSOLE, FIXMATH_FLAGS,
-# APP_CFLAGS_<app>, ...): each signature file is rewritten only when its text differs.
-B_SIG_FILE     := $(B_DIR)/flags.txt
-B_APP_SIG_FILE := $(B_DIR)/app/$(APP)/flags.txt
-B_SIG     := $(X_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS) | $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
-B_APP_SIG := $(B_APP_CFLAGS) | $(APP_SRCS_$(APP))
+# APP_CFLAGS_<app>, ...): each signature file is rewritten only when its text differs. The core's
+# signature is apart from the port's and the link's, so that another app or another PORT_EXIT in
+# the same folder recompiles only what they change, never the core.
+B_CORE_SIG_FILE := $(B_DIR)/core-flags.txt
+B_SIG_FILE      := $(B_DIR)/flags.txt
+B_APP_SIG_FILE  := $(B_DIR)/app/$(APP)/flags.txt
+B_CORE_SIG := $(X_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS)
+B_SIG      := $(X_CC) $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
+B_APP_SIG  := $(B_APP_CFLAGS) | $(APP_SRCS_$(APP))
+ifneq ($(B_CORE_SIG),$(shell cat $(B_CORE_SIG_FILE) 2>/dev/null))
+$(shell mkdir -p $(dir $(B_CORE_SIG_FILE)) && echo '$(B_CORE_SIG)' > $(B_CORE_SIG_FILE))
+endif
 ifneq ($(B_SIG),$(shell cat $(B_SIG_FILE) 2>/dev/null))
 $(shell mkdir -p $(dir $(B_SIG_FILE)) && echo '$(B_SIG)' > $(B_SIG_FILE))
 endif
@@ -134,11 +141,11 @@ board: $(B_ELF)
 all: board
 clean: board-clean
 
-$(B_FIX_OBJS): $(B_DIR)/fixmath/%.o: $(FIXMATH_DIR)/%.c $(B_SIG_FILE)
+$(B_FIX_OBJS): $(B_DIR)/fixmath/%.o: $(FIXMATH_DIR)/%.c $(B_CORE_SIG_FILE)
 	@mkdir -p $(dir $@)
 	$(X_CC) $(B_FIX_CFLAGS) -c $< -o $@
 
-$(B_CORE_OBJS): $(B_DIR)/core/%.o: src/%.c $(B_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
+$(B_CORE_OBJS): $(B_DIR)/core/%.o: src/%.c $(B_CORE_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
 	@mkdir -p $(dir $@)
 	$(X_CC) $(B_CORE_CFLAGS) -c $< -o $@
 
@@ -146,7 +153,7 @@ $(B_PORT_OBJS): $(B_DIR)/%.o: %.c $(B_SIG_FILE)
 	@mkdir -p $(dir $@)
 	$(X_CC) $(B_PORT_CFLAGS) -c $< -o $@
 
-$(B_APP_OBJS): $(B_DIR)/app/$(APP)/%.o: %.c $(B_SIG_FILE) $(B_APP_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
+$(B_APP_OBJS): $(B_DIR)/app/$(APP)/%.o: %.c $(B_CORE_SIG_FILE) $(B_APP_SIG_FILE) | $(FIXMATH_DIR)/fix16.c
 	@mkdir -p $(dir $@)
 	$(X_CC) $(B_APP_CFLAGS) -c $< -o $@
 
@@ -160,7 +167,7 @@ check-core: $(B_CORE_OBJS) $(B_FIX_OBJS)
 
 $(B_ELF): $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) $(B_GUARD_OK) \
           $(B_SIG_FILE) $(B_APP_SIG_FILE) boards/$(BOARD)/linker.ld $(wildcard $(PORT_DIR)/*.ld)
-	$(X_CC) $(B_LDFLAGS) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
+	$(X_CC) $(B_LDFLAGS) -Wl,-Map=$(B_MAP) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) $(B_PORT_OBJS) -o $@
 
 # ---- flash images ------------------------------------------------------------------
 # build/<board>/<app>.bin (raw, from FLASH_ORIGIN) and .hex (Intel HEX, with addresses): what a
@@ -183,7 +190,7 @@ $(B_FLASH_EXIT_OBJ): $(B_EXIT_SRC) $(B_SIG_FILE)
 	@mkdir -p $(dir $@)
 	$(X_CC) $(filter-out $(B_EXIT_FLAG),$(B_PORT_CFLAGS)) $(B_FLASH_EXIT_FLAG) -c $< -o $@
 $(B_FLASH_ELF): $(B_ELF) $(B_FLASH_EXIT_OBJ)
-	$(X_CC) $(subst -Map=$(B_MAP),-Map=$(B_DIR)/$(APP)-flash.map,$(B_LDFLAGS)) $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) \
+	$(X_CC) $(B_LDFLAGS) -Wl,-Map=$(B_DIR)/$(APP)-flash.map $(B_APP_OBJS) $(B_CORE_OBJS) $(B_FIX_OBJS) \
 	  $(filter-out $(B_DIR)/$(B_EXIT_SRC:.c=.o),$(B_PORT_OBJS)) $(B_FLASH_EXIT_OBJ) -o $@
 -include $(B_FLASH_EXIT_OBJ:.o=.d)
 endif

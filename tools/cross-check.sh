@@ -15,8 +15,9 @@
 # nothing here can run it. The probe is built through the Makefile in build/<target> (shared with
 # tools/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
 # libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
-# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0) runs them in parallel; a board
-# with no QEMU model (BOARD_RUN = none) is built and printed as "BUILD ONLY", never run or failed.
+# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0). Each target runs as soon as it
+# is built, beside the next builds. A board with no QEMU model (BOARD_RUN = none) is built and
+# printed as "BUILD ONLY", never run or failed.
 # The whole output of each target is kept in build/cross/<app>/<target>.out and compared
 # with the first target's; any difference, build failure or non-zero exit is a failure.
 # Prints "target <name>: <last line>" per target, then PASS or FAIL.
@@ -62,6 +63,15 @@ port_srcs="port/host/*.c"
 [ -f port/qp_fmt.c ] && port_srcs="$port_srcs port/qp_fmt.c"
 
 targets=""   # in order; the first one is the reference
+# start_run NAME: run a built target in the background at once, so that the emulators (the
+# micro:bit's takes ~20 s) run while the next targets compile; compared after the last build.
+start_run() {
+  targets="$targets $1"
+  rdir=$out/$1
+  ( if [ -f "$rdir/$app" ]; then timeout "${RUN_TIMEOUT:-300}" $(cat "$rdir/cmd"); else sh -c "$(cat "$rdir/cmd")"; fi \
+      > "$out/$1.out" 2> "$rdir/run.err" < /dev/null
+    echo $? > "$rdir/exit" ) &
+}
 failed=0
 note() { echo "cross-check: $*"; }
 
@@ -78,8 +88,8 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
     # shellcheck disable=SC2086
     if make -s -j"${JOBS:-2}" BUILD_TAG="$name" HOST_CC="$qt_cc" HOST_OPT="$qt_opt" AR="$qt_ar" \
          "build/$name/probe" >"$dir/build.log" 2>&1 && cp "build/$name/probe" "$dir/$app"; then
-      targets="$targets $name"
       echo "$host_runner $dir/$app" > "$dir/cmd"
+      start_run "$name"
     else
       note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
       failed=1
@@ -97,8 +107,8 @@ host_build() { # name cc opt...: core + libfixmath into an archive (only what th
   if [ $ok = 1 ] && $qt_ar rcs "$dir/libqphys.a" "$dir"/obj/*.o >>"$dir/build.log" 2>&1 &&
      $cc "$@" -std=c11 -Iinclude -Iport -I"$fix_dir" $fix_flags $app_cflags \
        $app_srcs $port_srcs "$dir/libqphys.a" -o "$dir/$app" >>"$dir/build.log" 2>&1; then
-    targets="$targets $name"
     echo "$host_runner $dir/$app" > "$dir/cmd"
+    start_run "$name"
   else
     note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
     failed=1
@@ -133,7 +143,7 @@ if [ $host_only -eq 0 ]; then
         cp "build/$b/$app.elf" "$dir/$app.elf"
         # shellcheck disable=SC2086
         make -s --no-print-directory BOARD="$b" APP="$app" $optarg RUN_ELF="$dir/$app.elf" print-run > "$dir/cmd"
-        targets="$targets $name"
+        start_run "$name"
       else
         note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
         failed=1
@@ -142,13 +152,7 @@ if [ $host_only -eq 0 ]; then
   done
 fi
 
-# ---- run everything (in parallel) -----------------------------------------------------------
-for t in $targets; do
-  dir=$out/$t
-  ( if [ -f "$dir/$app" ]; then timeout "${RUN_TIMEOUT:-300}" $(cat "$dir/cmd"); else sh -c "$(cat "$dir/cmd")"; fi \
-      > "$out/$t.out" 2> "$dir/run.err" < /dev/null
-    echo $? > "$dir/exit" ) &
-done
+# ---- wait for the runs started as each target was built ------------------------------------
 wait
 
 # ---- compare -------------------------------------------------------------------------------

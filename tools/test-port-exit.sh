@@ -13,20 +13,21 @@ cd "$(dirname "$0")/.." || exit 2
 failed=0
 for b in microbit qemu-mps2-an386; do
   for mode in semihost auto; do
-    d=build/exit-$b-$mode
+    # One folder per board: the second mode recompiles the port only (mk/board.mk's signatures).
+    d=build/exit-$b
     sh tools/embed-scene.sh tests/scenes/pyramid64.scene 5 "$d/scene-gen/scene_data.h" || exit 2
     vars="BOARD=$b APP=scene PORT_EXIT=$mode BOARD_DIR=$d APP_CFLAGS_scene=-I$d/scene-gen"
     # shellcheck disable=SC2086
-    if ! make -s -j"${JOBS:-2}" $vars board >"$d.log" 2>&1; then echo "FAIL $b $mode: build"; cat "$d.log"; failed=1; continue; fi
+    if ! make -s -j"${JOBS:-2}" $vars board >"$d-$mode.log" 2>&1; then echo "FAIL $b $mode: build"; cat "$d-$mode.log"; failed=1; continue; fi
     # shellcheck disable=SC2086
     cmd=$(make -s --no-print-directory $vars print-run)
-    sh -c "$cmd -no-reboot" </dev/null >"$d.out" 2>&1
+    sh -c "$cmd -no-reboot" </dev/null >"$d-$mode.out" 2>&1
     rc=$?
     want=3; [ "$mode" = auto ] && want=0
-    if [ "$rc" = "$want" ] && grep -q '^SKIP pyramid64' "$d.out" && ! grep -q 'fault' "$d.out"; then
+    if [ "$rc" = "$want" ] && grep -q '^SKIP pyramid64' "$d-$mode.out" && ! grep -q 'fault' "$d-$mode.out"; then
       echo "PASS $b PORT_EXIT=$mode: exit status $rc, no fault"
     else
-      echo "FAIL $b PORT_EXIT=$mode: exit status $rc (want $want):"; sed 's/^/    /' "$d.out" | tail -5; failed=1
+      echo "FAIL $b PORT_EXIT=$mode: exit status $rc (want $want):"; sed 's/^/    /' "$d-$mode.out" | tail -5; failed=1
     fi
   done
 done
