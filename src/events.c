@@ -61,16 +61,18 @@ static qp_vec3 centroid(const qp_world *w, const qp_contact *c)
     return qp_v3_add(w->bodies[c->a].x, arm);
 }
 
-static fix16_t normal_impulse(const qp_contact *c)
+/* The contact's normal impulse (and the collision pass's jc) in N s: a contact keeps
+ * its impulses in its own unit (qp__impulse_shift). */
+static fix16_t normal_impulse(const qp_world *w, const qp_contact *c, fix16_t jc)
 {
-    int64_t j = 0;
+    int64_t j = jc;
     for (int k = 0; k < c->count; k++) j += c->p[k].jn;
-    return qp_sat32(j);
+    return qp__contact_impulse(w, c, j);
 }
 
 void qp__event_contact_end(qp_world *w, const qp_contact *c)
 {
-    qp__event_contact(w, QP_EVENT_END, c->a, c->b, c->sa, c->sb, centroid(w, c), c->n, normal_impulse(c));
+    qp__event_contact(w, QP_EVENT_END, c->a, c->b, c->sa, c->sb, centroid(w, c), c->n, normal_impulse(w, c, 0));
 }
 
 void qp__event_sensor(qp_world *w, int kind, const qp_pair *p)
@@ -185,7 +187,7 @@ void qp__events_end(qp_world *w)
         if (!c) continue;   /* cannot happen: a contact lives from the narrow phase to the next */
         e->point = centroid(w, c);
         e->normal = c->n;
-        e->impulse = qp_sat32((int64_t)normal_impulse(c) + c->jc);
+        e->impulse = normal_impulse(w, c, c->jc);
     }
     sort_events(ev->contact + ev->contact_from, ev->contact_n - ev->contact_from, sizeof ev->contact[0],
                 contact_event_key);

@@ -131,7 +131,7 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out)
         /* |x| <= QP_WORLD_LIMIT and arms are shape-sized: the sum fits Q16.16. */
         info.points[k] = qp_v3_add(a->x, c->p[k].ra);
         info.depth[k] = c->p[k].depth;
-        info.impulse[k] = c->p[k].jn;
+        info.impulse[k] = qp__contact_impulse(w, c, c->p[k].jn);   /* in N s */
     }
     /* From the bodies now (the contact's own flag is last narrow phase's view). */
     info.sleeping = !qp__body_moves(a) && !qp__body_moves(&w->bodies[c->b]);

@@ -32,7 +32,8 @@ static void load_start(const qp_world *w, qp_contact *c)
     int touching = 0;
     for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
     if (touching == 0) return;
-    fix16_t j = qp__mul(qp__mul(up->load / up->supports, -g_n), w->def.dt) / touching;
+    int64_t share = qp__mul(qp__mul(up->load / up->supports, -g_n), w->def.dt) / touching;
+    fix16_t j = qp__sat32(share * ((int64_t)1 << qp__contact_shift(w, c)));   /* in the contact's unit */
     for (int k = 0; k < c->count; k++) c->p[k].jn = c->p[k].depth >= -w->def.gap_tolerance ? j : 0;
 }
 

@@ -126,13 +126,25 @@ static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, 
                      : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
 }
 
-/* The effective mass from the two sides' shares t, for the sides in move. */
-static QP__ROWS_INLINE fix16_t mass_of(const int64_t t[2], int move)
+/* 2^shift / k in Q16.16 for k > 0 (an effective mass in the contact's impulse unit),
+ * saturating. Both sides' inverse masses sum to 2^(shift + 1) kg^-1 or more
+ * (qp__impulse_shift), so k / 2^shift keeps 17 whole bits or more; a pass that pins the
+ * light side sums the heavy side alone, whose small k is inverted first and then scaled. */
+static fix16_t scaled_inverse_of(int64_t k, int shift)
+{
+    if (shift == 0) return inverse_of(k);
+    if (k >= (INT64_C(1) << (16 + shift))) return inverse_of((k + (INT64_C(1) << (shift - 1))) >> shift);
+    int64_t m = (int64_t)inverse_of(k) << shift;
+    return m > INT32_MAX ? INT32_MAX : (fix16_t)m;
+}
+
+/* The effective mass from the two sides' shares t, for the sides in move, scaled by 2^shift. */
+static QP__ROWS_INLINE fix16_t mass_of(const int64_t t[2], int move, int shift)
 {
     int64_t sum = 0;
     if (move & QP_MOVE_A) sum += t[0];
     if (move & QP_MOVE_B) sum += t[1];
-    return inverse_of(sum);
+    return scaled_inverse_of(sum, shift);
 }
 
 static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
@@ -140,7 +152,7 @@ static QP__ROWS_INLINE fix16_t point_mass(const qp_world *w, const qp_contact *c
 {
     const int64_t t[2] = { (move & QP_MOVE_A) ? point_term(w, c, r, k, 0) : 0,
                            (move & QP_MOVE_B) ? point_term(w, c, r, k, 1) : 0 };
-    return mass_of(t, move);
+    return mass_of(t, move, r->shift);
 }
 
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
@@ -160,7 +172,8 @@ void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move
     int64_t sum = 0;
     if (move & QP_MOVE_A) sum += (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(out->rna, out->ia));
     if (move & QP_MOVE_B) sum += (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(out->rnb, out->ib));
-    out->mass = inverse_of(sum);
+    out->shift = qp__contact_shift(w, c);
+    out->mass = scaled_inverse_of(sum, out->shift);
 }
 
 fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_normal_row *nr)
@@ -171,7 +184,7 @@ fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_
 void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
                           fix16_t j, int move)
 {
-    qp__normal_apply(w, c, v, nr->ia, nr->ib, j, move);
+    qp__normal_apply(w, c, v, nr->ia, nr->ib, j, move, nr->shift);
 }
 
 int qp__shock_movable(const qp_world *w, const qp_contact *c)
@@ -214,7 +227,7 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
 {
     const int64_t t[2] = { (move & QP_MOVE_A) ? row_term(w, c, r, d, 0) : 0,
                            (move & QP_MOVE_B) ? row_term(w, c, r, d, 1) : 0 };
-    return mass_of(t, move);
+    return mass_of(t, move, r->shift);
 }
 
 /* Relative velocity along friction row d. */
@@ -242,12 +255,12 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (move & QP_MOVE_A) {
-        if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-        qp__add_scaled(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
+        if (d < 2) qp__add_along(v->va, u, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, r->shift));
+        qp__add_impulse(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j, r->shift);
     }
     if (move & QP_MOVE_B) {
-        if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-        qp__add_scaled(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
+        if (d < 2) qp__add_along(v->vb, u, qp__mul_impulse(j, w->bodies[c->b].inv_mass, r->shift));
+        qp__add_impulse(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j, r->shift);
     }
 }
 
@@ -258,7 +271,7 @@ void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_conta
     if (j == 0) return;
     const qp_vec3 zero = { 0, 0, 0 };
     qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
-                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move);
+                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
 }
 #endif
 
@@ -368,6 +381,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
     const int nax = axis_of(c->n);
     bool masses = move == qp__movable(w, c) && !kept;
+    r->shift = qp__contact_shift(w, c);
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
@@ -379,7 +393,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         }
         if (masses && terms) {
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
-            r->mn[k] = mass_of(terms[k], move);
+            r->mn[k] = mass_of(terms[k], move, r->shift);
         } else if (masses) {
             r->mn[k] = point_mass(w, c, r, k, move);
         } else if (kept) {
@@ -425,7 +439,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         if (masses && terms) {
             int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
             for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
-            r->mt[d] = mass_of(t, move);
+            r->mt[d] = mass_of(t, move, r->shift);
         } else if (masses) {
             r->mt[d] = row_mass(w, c, r, d, move);
         } else if (kept) {
@@ -459,8 +473,9 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++)
-        r->mn_pin[k] = pin != move && k < c->count ? mass_of(terms[k], pin) : 0;
-    for (int d = 0; d < 3; d++) r->mt_pin[d] = pin != move ? mass_of(terms[QP_MAX_MANIFOLD_POINTS + d], pin) : 0;
+        r->mn_pin[k] = pin != move && k < c->count ? mass_of(terms[k], pin, r->shift) : 0;
+    for (int d = 0; d < 3; d++)
+        r->mt_pin[d] = pin != move ? mass_of(terms[QP_MAX_MANIFOLD_POINTS + d], pin, r->shift) : 0;
     if (qp__contact_round(w, c)) {
         qp__anchor_drift(w, c, r->t1, r->t2, r->anchor_drift, r->anchor_target);
     } else {

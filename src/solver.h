@@ -86,6 +86,7 @@ fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_
 typedef struct {
     qp_vec3 rna, rnb, ia, ib;
     fix16_t mass;
+    int shift;
 } qp_normal_row;
 void qp__normal_row(const qp_world *w, const qp_contact *c, qp_vec3 ra, int move, qp_normal_row *out);
 fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_normal_row *nr);
@@ -147,6 +148,24 @@ static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
     v->z = qp__add_sat(v->z, qp__r16((int64_t)d.z * s));
 }
 
+/* The velocity changes of an impulse j in units of 2^-shift N s (qp__impulse_shift):
+ * linear, j times an inverse mass, and angular, v + d * j for a response d. With shift 0,
+ * qp__mul and qp__add_scaled, to the bit. */
+static inline fix16_t qp__mul_impulse(fix16_t j, fix16_t inv_mass, int shift)
+{
+    return shift == 0 ? qp__mul(j, inv_mass) : qp__sat32(qp__round_shift((int64_t)j * inv_mass, 16 + shift));
+}
+static inline void qp__add_impulse(qp_vec3 *v, qp_vec3 d, fix16_t j, int shift)
+{
+    if (shift == 0) {
+        qp__add_scaled(v, d, j);
+        return;
+    }
+    v->x = qp__add_sat(v->x, qp__sat32(qp__round_shift((int64_t)d.x * j, 16 + shift)));
+    v->y = qp__add_sat(v->y, qp__sat32(qp__round_shift((int64_t)d.y * j, 16 + shift)));
+    v->z = qp__add_sat(v->z, qp__sat32(qp__round_shift((int64_t)d.z * j, 16 + shift)));
+}
+
 /* A speed from its linear part s (Q46: a Q16.16 velocity times a Q2.30 unit vector) and its
  * angular part ang (Q32), rounded to Q16.16. Each part is clamped to +-2^61 first (a speed
  * of 32768 m/s, the end of Q16.16), so their sum cannot overflow: inside that range the
@@ -181,18 +200,19 @@ static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c,
     return qp__speed_of(s, ang);
 }
 
-/* An impulse j along c's normal at a point whose angular responses are ia, ib. */
+/* An impulse j (in the contact's unit, 2^-shift N s) along c's normal at a point whose
+ * angular responses are ia, ib. */
 static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia,
-                                    qp_vec3 ib, fix16_t j, int move)
+                                    qp_vec3 ib, fix16_t j, int move, int shift)
 {
     if (j == 0) return;
     if (move & QP_MOVE_A) {
-        qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
-        qp__add_scaled(v->wa, ia, -j);
+        qp__add_along(v->va, c->n, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, shift));
+        qp__add_impulse(v->wa, ia, -j, shift);
     }
     if (move & QP_MOVE_B) {
-        qp__add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
-        qp__add_scaled(v->wb, ib, j);
+        qp__add_along(v->vb, c->n, qp__mul_impulse(j, w->bodies[c->b].inv_mass, shift));
+        qp__add_impulse(v->wb, ib, j, shift);
     }
 }
 
@@ -204,7 +224,7 @@ static inline fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, 
 static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                                    int k, fix16_t j, int move)
 {
-    qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move);
+    qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
 /* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT: low-RAM finds the angular

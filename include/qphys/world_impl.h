@@ -119,6 +119,8 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
     fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
     fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
+    int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/world_internal.h);
+                                     mn, mt (and mn_pin, mt_pin) are scaled by 2^shift */
 #if !QP_CFG_LOW_RAM
     /* Kept for the whole step in the default layout only (low-RAM finds them on use):
      * the masses with the lower body pinned (shock pass; 0 when nothing is pinned), and

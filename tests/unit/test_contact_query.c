@@ -5,7 +5,8 @@
  * 2. A cube on a cube: the upper contact's normal points from the lower to the upper body,
  *    and its points lie at the height of the interface.
  * 3. Sleep: once the stack sleeps every contact says so, and the points do not move.
- * 4. Bad calls: an index out of range, a null world or output answer false/0 and leave
+ * 4. Light bodies: the impulses are in N s whatever unit the solver keeps them in.
+ * 5. Bad calls: an index out of range, a null world or output answer false/0 and leave
  *    the output untouched; a new world has no contacts.
  */
 #include <math.h>
@@ -79,6 +80,36 @@ static void resting_cube(void **state)
     assert_true(fabs(total - 10.0 / 60.0) < 0.02);
 }
 
+/* Two cubes of 0.1 kg: their contacts keep impulses in a finer unit inside the solver
+ * (qp__impulse_shift), and the query still answers in N s: the weight over a step on
+ * each contact, 0.1 kg * 10 m/s^2 / 60 s on the upper one, twice that on the ground. */
+static void light_cubes_impulse_in_newton_seconds(void **state)
+{
+    (void)state;
+    setup_stack(0);
+    for (int i = 0; i < 2; i++) {
+        qp_body_def b = qp_default_body_def();
+        b.shape_count = 1;
+        assert_int_equal(qp_make_box(qp_v3(QP_ONE / 2, QP_ONE / 2, QP_ONE / 2), &b.shapes[0]), QP_OK);
+        b.position = qp_v3(0, QP_ONE / 2 + i * QP_ONE, 0);
+        b.mass = QP_ONE / 10;
+        qp_result err = QP_OK;
+        qp_create_body(&world, &b, &err);
+        assert_int_equal(err, QP_OK);
+    }
+    for (int s = 0; s < 30; s++) qp_world_step(&world);
+    assert_int_equal(qp_world_contact_count(&world), 2);
+    for (int i = 0; i < 2; i++) {
+        qp_contact_info c;
+        assert_true(qp_world_contact_at(&world, i, &c));
+        double total = 0, want = (c.a.index == 1 ? 2 : 1) * 0.1 * 10.0 / 60.0;
+        for (int k = 0; k < c.count; k++) total += D(c.impulse[k]);
+        printf("[contacts] 0.1 kg cubes, contact %d-%d: normal impulse %.5f N s, load per step %.5f\n", c.a.index,
+               c.b.index, total, want);
+        assert_true(fabs(total - want) < 0.1 * want);
+    }
+}
+
 static void cube_on_cube(void **state)
 {
     (void)state;
@@ -133,6 +164,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resting_cube),
+        cmocka_unit_test(light_cubes_impulse_in_newton_seconds),
         cmocka_unit_test(cube_on_cube),
         cmocka_unit_test(sleeping_contacts),
         cmocka_unit_test(bad_calls),
