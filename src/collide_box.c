@@ -332,8 +332,19 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
         if (depth < -margin) return 0;
         qp_vec3 n;
         int64_t tol = QP__BOX_TOL_ABS + ((int64_t)dist >> QP__BOX_TOL_FACE);
-        if ((int64_t)sep_f16 >= (int64_t)dist - tol || !qp_v3_normalize_q30(qp__v3_sub(bq, bp), &n))
-            return capsule_face(&seg, h, fk, r, margin, b_in_a, m);
+        bool unit = qp_v3_normalize_q30(qp__v3_sub(bq, bp), &n);
+        if (!unit) return capsule_face(&seg, h, fk, r, margin, b_in_a, m);
+        if ((int64_t)sep_f16 >= (int64_t)dist - tol) {
+            /* The face, if its deepest point is the closest approach: a segment beside
+             * the face, off its edge, or steep to it with its near end off the face,
+             * clips to nothing (its middle stands in, off the face) or to a far part of
+             * itself (a capsule 17 cm into a box's edge gave no contact). */
+            int count = capsule_face(&seg, h, fk, r, margin, b_in_a, m);
+            int64_t deepest = INT32_MIN;
+            for (int i = 0; i < count; i++)
+                if (m->points[i].depth > deepest) deepest = m->points[i].depth;
+            if (count > 0 && deepest >= (int64_t)depth - tol && deepest <= (int64_t)depth + tol) return count;
+        }
         return capsule_point(&seg, bp, bs, bq, n, depth, r, b_in_a, m);
     }
 
