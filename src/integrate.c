@@ -24,6 +24,14 @@ fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max)
     return 1;
 }
 
+bool qp__clamp_spin_past(qp_world *w, int i)
+{
+    qp_body_state *b = &w->bodies[i];
+    if (!qp__clamp_speed(&b->w, w->def.max_angular_speed)) return false;
+    b->flags |= QP_FLAG_SPEED_CLAMPED;
+    return true;
+}
+
 void qp__apply_forces(qp_world *w)
 {
     fix16_t dt = w->def.dt;

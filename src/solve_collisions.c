@@ -152,5 +152,6 @@ void qp__solve_collisions(qp_world *w)
         /* A sweep that changed nothing leaves every velocity as it was: the
          * next one would change nothing either. */
         if (!any) break;
+        for (int i = 1; i <= w->body_high; i++) (void)qp__clamp_spin(w, i);
     }
 }

@@ -218,5 +218,7 @@ void qp__solve_contacts(qp_world *w)
             int idx = up ? o : w->contact_count - 1 - o;
             solve_contact(w, &w->contacts[w->order[idx]], push, rest, it == iters - 1, !up, &q, &scratch);
         }
+        for (int i = 1; i <= w->body_high; i++)   /* a clamped body's contacts are not quiet */
+            if (qp__clamp_spin(w, i) && q.visit != 0) w->passes.moved_at[i] = q.visit;
     }
 }
