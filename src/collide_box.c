@@ -281,6 +281,37 @@ static fix16_t closest_s(const qp__segment *seg, const fix16_t h[3])
     return (fix16_t)hi;
 }
 
+/* The separating axis test of a segment (centre c, unit direction u Q2.30, half
+ * length sh; box frame) against the box [-h, h], Q46. Face axis k: */
+static inline int64_t segment_face_sep(const fix16_t c[3], const fix16_t u[3], const fix16_t h[3], fix16_t sh, int k)
+{
+    return abs64((int64_t)c[k] * QP__W_ONE) - (int64_t)h[k] * QP__W_ONE - abs64(u[k]) * sh;
+}
+
+/* u x e_k, onto which the segment projects to a point: false when u is along e_k. */
+static inline bool segment_edge_sep(const fix16_t c[3], const fix16_t u[3], const fix16_t h[3], int k, int64_t *sep)
+{
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    int64_t len2 = (int64_t)u[k1] * u[k1] + (int64_t)u[k2] * u[k2];
+    if (len2 < QP__BOX_EDGE_MIN2) return false;
+    int64_t proj = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1];
+    int64_t rad = h[k1] * abs64(u[k2]) + h[k2] * abs64(u[k1]);
+    int64_t q = qp__div_round64(abs64(proj) - rad, isqrt_round(len2));
+    if (q > INT32_MAX) q = INT32_MAX;
+    *sep = q * QP__W_ONE;
+    return true;
+}
+
+/* The capsule's segment in the box frame: centre R^T(-t), direction R^T e_y. */
+static qp__segment segment_in_box(const qp_shape *capsule, const qp_transform *b_in_a)
+{
+    qp__segment seg;
+    seg.c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
+    seg.u = qp_rot3_row(&b_in_a->r, 1);
+    seg.h = capsule->half_height;
+    return seg;
+}
+
 int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
                            fix16_t margin, qp_manifold *m)
 {
@@ -288,11 +319,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
     if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
-    /* The capsule's segment in the box frame: centre R^T(-t), direction R^T e_y. */
-    qp__segment seg;
-    seg.c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
-    seg.u = qp_rot3_row(&b_in_a->r, 1);
-    seg.h = a->half_height;
+    const qp__segment seg = segment_in_box(a, b_in_a);
     const fix16_t c[3] = { seg.c.x, seg.c.y, seg.c.z };
     const fix16_t u[3] = { seg.u.x, seg.u.y, seg.u.z };
     const int64_t lim = ((int64_t)r + margin) * QP__W_ONE;
@@ -301,20 +328,14 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     int64_t sep_f = INT64_MIN, sep_x = INT64_MIN;
     int fk = 0, xk = -1;
     for (int k = 0; k < 3; k++) {
-        int64_t sep = abs64((int64_t)c[k] * QP__W_ONE) - (int64_t)h[k] * QP__W_ONE - abs64(u[k]) * seg.h;
+        int64_t sep = segment_face_sep(c, u, h, seg.h, k);
         if (sep > lim) return 0;
         if (sep > sep_f) { sep_f = sep; fk = k; }
     }
     /* ...and u x e_k (the segment projects to a point on these). */
     for (int k = 0; k < 3; k++) {
-        const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-        int64_t len2 = (int64_t)u[k1] * u[k1] + (int64_t)u[k2] * u[k2];
-        if (len2 < QP__BOX_EDGE_MIN2) continue;
-        int64_t proj = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1];
-        int64_t rad = h[k1] * abs64(u[k2]) + h[k2] * abs64(u[k1]);
-        int64_t q = qp__div_round64(abs64(proj) - rad, isqrt_round(len2));
-        if (q > INT32_MAX) q = INT32_MAX;
-        int64_t sep = q * QP__W_ONE;
+        int64_t sep;
+        if (!segment_edge_sep(c, u, h, k, &sep)) continue;
         if (sep > lim) return 0;
         if (sep > sep_x) { sep_x = sep; xk = k; }
     }
@@ -370,4 +391,23 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     fix16_t depth = qp__sat32((int64_t)r - qp__shift_round(sep_x, 30));
     return capsule_point(&seg, qp__segment_point(&seg, sp), sp, qp__segment_point(&edge, tq), n, depth, r,
                          b_in_a, m);
+}
+
+fix16_t qp__capsule_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a)
+{
+    const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
+    const qp__segment seg = segment_in_box(a, b_in_a);
+    const fix16_t c[3] = { seg.c.x, seg.c.y, seg.c.z }, u[3] = { seg.u.x, seg.u.y, seg.u.z };
+    int64_t best = INT64_MIN;   /* Q46 */
+    for (int k = 0; k < 3; k++) {
+        int64_t sep = segment_face_sep(c, u, h, seg.h, k);
+        if (sep > best) best = sep;
+        if (segment_edge_sep(c, u, h, k, &sep) && sep > best) best = sep;
+    }
+    if (best <= 0) return qp__sat32((int64_t)qp__shift_round(best, 30) - a->radius);   /* the segment cuts in */
+    /* The segment misses the box: the axes only bound the distance from below (far
+     * below it near a corner), the closest points give it, as qp_collide finds it. */
+    qp_vec3 p = qp__segment_point(&seg, closest_s(&seg, h));
+    qp_vec3 q = qp_v3(qp__clamp(p.x, -h[0], h[0]), qp__clamp(p.y, -h[1], h[1]), qp__clamp(p.z, -h[2], h[2]));
+    return qp__sat32(isqrt_round(qp_v3_len_sq_wide(qp__v3_sub(q, p))) - a->radius);
 }

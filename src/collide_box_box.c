@@ -65,6 +65,44 @@ static const uint8_t NEXT3[5] = { 0, 1, 2, 0, 1 };
 /* |R[i][j]|, Q2.30, widened. */
 static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
 
+/* The separations along the candidate axes (Q46; < 0: overlap along it), B at (R, t)
+ * in A's frame. A's face axis i: */
+static QP__ALWAYS_INLINE int64_t sep_face_a(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
+                                 const qp_q30 (*R)[3], int i)
+{
+    int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
+    return abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
+}
+
+/* (R^T t)[j], Q46: B's centre along its own axis j. */
+static QP__ALWAYS_INLINE int64_t tb_of(const fix16_t t[3], const qp_q30 (*R)[3], int j)
+{
+    return (int64_t)R[0][j] * t[0] + (int64_t)R[1][j] * t[1] + (int64_t)R[2][j] * t[2];
+}
+
+/* B's face axis j, from tb = tb_of(t, R, j). */
+static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb, const qp_q30 (*R)[3], int j)
+{
+    int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
+    return abs64(tb) - ra - (int64_t)hb[j] * QP__W_ONE;
+}
+
+/* The edge axis e_i x c_j, not normalised: false when the edges are parallel (|e_i x
+ * c_j|^2 = *len2, Q60, below QP__BOX_EDGE_MIN2), else the separation times |e_i x c_j|
+ * (Q2.30) in *num. */
+static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
+                                        const qp_q30 (*R)[3], int i, int j, int64_t *len2, int64_t *num)
+{
+    const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2], j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
+    *len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
+    if (*len2 < QP__BOX_EDGE_MIN2) return false;
+    int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
+    int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
+    int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
+    *num = abs64(tn) - ra - rb;
+    return true;
+}
+
 /* round(sqrt(v)) for v >= 0. */
 static int64_t isqrt_round(int64_t v)
 {
@@ -367,17 +405,15 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     int fa = 0, fb = 0, ei = -1, ej = -1;
     fix16_t sep_e16 = 0;
     for (int i = 0; i < 3; i++) {
-        int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
-        int64_t sep = abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
+        int64_t sep = sep_face_a(ha, hb, t, R, i);
         if (sep > lim) return 0;
         if (sep > sep_a) { sep_a = sep; fa = i; }
     }
     /* B's faces. */
     box_pair bp = { ha, hb, t, &b_in_a->r, { 0, 0, 0 }, margin };
     for (int j = 0; j < 3; j++) {
-        bp.tb[j] = (int64_t)R[0][j] * t[0] + (int64_t)R[1][j] * t[1] + (int64_t)R[2][j] * t[2];
-        int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
-        int64_t sep = abs64(bp.tb[j]) - ra - (int64_t)hb[j] * QP__W_ONE;
+        bp.tb[j] = tb_of(t, R, j);
+        int64_t sep = sep_face_b(ha, hb, bp.tb[j], R, j);
         if (sep > lim) return 0;
         if (sep > sep_b) { sep_b = sep; fb = j; }
     }
@@ -393,15 +429,9 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     const int64_t matters = edge_bar < lim ? edge_bar : lim;
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
-        const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2];
         for (int j = 0; j < 3; j++) {
-            const int j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
-            int64_t len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
-            if (len2 < QP__BOX_EDGE_MIN2) continue;
-            int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
-            int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
-            int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
-            int64_t num = abs64(tn) - ra - rb;
+            int64_t len2, num;
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num)) continue;
             /* An overlap along this axis that cannot matter is passed over without its
              * square root and division (most axes of resting boxes): |e_i x c_j| < 2^32
              * (len2 < 2^63), so q = -round(|num| / len) <= -floor(|num| / 2^32). Skipping
@@ -419,4 +449,27 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     if (ei >= 0 && sep_e > edge_bar)
         return edge_contact(&bp, ei, ej, sep_e16, m);
     return face_contact(&bp, ref_b, ref_b ? fb : fa, m);
+}
+
+fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a)
+{
+    const fix16_t ha[3] = { a->half.x, a->half.y, a->half.z };
+    const fix16_t hb[3] = { b->half.x, b->half.y, b->half.z };
+    const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
+    const qp_q30 (*R)[3] = b_in_a->r.m;
+    int64_t best = INT64_MIN;   /* Q46 */
+    for (int k = 0; k < 3; k++) {
+        int64_t sa = sep_face_a(ha, hb, t, R, k), sb = sep_face_b(ha, hb, tb_of(t, R, k), R, k);
+        if (sa > best) best = sa;
+        if (sb > best) best = sb;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int64_t len2, num;
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num) || num <= 0) continue;   /* parallel, or no gap */
+            int64_t q = qp__div_round64(num, isqrt_round(len2));   /* Q16 */
+            if (q > INT32_MAX) q = INT32_MAX;
+            if (q * QP__W_ONE > best) best = q * QP__W_ONE;
+        }
+    return qp__shift_round(best, 30);
 }

@@ -154,6 +154,7 @@ void qp__solve_contacts(qp_world *w);   /* solve_contacts.c: inelastic pass + fr
 void qp__shock(qp_world *w);            /* shock.c: shock propagation by levels */
 void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passes wake */
 void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
+void qp__continuous(qp_world *w);       /* continuous.c: fast bodies stop at their time of impact */
 void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
 void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
 void qp__sap_refresh(qp_world *w);      /* broad_phase.c: boxes at the new poses, kept sorted for queries */

@@ -17,7 +17,8 @@ enum {
     QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
     QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
                                     deep inside then was spawned there (overlap.c) */
-    QP_STATE_JOINED  = 1u << 6   /* scratch inside the shock pass only: a joint holds it */
+    QP_STATE_JOINED  = 1u << 6,  /* scratch inside the shock pass only: a joint holds it */
+    QP_STATE_CUT     = 1u << 7   /* scratch inside the continuous stage only: its motion was cut */
 };
 
 typedef struct {
