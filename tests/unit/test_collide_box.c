@@ -938,6 +938,46 @@ static double seg_box_d2(const double c[3], const double u[3], double s, const d
     return d2;
 }
 
+/* A box of half extents up to box_max and a capsule (radius 0.05-0.8, half height
+ * 0.05-1.5), drawn in that order; h, r, hh as the shapes hold them. */
+static void random_box_and_capsule(double box_max, qp_shape *sb, qp_shape *sc, double h[3], double *r, double *hh)
+{
+    urand3(h, 0.05, box_max);
+    *r = urand(0.05, 0.8);
+    *hh = urand(0.05, 1.5);
+    *sb = box(h[0], h[1], h[2]);
+    *sc = capsule(*r, *hh);
+    h[0] = d16(sb->half.x); h[1] = d16(sb->half.y); h[2] = d16(sb->half.z);
+    *r = d16(sc->radius); *hh = d16(sc->half_height);
+}
+
+/* The capsule at xf (the box in its frame, as qp_collide_capsule_box takes it): R, and
+ * its segment's centre c and direction u in the box's frame. */
+static void segment_in_box(const qp_transform *xf, double R[3][3], double c[3], double u[3])
+{
+    double t[3] = { d16(xf->p.x), d16(xf->p.y), d16(xf->p.z) };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) R[i][j] = d30(xf->r.m[i][j]);
+    for (int k = 0; k < 3; k++) {
+        c[k] = -(R[0][k] * t[0] + R[1][k] * t[1] + R[2][k] * t[2]);
+        u[k] = R[1][k];
+    }
+}
+
+/* The segment's distance from the box (0 where it enters it): golden-section search
+ * on the convex distance; *s its closest parameter, q the box's closest point. */
+static double segment_box_distance(const double c[3], const double u[3], double hh, const double h[3], double *s,
+                                   double q[3])
+{
+    double lo = -hh, hi = hh, g = (sqrt(5) - 1) / 2;
+    for (int it = 0; it < 200; it++) {
+        double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
+        if (seg_box_d2(c, u, m1, h, q) <= seg_box_d2(c, u, m2, h, q)) hi = m2; else lo = m1;
+    }
+    *s = (lo + hi) / 2;
+    return sqrt(seg_box_d2(c, u, *s, h, q));
+}
+
 static void test_capsule_box_random(void **st)
 {
     (void)st;
@@ -946,25 +986,16 @@ static void test_capsule_box_random(void **st)
     double max_ang = 0, max_dep = 0;
     for (int trial = 0; trial < 20000; trial++) {
         double h[3], r, hh;
-        urand3(h, 0.05, 2);
-        r = urand(0.05, 0.8);
-        hh = urand(0.05, 1.5);
-        qp_shape sb = box(h[0], h[1], h[2]), sc = capsule(r, hh);
-        h[0] = d16(sb.half.x); h[1] = d16(sb.half.y); h[2] = d16(sb.half.z);
-        r = d16(sc.radius); hh = d16(sc.half_height);
+        qp_shape sb, sc;
+        random_box_and_capsule(2, &sb, &sc, h, &r, &hh);
         double reach = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) + r + hh;
         double dir[3];
         urand3(dir, -1, 1);
         double dl = sqrt(dot3(dir, dir)) + 1e-9;
         double dist0 = urand(0, 1) * reach / dl;
         qp_transform xf = pose_q(dir[0] * dist0, dir[1] * dist0, dir[2] * dist0, rand_quat());
-        double R[3][3], t[3] = { d16(xf.p.x), d16(xf.p.y), d16(xf.p.z) }, c[3], u[3];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) R[i][j] = d30(xf.r.m[i][j]);
-        for (int k = 0; k < 3; k++) {
-            c[k] = -(R[0][k] * t[0] + R[1][k] * t[1] + R[2][k] * t[2]);
-            u[k] = R[1][k];
-        }
+        double R[3][3], c[3], u[3];
+        segment_in_box(&xf, R, c, u);
         /* SAT over the box faces and u x e_k. */
         double fsep = -1e9, xsep = -1e9, fn[3] = { 0, 0, 0 }, xn[3] = { 0, 0, 0 }, f2 = -1e9;
         int fk = 0;
@@ -992,12 +1023,7 @@ static void test_capsule_box_random(void **st)
         int kind;
         if (fsep > 0 || xsep > 0) {
             /* Disjoint: golden-section search on the convex distance. */
-            double lo = -hh, hi = hh, g = (sqrt(5) - 1) / 2, q[3];
-            for (int it = 0; it < 200; it++) {
-                double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
-                if (seg_box_d2(c, u, m1, h, q) <= seg_box_d2(c, u, m2, h, q)) hi = m2; else lo = m1;
-            }
-            double s = (lo + hi) / 2, d2 = seg_box_d2(c, u, s, h, q), dist = sqrt(d2);
+            double s, q[3], dist = segment_box_distance(c, u, hh, h, &s, q);
             dep = r - dist;
             if (dep < -1e-4) {
                 qp_manifold mm;
@@ -1070,30 +1096,15 @@ static void test_capsule_box_overlap_always_touches(void **st)
     double worst = 0;
     for (int trial = 0; trial < 20000; trial++) {
         double h[3], r, hh;
-        urand3(h, 0.05, 1);
-        r = urand(0.05, 0.8);
-        hh = urand(0.05, 1.5);
-        qp_shape sb = box(h[0], h[1], h[2]), sc = capsule(r, hh);
-        h[0] = d16(sb.half.x); h[1] = d16(sb.half.y); h[2] = d16(sb.half.z);
-        r = d16(sc.radius); hh = d16(sc.half_height);
+        qp_shape sb, sc;
+        random_box_and_capsule(1, &sb, &sc, h, &r, &hh);
         /* The capsule's centre near a random point of the box's surface region. */
         double dir[3];
         urand3(dir, -1.3, 1.3);
         qp_transform xf = pose_q(dir[0] * h[0] + urand(-r, r), dir[1] * h[1], dir[2] * h[2], rand_quat());
-        double R[3][3], t[3] = { d16(xf.p.x), d16(xf.p.y), d16(xf.p.z) }, c[3], u[3];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) R[i][j] = d30(xf.r.m[i][j]);
-        for (int k = 0; k < 3; k++) {
-            c[k] = -(R[0][k] * t[0] + R[1][k] * t[1] + R[2][k] * t[2]);
-            u[k] = R[1][k];
-        }
-        /* The segment's distance from the box (0 if it enters it), golden-section. */
-        double lo = -hh, hi = hh, g = (sqrt(5) - 1) / 2, q[3];
-        for (int it = 0; it < 200; it++) {
-            double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
-            if (seg_box_d2(c, u, m1, h, q) <= seg_box_d2(c, u, m2, h, q)) hi = m2; else lo = m1;
-        }
-        double dist = sqrt(seg_box_d2(c, u, (lo + hi) / 2, h, q));
+        double R[3][3], c[3], u[3], s, q[3];
+        segment_in_box(&xf, R, c, u);
+        double dist = segment_box_distance(c, u, hh, h, &s, q);
         if (dist <= 1e-3 || r - dist < 1e-3) continue;   /* the segment inside, or no clear overlap */
         qp_manifold m;
         int cnt = collide(qp_collide_capsule_box, &sc, &sb, &xf, 0, &m);
