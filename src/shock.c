@@ -54,7 +54,7 @@ static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse,
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
         /* in the contact's unit (qp__impulse_shift) */
-        int64_t weight = (int64_t)qp__mul(qp__mul(up->load, g_len), w->def.dt) * ((int64_t)1 << qp__contact_shift(w, c));
+        int64_t weight = (int64_t)qp__mul(qp__mul(up->load, g_len), w->def.dt) * ((int64_t)1 << r->shift);
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };

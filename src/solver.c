@@ -254,6 +254,17 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
 {
     if (j == 0) return;
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
+    if (r->shift == 0) {   /* the common case, tested once */
+        if (move & QP_MOVE_A) {
+            if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
+            qp__add_scaled(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
+        }
+        if (move & QP_MOVE_B) {
+            if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
+            qp__add_scaled(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
+        }
+        return;
+    }
     if (move & QP_MOVE_A) {
         if (d < 2) qp__add_along(v->va, u, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, r->shift));
         qp__add_impulse(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j, r->shift);

@@ -149,18 +149,14 @@ static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
 }
 
 /* The velocity changes of an impulse j in units of 2^-shift N s (qp__impulse_shift):
- * linear, j times an inverse mass, and angular, v + d * j for a response d. With shift 0,
- * qp__mul and qp__add_scaled, to the bit. */
+ * linear, j times an inverse mass, and angular, v + d * j for a response d. With shift 0
+ * they are qp__mul and qp__add_scaled to the bit, which the callers use for that case. */
 static inline fix16_t qp__mul_impulse(fix16_t j, fix16_t inv_mass, int shift)
 {
-    return shift == 0 ? qp__mul(j, inv_mass) : qp__sat32(qp__round_shift((int64_t)j * inv_mass, 16 + shift));
+    return qp__sat32(qp__round_shift((int64_t)j * inv_mass, 16 + shift));
 }
 static inline void qp__add_impulse(qp_vec3 *v, qp_vec3 d, fix16_t j, int shift)
 {
-    if (shift == 0) {
-        qp__add_scaled(v, d, j);
-        return;
-    }
     v->x = qp__add_sat(v->x, qp__sat32(qp__round_shift((int64_t)d.x * j, 16 + shift)));
     v->y = qp__add_sat(v->y, qp__sat32(qp__round_shift((int64_t)d.y * j, 16 + shift)));
     v->z = qp__add_sat(v->z, qp__sat32(qp__round_shift((int64_t)d.z * j, 16 + shift)));
@@ -206,6 +202,17 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
                                     qp_vec3 ib, fix16_t j, int move, int shift)
 {
     if (j == 0) return;
+    if (shift == 0) {   /* the common case, tested once */
+        if (move & QP_MOVE_A) {
+            qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
+            qp__add_scaled(v->wa, ia, -j);
+        }
+        if (move & QP_MOVE_B) {
+            qp__add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
+            qp__add_scaled(v->wb, ib, j);
+        }
+        return;
+    }
     if (move & QP_MOVE_A) {
         qp__add_along(v->va, c->n, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, shift));
         qp__add_impulse(v->wa, ia, -j, shift);
