@@ -42,14 +42,15 @@ done
 # Fast bodies (case d), no gravity: 16 lanes 3 m apart, in each a static target at x = 0 and a
 # projectile flying +x from 3 m before it, its start moved back by k/16 of one step's travel in
 # lane k, so the 16 lanes sample every phase of the 60 Hz steps. Measured: how many end at x > 0.
-lanes() {   # lanes SPEED TARGET PROJECTILE TITLE FILE
-  awk -v v="$1" -v target="$2" -v proj="$3" -v title="$4" 'BEGIN {
+# Off-centre lanes add the projectile's offset OFF (m, along y) and its own OPTIONS (a turn, a mass).
+lanes() {   # lanes SPEED TARGET PROJECTILE TITLE FILE [OFF OPTIONS]
+  awk -v v="$1" -v target="$2" -v proj="$3" -v title="$4" -v off="${6:-0}" -v opts="${7:-}" 'BEGIN {
     printf "# fidelity (d): %s at %d m/s, 16 start phases (bench/fidelity/generate.sh)\n", title, v
     printf "# fidelity: steps 60\n"
     printf "world gravity 0 0 0 hz 60 iterations 10 sleep off\n"
     for (k = 0; k < 16; k++) {
       printf "%s pos 0 0 %d static\n", target, 3 * k
-      printf "%s pos %.6f 0 %d vel %d 0 0\n", proj, -3 - k / 16 * v / 60, 3 * k, v
+      printf "%s pos %.6f %s %d vel %d 0 0%s\n", proj, -3 - k / 16 * v / 60, off, 3 * k, v, opts == "" ? "" : " " opts
     }
   }' > "$5"
 }
@@ -57,3 +58,13 @@ lanes 60 "box half 0.5 0.5 0.5" "sphere radius 0.25" "a sphere of radius 0.25 m 
 lanes 100 "box half 0.5 0.5 0.5" "sphere radius 0.25" "a sphere of radius 0.25 m at a static unit box" fast_sphere100.scene
 lanes 40 "box half 0.1 1 1" "sphere radius 0.15" "a sphere of radius 0.15 m at a static wall 0.2 m thick" fast_wall40.scene
 lanes 80 "box half 0.5 0.5 0.5" "box half 0.5 0.5 0.5" "a unit box at a static unit box" fast_box80.scene
+lanes 15 "sphere radius 0.5" "box half 0.1 0.1 0.1" "a 0.2 m box, 1 cm off the centre line of a static ball of radius 0.5 m," \
+  fast_box_ball15.scene 0.01 "mass 1"
+lanes 100 "sphere radius 0.5" "box half 0.05 0.05 0.05" "a 0.1 m box, 2 cm off the centre line of a static ball of radius 0.5 m," \
+  fast_box_ball100.scene 0.02 "mass 1"
+lanes 80 "capsule radius 0.4 half_height 0.9 rot 1 0 0 90" "capsule radius 0.07 half_height 0.15" \
+  "a capsule 0.14 m thick, turned, 1 cm off the centre line of a static capsule 0.8 m thick," fast_capsule80.scene 0.01 \
+  "rot 1 2 3 50 mass 1"
+lanes 64 "box half 0.25 0.25 0.25 rot 1 1 0 30" "box half 0.1 0.07 0.12" \
+  "a turned box of 0.14-0.24 m, 1 cm off the centre line of a static turned box of 0.5 m," fast_turned_box64.scene 0.01 \
+  "rot 0.3 1 0.2 40 mass 1"

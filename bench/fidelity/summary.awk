@@ -9,7 +9,10 @@
 #   last top of a bounce, where vy turns down, and the most at any top: there semi-implicit
 #   Euler's ripple of about m g |v| dt is nearly nil); apex (the bottom's highest point
 #   between the first and the second bounce, -1 if it never bounced); flags (OR over the run);
-#   ex ey ez (half sizes of its world bounding box at the end, boxes and spheres).
+#   ex ey ez (half sizes of its world bounding box at the end, boxes and spheres);
+#   deep (a dynamic body whose body before it in the file is static, its target in a lane of
+#   case d: 1 if its centre was ever inside that target shrunk by half its thinnest half-size,
+#   deep enough that it went through, not just dug in; else 0).
 # Usage: awk -v engine=E -v file=F -f summary.awk TRACE
 function abs(v) { return v < 0 ? -v : v }
 # The rotation matrix of quaternion (w, x, y, z), into R[i, j].
@@ -17,6 +20,21 @@ function rot(w, x, y, z) {
   R[0, 0] = 1 - 2 * (y * y + z * z); R[0, 1] = 2 * (x * y - w * z); R[0, 2] = 2 * (x * z + w * y)
   R[1, 0] = 2 * (x * y + w * z); R[1, 1] = 1 - 2 * (x * x + z * z); R[1, 2] = 2 * (y * z - w * x)
   R[2, 0] = 2 * (x * z - w * y); R[2, 1] = 2 * (y * z + w * x); R[2, 2] = 1 - 2 * (x * x + y * y)
+}
+# Is the point (x, y, z) inside static body t (at its pose Tp, Tq), shrunk by half its thinnest
+# half-size? Uses R.
+function deep_in(t, x, y, z,    d0, d1, d2, l0, l1, l2, c, hy) {
+  rot(Tq[t, 0], Tq[t, 1], Tq[t, 2], Tq[t, 3])
+  d0 = x - Tp[t, 0]; d1 = y - Tp[t, 1]; d2 = z - Tp[t, 2]
+  l0 = R[0, 0] * d0 + R[1, 0] * d1 + R[2, 0] * d2
+  l1 = R[0, 1] * d0 + R[1, 1] * d1 + R[2, 1] * d2
+  l2 = R[0, 2] * d0 + R[1, 2] * d1 + R[2, 2] * d2
+  if (shape[t] == "sphere") { c = size[t, 0] / 2; return l0 * l0 + l1 * l1 + l2 * l2 < c * c }
+  if (shape[t] == "capsule") { c = size[t, 0] / 2; hy = l1 > size[t, 1] ? size[t, 1] : (l1 < -size[t, 1] ? -size[t, 1] : l1)
+    return l0 * l0 + (l1 - hy) * (l1 - hy) + l2 * l2 < c * c }
+  if (shape[t] == "box") { c = size[t, 0]; if (size[t, 1] < c) c = size[t, 1]; if (size[t, 2] < c) c = size[t, 2]; c /= 2
+    return abs(l0) < size[t, 0] - c && abs(l1) < size[t, 1] - c && abs(l2) < size[t, 2] - c }
+  return 0
 }
 # Half size of body i along world axis a, with R set.
 function ext(i, a) {
@@ -38,6 +56,8 @@ $1 == "s" {
   if (step != last_step) { if (last_step != "" && ndyn > 0 && asleep == ndyn && first_all < 0) first_all = last_step; asleep = 0; last_step = step }
   x = $4; y = $5; z = $6; vx = $11; vy = $12; vz = $13
   if (type[i] == "dynamic") asleep += $17
+  if (type[i] == "static") { Tp[i, 0] = x; Tp[i, 1] = y; Tp[i, 2] = z; Tq[i, 0] = $7; Tq[i, 1] = $8; Tq[i, 2] = $9; Tq[i, 3] = $10 }
+  if (type[i] == "dynamic" && i > 0 && type[i - 1] == "static" && ((i - 1, 0) in Tp) && deep_in(i - 1, x, y, z)) deep[i] = 1
   rot($7, $8, $9, $10)
   ex = ext(i, 0); ey = ext(i, 1); ez = ext(i, 2)
   b = y - ey
@@ -81,5 +101,6 @@ END {
     printf "%s %d energy_top %.9g\n%s %d energy_top_max %.9g\n", p, i, elast[i], p, i, emax[i]
     printf "%s %d apex %.9g\n%s %d flags %d\n", p, i, apex[i], p, i, fl[i]
     printf "%s %d ex %.9g\n%s %d ey %.9g\n%s %d ez %.9g\n", p, i, EX[i], p, i, EY[i], p, i, EZ[i]
+    printf "%s %d deep %d\n", p, i, deep[i] + 0
   }
 }

@@ -48,6 +48,7 @@ function value(e, f, kind, b, s,    i, n, k, v, dx, dz) {
   if (kind == "apex") return 100 * g(e, f, b, "apex")
   n = NB[e, f]; k = 0; v = 0
   if (kind == "passed") { isnum = 0; for (i = 0; i < n; i++) if (dyn(e, f, i)) { v++; if (g(e, f, i, "x") > 0) k++ }; return k " of " v }
+  if (kind == "through") { isnum = 0; for (i = 0; i < n; i++) if (dyn(e, f, i)) { v++; if (g(e, f, i, "deep")) k++ }; return k " of " v }
   if (kind == "inside") { isnum = 0; for (i = 0; i < n; i++) if (dyn(e, f, i)) { v++; if (g(e, f, i, "bottom") < -0.01) k++ }; return k " of " v }
   if (kind == "hspeed") { for (i = 0; i < n; i++) if (dyn(e, f, i) && g(e, f, i, "hspeed") > v) v = g(e, f, i, "hspeed"); return v }
   if (kind == "deepest") { for (i = 0; i < n; i++) if (dyn(e, f, i) && -g(e, f, i, "bottom_min") > v) v = -g(e, f, i, "bottom_min"); return 100 * v }
