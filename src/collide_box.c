@@ -294,7 +294,7 @@ static inline bool segment_edge_sep(const fix16_t c[3], const fix16_t u[3], cons
     const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
     int64_t len2 = (int64_t)u[k1] * u[k1] + (int64_t)u[k2] * u[k2];
     if (len2 < QP__BOX_EDGE_MIN2) return false;
-    int64_t proj = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1];
+    int64_t proj = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1];   /* c . (u x e_k) */
     int64_t rad = h[k1] * abs64(u[k2]) + h[k2] * abs64(u[k1]);
     int64_t q = qp__div_round64(abs64(proj) - rad, isqrt_round(len2));
     if (q > INT32_MAX) q = INT32_MAX;
@@ -393,21 +393,43 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
                          b_in_a, m);
 }
 
-fix16_t qp__capsule_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a)
+fix16_t qp__capsule_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, qp_vec3 *axis)
 {
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     const qp__segment seg = segment_in_box(a, b_in_a);
     const fix16_t c[3] = { seg.c.x, seg.c.y, seg.c.z }, u[3] = { seg.u.x, seg.u.y, seg.u.z };
     int64_t best = INT64_MIN;   /* Q46 */
+    qp_vec3 dir = qp_v3_zero();   /* in the box's frame, from the capsule towards the box */
     for (int k = 0; k < 3; k++) {
         int64_t sep = segment_face_sep(c, u, h, seg.h, k);
-        if (sep > best) best = sep;
-        if (segment_edge_sep(c, u, h, k, &sep) && sep > best) best = sep;
+        if (sep > best) {
+            best = sep;
+            dir = qp_v3(k == 0 ? -c[0] : 0, k == 1 ? -c[1] : 0, k == 2 ? -c[2] : 0);
+        }
+        if (segment_edge_sep(c, u, h, k, &sep) && sep > best) {
+            best = sep;
+            const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+            /* u x e_k, turned towards the box: against the side the segment's centre is on */
+            int sign = (int64_t)c[k1] * u[k2] - (int64_t)c[k2] * u[k1] < 0 ? 1 : -1;
+            fix16_t e[3] = { 0, 0, 0 };
+            e[k1] = sign * u[k2];
+            e[k2] = -sign * u[k1];
+            dir = qp_v3(e[0], e[1], e[2]);
+        }
     }
-    if (best <= 0) return qp__sat32((int64_t)qp__shift_round(best, 30) - a->radius);   /* the segment cuts in */
-    /* The segment misses the box: the axes only bound the distance from below (far
-     * below it near a corner), the closest points give it, as qp_collide finds it. */
-    qp_vec3 p = qp__segment_point(&seg, closest_s(&seg, h));
-    qp_vec3 q = qp_v3(qp__clamp(p.x, -h[0], h[0]), qp__clamp(p.y, -h[1], h[1]), qp__clamp(p.z, -h[2], h[2]));
-    return qp__sat32(isqrt_round(qp_v3_len_sq_wide(qp__v3_sub(q, p))) - a->radius);
+    fix16_t d;
+    if (best <= 0) {
+        d = qp__sat32((int64_t)qp__shift_round(best, 30) - a->radius);   /* the segment cuts in */
+    } else {
+        /* The segment misses the box: the axes only bound the distance from below (far
+         * below it near a corner), the closest points give it, as qp_collide finds it. */
+        qp_vec3 p = qp__segment_point(&seg, closest_s(&seg, h));
+        qp_vec3 q = qp_v3(qp__clamp(p.x, -h[0], h[0]), qp__clamp(p.y, -h[1], h[1]), qp__clamp(p.z, -h[2], h[2]));
+        dir = qp__v3_sub(q, p);
+        d = qp__sat32(isqrt_round(qp_v3_len_sq_wide(dir)) - a->radius);
+    }
+    qp_vec3 n;
+    if (!qp_v3_normalize_q30(dir, &n)) n = qp_v3(0, QP_Q30_ONE, 0);   /* centre on the box: any */
+    *axis = qp_rot3_mul_v3(&b_in_a->r, n);   /* into the capsule's frame */
+    return d;
 }

@@ -91,15 +91,16 @@ static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t h
  * c_j|^2 = *len2, Q60, below QP__BOX_EDGE_MIN2), else the separation times |e_i x c_j|
  * (Q2.30) in *num. */
 static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
-                                        const qp_q30 (*R)[3], int i, int j, int64_t *len2, int64_t *num)
+                                        const qp_q30 (*R)[3], int i, int j, int64_t *len2, int64_t *num,
+                                        int64_t *tn)
 {
     const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2], j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
     *len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
     if (*len2 < QP__BOX_EDGE_MIN2) return false;
-    int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
+    *tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];   /* t . (e_i x c_j) */
     int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
     int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
-    *num = abs64(tn) - ra - rb;
+    *num = abs64(*tn) - ra - rb;
     return true;
 }
 
@@ -430,8 +431,8 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
-            int64_t len2, num;
-            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num)) continue;
+            int64_t len2, num, tn;
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn)) continue;
             /* An overlap along this axis that cannot matter is passed over without its
              * square root and division (most axes of resting boxes): |e_i x c_j| < 2^32
              * (len2 < 2^63), so q = -round(|num| / len) <= -floor(|num| / 2^32). Skipping
@@ -451,25 +452,40 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     return face_contact(&bp, ref_b, ref_b ? fb : fa, m);
 }
 
-fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a)
+fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, qp_vec3 *axis)
 {
     const fix16_t ha[3] = { a->half.x, a->half.y, a->half.z };
     const fix16_t hb[3] = { b->half.x, b->half.y, b->half.z };
     const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
     const qp_q30 (*R)[3] = b_in_a->r.m;
     int64_t best = INT64_MIN;   /* Q46 */
+    qp_vec3 dir = qp_v3_zero();   /* the best axis, from A towards B, not yet of unit length */
     for (int k = 0; k < 3; k++) {
-        int64_t sa = sep_face_a(ha, hb, t, R, k), sb = sep_face_b(ha, hb, tb_of(t, R, k), R, k);
-        if (sa > best) best = sa;
-        if (sb > best) best = sb;
+        int64_t tb = tb_of(t, R, k), sa = sep_face_a(ha, hb, t, R, k), sb = sep_face_b(ha, hb, tb, R, k);
+        if (sa > best) {
+            best = sa;
+            dir = qp_v3(k == 0 ? t[0] : 0, k == 1 ? t[1] : 0, k == 2 ? t[2] : 0);
+        }
+        if (sb > best) {
+            best = sb;
+            int sign = tb < 0 ? -1 : 1;
+            dir = qp_v3(sign * R[0][k], sign * R[1][k], sign * R[2][k]);
+        }
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            int64_t len2, num;
-            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num) || num <= 0) continue;   /* parallel, or no gap */
+            int64_t len2, num, tn;
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn) || num <= 0) continue;   /* parallel, or no gap */
             int64_t q = qp__div_round64(num, isqrt_round(len2));   /* Q16 */
             if (q > INT32_MAX) q = INT32_MAX;
-            if (q * QP__W_ONE > best) best = q * QP__W_ONE;
+            if (q * QP__W_ONE <= best) continue;
+            best = q * QP__W_ONE;
+            /* e_i x c_j, turned towards B */
+            const qp_q30 c[3] = { R[0][j], R[1][j], R[2][j] };
+            int sign = tn < 0 ? -1 : 1;
+            dir = i == 0 ? qp_v3(0, -sign * c[2], sign * c[1]) : i == 1 ? qp_v3(sign * c[2], 0, -sign * c[0])
+                                                                   : qp_v3(-sign * c[1], sign * c[0], 0);
         }
+    if (!qp_v3_normalize_q30(dir, axis)) *axis = qp_v3(0, QP_Q30_ONE, 0);   /* centres together: any */
     return qp__shift_round(best, 30);
 }

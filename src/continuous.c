@@ -148,16 +148,21 @@ typedef struct {
     qp_vec3 x0[2], v[2], omega[2];
     qp_quat q0[2];
     fix16_t reach;                /* how far the shapes can close in over the whole step, m */
+    fix16_t turn;                 /* how far their turns alone can move a point of them, m */
 } qp_sweep;
 
 /* A lower bound of the shapes' distance at fraction t (negative: minus their
- * penetration), looked for out to `beyond` (returned when farther). Boxes and
- * capsules against boxes by their separating axes and closest points (a
- * manifold reports depths only over a clipped face: none where the shapes are
- * apart sideways), round shapes and planes by the manifold's closest points,
- * which are exact. Out of line: its transforms and manifold stay off the
- * caller's frame (the micro:bit's stack). */
-static QP__NOINLINE fix16_t separation(const qp_sweep *s, fix16_t t, fix16_t beyond)
+ * penetration), looked for out to `beyond` (returned when farther), and how far
+ * they can close in along its axis over the whole step (*closing: the bodies'
+ * approach along the axis, and their turns): nothing brings them closer than the
+ * distance less that before it has taken that much of the step (Mirtich's
+ * conservative advancement), which sliding bodies, whose motion is across the
+ * axis, no longer slow down. Boxes and capsules against boxes by their separating
+ * axes and closest points (a manifold reports depths only over a clipped face: none
+ * where the shapes are apart sideways), round shapes and planes by the manifold's
+ * closest points, which are exact. Out of line: its transforms and manifold stay
+ * off the caller's frame (the micro:bit's stack). */
+static QP__NOINLINE fix16_t separation(const qp_sweep *s, fix16_t t, fix16_t beyond, fix16_t *closing)
 {
     qp_transform xf[2];
     for (int k = 0; k < 2; k++) {
@@ -168,19 +173,29 @@ static QP__NOINLINE fix16_t separation(const qp_sweep *s, fix16_t t, fix16_t bey
     }
     const qp_shape *sh[2] = { &s->w->shapes[s->shape[0]].shape, &s->w->shapes[s->shape[1]].shape };
     int other = sh[1]->type == QP_SHAPE_BOX ? 0 : sh[0]->type == QP_SHAPE_BOX ? 1 : -1;   /* the box's partner */
+    fix16_t d;
+    qp_vec3 axis;   /* Q2.30, in the frame of shape `from`, from it towards the other */
+    int from = 0;
     if (other >= 0 && (sh[other]->type == QP_SHAPE_BOX || sh[other]->type == QP_SHAPE_CAPSULE)) {
         qp_transform rel = qp_transform_relative(&xf[other], &xf[1 - other]);
-        fix16_t d = sh[other]->type == QP_SHAPE_BOX ? qp__box_box_separation(sh[other], sh[1 - other], &rel)
-                                                     : qp__capsule_box_separation(sh[other], sh[1 - other], &rel);
-        return d < beyond ? d : beyond;
+        d = sh[other]->type == QP_SHAPE_BOX ? qp__box_box_separation(sh[other], sh[1 - other], &rel, &axis)
+                                            : qp__capsule_box_separation(sh[other], sh[1 - other], &rel, &axis);
+        from = other;
+    } else {
+        qp_transform rel = qp_transform_relative(&xf[0], &xf[1]);
+        qp_manifold m;
+        if (qp_collide(sh[0], sh[1], &rel, beyond, &m) == 0) return beyond;
+        fix16_t deepest = m.points[0].depth;
+        for (int k = 1; k < m.count; k++)
+            if (m.points[k].depth > deepest) deepest = m.points[k].depth;
+        d = -deepest;
+        axis = m.normal;
     }
-    qp_transform rel = qp_transform_relative(&xf[0], &xf[1]);
-    qp_manifold m;
-    if (qp_collide(sh[0], sh[1], &rel, beyond, &m) == 0) return beyond;
-    fix16_t deepest = m.points[0].depth;
-    for (int k = 1; k < m.count; k++)
-        if (m.points[k].depth > deepest) deepest = m.points[k].depth;
-    return -deepest;
+    if (d >= beyond) return beyond;
+    qp_vec3 n = qp_rot3_mul_v3(&xf[from].r, axis);   /* world */
+    fix16_t approach = qp__v3_dot_q30(qp_v3_sub(s->v[from], s->v[1 - from]), n);   /* m/s towards each other */
+    *closing = qp__sat32((int64_t)(approach > 0 ? qp_mul(approach, s->w->def.dt) : 0) + s->turn);
+    return d;
 }
 
 /* How far the shapes can still close in after fraction t: reach (1 - t). */
@@ -190,38 +205,34 @@ static int64_t reach_left(const qp_sweep *s, fix16_t t)
 }
 
 /* The separation at t, looked for out to what could still come down to stop. */
-static fix16_t separation_to(const qp_sweep *s, fix16_t t, fix16_t stop)
+static fix16_t separation_to(const qp_sweep *s, fix16_t t, fix16_t stop, fix16_t *closing)
 {
     int64_t beyond = reach_left(s, t) + stop;
-    return separation(s, t, qp__sat32(beyond > 0 ? beyond + 1 : 1));
+    return separation(s, t, qp__sat32(beyond > 0 ? beyond + 1 : 1), closing);
 }
 
 /* The first fraction of the step at which the shapes' separation comes down to
  * stop (< 0: a depth), QP_ONE when it does not within the step, by conservative
- * advancement from the separation d at the start: nothing closes the shapes by x
- * before their bodies have closed in by x, x / reach of the step. Each advance
- * aims a little past stop and moves the shapes by no more than stride, so a lower
- * bound far below the true distance (a box's corner beside another's face) only
- * slows the sweep down and cannot carry one shape across the other; one that ends
- * past stop by the slop is halved back to the last fraction before it. */
-static fix16_t time_of_impact(const qp_sweep *s, fix16_t d, fix16_t stop, fix16_t stride)
+ * advancement from the separation d at the start, which can close at most by
+ * closing over the step: each advance aims a little past stop; one that ends past
+ * stop by the slop (the bound's rounding) is halved back to the last fraction before
+ * it. */
+static fix16_t time_of_impact(const qp_sweep *s, fix16_t d, fix16_t closing, fix16_t stop)
 {
     const fix16_t slop = s->w->def.slop, aim = qp__sat32((int64_t)stop - slop / 2),
                   floor = qp__sat32((int64_t)stop - slop);
     fix16_t t = 0;
     for (int i = 0; i < TOI_STEPS; i++) {
         if (d <= stop) return t;
-        if ((int64_t)d - reach_left(s, t) > stop) return QP_ONE;   /* the rest of the step cannot close it */
-        int64_t close = (int64_t)d - aim;
-        if (close > stride) close = stride;
-        int64_t step = ((close << 16) + s->reach - 1) / s->reach;   /* fraction of the step, rounded up */
+        if ((int64_t)d - reach_left(s, t) > stop || closing <= 0) return QP_ONE;   /* the rest cannot close it */
+        int64_t step = ((((int64_t)d - aim) << 16) + closing - 1) / closing;   /* fraction of the step, rounded up */
         fix16_t next = step >= QP_ONE - t ? QP_ONE : t + (fix16_t)step;
-        fix16_t dn = separation_to(s, next, stop);
+        fix16_t dn = separation_to(s, next, stop, &closing);
         if (dn < floor) {   /* overshot: halve back to the last fraction before it */
-            fix16_t lo = t, hi = next;
+            fix16_t lo = t, hi = next, unused = 0;
             for (int h = 0; h < TOI_HALVINGS && hi - lo > 1; h++) {
                 fix16_t mid = lo + (hi - lo) / 2;
-                if (separation_to(s, mid, stop) >= floor) lo = mid; else hi = mid;
+                if (separation_to(s, mid, stop, &unused) >= floor) lo = mid; else hi = mid;
             }
             return lo;
         }
@@ -258,15 +269,19 @@ static void sweep_pair(qp_world *w, const qp_pair *p)
     if (closing <= thinnest / 2) return;
     int64_t turn = 0;
     for (int k = 0; k < 2; k++) turn += qp_mul(qp_v3_len(s.omega[k]), turn_arm(&w->shapes[s.shape[k]].shape));
-    s.reach = qp__sat32((int64_t)closing + qp_mul(qp__sat32(turn), w->def.dt));
-    fix16_t d0 = separation_to(&s, 0, w->def.contact_margin);
+    s.turn = qp_mul(qp__sat32(turn), w->def.dt);
+    s.reach = qp__sat32((int64_t)closing + s.turn);
+    fix16_t along = 0;   /* how far they can close in along the axis of d0 */
+    fix16_t d0 = separation_to(&s, 0, w->def.contact_margin, &along);
     bool contact = d0 <= w->def.contact_margin;
     if (contact) {   /* its translation alone (above) */
         s.omega[0] = s.omega[1] = qp_v3_zero();
         s.reach = closing;
+        along = qp__sat32((int64_t)along - s.turn);
+        s.turn = 0;
     }
     fix16_t sink = d0 < 0 ? qp__sat32((int64_t)w->def.slop - d0) : 0, room = contact ? thinnest : thinnest / 2;
-    fix16_t t = time_of_impact(&s, d0, -(sink > room ? sink : room), thinnest);
+    fix16_t t = time_of_impact(&s, d0, along, -(sink > room ? sink : room));
     if (t >= QP_ONE) return;
     for (int k = 0; k < 2; k++)
         if (qp__body_moves(&w->bodies[body[k]])) cut_joined(w, body[k], t, !contact);

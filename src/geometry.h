@@ -93,12 +93,13 @@ int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
 /* Two boxes' largest separation along the 15 axes of the separating axis test, Q16.16
  * (<= 0: they overlap along every axis, so they intersect, by that much at least): a
  * lower bound of their distance at any range, where a manifold's depths are found only
- * within its margin and over the clipped face (continuous.c). */
-fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a);
+ * within its margin and over the clipped face (continuous.c). *axis: that axis, a unit
+ * Q2.30 vector in A's frame from A towards B. */
+fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, qp_vec3 *axis);
 /* A capsule a's distance from a box b less its radius, as qp_collide_capsule_box finds
  * it (the closest points where the segment misses the box, else minus the segment's
  * least depth along the six axes of its separating axis test), at any range
- * (collide_box.c). */
-fix16_t qp__capsule_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a);
+ * (collide_box.c); *axis as above, from the capsule towards the box. */
+fix16_t qp__capsule_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, qp_vec3 *axis);
 
 #endif
