@@ -110,9 +110,11 @@ static fix16_t turn_arm(const qp_shape *s)
     return qp__sat32(arm);
 }
 
-/* Each moving body's reach this step, how far its centre moves, in units of
- * 2^-10 m rounded up (saturated at 64 m): the length of its velocity as
- * integrate adds it, before the clamp (which only shortens it). Written to
+/* Each moving body's reach this step, a bound of how far its centre moves, in
+ * units of 2^-10 m rounded up (saturated at 64 m): its velocity as integrate adds
+ * it, before the clamp (which only shortens it), by the smaller of the sum of its
+ * components' sizes and 7/4 of the largest (no square root: every awake body is
+ * measured at every step). Written to
  * w->queue (free scratch between the contact graph and sleep), for the pairs'
  * first test. True when some pair might close in by half its thinner core (not
  * when twice the largest reach is below half the thinnest shape: most steps,
@@ -131,7 +133,12 @@ static bool reaches(qp_world *w)
         }
         if (!qp__body_moves(b)) continue;
         const fix16_t *pv = w->pseudo_v[i];
-        int64_t reach = ((int64_t)qp_v3_len(qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]))) + 1) * w->def.dt;   /* Q32 */
+        qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
+        int64_t ax = v.x < 0 ? -(int64_t)v.x : v.x, ay = v.y < 0 ? -(int64_t)v.y : v.y, az = v.z < 0 ? -(int64_t)v.z : v.z;
+        int64_t most = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+        int64_t speed = ax + ay + az, diag = most * 7 / 4;   /* both at least the length (7/4 > sqrt 3) */
+        if (diag < speed) speed = diag;
+        int64_t reach = (speed + 1) * w->def.dt;   /* Q32 */
         reach = (reach + (INT64_C(1) << 22) - 1) >> 22;
         w->queue[i] = (uint16_t)(reach > 0xFFFF ? 0xFFFF : reach);
         if (reach > far) far = reach;
