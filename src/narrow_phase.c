@@ -31,12 +31,20 @@
  * component, at every point of every contact. The same bits. */
 static inline qp_vec3 v3_add(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp__add_sat(a.x, b.x), qp__add_sat(a.y, b.y), qp__add_sat(a.z, b.z));
+    qp_vec3 r = qp_v3(qp__add_sat(a.x, b.x), qp__add_sat(a.y, b.y), qp__add_sat(a.z, b.z));
+    QP__NARROW(r.x);
+    QP__NARROW(r.y);
+    QP__NARROW(r.z);
+    return r;
 }
 
 static inline qp_vec3 v3_sub(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp__sub_sat(a.x, b.x), qp__sub_sat(a.y, b.y), qp__sub_sat(a.z, b.z));
+    qp_vec3 r = qp_v3(qp__sub_sat(a.x, b.x), qp__sub_sat(a.y, b.y), qp__sub_sat(a.z, b.z));
+    QP__NARROW(r.x);
+    QP__NARROW(r.y);
+    QP__NARROW(r.z);
+    return r;
 }
 
 /* The poses a pair is collided at (pair_poses). */
