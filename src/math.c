@@ -103,12 +103,19 @@ static uint32_t isqrt32_top(uint32_t x)
  * q = floor((m - a^2) / 2a) is never below s - a (from (a + q)^2 <= m) and at most
  * two above it (from m < (s + 1)^2 and s - a <= 2^16 + 1), so s = a + q less at most two
  * steps down, checked with a 64-bit square. Only 32-bit divisions (one instruction
- * on the Cortex-M3/M4/M7). The old bit-by-bit loop took 393 instructions on the
- * Cortex-M4; tests/unit/test_math.c compares the two on 10^7 inputs. */
+ * on the Cortex-M3/M4/M7). A v below 2^32 is shifted by 2k into [2^30, 2^32) instead,
+ * and its floor root there (isqrt32_top) shifted right by k is floor(sqrt(v)) by the
+ * same argument, without the second digit (checked on all 2^32 such v).
+ * The old bit-by-bit loop took 393 instructions on the Cortex-M4; tests/unit/test_math.c
+ * compares the two on 10^7 inputs. */
 uint32_t qp_isqrt64(uint64_t v)
 {
     QP__COUNT(isqrt, 1);
     if (v == 0) return 0;
+    if (v >> 32 == 0) {   /* lengths below 1 m (a contact's points from its centroid) */
+        int k = __builtin_clz((uint32_t)v) >> 1;
+        return isqrt32_top((uint32_t)v << (2 * k)) >> k;
+    }
     int k = __builtin_clzll(v) >> 1;
     uint64_t m = v << (2 * k);
     uint32_t x = (uint32_t)(m >> 32);
