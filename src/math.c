@@ -129,13 +129,10 @@ uint32_t qp_isqrt64(uint64_t v)
     return (uint32_t)(s >> k);
 }
 
-/* Rounded square root of a 64-bit value: floor root r, plus one when
- * v - r^2 > r (i.e. v > (r + 1/2)^2 - 1/4). */
+/* Rounded square root of a 64-bit value. */
 static uint32_t isqrt64_round(uint64_t v)
 {
-    uint32_t r = qp_isqrt64(v);
-    if (v - (uint64_t)r * r > r && r != UINT32_MAX) r++;
-    return r;
+    return qp__root_rounded(v, qp_isqrt64(v));
 }
 
 fix16_t qp_sqrt(fix16_t x)

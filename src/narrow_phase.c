@@ -75,6 +75,15 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
+/* floor(sqrt(s)), given the floor root r of a value near s: r itself when r^2 <= s <=
+ * r^2 + 2r, checked exactly (a manifold's points lie about as far from its centroid,
+ * so that the first root mostly serves the others), else qp_isqrt64. */
+static uint32_t root_near(uint64_t s, uint32_t r)
+{
+    uint64_t rr = (uint64_t)r * r;
+    return rr <= s && s - rr <= 2 * (uint64_t)r ? r : qp_isqrt64(s);
+}
+
 /* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). */
 static void set_centroid(qp_contact *c, const qp_vec3 *rb)
 {
@@ -88,7 +97,14 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb)
     c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
                   (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
-    for (int k = 0; k < c->count; k++) r += qp_v3_len(v3_sub(c->p[k].ra, c->ca));
+    uint32_t root = 0;
+    for (int k = 0; k < c->count; k++) {
+        qp_vec3 d = v3_sub(c->p[k].ra, c->ca);
+        uint64_t s = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+        root = root_near(s, root);
+        uint32_t len = qp__root_rounded(s, root);   /* qp_v3_len(d) */
+        r += len > (uint32_t)INT32_MAX ? QP_FIX_MAX : (fix16_t)len;
+    }
     c->twist_radius = (fix16_t)qp__div64(r, c->count);
 }
 
