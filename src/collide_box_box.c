@@ -62,15 +62,31 @@ static int64_t tolerance(int64_t sep, int shift)
  * multiplication and three more instructions on a Cortex-M, at every axis. */
 static const uint8_t NEXT3[5] = { 0, 1, 2, 0, 1 };
 
-/* |R[i][j]|, Q2.30, widened. */
-static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
+/* |R[i][j]|, Q2.30, unsigned. */
+static uint32_t absr(const qp_q30 (*r)[3], int i, int j)
+{
+    return r[i][j] < 0 ? 0u - (uint32_t)r[i][j] : (uint32_t)r[i][j];
+}
+
+/* a0 h0 + a1 h1 (+ a2 h2) for |R| entries a and half extents h (> 0), Q46: a box's
+ * reach along an axis. Unsigned, so that each term is one 32 x 32 multiply-accumulate
+ * on a 32-bit machine (signed 64-bit terms took three instructions each); below 2^55
+ * for half extents up to 100 m. */
+static QP__ALWAYS_INLINE int64_t reach2(uint32_t a0, fix16_t h0, uint32_t a1, fix16_t h1)
+{
+    return (int64_t)((uint64_t)a0 * (uint32_t)h0 + (uint64_t)a1 * (uint32_t)h1);
+}
+static QP__ALWAYS_INLINE int64_t reach3(uint32_t a0, fix16_t h0, uint32_t a1, fix16_t h1, uint32_t a2, fix16_t h2)
+{
+    return (int64_t)((uint64_t)a0 * (uint32_t)h0 + (uint64_t)a1 * (uint32_t)h1 + (uint64_t)a2 * (uint32_t)h2);
+}
 
 /* The separations along the candidate axes (Q46; < 0: overlap along it), B at (R, t)
  * in A's frame. A's face axis i: */
 static QP__ALWAYS_INLINE int64_t sep_face_a(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
                                  const qp_q30 (*R)[3], int i)
 {
-    int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
+    int64_t rb = reach3(absr(R, i, 0), hb[0], absr(R, i, 1), hb[1], absr(R, i, 2), hb[2]);
     return abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
 }
 
@@ -83,7 +99,7 @@ static QP__ALWAYS_INLINE int64_t tb_of(const fix16_t t[3], const qp_q30 (*R)[3],
 /* B's face axis j, from tb = tb_of(t, R, j). */
 static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb, const qp_q30 (*R)[3], int j)
 {
-    int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
+    int64_t ra = reach3(absr(R, 0, j), ha[0], absr(R, 1, j), ha[1], absr(R, 2, j), ha[2]);
     return abs64(tb) - ra - (int64_t)hb[j] * QP__W_ONE;
 }
 
@@ -97,8 +113,8 @@ static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3]
     *len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
     if (*len2 < QP__BOX_EDGE_MIN2) return false;
     int64_t tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];
-    int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
-    int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
+    int64_t ra = reach2(absr(R, i2, j), ha[i1], absr(R, i1, j), ha[i2]);
+    int64_t rb = reach2(absr(R, i, j2), hb[j1], absr(R, i, j1), hb[j2]);
     *num = abs64(tn) - ra - rb;
     return true;
 }
