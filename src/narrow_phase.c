@@ -173,7 +173,7 @@ static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3
 /* Points inherit last step's impulses by feature id; a point whose id
  * changed (clipping can renumber features of nearly aligned boxes) takes
  * those of the nearest unclaimed old point within match_distance. */
-static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
+static void inherit_by_match(qp_contact *c, const qp_contact_cache *old)
 {
     const int64_t match_distance_sq = (int64_t)QP_FRAC(5, 100) * QP_FRAC(5, 100);
     int from[QP_MAX_MANIFOLD_POINTS];
@@ -218,9 +218,22 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     for (int j = 0; j < old->count; j++) total += old->jn[j];
     for (int j = 0; j < old->count; j++)   /* taken[j]: some point's from[k] == j */
         if (!taken[j] && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
+}
+
+static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
+{
     c->jt1 = old->jt1;
     c->jt2 = old->jt2;
     c->jtw = old->jtw;
+    /* Most contacts keep their features in the same order: then the matching takes
+     * old point k for point k, and leaves no old point without a successor. */
+    bool same = old->count == c->count;
+    for (int k = 0; same && k < c->count; k++) same = old->id[k] == c->p[k].id;
+    if (!same) {
+        inherit_by_match(c, old);
+        return;
+    }
+    for (int k = 0; k < c->count; k++) c->p[k].jn = old->jn[k];
 }
 
 /* Static friction anchors: the material points of the manifold's centroid on
