@@ -58,15 +58,19 @@ typedef struct {
 #endif
 } qp_poses;
 
-/* The rotations of a pair's poses: kept (default layout) or converted (low-RAM). */
-static void pose_rotations(const qp_poses *at, qp_rot3 *ra, qp_rot3 *rb)
+/* The rotations of a pair's poses: the kept ones (default layout), or converted into
+ * buf (low-RAM). */
+static void pose_rotations(const qp_poses *at, qp_rot3 buf[2], const qp_rot3 *r[2])
 {
 #if !QP_CFG_LOW_RAM
-    *ra = *at->ra;
-    *rb = *at->rb;
+    (void)buf;
+    r[0] = at->ra;
+    r[1] = at->rb;
 #else
-    *ra = qp_quat_to_rot3(at->qa);
-    *rb = qp_quat_to_rot3(at->qb);
+    buf[0] = qp_quat_to_rot3(at->qa);
+    buf[1] = qp_quat_to_rot3(at->qb);
+    r[0] = &buf[0];
+    r[1] = &buf[1];
 #endif
 }
 
@@ -246,10 +250,11 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra, rb;
-    pose_rotations(at, &ra, &rb);
-    c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
+    qp_rot3 buf[2];
+    const qp_rot3 *r[2];
+    pose_rotations(at, buf, r);
+    c->anchor_a = qp_rot3_tmul_v3(r[0], c->ca);
+    c->anchor_b = qp_rot3_tmul_v3(r[1], c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
@@ -364,16 +369,16 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
 /* qp__shape_world, for a shape at its body's centre of mass without a turn (every
  * shape of a one-shape body) without the rotation of a zero offset: the same bits
  * (R 0 rounds to 0, and x + 0 saturates the same). */
-static qp_transform shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r)
+static void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r, qp_transform *xf)
 {
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
-        (s->rotation.x | s->rotation.y | s->rotation.z) != 0)
-        return qp__shape_world(w, shape, x, r);
-    qp_transform xf;
-    xf.p = v3_add(*x, qp_v3_zero());
-    xf.r = *r;
-    return xf;
+        (s->rotation.x | s->rotation.y | s->rotation.z) != 0) {
+        *xf = qp__shape_world(w, shape, x, r);
+        return;
+    }
+    xf->p = v3_add(*x, qp_v3_zero());
+    xf->r = *r;
 }
 
 /* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
@@ -448,10 +453,12 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
-    qp_rot3 ra, rb;
-    pose_rotations(at, &ra, &rb);
-    *xa = shape_pose(w, pair->a, &at->xa, &ra);
-    qp_transform xb = shape_pose(w, pair->b, &at->xb, &rb);
+    qp_rot3 buf[2];
+    const qp_rot3 *r[2];
+    pose_rotations(at, buf, r);
+    qp_transform xb;
+    shape_pose(w, pair->a, &at->xa, r[0], xa);
+    shape_pose(w, pair->b, &at->xb, r[1], &xb);
     if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
     qp_transform rel;
     relative_pose(xa, &xb, &rel);
