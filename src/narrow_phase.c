@@ -88,28 +88,40 @@ static uint32_t root_near(uint64_t s, uint32_t r)
     return rr <= s && s - rr <= 2 * (uint64_t)r ? r : qp_isqrt64(s);
 }
 
-/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). */
-static void set_centroid(qp_contact *c, const qp_vec3 *rb)
+/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). With
+ * every arm below 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits,
+ * where a Cortex-M forms them in one instruction each: the same numbers. */
+static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
 {
-    int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
-    for (int k = 0; k < c->count; k++) {
-        sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
-        sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
+    const int n = c->count;
+    if (small) {
+        int32_t s[6] = { 0, 0, 0, 0, 0, 0 };
+        for (int k = 0; k < n; k++) {
+            s[0] += c->p[k].ra.x; s[1] += c->p[k].ra.y; s[2] += c->p[k].ra.z;
+            s[3] += rb[k].x; s[4] += rb[k].y; s[5] += rb[k].z;
+        }
+        c->ca = qp_v3(s[0] / n, s[1] / n, s[2] / n);
+        c->cb = qp_v3(s[3] / n, s[4] / n, s[5] / n);
+    } else {
+        int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
+        for (int k = 0; k < n; k++) {
+            sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
+            sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
+        }
+        c->ca = qp_v3((fix16_t)qp__div64(sa[0], n), (fix16_t)qp__div64(sa[1], n), (fix16_t)qp__div64(sa[2], n));
+        c->cb = qp_v3((fix16_t)qp__div64(sb[0], n), (fix16_t)qp__div64(sb[1], n), (fix16_t)qp__div64(sb[2], n));
     }
-    c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
-                  (fix16_t)qp__div64(sa[2], c->count));
-    c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
-                  (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
     uint32_t root = 0;
-    for (int k = 0; k < c->count; k++) {
-        qp_vec3 d = v3_sub(c->p[k].ra, c->ca);
-        uint64_t s = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
-        root = root_near(s, root);
-        uint32_t len = qp__root_rounded(s, root);   /* qp_v3_len(d) */
+    for (int k = 0; k < n; k++) {
+        const qp_vec3 ra = c->p[k].ra;
+        qp_vec3 d = small ? qp_v3(ra.x - c->ca.x, ra.y - c->ca.y, ra.z - c->ca.z) : v3_sub(ra, c->ca);
+        uint64_t sq = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+        root = root_near(sq, root);
+        uint32_t len = qp__root_rounded(sq, root);   /* qp_v3_len(d) */
         r += len > (uint32_t)INT32_MAX ? QP_FIX_MAX : (fix16_t)len;
     }
-    c->twist_radius = (fix16_t)qp__div64(r, c->count);
+    c->twist_radius = (fix16_t)qp__div64(r, n);
 }
 
 /* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
@@ -532,6 +544,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->ab = v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    bool arms_small = true;
     const bool small = v3_below(wa, SPEED_ARM) && v3_below(wb, SPEED_ARM) && v3_below(va, SPEED_VEL) &&
                        v3_below(vb, SPEED_VEL) && v3_below(c->n, SPEED_DIR);
     qp_vec3 dv = qp_v3_zero();
@@ -542,13 +555,15 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         p->ra = ra;
         rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
-        fix16_t vn = small && v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM)
+        const bool arm_small = v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM);
+        arms_small = arms_small && arm_small;
+        fix16_t vn = small && arm_small
                          ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
                          : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
         p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
         if (vn < vn_min) vn_min = vn;
     }
-    set_centroid(c, rb);
+    set_centroid(c, rb, arms_small);
     set_anchors(c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
