@@ -63,14 +63,37 @@ static QP__ALWAYS_INLINE void sift_down(const qp_world *w, qp_pair *p, int root,
     p[root] = t;
 }
 
+/* The sort-down's sift (Floyd's): the pair t put at the root comes from the heap's end
+ * and mostly belongs near the bottom, so the hole goes down the path of larger children
+ * to a leaf first, one comparison a level instead of two, and t climbs back up to its
+ * place from there. */
+static QP__ALWAYS_INLINE void sift_leaf_first(const qp_world *w, qp_pair *p, qp_pair t, int n, bool by_index)
+{
+    int hole = 0;
+    for (;;) {
+        int child = 2 * hole + 1;
+        if (child >= n) break;
+        if (child + 1 < n && pair_key(w, &p[child], by_index) < pair_key(w, &p[child + 1], by_index)) child++;
+        p[hole] = p[child];
+        hole = child;
+    }
+    const uint64_t kt = pair_key(w, &t, by_index);
+    while (hole > 0) {
+        int parent = (hole - 1) / 2;
+        if (pair_key(w, &p[parent], by_index) > kt) break;
+        p[hole] = p[parent];
+        hole = parent;
+    }
+    p[hole] = t;
+}
+
 static QP__ALWAYS_INLINE void heap_sort(const qp_world *w, qp_pair *p, int n, bool by_index)
 {
     for (int i = n / 2 - 1; i >= 0; i--) sift_down(w, p, i, n, by_index);
     for (int end = n - 1; end > 0; end--) {
-        qp_pair t = p[0];
-        p[0] = p[end];
-        p[end] = t;
-        sift_down(w, p, 0, end, by_index);
+        qp_pair t = p[end];
+        p[end] = p[0];
+        sift_leaf_first(w, p, t, end, by_index);
     }
 }
 
