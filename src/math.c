@@ -258,6 +258,8 @@ qp_vec3 qp_v3_scale(qp_vec3 a, fix16_t s)
 qp_vec3 qp_v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
 {
     const int64_t h = (int64_t)1 << 15;
+    /* b = 0 (no force: gravity alone, at every body and every pair it is in): a, saturated. */
+    if ((b.x | b.y | b.z) == 0) return qp_v3(qp__sat32(a.x), qp__sat32(a.y), qp__sat32(a.z));
     return qp_v3(qp_sat32((((int64_t)a.x * 65536) + (int64_t)b.x * s + h) >> 16),
                  qp_sat32((((int64_t)a.y * 65536) + (int64_t)b.y * s + h) >> 16),
                  qp_sat32((((int64_t)a.z * 65536) + (int64_t)b.z * s + h) >> 16));
