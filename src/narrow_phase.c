@@ -50,29 +50,44 @@ static inline qp_vec3 v3_sub(qp_vec3 a, qp_vec3 b)
 /* The poses a pair is collided at (pair_poses). */
 typedef struct {
     qp_vec3 xa, xb;               /* centres of mass */
-    qp_quat qa, qb;
     fix16_t margin;
     bool swept;                   /* start poses: depths are already the step's start */
-#if !QP_CFG_LOW_RAM
-    const qp_rot3 *ra, *rb;       /* qp_quat_to_rot3(qa), (qb): kept by predict or qp__body_sync */
+    const qp_rot3 *ra, *rb;       /* the rotations: kept by predict or qp__body_sync */
+#if QP_CFG_LOW_RAM
+    qp_quat qa, qb;               /* low-RAM: the quaternions, and r[k] made from them */
+    qp_rot3 r[2];
+    bool made;
 #endif
 } qp_poses;
 
-/* The rotations of a pair's poses: the kept ones (default layout), or converted into
- * buf (low-RAM). */
-static void pose_rotations(const qp_poses *at, qp_rot3 buf[2], const qp_rot3 *r[2])
+#if QP_CFG_LOW_RAM
+static bool same_quat(qp_quat a, qp_quat b)
 {
-#if !QP_CFG_LOW_RAM
-    (void)buf;
-    r[0] = at->ra;
-    r[1] = at->rb;
-#else
-    buf[0] = qp_quat_to_rot3(at->qa);
-    buf[1] = qp_quat_to_rot3(at->qb);
-    r[0] = &buf[0];
-    r[1] = &buf[1];
-#endif
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
 }
+
+/* Low-RAM: a pair's rotations made from its quaternions qa, qb, where at holds the pair
+ * before's. Pairs come sorted by body, so a quaternion of that pair (body a's again, or
+ * the last b's as this a) comes back often: its rotation is reused when it is the same
+ * quaternion bit for bit. */
+static void make_rotations(qp_poses *at, qp_quat qa, qp_quat qb)
+{
+    const qp_quat q[2] = { qa, qb };
+    qp_rot3 r[2];
+    for (int s = 0; s < 2; s++) {
+        if (at->made && same_quat(q[s], at->qa)) r[s] = at->r[0];
+        else if (at->made && same_quat(q[s], at->qb)) r[s] = at->r[1];
+        else r[s] = qp_quat_to_rot3(q[s]);
+    }
+    at->qa = qa;
+    at->qb = qb;
+    at->r[0] = r[0];
+    at->r[1] = r[1];
+    at->made = true;
+    at->ra = &at->r[0];
+    at->rb = &at->r[1];
+}
+#endif
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 {
@@ -262,11 +277,8 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 buf[2];
-    const qp_rot3 *r[2];
-    pose_rotations(at, buf, r);
-    c->anchor_a = qp_rot3_tmul_v3(r[0], c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(r[1], c->cb);
+    c->anchor_a = qp_rot3_tmul_v3(at->ra, c->ca);
+    c->anchor_b = qp_rot3_tmul_v3(at->rb, c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
@@ -465,12 +477,9 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
-    qp_rot3 buf[2];
-    const qp_rot3 *r[2];
-    pose_rotations(at, buf, r);
     qp_transform xb;
-    shape_pose(w, pair->a, &at->xa, r[0], xa);
-    shape_pose(w, pair->b, &at->xb, r[1], &xb);
+    shape_pose(w, pair->a, &at->xa, at->ra, xa);
+    shape_pose(w, pair->b, &at->xb, at->rb, &xb);
     if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
     qp_transform rel;
     relative_pose(xa, &xb, &rel);
@@ -504,18 +513,18 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     qp_vec3 d = v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
     at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
+#if QP_CFG_LOW_RAM
+    make_rotations(at, at->swept ? ba->q : w->pred.q[a], at->swept ? bb->q : w->pred.q[b]);
+#else
+    at->ra = at->swept ? &ba->r : &w->pred.r[a];
+    at->rb = at->swept ? &bb->r : &w->pred.r[b];
+#endif
     if (at->swept) {
-        at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
+        at->xa = ba->x, at->xb = bb->x;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
-#if !QP_CFG_LOW_RAM
-        at->ra = &ba->r, at->rb = &bb->r;
-#endif
     } else {
-        at->xa = w->pred.x[a], at->qa = w->pred.q[a], at->xb = w->pred.x[b], at->qb = w->pred.q[b];
+        at->xa = w->pred.x[a], at->xb = w->pred.x[b];
         at->margin = w->def.contact_margin;
-#if !QP_CFG_LOW_RAM
-        at->ra = &w->pred.r[a], at->rb = &w->pred.r[b];
-#endif
     }
 }
 
@@ -624,6 +633,10 @@ void qp__narrow_phase(qp_world *w)
     }
     int n = 0;
     qp_contact_cache old;
+    qp_poses at;   /* kept from pair to pair: make_rotations reuses the rotations */
+#if QP_CFG_LOW_RAM
+    at.made = false;
+#endif
     /* Merge walk: pairs and old contacts are both sorted by the same key. */
     for (int i = 0; i < w->pair_count; i++) {
         if (qp__pair_is_sensor(w, &w->pairs[i])) continue;   /* sensor.c */
@@ -642,7 +655,6 @@ void qp__narrow_phase(qp_world *w)
             if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
             else end_contact(w, &old);
         }
-        qp_poses at;
         pair_poses(w, &w->pairs[i], &at);
         qp_transform xa;
         qp_manifold m;
