@@ -333,7 +333,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     for (int j = 0; j < count; j++) {
         int i = src[keep[j]];
         const clip_vertex *v = &poly[cur][i];
-        int lp = poly[cur][(i + n - 1) % n].label, lo = v->label;
+        int lp = poly[cur][i > 0 ? i - 1 : n - 1].label, lo = v->label;
         int a = lp < lo ? lp : lo, b = lp < lo ? lo : lp;
         fix16_t p[3] = { v->p[0], v->p[1], v->p[2] };
         p[ax] = (fix16_t)(((int64_t)p[ax] + (int64_t)s * hr[ax] + 1) >> 1);   /* midway */
