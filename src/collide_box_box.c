@@ -234,7 +234,7 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
     while (j < n && (sg > 0 ? in[j].p[c] <= h : in[j].p[c] >= lo)) j++;
     if (j == n) return -1;
     int64_t d[CLIP_MAX];   /* > 0: outside */
-    for (j = 0; j < n; j++) d[j] = (int64_t)sg * in[j].p[c] - h;
+    for (j = 0; j < n; j++) d[j] = (sg > 0 ? (int64_t)in[j].p[c] : -(int64_t)in[j].p[c]) - h;
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
         const int i1 = i + 1 < n ? i + 1 : 0;
@@ -285,7 +285,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     int k = 0;
     for (int c = 1; c < 3; c++)
         if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
-    int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
+    int sk = (rinc[ax][k] > 0) == (s > 0) && rinc[ax][k] != 0 ? -1 : 1;
     int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
@@ -318,7 +318,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     uint8_t src[CLIP_MAX];
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        int64_t d = (int64_t)hr[ax] - (int64_t)s * poly[cur][i].p[ax];
+        int64_t d = (int64_t)hr[ax] - (s > 0 ? (int64_t)poly[cur][i].p[ax] : -(int64_t)poly[cur][i].p[ax]);
         if (d < -(int64_t)bp->margin) continue;
         cand[kept][0] = poly[cur][i].p[u];
         cand[kept][1] = poly[cur][i].p[w];
@@ -336,7 +336,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         int lp = poly[cur][i > 0 ? i - 1 : n - 1].label, lo = v->label;
         int a = lp < lo ? lp : lo, b = lp < lo ? lo : lp;
         fix16_t p[3] = { v->p[0], v->p[1], v->p[2] };
-        p[ax] = (fix16_t)(((int64_t)p[ax] + (int64_t)s * hr[ax] + 1) >> 1);   /* midway */
+        p[ax] = (fix16_t)(((int64_t)p[ax] + (s > 0 ? hr[ax] : -(int64_t)hr[ax]) + 1) >> 1);   /* midway */
         qp_manifold_point *mp = &m->points[j];
         if (ref_b) {
             fix16_t pa[3];
