@@ -569,7 +569,9 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         fix16_t vn = small && arm_small
                          ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
                          : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
-        p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
+        /* depth + qp_mul(vn, dt), inline, the sum saturated in 32 bits (the same numbers). */
+        p->depth = at->swept ? m->points[k].depth
+                             : qp__add_sat(m->points[k].depth, qp__sat32(qp__shift_round64((int64_t)vn * w->def.dt, 16)));
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c, rb, arms_small);
