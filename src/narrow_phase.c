@@ -158,6 +158,19 @@ static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
     return qp_v3(o[0], o[1], o[2]);
 }
 
+/* rot_small(r, v) for components of v below 2^26 (a manifold's points, within 1 024 m of
+ * shape a), whatever r: each component of r v is below 1.5 2^28, so the clamp cannot act. */
+static QP__ALWAYS_INLINE qp_vec3 rot_point(const qp_rot3 *r, qp_vec3 v)
+{
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++)
+        o[i] = (fix16_t)(((int64_t)r->m[i][0] * v.x + (int64_t)r->m[i][1] * v.y + (int64_t)r->m[i][2] * v.z +
+                          ((int64_t)1 << 29)) >> 30);
+    return qp_v3(o[0], o[1], o[2]);
+}
+#define ARM_POINT  ((uint32_t)1 << 26)
+#define ARM_OFFSET ((uint32_t)1 << 28)   /* a's shape offset, and a's centre less b's */
+
 /* Every component of v within [-lim, lim). */
 static inline bool v3_below(qp_vec3 v, uint32_t lim)
 {
@@ -558,11 +571,21 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
                        v3_below(vb, SPEED_VEL) && v3_below(c->n, SPEED_DIR);
     qp_vec3 dv = qp_v3_zero();
     if (small) dv = qp_v3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
+    /* Arms below 1.5 2^28 + 2^29 < 2^31 (rot_point): their sums need no clamp. */
+    const bool plain = v3_below(arm_a, ARM_OFFSET) && v3_below(c->ab, ARM_OFFSET);
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        qp_vec3 ra = v3_add(arm_a, rot_small(&xa->r, m->points[k].point));
+        const qp_vec3 q = m->points[k].point;
+        qp_vec3 ra;
+        if (plain && v3_below(q, ARM_POINT)) {
+            const qp_vec3 t = rot_point(&xa->r, q);
+            ra = qp_v3(arm_a.x + t.x, arm_a.y + t.y, arm_a.z + t.z);
+            rb[k] = qp_v3(ra.x + c->ab.x, ra.y + c->ab.y, ra.z + c->ab.z);
+        } else {
+            ra = v3_add(arm_a, rot_small(&xa->r, q));
+            rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
+        }
         p->ra = ra;
-        rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
         const bool arm_small = v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM);
         arms_small = arms_small && arm_small;
