@@ -253,6 +253,12 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
     return o;
 }
 
+/* qp__shift_round(v, 30), without the clamp where the caller knows it cannot act. */
+static QP__ALWAYS_INLINE fix16_t corner_round(int64_t v, bool plain)
+{
+    return plain ? (fix16_t)qp__shift_round64(v, 30) : qp__shift_round(v, 30);
+}
+
 typedef struct {
     const fix16_t *ha, *hb, *t;
     const qp_rot3 *r;
@@ -289,6 +295,12 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
+    /* With the incident box's centre below 2^29 and its half extents below 2^27 (8 192 and
+     * 2 048 m), each corner's sum is below 2.5 2^59 whatever R: no clamp can act. */
+    const uint32_t near = (uint32_t)1 << 29;
+    const bool plain = (uint32_t)tinc[0] + near < 2 * near && (uint32_t)tinc[1] + near < 2 * near &&
+                       (uint32_t)tinc[2] + near < 2 * near && (uint32_t)hi[0] < ((uint32_t)1 << 27) &&
+                       (uint32_t)hi[1] < ((uint32_t)1 << 27) && (uint32_t)hi[2] < ((uint32_t)1 << 27);
     /* Its corners t + R local, local[k] = sk hi[k] and (local[k1], local[k2]) = (+,+),
      * (-,+), (-,-), (+,-) times (hi[k1], hi[k2]) in turn: each component the exact sum
      * affine() forms, rounded once as it rounds it, from products made once for the
@@ -297,10 +309,10 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         const int64_t base = (int64_t)tinc[c] * QP__W_ONE + (int64_t)rinc[c][k] * (fix16_t)(sk * hi[k]);
         const int64_t e1 = (int64_t)rinc[c][k1] * hi[k1], e2 = (int64_t)rinc[c][k2] * hi[k2];
         const int64_t plus = base + e1, minus = base - e1;
-        poly[0][0].p[c] = qp__shift_round(plus + e2, 30);
-        poly[0][1].p[c] = qp__shift_round(minus + e2, 30);
-        poly[0][2].p[c] = qp__shift_round(minus - e2, 30);
-        poly[0][3].p[c] = qp__shift_round(plus - e2, 30);
+        poly[0][0].p[c] = corner_round(plus + e2, plain);
+        poly[0][1].p[c] = corner_round(minus + e2, plain);
+        poly[0][2].p[c] = corner_round(minus - e2, plain);
+        poly[0][3].p[c] = corner_round(plus - e2, plain);
     }
     for (int v = 0; v < 4; v++) poly[0][v].label = (uint8_t)v;
     /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
