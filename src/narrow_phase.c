@@ -8,8 +8,9 @@
  * depth_now = depth_pred + vn_pred * dt.
  *
  * Persistence: last step's contacts stay in the pool, sorted like the pairs
- * (body a, body b, slots). They move to its top, this step's are written
- * from its bottom, and a merge walk finds each manifold's previous self;
+ * (body a, body b, slots). This step's are written from its bottom (the old
+ * ones not yet read move to its top when a write would reach them), and a
+ * merge walk finds each manifold's previous self;
  * points with the same feature id inherit their impulses. One pool, no
  * second copy: it only has to hold, at any moment of the walk, the contacts
  * written so far and the old ones not yet read. Pairs of bodies that are
@@ -342,15 +343,33 @@ static void pair_velocity(const qp_world *w, qp_old_walk *walk, int i, int side,
     *om = walk->w[k];
 }
 
-/* A fresh contact at the bottom of the pool. When it would land on an old
- * contact not yet read, that old one is given up (its pair loses its warm
- * start): the pool is too small for this step's churn. */
+/* Last step's contacts not yet read move to the top of the pool, where this step's,
+ * written from the bottom, reach them only if the pool is too small: byte for byte,
+ * padding included, in blocks no larger than the move, from the last, so that no block
+ * overlaps where it goes (picolibc's memmove copies an overlapping range backwards a
+ * byte at a time, four Cortex-M instructions a byte; its memcpy a word at a time). */
+static void lift_old(qp_world *w, qp_old_walk *old)
+{
+    const int shift = QP_CFG_MAX_CONTACTS - old->end;
+    for (int end = old->end; shift > 0 && end > old->next; end -= shift) {
+        int start = end - shift > old->next ? end - shift : old->next;
+        memcpy(&w->contacts[start + shift], &w->contacts[start], (size_t)(end - start) * sizeof(qp_contact));
+    }
+    old->next += shift;
+    old->end = QP_CFG_MAX_CONTACTS;
+}
+
+/* A fresh contact at the bottom of the pool. When it would land on an old contact not
+ * yet read, the old ones left move to the top first (a step with more new contacts than
+ * ended ones so far); when they are there already, that old one is given up (its pair
+ * loses its warm start): the pool is too small for this step's churn. */
 static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int b)
 {
     if (*n == QP_CFG_MAX_CONTACTS) {
         lose_contact(w, a, b);
         return 0;
     }
+    if (*n == old->next && old->next < old->end) lift_old(w, old);
     if (*n == old->next && old->next < old->end) {
         lose_contact(w, w->contacts[old->next].a, w->contacts[old->next].b);
         qp__event_contact_end(w, &w->contacts[old->next]);
@@ -646,16 +665,13 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 
 void qp__narrow_phase(qp_world *w)
 {
-    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS, { -1, -1 },
-                         { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
-    /* Byte for byte, padding included, in blocks of at most walk.next contacts from the
-     * last: no block overlaps where it goes (picolibc's memmove copies an overlapping
-     * range backwards a byte at a time, four Cortex-M instructions a byte; its memcpy
-     * a word at a time). */
-    for (int end = w->contact_count; walk.next > 0 && end > 0; end -= walk.next) {
-        int start = end > walk.next ? end - walk.next : 0;
-        memcpy(&w->contacts[start + walk.next], &w->contacts[start], (size_t)(end - start) * sizeof(qp_contact));
-    }
+    /* Last step's contacts stay where they are until this step's would reach them
+     * (new_contact): a world whose contacts carry on moves none. Not when they fill
+     * more than half the pool: they move up at once, as they always did, for a sleeper
+     * woken here (wake_on_impact) walks last step's contact graph, whose indices then
+     * reach into the top and read what the move left there. */
+    qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
+    if (2 * w->contact_count > QP_CFG_MAX_CONTACTS) lift_old(w, &walk);
     int n = 0;
     qp_contact_cache old;
     qp_poses at;   /* kept from pair to pair: make_rotations reuses the rotations */
