@@ -159,16 +159,20 @@ static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
     return qp_v3(o[0], o[1], o[2]);
 }
 
-/* rot_small(r, v) for components of v below 2^26 (a manifold's points, within 1 024 m of
- * shape a), whatever r: each component of r v is below 1.5 2^28, so the clamp cannot act. */
-static QP__ALWAYS_INLINE qp_vec3 rot_point(const qp_rot3 *r, qp_vec3 v)
+/* rot_small(r, v) (or r^T v, transposed: qp_rot3_tmul_v3) for components of v below 2^26
+ * (a manifold's points, within 1 024 m of shape a), whatever r: each component of the
+ * product is below 1.5 2^28, so the clamp cannot act. */
+static QP__ALWAYS_INLINE qp_vec3 rot_point_t(const qp_rot3 *r, qp_vec3 v, bool transposed)
 {
     fix16_t o[3];
-    for (int i = 0; i < 3; i++)
-        o[i] = (fix16_t)(((int64_t)r->m[i][0] * v.x + (int64_t)r->m[i][1] * v.y + (int64_t)r->m[i][2] * v.z +
-                          ((int64_t)1 << 29)) >> 30);
+    for (int i = 0; i < 3; i++) {
+        const qp_q30 r0 = transposed ? r->m[0][i] : r->m[i][0], r1 = transposed ? r->m[1][i] : r->m[i][1],
+                     r2 = transposed ? r->m[2][i] : r->m[i][2];
+        o[i] = (fix16_t)(((int64_t)r0 * v.x + (int64_t)r1 * v.y + (int64_t)r2 * v.z + ((int64_t)1 << 29)) >> 30);
+    }
     return qp_v3(o[0], o[1], o[2]);
 }
+static QP__ALWAYS_INLINE qp_vec3 rot_point(const qp_rot3 *r, qp_vec3 v) { return rot_point_t(r, v, false); }
 #define ARM_POINT  ((uint32_t)1 << 26)
 #define ARM_OFFSET ((uint32_t)1 << 28)   /* a's shape offset, and a's centre less b's */
 
@@ -291,8 +295,8 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    c->anchor_a = qp_rot3_tmul_v3(at->ra, c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(at->rb, c->cb);
+    c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->ra, c->ca, true) : qp_rot3_tmul_v3(at->ra, c->ca);
+    c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
