@@ -517,6 +517,27 @@ qp_rot3 qp_quat_to_rot3(qp_quat q)
     int64_t xy = (int64_t)q.x * q.y, xz = (int64_t)q.x * q.z, yz = (int64_t)q.y * q.z;
     int64_t wx = (int64_t)q.w * q.x, wy = (int64_t)q.w * q.y, wz = (int64_t)q.w * q.z;
     qp_rot3 r;
+    /* A unit quaternion (|q|^2 <= 2^60 + 2^40, as qp_quat_normalize leaves them; components
+     * below 2^30 + 2^20 first, so that the sum of squares cannot wrap): every sum of two
+     * products is at most |q|^2 in magnitude, so round_sum4's overflow checks and the clamps
+     * cannot act; the same floor((s + 2^28) / 2^29), fewer instructions. */
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 20);
+    const bool near = (uint32_t)q.w + lim < 2 * lim && (uint32_t)q.x + lim < 2 * lim && (uint32_t)q.y + lim < 2 * lim &&
+                      (uint32_t)q.z + lim < 2 * lim;
+    if (near && (uint64_t)((int64_t)q.w * q.w) + (uint64_t)xx + (uint64_t)yy + (uint64_t)zz <=
+                    ((uint64_t)1 << 60) + ((uint64_t)1 << 40)) {
+        const int64_t h = (int64_t)1 << 28;
+        r.m[0][0] = (int32_t)(QP_Q30_ONE - ((yy + zz + h) >> 29));
+        r.m[0][1] = (int32_t)((xy - wz + h) >> 29);
+        r.m[0][2] = (int32_t)((xz + wy + h) >> 29);
+        r.m[1][0] = (int32_t)((xy + wz + h) >> 29);
+        r.m[1][1] = (int32_t)(QP_Q30_ONE - ((xx + zz + h) >> 29));
+        r.m[1][2] = (int32_t)((yz - wx + h) >> 29);
+        r.m[2][0] = (int32_t)((xz - wy + h) >> 29);
+        r.m[2][1] = (int32_t)((yz + wx + h) >> 29);
+        r.m[2][2] = (int32_t)(QP_Q30_ONE - ((xx + yy + h) >> 29));
+        return r;
+    }
     r.m[0][0] = qp_sat32(QP_Q30_ONE - round_sum4(yy, zz, 0, 0, 29));
     r.m[0][1] = qp_sat32(round_sum4(xy, -wz, 0, 0, 29));
     r.m[0][2] = qp_sat32(round_sum4(xz, wy, 0, 0, 29));
