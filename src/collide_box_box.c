@@ -455,17 +455,21 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
     }
     const int64_t edge_bar = sep_f + tolerance(sep_f, QP__BOX_TOL_EDGE);
     const int64_t matters = edge_bar < lim ? edge_bar : lim;
+    /* An overlap along an edge axis that cannot matter is passed over without its square
+     * root and division (most axes of resting boxes): |e_i x c_j| < 2^32 (len2 < 2^63), so
+     * q = -round(|num| / len) <= -floor(|num| / 2^32), and q 2^30 <= matters when num <= 0
+     * and floor(|num| / 2^32) >= K = ceil(-matters / 2^30), that is num <= -K 2^32 (K <= 0:
+     * num <= 0; K < 2^30, as |matters| < 2^60 within QP__BOX_FAR). Skipping an axis that
+     * can neither end the test nor beat the face (nor, then, be the best edge where the
+     * best one does) changes nothing. */
+    const int64_t k_edge = matters < 0 ? (-matters + QP__W_ONE - 1) >> 30 : 0;
+    const int64_t no_matter = -(k_edge << 32);
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             int64_t len2, num;
             if (!sep_edges(ha, hb, t, R, i, j, &len2, &num)) continue;
-            /* An overlap along this axis that cannot matter is passed over without its
-             * square root and division (most axes of resting boxes): |e_i x c_j| < 2^32
-             * (len2 < 2^63), so q = -round(|num| / len) <= -floor(|num| / 2^32). Skipping
-             * an axis that can neither end the test nor beat the face (nor, then, be the
-             * best edge where the best one does) changes nothing. */
-            if (num <= 0 && -(int64_t)((uint64_t)-num >> 32) * QP__W_ONE <= matters) continue;
+            if (num <= no_matter) continue;
             /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
             int64_t q = qp__div_round64(num, isqrt_round(len2));
             if (q > INT32_MAX) q = INT32_MAX;
