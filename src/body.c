@@ -53,7 +53,9 @@ qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, con
 {
     const qp_shape *s = &w->shapes[shape].shape;
     qp_transform xf;
-    xf.p = qp_v3_add(*x, qp_rot3_mul_v3(r, s->offset));
+    /* A zero offset (every one-shape body's shape) turns to zero: x + 0, saturated. */
+    xf.p = (s->offset.x | s->offset.y | s->offset.z) == 0 ? qp__v3_add(*x, qp_v3_zero())
+                                                          : qp_v3_add(*x, qp_rot3_mul_v3(r, s->offset));
     if (is_identity(s->rotation)) {
         xf.r = *r;
     } else {
@@ -69,8 +71,8 @@ static qp_aabb margin_box(const qp_world *w, int s, const qp_vec3 *x, const qp_r
     qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
     qp_transform xf = qp__shape_world(w, s, x, r);
     qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);
-    box.lo = qp_v3_sub(box.lo, m);
-    box.hi = qp_v3_add(box.hi, m);
+    box.lo = qp__v3_sub(box.lo, m);
+    box.hi = qp__v3_add(box.hi, m);
     return box;
 }
 

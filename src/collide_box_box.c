@@ -62,15 +62,31 @@ static int64_t tolerance(int64_t sep, int shift)
  * multiplication and three more instructions on a Cortex-M, at every axis. */
 static const uint8_t NEXT3[5] = { 0, 1, 2, 0, 1 };
 
-/* |R[i][j]|, Q2.30, widened. */
-static int64_t absr(const qp_q30 (*r)[3], int i, int j) { return abs64(r[i][j]); }
+/* |R[i][j]|, Q2.30, unsigned. */
+static uint32_t absr(const qp_q30 (*r)[3], int i, int j)
+{
+    return r[i][j] < 0 ? 0u - (uint32_t)r[i][j] : (uint32_t)r[i][j];
+}
+
+/* a0 h0 + a1 h1 (+ a2 h2) for |R| entries a and half extents h (> 0), Q46: a box's
+ * reach along an axis. Unsigned, so that each term is one 32 x 32 multiply-accumulate
+ * on a 32-bit machine (signed 64-bit terms took three instructions each); below 2^55
+ * for half extents up to 100 m. */
+static QP__ALWAYS_INLINE int64_t reach2(uint32_t a0, fix16_t h0, uint32_t a1, fix16_t h1)
+{
+    return (int64_t)((uint64_t)a0 * (uint32_t)h0 + (uint64_t)a1 * (uint32_t)h1);
+}
+static QP__ALWAYS_INLINE int64_t reach3(uint32_t a0, fix16_t h0, uint32_t a1, fix16_t h1, uint32_t a2, fix16_t h2)
+{
+    return (int64_t)((uint64_t)a0 * (uint32_t)h0 + (uint64_t)a1 * (uint32_t)h1 + (uint64_t)a2 * (uint32_t)h2);
+}
 
 /* The separations along the candidate axes (Q46; < 0: overlap along it), B at (R, t)
  * in A's frame. A's face axis i: */
 static QP__ALWAYS_INLINE int64_t sep_face_a(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
                                  const qp_q30 (*R)[3], int i)
 {
-    int64_t rb = absr(R, i, 0) * hb[0] + absr(R, i, 1) * hb[1] + absr(R, i, 2) * hb[2];
+    int64_t rb = reach3(absr(R, i, 0), hb[0], absr(R, i, 1), hb[1], absr(R, i, 2), hb[2]);
     return abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
 }
 
@@ -83,13 +99,13 @@ static QP__ALWAYS_INLINE int64_t tb_of(const fix16_t t[3], const qp_q30 (*R)[3],
 /* B's face axis j, from tb = tb_of(t, R, j). */
 static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb, const qp_q30 (*R)[3], int j)
 {
-    int64_t ra = absr(R, 0, j) * ha[0] + absr(R, 1, j) * ha[1] + absr(R, 2, j) * ha[2];
+    int64_t ra = reach3(absr(R, 0, j), ha[0], absr(R, 1, j), ha[1], absr(R, 2, j), ha[2]);
     return abs64(tb) - ra - (int64_t)hb[j] * QP__W_ONE;
 }
 
 /* The edge axis e_i x c_j, not normalised: false when the edges are parallel (|e_i x
  * c_j|^2 = *len2, Q60, below QP__BOX_EDGE_MIN2), else the separation times |e_i x c_j|
- * (Q2.30) in *num. */
+ * (Q2.30) in *num, t . (e_i x c_j) in *tn. */
 static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
                                         const qp_q30 (*R)[3], int i, int j, int64_t *len2, int64_t *num,
                                         int64_t *tn)
@@ -98,8 +114,8 @@ static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3]
     *len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
     if (*len2 < QP__BOX_EDGE_MIN2) return false;
     *tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];   /* t . (e_i x c_j) */
-    int64_t ra = ha[i1] * absr(R, i2, j) + ha[i2] * absr(R, i1, j);
-    int64_t rb = hb[j1] * absr(R, i, j2) + hb[j2] * absr(R, i, j1);
+    int64_t ra = reach2(absr(R, i2, j), ha[i1], absr(R, i1, j), ha[i2]);
+    int64_t rb = reach2(absr(R, i, j2), hb[j1], absr(R, i, j1), hb[j2]);
     *num = abs64(*tn) - ra - rb;
     return true;
 }
@@ -219,7 +235,7 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
     while (j < n && (sg > 0 ? in[j].p[c] <= h : in[j].p[c] >= lo)) j++;
     if (j == n) return -1;
     int64_t d[CLIP_MAX];   /* > 0: outside */
-    for (j = 0; j < n; j++) d[j] = (int64_t)sg * in[j].p[c] - h;
+    for (j = 0; j < n; j++) d[j] = (sg > 0 ? (int64_t)in[j].p[c] : -(int64_t)in[j].p[c]) - h;
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
         const int i1 = i + 1 < n ? i + 1 : 0;
@@ -236,6 +252,12 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
         }
     }
     return o;
+}
+
+/* qp__shift_round(v, 30), without the clamp where the caller knows it cannot act. */
+static QP__ALWAYS_INLINE fix16_t corner_round(int64_t v, bool plain)
+{
+    return plain ? (fix16_t)qp__shift_round64(v, 30) : qp__shift_round(v, 30);
 }
 
 typedef struct {
@@ -270,10 +292,16 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     int k = 0;
     for (int c = 1; c < 3; c++)
         if (abs64(rinc[ax][c]) > abs64(rinc[ax][k])) k = c;
-    int sk = (int64_t)rinc[ax][k] * s > 0 ? -1 : 1;
+    int sk = (rinc[ax][k] > 0) == (s > 0) && rinc[ax][k] != 0 ? -1 : 1;
     int k1 = NEXT3[k + 1], k2 = NEXT3[k + 2];
     clip_vertex poly[2][CLIP_MAX];
     int n = 4;
+    /* With the incident box's centre below 2^29 and its half extents below 2^27 (8 192 and
+     * 2 048 m), each corner's sum is below 2.5 2^59 whatever R: no clamp can act. */
+    const uint32_t near = (uint32_t)1 << 29;
+    const bool plain = (uint32_t)tinc[0] + near < 2 * near && (uint32_t)tinc[1] + near < 2 * near &&
+                       (uint32_t)tinc[2] + near < 2 * near && (uint32_t)hi[0] < ((uint32_t)1 << 27) &&
+                       (uint32_t)hi[1] < ((uint32_t)1 << 27) && (uint32_t)hi[2] < ((uint32_t)1 << 27);
     /* Its corners t + R local, local[k] = sk hi[k] and (local[k1], local[k2]) = (+,+),
      * (-,+), (-,-), (+,-) times (hi[k1], hi[k2]) in turn: each component the exact sum
      * affine() forms, rounded once as it rounds it, from products made once for the
@@ -282,10 +310,10 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         const int64_t base = (int64_t)tinc[c] * QP__W_ONE + (int64_t)rinc[c][k] * (fix16_t)(sk * hi[k]);
         const int64_t e1 = (int64_t)rinc[c][k1] * hi[k1], e2 = (int64_t)rinc[c][k2] * hi[k2];
         const int64_t plus = base + e1, minus = base - e1;
-        poly[0][0].p[c] = qp__shift_round(plus + e2, 30);
-        poly[0][1].p[c] = qp__shift_round(minus + e2, 30);
-        poly[0][2].p[c] = qp__shift_round(minus - e2, 30);
-        poly[0][3].p[c] = qp__shift_round(plus - e2, 30);
+        poly[0][0].p[c] = corner_round(plus + e2, plain);
+        poly[0][1].p[c] = corner_round(minus + e2, plain);
+        poly[0][2].p[c] = corner_round(minus - e2, plain);
+        poly[0][3].p[c] = corner_round(plus - e2, plain);
     }
     for (int v = 0; v < 4; v++) poly[0][v].label = (uint8_t)v;
     /* Clip against the side planes u = +-hr[u], w = +-hr[w]. */
@@ -303,7 +331,7 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     uint8_t src[CLIP_MAX];
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        int64_t d = (int64_t)hr[ax] - (int64_t)s * poly[cur][i].p[ax];
+        int64_t d = (int64_t)hr[ax] - (s > 0 ? (int64_t)poly[cur][i].p[ax] : -(int64_t)poly[cur][i].p[ax]);
         if (d < -(int64_t)bp->margin) continue;
         cand[kept][0] = poly[cur][i].p[u];
         cand[kept][1] = poly[cur][i].p[w];
@@ -318,10 +346,10 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     for (int j = 0; j < count; j++) {
         int i = src[keep[j]];
         const clip_vertex *v = &poly[cur][i];
-        int lp = poly[cur][(i + n - 1) % n].label, lo = v->label;
+        int lp = poly[cur][i > 0 ? i - 1 : n - 1].label, lo = v->label;
         int a = lp < lo ? lp : lo, b = lp < lo ? lo : lp;
         fix16_t p[3] = { v->p[0], v->p[1], v->p[2] };
-        p[ax] = (fix16_t)(((int64_t)p[ax] + (int64_t)s * hr[ax] + 1) >> 1);   /* midway */
+        p[ax] = (fix16_t)(((int64_t)p[ax] + (s > 0 ? hr[ax] : -(int64_t)hr[ax]) + 1) >> 1);   /* midway */
         qp_manifold_point *mp = &m->points[j];
         if (ref_b) {
             fix16_t pa[3];
@@ -389,15 +417,15 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
     return 1;
 }
 
-int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
-                       fix16_t margin, qp_manifold *m)
+/* The manifold's normal, count and first n points when it finds n > 0 of them; nothing
+ * else written. */
+static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m)
 {
     const fix16_t ha[3] = { a->half.x, a->half.y, a->half.z };
     const fix16_t hb[3] = { b->half.x, b->half.y, b->half.z };
     const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
     const qp_q30 (*R)[3] = b_in_a->r.m;
     const int64_t lim = (int64_t)margin * QP__W_ONE;
-    memset(m, 0, sizeof *m);
     if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
 
 
@@ -428,17 +456,21 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     }
     const int64_t edge_bar = sep_f + tolerance(sep_f, QP__BOX_TOL_EDGE);
     const int64_t matters = edge_bar < lim ? edge_bar : lim;
+    /* An overlap along an edge axis that cannot matter is passed over without its square
+     * root and division (most axes of resting boxes): |e_i x c_j| < 2^32 (len2 < 2^63), so
+     * q = -round(|num| / len) <= -floor(|num| / 2^32), and q 2^30 <= matters when num <= 0
+     * and floor(|num| / 2^32) >= K = ceil(-matters / 2^30), that is num <= -K 2^32 (K <= 0:
+     * num <= 0; K < 2^30, as |matters| < 2^60 within QP__BOX_FAR). Skipping an axis that
+     * can neither end the test nor beat the face (nor, then, be the best edge where the
+     * best one does) changes nothing. */
+    const int64_t k_edge = matters < 0 ? (-matters + QP__W_ONE - 1) >> 30 : 0;
+    const int64_t no_matter = -(k_edge << 32);
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             int64_t len2, num, tn;
             if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn)) continue;
-            /* An overlap along this axis that cannot matter is passed over without its
-             * square root and division (most axes of resting boxes): |e_i x c_j| < 2^32
-             * (len2 < 2^63), so q = -round(|num| / len) <= -floor(|num| / 2^32). Skipping
-             * an axis that can neither end the test nor beat the face (nor, then, be the
-             * best edge where the best one does) changes nothing. */
-            if (num <= 0 && -(int64_t)((uint64_t)-num >> 32) * QP__W_ONE <= matters) continue;
+            if (num <= no_matter) continue;
             /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
             int64_t q = qp__div_round64(num, isqrt_round(len2));
             if (q > INT32_MAX) q = INT32_MAX;
@@ -450,6 +482,17 @@ int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform 
     if (ei >= 0 && sep_e > edge_bar)
         return edge_contact(&bp, ei, ej, sep_e16, m);
     return face_contact(&bp, ref_b, ref_b ? fb : fa, m);
+}
+
+int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
+                       fix16_t margin, qp_manifold *m)
+{
+    int n = box_box(a, b, b_in_a, margin, m);
+    /* Every byte not written zeroed, as the contract asks, after the fact: clearing the
+     * whole manifold first cost a resting pair a 96-byte memset for no byte. */
+    if (n == 0) memset(m, 0, sizeof *m);
+    else if (n < QP_MAX_MANIFOLD_POINTS) memset(&m->points[n], 0, (size_t)(QP_MAX_MANIFOLD_POINTS - n) * sizeof m->points[0]);
+    return n;
 }
 
 fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, qp_vec3 *axis)

@@ -103,12 +103,19 @@ static uint32_t isqrt32_top(uint32_t x)
  * q = floor((m - a^2) / 2a) is never below s - a (from (a + q)^2 <= m) and at most
  * two above it (from m < (s + 1)^2 and s - a <= 2^16 + 1), so s = a + q less at most two
  * steps down, checked with a 64-bit square. Only 32-bit divisions (one instruction
- * on the Cortex-M3/M4/M7). The old bit-by-bit loop took 393 instructions on the
- * Cortex-M4; tests/unit/test_math.c compares the two on 10^7 inputs. */
+ * on the Cortex-M3/M4/M7). A v below 2^32 is shifted by 2k into [2^30, 2^32) instead,
+ * and its floor root there (isqrt32_top) shifted right by k is floor(sqrt(v)) by the
+ * same argument, without the second digit (checked on all 2^32 such v).
+ * The old bit-by-bit loop took 393 instructions on the Cortex-M4; tests/unit/test_math.c
+ * compares the two on 10^7 inputs. */
 uint32_t qp_isqrt64(uint64_t v)
 {
     QP__COUNT(isqrt, 1);
     if (v == 0) return 0;
+    if (v >> 32 == 0) {   /* lengths below 1 m (a contact's points from its centroid) */
+        int k = __builtin_clz((uint32_t)v) >> 1;
+        return isqrt32_top((uint32_t)v << (2 * k)) >> k;
+    }
     int k = __builtin_clzll(v) >> 1;
     uint64_t m = v << (2 * k);
     uint32_t x = (uint32_t)(m >> 32);
@@ -122,13 +129,10 @@ uint32_t qp_isqrt64(uint64_t v)
     return (uint32_t)(s >> k);
 }
 
-/* Rounded square root of a 64-bit value: floor root r, plus one when
- * v - r^2 > r (i.e. v > (r + 1/2)^2 - 1/4). */
+/* Rounded square root of a 64-bit value. */
 static uint32_t isqrt64_round(uint64_t v)
 {
-    uint32_t r = qp_isqrt64(v);
-    if (v - (uint64_t)r * r > r && r != UINT32_MAX) r++;
-    return r;
+    return qp__root_rounded(v, qp_isqrt64(v));
 }
 
 fix16_t qp_sqrt(fix16_t x)
@@ -254,6 +258,8 @@ qp_vec3 qp_v3_scale(qp_vec3 a, fix16_t s)
 qp_vec3 qp_v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
 {
     const int64_t h = (int64_t)1 << 15;
+    /* b = 0 (no force: gravity alone, at every body and every pair it is in): a, saturated. */
+    if ((b.x | b.y | b.z) == 0) return qp_v3(qp__sat32(a.x), qp__sat32(a.y), qp__sat32(a.z));
     return qp_v3(qp_sat32((((int64_t)a.x * 65536) + (int64_t)b.x * s + h) >> 16),
                  qp_sat32((((int64_t)a.y * 65536) + (int64_t)b.y * s + h) >> 16),
                  qp_sat32((((int64_t)a.z * 65536) + (int64_t)b.z * s + h) >> 16));
@@ -511,6 +517,27 @@ qp_rot3 qp_quat_to_rot3(qp_quat q)
     int64_t xy = (int64_t)q.x * q.y, xz = (int64_t)q.x * q.z, yz = (int64_t)q.y * q.z;
     int64_t wx = (int64_t)q.w * q.x, wy = (int64_t)q.w * q.y, wz = (int64_t)q.w * q.z;
     qp_rot3 r;
+    /* A unit quaternion (|q|^2 <= 2^60 + 2^40, as qp_quat_normalize leaves them; components
+     * below 2^30 + 2^20 first, so that the sum of squares cannot wrap): every sum of two
+     * products is at most |q|^2 in magnitude, so round_sum4's overflow checks and the clamps
+     * cannot act; the same floor((s + 2^28) / 2^29), fewer instructions. */
+    const uint32_t lim = ((uint32_t)1 << 30) + ((uint32_t)1 << 20);
+    const bool near = (uint32_t)q.w + lim < 2 * lim && (uint32_t)q.x + lim < 2 * lim && (uint32_t)q.y + lim < 2 * lim &&
+                      (uint32_t)q.z + lim < 2 * lim;
+    if (near && (uint64_t)((int64_t)q.w * q.w) + (uint64_t)xx + (uint64_t)yy + (uint64_t)zz <=
+                    ((uint64_t)1 << 60) + ((uint64_t)1 << 40)) {
+        const int64_t h = (int64_t)1 << 28;
+        r.m[0][0] = (int32_t)(QP_Q30_ONE - ((yy + zz + h) >> 29));
+        r.m[0][1] = (int32_t)((xy - wz + h) >> 29);
+        r.m[0][2] = (int32_t)((xz + wy + h) >> 29);
+        r.m[1][0] = (int32_t)((xy + wz + h) >> 29);
+        r.m[1][1] = (int32_t)(QP_Q30_ONE - ((xx + zz + h) >> 29));
+        r.m[1][2] = (int32_t)((yz - wx + h) >> 29);
+        r.m[2][0] = (int32_t)((xz - wy + h) >> 29);
+        r.m[2][1] = (int32_t)((yz + wx + h) >> 29);
+        r.m[2][2] = (int32_t)(QP_Q30_ONE - ((xx + yy + h) >> 29));
+        return r;
+    }
     r.m[0][0] = qp_sat32(QP_Q30_ONE - round_sum4(yy, zz, 0, 0, 29));
     r.m[0][1] = qp_sat32(round_sum4(xy, -wz, 0, 0, 29));
     r.m[0][2] = qp_sat32(round_sum4(xz, wy, 0, 0, 29));

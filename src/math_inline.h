@@ -105,6 +105,13 @@ static inline uint64_t qp__udiv64_32(uint64_t n, uint32_t d)
 #endif
 }
 
+/* round(sqrt(v)) from r = floor(sqrt(v)) (qp_isqrt64): r + 1 when v - r^2 > r, that is
+ * v > (r + 1/2)^2 - 1/4. */
+static inline uint32_t qp__root_rounded(uint64_t v, uint32_t r)
+{
+    return v - (uint64_t)r * r > r && r != UINT32_MAX ? r + 1 : r;
+}
+
 /* qp_div: a/b in Q16.16, rounded half away from zero, saturating; b == 0 gives 0. */
 static inline fix16_t qp__div(fix16_t a, fix16_t b)
 {

@@ -8,8 +8,9 @@
  * depth_now = depth_pred + vn_pred * dt.
  *
  * Persistence: last step's contacts stay in the pool, sorted like the pairs
- * (body a, body b, slots). They move to its top, this step's are written
- * from its bottom, and a merge walk finds each manifold's previous self;
+ * (body a, body b, slots). This step's are written from its bottom (the old
+ * ones not yet read move to its top when a write would reach them), and a
+ * merge walk finds each manifold's previous self;
  * points with the same feature id inherit their impulses. One pool, no
  * second copy: it only has to hold, at any moment of the walk, the contacts
  * written so far and the old ones not yet read. Pairs of bodies that are
@@ -31,57 +32,112 @@
  * component, at every point of every contact. The same bits. */
 static inline qp_vec3 v3_add(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp__add_sat(a.x, b.x), qp__add_sat(a.y, b.y), qp__add_sat(a.z, b.z));
+    qp_vec3 r = qp_v3(qp__add_sat(a.x, b.x), qp__add_sat(a.y, b.y), qp__add_sat(a.z, b.z));
+    QP__NARROW(r.x);
+    QP__NARROW(r.y);
+    QP__NARROW(r.z);
+    return r;
 }
 
 static inline qp_vec3 v3_sub(qp_vec3 a, qp_vec3 b)
 {
-    return qp_v3(qp__sub_sat(a.x, b.x), qp__sub_sat(a.y, b.y), qp__sub_sat(a.z, b.z));
+    qp_vec3 r = qp_v3(qp__sub_sat(a.x, b.x), qp__sub_sat(a.y, b.y), qp__sub_sat(a.z, b.z));
+    QP__NARROW(r.x);
+    QP__NARROW(r.y);
+    QP__NARROW(r.z);
+    return r;
 }
 
 /* The poses a pair is collided at (pair_poses). */
 typedef struct {
     qp_vec3 xa, xb;               /* centres of mass */
-    qp_quat qa, qb;
     fix16_t margin;
     bool swept;                   /* start poses: depths are already the step's start */
-#if !QP_CFG_LOW_RAM
-    const qp_rot3 *ra, *rb;       /* qp_quat_to_rot3(qa), (qb): kept by predict or qp__body_sync */
+    const qp_rot3 *ra, *rb;       /* the rotations: kept by predict or qp__body_sync */
+#if QP_CFG_LOW_RAM
+    qp_quat qa, qb;               /* low-RAM: the quaternions, and r[k] made from them */
+    qp_rot3 r[2];
+    bool made;
 #endif
 } qp_poses;
 
-/* The rotations of a pair's poses: kept (default layout) or converted (low-RAM). */
-static void pose_rotations(const qp_poses *at, qp_rot3 *ra, qp_rot3 *rb)
+#if QP_CFG_LOW_RAM
+static bool same_quat(qp_quat a, qp_quat b)
 {
-#if !QP_CFG_LOW_RAM
-    *ra = *at->ra;
-    *rb = *at->rb;
-#else
-    *ra = qp_quat_to_rot3(at->qa);
-    *rb = qp_quat_to_rot3(at->qb);
-#endif
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
 }
+
+/* Low-RAM: a pair's rotations made from its quaternions qa, qb, where at holds the pair
+ * before's. Pairs come sorted by body, so a quaternion of that pair (body a's again, or
+ * the last b's as this a) comes back often: its rotation is reused when it is the same
+ * quaternion bit for bit. */
+static void make_rotations(qp_poses *at, qp_quat qa, qp_quat qb)
+{
+    const qp_quat q[2] = { qa, qb };
+    qp_rot3 r[2];
+    for (int s = 0; s < 2; s++) {
+        if (at->made && same_quat(q[s], at->qa)) r[s] = at->r[0];
+        else if (at->made && same_quat(q[s], at->qb)) r[s] = at->r[1];
+        else r[s] = qp_quat_to_rot3(q[s]);
+    }
+    at->qa = qa;
+    at->qb = qb;
+    at->r[0] = r[0];
+    at->r[1] = r[1];
+    at->made = true;
+    at->ra = &at->r[0];
+    at->rb = &at->r[1];
+}
+#endif
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 {
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). */
-static void set_centroid(qp_contact *c, const qp_vec3 *rb)
+/* floor(sqrt(s)), given the floor root r of a value near s: r itself when r^2 <= s <=
+ * r^2 + 2r, checked exactly (a manifold's points lie about as far from its centroid,
+ * so that the first root mostly serves the others), else qp_isqrt64. */
+static uint32_t root_near(uint64_t s, uint32_t r)
 {
-    int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
-    for (int k = 0; k < c->count; k++) {
-        sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
-        sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
+    uint64_t rr = (uint64_t)r * r;
+    return rr <= s && s - rr <= 2 * (uint64_t)r ? r : qp_isqrt64(s);
+}
+
+/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). With
+ * every arm below 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits,
+ * where a Cortex-M forms them in one instruction each: the same numbers. */
+static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
+{
+    const int n = c->count;
+    if (small) {
+        int32_t s[6] = { 0, 0, 0, 0, 0, 0 };
+        for (int k = 0; k < n; k++) {
+            s[0] += c->p[k].ra.x; s[1] += c->p[k].ra.y; s[2] += c->p[k].ra.z;
+            s[3] += rb[k].x; s[4] += rb[k].y; s[5] += rb[k].z;
+        }
+        c->ca = qp_v3(s[0] / n, s[1] / n, s[2] / n);
+        c->cb = qp_v3(s[3] / n, s[4] / n, s[5] / n);
+    } else {
+        int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
+        for (int k = 0; k < n; k++) {
+            sa[0] += c->p[k].ra.x; sa[1] += c->p[k].ra.y; sa[2] += c->p[k].ra.z;
+            sb[0] += rb[k].x; sb[1] += rb[k].y; sb[2] += rb[k].z;
+        }
+        c->ca = qp_v3((fix16_t)qp__div64(sa[0], n), (fix16_t)qp__div64(sa[1], n), (fix16_t)qp__div64(sa[2], n));
+        c->cb = qp_v3((fix16_t)qp__div64(sb[0], n), (fix16_t)qp__div64(sb[1], n), (fix16_t)qp__div64(sb[2], n));
     }
-    c->ca = qp_v3((fix16_t)qp__div64(sa[0], c->count), (fix16_t)qp__div64(sa[1], c->count),
-                  (fix16_t)qp__div64(sa[2], c->count));
-    c->cb = qp_v3((fix16_t)qp__div64(sb[0], c->count), (fix16_t)qp__div64(sb[1], c->count),
-                  (fix16_t)qp__div64(sb[2], c->count));
     int64_t r = 0;
-    for (int k = 0; k < c->count; k++) r += qp_v3_len(v3_sub(c->p[k].ra, c->ca));
-    c->twist_radius = (fix16_t)qp__div64(r, c->count);
+    uint32_t root = 0;
+    for (int k = 0; k < n; k++) {
+        const qp_vec3 ra = c->p[k].ra;
+        qp_vec3 d = small ? qp_v3(ra.x - c->ca.x, ra.y - c->ca.y, ra.z - c->ca.z) : v3_sub(ra, c->ca);
+        uint64_t sq = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+        root = root_near(sq, root);
+        uint32_t len = qp__root_rounded(sq, root);   /* qp_v3_len(d) */
+        r += len > (uint32_t)INT32_MAX ? QP_FIX_MAX : (fix16_t)len;
+    }
+    c->twist_radius = (fix16_t)qp__div64(r, n);
 }
 
 /* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
@@ -102,6 +158,23 @@ static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
                           ((int64_t)1 << 29)) >> 30);
     return qp_v3(o[0], o[1], o[2]);
 }
+
+/* rot_small(r, v) (or r^T v, transposed: qp_rot3_tmul_v3) for components of v below 2^26
+ * (a manifold's points, within 1 024 m of shape a), whatever r: each component of the
+ * product is below 1.5 2^28, so the clamp cannot act. */
+static QP__ALWAYS_INLINE qp_vec3 rot_point_t(const qp_rot3 *r, qp_vec3 v, bool transposed)
+{
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++) {
+        const qp_q30 r0 = transposed ? r->m[0][i] : r->m[i][0], r1 = transposed ? r->m[1][i] : r->m[i][1],
+                     r2 = transposed ? r->m[2][i] : r->m[i][2];
+        o[i] = (fix16_t)(((int64_t)r0 * v.x + (int64_t)r1 * v.y + (int64_t)r2 * v.z + ((int64_t)1 << 29)) >> 30);
+    }
+    return qp_v3(o[0], o[1], o[2]);
+}
+static QP__ALWAYS_INLINE qp_vec3 rot_point(const qp_rot3 *r, qp_vec3 v) { return rot_point_t(r, v, false); }
+#define ARM_POINT  ((uint32_t)1 << 26)
+#define ARM_OFFSET ((uint32_t)1 << 28)   /* a's shape offset, and a's centre less b's */
 
 /* Every component of v within [-lim, lim). */
 static inline bool v3_below(qp_vec3 v, uint32_t lim)
@@ -149,7 +222,7 @@ static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3
 /* Points inherit last step's impulses by feature id; a point whose id
  * changed (clipping can renumber features of nearly aligned boxes) takes
  * those of the nearest unclaimed old point within match_distance. */
-static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
+static void inherit_by_match(qp_contact *c, const qp_contact_cache *old)
 {
     const int64_t match_distance_sq = (int64_t)QP_FRAC(5, 100) * QP_FRAC(5, 100);
     int from[QP_MAX_MANIFOLD_POINTS];
@@ -194,9 +267,22 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     for (int j = 0; j < old->count; j++) total += old->jn[j];
     for (int j = 0; j < old->count; j++)   /* taken[j]: some point's from[k] == j */
         if (!taken[j] && (int64_t)old->jn[j] * 8 > total && total > 0) c->flags |= QP_CONTACT_CHANGED;
+}
+
+static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
+{
     c->jt1 = old->jt1;
     c->jt2 = old->jt2;
     c->jtw = old->jtw;
+    /* Most contacts keep their features in the same order: then the matching takes
+     * old point k for point k, and leaves no old point without a successor. */
+    bool same = old->count == c->count;
+    for (int k = 0; same && k < c->count; k++) same = old->id[k] == c->p[k].id;
+    if (!same) {
+        inherit_by_match(c, old);
+        return;
+    }
+    for (int k = 0; k < c->count; k++) c->p[k].jn = old->jn[k];
 }
 
 /* Static friction anchors: the material points of the manifold's centroid on
@@ -209,10 +295,8 @@ static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_pos
         c->anchor_b = old->anchor_b;
         return;
     }
-    qp_rot3 ra, rb;
-    pose_rotations(at, &ra, &rb);
-    c->anchor_a = qp_rot3_tmul_v3(&ra, c->ca);
-    c->anchor_b = qp_rot3_tmul_v3(&rb, c->cb);
+    c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->ra, c->ca, true) : qp_rot3_tmul_v3(at->ra, c->ca);
+    c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);
 }
 
 /* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
@@ -263,15 +347,33 @@ static void pair_velocity(const qp_world *w, qp_old_walk *walk, int i, int side,
     *om = walk->w[k];
 }
 
-/* A fresh contact at the bottom of the pool. When it would land on an old
- * contact not yet read, that old one is given up (its pair loses its warm
- * start): the pool is too small for this step's churn. */
+/* Last step's contacts not yet read move to the top of the pool, where this step's,
+ * written from the bottom, reach them only if the pool is too small: byte for byte,
+ * padding included, in blocks no larger than the move, from the last, so that no block
+ * overlaps where it goes (picolibc's memmove copies an overlapping range backwards a
+ * byte at a time, four Cortex-M instructions a byte; its memcpy a word at a time). */
+static void lift_old(qp_world *w, qp_old_walk *old)
+{
+    const int shift = QP_CFG_MAX_CONTACTS - old->end;
+    for (int end = old->end; shift > 0 && end > old->next; end -= shift) {
+        int start = end - shift > old->next ? end - shift : old->next;
+        memcpy(&w->contacts[start + shift], &w->contacts[start], (size_t)(end - start) * sizeof(qp_contact));
+    }
+    old->next += shift;
+    old->end = QP_CFG_MAX_CONTACTS;
+}
+
+/* A fresh contact at the bottom of the pool. When it would land on an old contact not
+ * yet read, the old ones left move to the top first (a step with more new contacts than
+ * ended ones so far); when they are there already, that old one is given up (its pair
+ * loses its warm start): the pool is too small for this step's churn. */
 static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int b)
 {
     if (*n == QP_CFG_MAX_CONTACTS) {
         lose_contact(w, a, b);
         return 0;
     }
+    if (*n == old->next && old->next < old->end) lift_old(w, old);
     if (*n == old->next && old->next < old->end) {
         lose_contact(w, w->contacts[old->next].a, w->contacts[old->next].b);
         qp__event_contact_end(w, &w->contacts[old->next]);
@@ -327,16 +429,16 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
 /* qp__shape_world, for a shape at its body's centre of mass without a turn (every
  * shape of a one-shape body) without the rotation of a zero offset: the same bits
  * (R 0 rounds to 0, and x + 0 saturates the same). */
-static qp_transform shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r)
+static void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r, qp_transform *xf)
 {
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
-        (s->rotation.x | s->rotation.y | s->rotation.z) != 0)
-        return qp__shape_world(w, shape, x, r);
-    qp_transform xf;
-    xf.p = v3_add(*x, qp_v3_zero());
-    xf.r = *r;
-    return xf;
+        (s->rotation.x | s->rotation.y | s->rotation.z) != 0) {
+        *xf = qp__shape_world(w, shape, x, r);
+        return;
+    }
+    xf->p = v3_add(*x, qp_v3_zero());
+    xf->r = *r;
 }
 
 /* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
@@ -374,6 +476,35 @@ static void relative_pose(const qp_transform *a, const qp_transform *b, qp_trans
     rel->p = qp_v3(o[0], o[1], o[2]);
 }
 
+/* An upper bound of a box's half diagonal |h| without a square root: with h's components
+ * sorted, a >= b >= c, |h| <= a + (sqrt 2 - 1) b + (sqrt 3 - sqrt 2) c (the norm is convex,
+ * and this is its value on the edges (1, 0, 0), (1, 1, 0), (1, 1, 1) of the cone of such
+ * vectors, extended linearly), the factors rounded up: a cube's within rounding, at most
+ * 13 % above for any box. */
+static uint32_t box_radius(qp_vec3 h)
+{
+    uint32_t a = (uint32_t)h.x, b = (uint32_t)h.y, c = (uint32_t)h.z, t;   /* 0.01 - 100 m */
+    if (a < b) t = a, a = b, b = t;
+    if (b < c) t = b, b = c, c = t;
+    if (a < b) t = a, a = b, b = t;
+    return a + (uint32_t)(((uint64_t)b * 27146 + 65535) >> 16) + (uint32_t)(((uint64_t)c * 20830 + 65535) >> 16);
+}
+
+/* Two boxes whose bounding spheres are farther apart than the margin (and a millimetre
+ * for rounding) cannot come within it, whatever their turn: no contact, found before
+ * their relative pose (rain512's tumbling cubes make three times as many pairs as
+ * contacts, half of them that far apart). The separating axis test would find no face
+ * contact there; it could find an edge contact, between edges whose lines pass within
+ * the margin but not the edges themselves. d: b's centre less a's. */
+static bool boxes_apart(const qp_shape *a, const qp_shape *b, qp_vec3 d, fix16_t margin)
+{
+    if (a->type != QP_SHAPE_BOX || b->type != QP_SHAPE_BOX) return false;
+    /* Radii below 2^25 (173 m each), a margin below 2^31: r fits 32 bits. */
+    uint32_t r = box_radius(a->half) + box_radius(b->half) + (uint32_t)margin + QP_FRAC(1, 1000);
+    uint64_t d2 = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+    return d2 > (uint64_t)r * r;
+}
+
 /* The manifold of a pair at its poses (pair_poses), in the frame of shape a
  * (*xa, world). Apart from building the contact, so that its transforms and
  * the contact's temporaries are not on the stack together with the collide
@@ -382,10 +513,10 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
-    qp_rot3 ra, rb;
-    pose_rotations(at, &ra, &rb);
-    *xa = shape_pose(w, pair->a, &at->xa, &ra);
-    qp_transform xb = shape_pose(w, pair->b, &at->xb, &rb);
+    qp_transform xb;
+    shape_pose(w, pair->a, &at->xa, at->ra, xa);
+    shape_pose(w, pair->b, &at->xb, at->rb, &xb);
+    if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
     qp_transform rel;
     relative_pose(xa, &xb, &rel);
     return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
@@ -418,18 +549,18 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     qp_vec3 d = v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
     at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
+#if QP_CFG_LOW_RAM
+    make_rotations(at, at->swept ? ba->q : w->pred.q[a], at->swept ? bb->q : w->pred.q[b]);
+#else
+    at->ra = at->swept ? &ba->r : &w->pred.r[a];
+    at->rb = at->swept ? &bb->r : &w->pred.r[b];
+#endif
     if (at->swept) {
-        at->xa = ba->x, at->qa = ba->q, at->xb = bb->x, at->qb = bb->q;
+        at->xa = ba->x, at->xb = bb->x;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
-#if !QP_CFG_LOW_RAM
-        at->ra = &ba->r, at->rb = &bb->r;
-#endif
     } else {
-        at->xa = w->pred.x[a], at->qa = w->pred.q[a], at->xb = w->pred.x[b], at->qb = w->pred.q[b];
+        at->xa = w->pred.x[a], at->xb = w->pred.x[b];
         at->margin = w->def.contact_margin;
-#if !QP_CFG_LOW_RAM
-        at->ra = &w->pred.r[a], at->rb = &w->pred.r[b];
-#endif
     }
 }
 
@@ -458,23 +589,38 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     c->ab = v3_sub(at->xa, at->xb);
     fix16_t vn_min = 0;
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    bool arms_small = true;
     const bool small = v3_below(wa, SPEED_ARM) && v3_below(wb, SPEED_ARM) && v3_below(va, SPEED_VEL) &&
                        v3_below(vb, SPEED_VEL) && v3_below(c->n, SPEED_DIR);
     qp_vec3 dv = qp_v3_zero();
     if (small) dv = qp_v3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
+    /* Arms below 1.5 2^28 + 2^29 < 2^31 (rot_point): their sums need no clamp. */
+    const bool plain = v3_below(arm_a, ARM_OFFSET) && v3_below(c->ab, ARM_OFFSET);
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        qp_vec3 ra = v3_add(arm_a, rot_small(&xa->r, m->points[k].point));
+        const qp_vec3 q = m->points[k].point;
+        qp_vec3 ra;
+        if (plain && v3_below(q, ARM_POINT)) {
+            const qp_vec3 t = rot_point(&xa->r, q);
+            ra = qp_v3(arm_a.x + t.x, arm_a.y + t.y, arm_a.z + t.z);
+            rb[k] = qp_v3(ra.x + c->ab.x, ra.y + c->ab.y, ra.z + c->ab.z);
+        } else {
+            ra = v3_add(arm_a, rot_small(&xa->r, q));
+            rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
+        }
         p->ra = ra;
-        rb[k] = v3_add(ra, c->ab);   /* qp__arm_b(c, k), inline */
         p->id = m->points[k].id;
-        fix16_t vn = small && v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM)
+        const bool arm_small = v3_below(ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM);
+        arms_small = arms_small && arm_small;
+        fix16_t vn = small && arm_small
                          ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
                          : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
-        p->depth = at->swept ? m->points[k].depth : qp__sat32((int64_t)m->points[k].depth + qp_mul(vn, w->def.dt));
+        /* depth + qp_mul(vn, dt), inline, the sum saturated in 32 bits (the same numbers). */
+        p->depth = at->swept ? m->points[k].depth
+                             : qp__add_sat(m->points[k].depth, qp__sat32(qp__shift_round64((int64_t)vn * w->def.dt, 16)));
         if (vn < vn_min) vn_min = vn;
     }
-    set_centroid(c, rb);
+    set_centroid(c, rb, arms_small);
     set_anchors(c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
@@ -523,12 +669,19 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 
 void qp__narrow_phase(qp_world *w)
 {
-    qp_old_walk walk = { QP_CFG_MAX_CONTACTS - w->contact_count, QP_CFG_MAX_CONTACTS, { -1, -1 },
-                         { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
-    /* Byte for byte (memmove: the ranges overlap), padding included. */
-    if (walk.next > 0) memmove(&w->contacts[walk.next], &w->contacts[0], (size_t)w->contact_count * sizeof(qp_contact));
+    /* Last step's contacts stay where they are until this step's would reach them
+     * (new_contact): a world whose contacts carry on moves none. Not when they fill
+     * more than half the pool: they move up at once, as they always did, for a sleeper
+     * woken here (wake_on_impact) walks last step's contact graph, whose indices then
+     * reach into the top and read what the move left there. */
+    qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
+    if (2 * w->contact_count > QP_CFG_MAX_CONTACTS) lift_old(w, &walk);
     int n = 0;
     qp_contact_cache old;
+    qp_poses at;   /* kept from pair to pair: make_rotations reuses the rotations */
+#if QP_CFG_LOW_RAM
+    at.made = false;
+#endif
     /* Merge walk: pairs and old contacts are both sorted by the same key. */
     for (int i = 0; i < w->pair_count; i++) {
         if (qp__pair_is_sensor(w, &w->pairs[i])) continue;   /* sensor.c */
@@ -547,7 +700,6 @@ void qp__narrow_phase(qp_world *w)
             if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
             else end_contact(w, &old);
         }
-        qp_poses at;
         pair_poses(w, &w->pairs[i], &at);
         qp_transform xa;
         qp_manifold m;
