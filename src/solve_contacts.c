@@ -9,7 +9,8 @@
  * follows each manifold's normal impulses (qp__friction: static friction
  * holds, else dynamic friction slides). With accumulate_impulses, totals
  * are clamped (Catto) and may start from last step's (warm_start);
- * otherwise every impulse only pushes.
+ * otherwise every impulse only pushes. A sweep that settled (no impulse
+ * beyond QP_SETTLED_UNITS, solver.h) skips the sweeps left but the last.
  */
 #include "solver.h"
 
@@ -142,14 +143,22 @@ static fix16_t resting_speed(const qp_world *w)
     return qp__mul(g < QP_INT(10) ? g : QP_INT(10), w->def.dt);
 }
 
-static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push, fix16_t rest, bool last, bool reverse,
+/* An impulse beyond what a settled sweep still trades (QP_SETTLED_UNITS). */
+static inline bool unsettled(fix16_t j)
+{
+    return j > QP_SETTLED_UNITS || j < -QP_SETTLED_UNITS;
+}
+
+/* One visit; true if it changed an impulse by more than QP_SETTLED_UNITS. */
+static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push, fix16_t rest, bool last, bool reverse,
                                        qp_quiet *q, qp_contact_rows *scratch)
 {
     int move = qp__movable(w, c);
-    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return;
-    if (quiet_skip(w, c, q, last)) return;
+    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    if (quiet_skip(w, c, q, last)) return false;
     bool acc = w->def.accumulate_impulses;
     bool quiet = true;   /* no point can push at any sweep's push (quiet_skip) */
+    bool loose = false;  /* an impulse beyond QP_SETTLED_UNITS */
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
@@ -173,6 +182,7 @@ static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push,
             p->jn = j;
             jn_sum += j;
         }
+        loose |= unsettled(j);
         qp__point_apply_kept(w, c, r, &v, k, j, move);
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
@@ -180,6 +190,8 @@ static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     qp_friction f0 = f;
     bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true);
     if (last) c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
+    loose |= unsettled(qp__sub_sat(f.t1, f0.t1)) || unsettled(qp__sub_sat(f.t2, f0.t2)) ||
+             unsettled(qp__sub_sat(f.tw, f0.tw));
     if (acc) {
         c->jt1 = f.t1;
         c->jt2 = f.t2;
@@ -191,6 +203,7 @@ static QP__NOINLINE void solve_contact(qp_world *w, qp_contact *c, fix16_t push,
         if (!quiet) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = q->visit;
         quiet_next(q);
     }
+    return loose;
 }
 
 void qp__solve_contacts(qp_world *w)
@@ -212,13 +225,22 @@ void qp__solve_contacts(qp_world *w)
          * one direction, weight comes down in the other; the last sweep is
          * bottom-up. */
         bool up = ((iters - 1 - it) & 1) == 0 || !w->def.alternate_sweeps;
-        qp__solve_joints(w, !up);   /* joints first: outward from static bodies on upward sweeps */
+        QP__COUNT(contact_sweeps, 1);
+        /* Joints first: outward from static bodies on upward sweeps. Any impulse of theirs
+         * keeps the sweep unsettled: a ragdoll cut short of its sweeps never slept. */
+        bool loose = qp__solve_joints(w, !up);
         quiet_joints(w, &q);
         for (int o = 0; o < w->contact_count; o++) {
             int idx = up ? o : w->contact_count - 1 - o;
-            solve_contact(w, &w->contacts[w->order[idx]], push, rest, it == iters - 1, !up, &q, &scratch);
+            loose |= solve_contact(w, &w->contacts[w->order[idx]], push, rest, it == iters - 1, !up, &q, &scratch);
         }
-        for (int i = 1; i <= w->body_high; i++)   /* a clamped body's contacts are not quiet */
-            if (qp__clamp_spin(w, i) && q.visit != 0) w->passes.moved_at[i] = q.visit;
+        for (int i = 1; i <= w->body_high; i++) {   /* a clamped body's contacts are not quiet, nor its sweep settled */
+            if (!qp__clamp_spin(w, i)) continue;
+            loose = true;
+            if (q.visit != 0) w->passes.moved_at[i] = q.visit;
+        }
+        /* Settled: the sweeps left would only trade the last units. The last one runs
+         * all the same: it sets the sliding flags, bottom-up, with the whole push. */
+        if (!loose && it < iters - 2) it = iters - 2;
     }
 }
