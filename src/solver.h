@@ -24,6 +24,13 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
  * tilted columns of 20 sleep as soon as before (90 % by step 97, 100 before); at 4, by 114. */
 #define QP_SETTLED_UNITS 3
 
+/* The shock pass ends a level's sweeps once they no longer converge: a sweep whose largest
+ * change of a total is this many units or less (2^-16 N s, finer for light pairs) and no
+ * smaller than the sweep before's. pyramid20's levels reach that after 2-3 of their 7 sweeps
+ * and then trade 2-16 units for ever; tilted columns converge sweep after sweep until they
+ * rest (docs/benchmarks.md). */
+#define QP_SHOCK_NOISE_UNITS 8
+
 /* Which sides of a contact can move (shock propagation pins the lower one). */
 enum { QP_MOVE_A = 1, QP_MOVE_B = 2, QP_MOVE_BOTH = 3 };
 
