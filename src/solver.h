@@ -20,7 +20,7 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
  * units (2^-16 N s; a light pair's unit, qp__impulse_shift, is finer): converged fixed-point
  * sweeps go on trading the last units of their totals back and forth (pyramid20: from the
  * third sweep on, 88 % of the rows change nothing and the rest 1-4 units, every sweep).
- * The sweeps left are then skipped, but the last (solve_contacts.c). 3 by measurement: 96
+ * The pass ends with that sweep (solve_contacts.c). 3 by measurement: 96
  * tilted columns of 20 sleep as soon as before (90 % by step 97, 100 before); at 4, by 114. */
 #define QP_SETTLED_UNITS 3
 
