@@ -57,8 +57,7 @@ static void warm_start(qp_world *w)
         QP__COUNT(warm_rows, c->count + 3);
         qp_vel_ref v = qp__vel_ref(w, c);
         const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
-        for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, &v, k, c->p[k].jn, move);
-        qp__friction_warm(w, c, r, &v, move);
+        qp__warm_apply(w, c, r, &v, move);
         qp__keep_masses(w, c, r);   /* low-RAM: for the visits below */
     }
 }

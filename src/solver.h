@@ -314,9 +314,12 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 /* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
  * found for the rows that apply (as qp__point_apply_kept, above). */
 
-/* Warm start of a manifold's friction; the friction rows for other passes. */
-void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                       int move);
+/* Warm start: contact c's totals from last step (its points' jn, its friction's jt1, jt2,
+ * jtw) applied to the sides in move, each velocity component changed by one sum of
+ * products rounded once. Impulses of 2^28 units and more (2048 N s; the products of seven
+ * of them could pass 2^63) are applied row after row instead. */
+void qp__warm_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int move);
+/* The friction rows for other passes. */
 fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d);
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move);
