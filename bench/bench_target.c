@@ -150,7 +150,7 @@ static void put_counts(int steps)
 #if QP_BENCH_COUNT
     const struct { const char *key; uint32_t v; } c[] = {
         { "collide_sweeps", qp__counts.collide_sweeps }, { "collide_rows", qp__counts.collide_rows },
-        { "warm_rows", qp__counts.warm_rows },
+        { "warm_rows", qp__counts.warm_rows }, { "contact_sweeps", qp__counts.contact_sweeps },
         { "contact_normal", qp__counts.contact_normal }, { "contact_friction", qp__counts.contact_friction },
         { "contact_skipped", qp__counts.contact_skipped },
         { "shock_levels", qp__counts.shock_levels }, { "shock_sweeps", qp__counts.shock_sweeps },

@@ -256,9 +256,8 @@ END {
         for (j = 1; j <= 5; j++) {
           p = P[j]; ins = get("m4", s, "off", "stage_" p)
           if (p == "collisions") { sw = sprintf("%.1f", cv(s, "collide_sweeps")); nr = cv(s, "collide_rows"); fr = 0; note = "+ the rows of every contact prepared" }
-          if (p == "contacts") { sw = get("m4", s, "off", "steps") == "-" ? "-" : "10"; nr = cv(s, "contact_normal"); \
-                                 fr = cv(s, "contact_friction"); note = sprintf("+ warm start %.0f rows; %.0f quiet visits skipped", cv(s, "warm_rows"), cv(s, "contact_skipped")); \
-                                 nr += 0; fr += 0; sw = "10" }
+          if (p == "contacts") { sw = sprintf("%.1f", cv(s, "contact_sweeps")); nr = cv(s, "contact_normal"); \
+                                 fr = cv(s, "contact_friction"); note = sprintf("+ warm start %.0f rows; %.0f quiet visits skipped", cv(s, "warm_rows"), cv(s, "contact_skipped")) }
           if (p == "shock") { sw = sprintf("%.1f", cv(s, "shock_sweeps")); nr = cv(s, "shock_normal"); fr = cv(s, "shock_friction"); \
                               note = sprintf("%.1f levels", cv(s, "shock_levels")) }
           if (p == "penetration") { sw = sprintf("%.1f", cv(s, "pen_sweeps")); nr = cv(s, "pen_normal"); fr = cv(s, "pen_anchor"); note = "" }

@@ -19,7 +19,7 @@
 typedef struct {
     uint32_t collide_sweeps, collide_rows;            /* elastic pass: sweeps, point rows */
     uint32_t warm_rows;                               /* warm start: point + friction rows */
-    uint32_t contact_normal, contact_friction;        /* contact pass: point rows, friction rows */
+    uint32_t contact_sweeps, contact_normal, contact_friction;   /* contact pass: sweeps, point rows, friction rows */
     uint32_t contact_skipped;                         /* contact pass: quiet visits skipped */
     uint32_t shock_levels, shock_sweeps, shock_normal, shock_friction;
     uint32_t pen_sweeps, pen_normal, pen_anchor;      /* split impulse: points, anchor rows */

@@ -2,8 +2,9 @@
  *
  * Walk the contact-graph levels from the ground up. At each level, the
  * contacts between a body of this level and a lower one are solved with
- * the lower body immovable (infinite mass), shock_iterations sweeps per
- * level, normal and friction; then the level counts as immovable for the
+ * the lower body immovable (infinite mass), up to shock_iterations sweeps
+ * per level (fewer once they no longer converge: QP_SHOCK_NOISE_UNITS,
+ * solver.h), normal and friction; then the level counts as immovable for the
  * next. Impulses only push in sum (inelastic): the pass removes what approach
  * the iterative passes left, and between levels takes back what they
  * over-pushed. This is what lets a 50-box column stand on 10 iterations and
@@ -18,6 +19,12 @@
  * the collision, contact and penetration passes (solve_joints.c). */
 
 
+/* |to - from|, exact in unsigned arithmetic (below 2^32 for any two int32). */
+static uint32_t change_of(fix16_t to, fix16_t from)
+{
+    return to > from ? (uint32_t)to - (uint32_t)from : (uint32_t)from - (uint32_t)to;
+}
+
 /* One sweep over a contact with the lower body pinned. The pass keeps its
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
@@ -25,16 +32,17 @@
  * then the points: the sweep ends with no point approaching. In the other
  * order the friction's turn left a little approach at the loaded edge of
  * every face, the column bent into it step after step, and a column of 20
- * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9). */
-static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
-                          qp_contact_rows *scratch)
+ * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9).
+ * Returns the largest change of a total (0: the visit changed nothing). */
+static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
+                                          qp_contact_rows *scratch)
 {
     int move = qp__shock_movable(w, c);
-    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
+    if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;
     int ci = (int)(c - w->contacts);
     uint16_t at = w->passes.quiet_at[ci];
-    if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return false;
-    bool any = false;
+    if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return 0;
+    uint32_t most = 0;
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
@@ -59,7 +67,8 @@ static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse,
     }
     qp_friction f = { c->st1, c->st2, c->stw };
     qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false);
-    any |= f.t1 != c->st1 || f.t2 != c->st2 || f.tw != c->stw;
+    uint32_t df[3] = { change_of(f.t1, c->st1), change_of(f.t2, c->st2), change_of(f.tw, c->stw) };
+    for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     c->st1 = f.t1;
     c->st2 = f.t2;
     c->stw = f.tw;
@@ -71,15 +80,16 @@ static QP__NOINLINE bool shock_contact(qp_world *w, qp_contact *c, bool reverse,
         fix16_t total = qp__add_sat(p->jp, -qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
-        any |= total != p->jp;
+        uint32_t dj = change_of(total, p->jp);
+        most = dj > most ? dj : most;
         p->jp = total;
     }
     if (*visit != 0) {
-        w->passes.quiet_at[ci] = any ? 0 : *visit;
-        if (any) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
+        w->passes.quiet_at[ci] = most ? 0 : *visit;
+        if (most) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
         *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
     }
-    return any;
+    return most;
 }
 
 /* Mark (or unmark) every body a live joint holds, for qp__shock's start. */
@@ -131,15 +141,22 @@ void qp__shock(qp_world *w)
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
         QP__COUNT(shock_levels, 1);
+        uint32_t before = UINT32_MAX;   /* the sweep before's largest change */
         for (int it = 0; it < w->def.shock_iterations; it++) {
-            bool any = false;
+            uint32_t most = 0;
             QP__COUNT(shock_sweeps, 1);
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                any |= shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len, &visit, &scratch);
+                uint32_t m = shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len,
+                                          &visit, &scratch);
+                most = m > most ? m : most;
             }
-            if (!any) break;  /* the level is settled */
+            if (most == 0) break;  /* the level is settled */
+            /* ...or it no longer converges: its largest change stays small and does not shrink
+             * (the fixed-point sweeps trade the last units of the totals back and forth). */
+            if (most <= QP_SHOCK_NOISE_UNITS && most >= before) break;
+            before = most;
         }
         start = end;
     }

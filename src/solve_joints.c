@@ -441,8 +441,9 @@ void qp__warm_joints(qp_world *w)
  * few and cheap next to contacts. */
 #define JOINT_SWEEPS 4
 
-void qp__solve_joints(qp_world *w, bool reverse)
+bool qp__solve_joints(qp_world *w, bool reverse)
 {
+    bool any = false;
     for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
@@ -451,8 +452,9 @@ void qp__solve_joints(qp_world *w, bool reverse)
         if (!joint_moves(w, j)) continue;
         qp_joint_rows scratch;
         vel v = real_vel(w, j);
-        solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT);
+        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT);
     }
+    return any;
 }
 
 bool qp__drift_joints(qp_world *w)

@@ -659,12 +659,71 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     return sliding;
 }
 
-void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                       int move)
+/* One side's velocity changes from the warm start's totals (qp__warm_apply): linear
+ * along n, t1, t2 by the summed normal impulse jn and the friction's, angular by every
+ * row's response; each component one sum of products, rounded once. */
+static QP__ALWAYS_INLINE void warm_side(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, qp_vec3 *lin,
+                                         qp_vec3 *ang, int side, fix16_t jn, const fix16_t jt[3], int shift)
 {
-    row_apply(w, c, r, v, 0, c->jt1, move, false);
-    row_apply(w, c, r, v, 1, c->jt2, move, false);
-    row_apply(w, c, r, v, 2, c->jtw, move, false);
+    fix16_t m = w->bodies[side == 0 ? c->a : c->b].inv_mass;
+    const fix16_t s[3] = { qp__mul_impulse(jn, m, shift), qp__mul_impulse(jt[0], m, shift),
+                           qp__mul_impulse(jt[1], m, shift) };
+    const qp_vec3 *resp = side == 0 ? r->ia : r->ib, *resp_f = side == 0 ? r->ia_f : r->ib_f;
+    fix16_t *lv = &lin->x, *av = &ang->x;
+    for (int i = 0; i < 3; i++) {
+        const fix16_t *n = &c->n.x, *t1 = &r->t1.x, *t2 = &r->t2.x;
+        fix16_t dl = qp__r30((int64_t)n[i] * s[0] + (int64_t)t1[i] * s[1] + (int64_t)t2[i] * s[2]);
+        int64_t sum = 0;
+        for (int k = 0; k < c->count; k++) sum += (int64_t)(&resp[k].x)[i] * c->p[k].jn;
+        for (int d = 0; d < 3; d++) sum += (int64_t)(&resp_f[d].x)[i] * jt[d];
+        fix16_t da = qp__sat32(qp__round_shift(sum, 16 + shift));
+        lv[i] = qp__add_sat(lv[i], side == 0 ? -dl : dl);
+        av[i] = qp__add_sat(av[i], side == 0 ? -da : da);
+    }
+}
+
+/* Both sides, for a constant shift (0, the common case, and any other). */
+static QP__NOINLINE void warm_sides0(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                     const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+{
+    if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, 0);
+    if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, 0);
+}
+
+static QP__NOINLINE void warm_sides(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                    const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+{
+    if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, r->shift);
+    if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, r->shift);
+}
+
+/* The rows one after the other (impulses of 2^28 units and more). */
+static QP__NOINLINE void warm_rows(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                   const qp_vel_ref *v, int move, const fix16_t jt[3])
+{
+    for (int k = 0; k < c->count; k++) qp__point_apply(w, c, r, v, k, c->p[k].jn, move);
+    for (int d = 0; d < 3; d++) row_apply(w, c, r, v, d, jt[d], move, false);
+}
+
+void qp__warm_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int move)
+{
+    const fix16_t lim = (fix16_t)1 << 28;
+    const fix16_t jt[3] = { c->jt1, c->jt2, c->jtw };
+    bool small = true;
+    fix16_t jn = 0, any = 0;   /* jn below 2^30 when small */
+    for (int k = 0; k < c->count; k++) {
+        small = small && c->p[k].jn < lim && c->p[k].jn > -lim;
+        jn += small ? c->p[k].jn : 0;
+        any |= c->p[k].jn;
+    }
+    for (int d = 0; d < 3; d++) {
+        small = small && jt[d] < lim && jt[d] > -lim;
+        any |= jt[d];
+    }
+    if (!any) return;
+    if (!small) warm_rows(w, c, r, v, move, jt);
+    else if (r->shift == 0) warm_sides0(w, c, r, v, move, jn, jt);
+    else warm_sides(w, c, r, v, move, jn, jt);
 }
 
 /* Tangential rows at the centroid, for the anchors of static friction. */

@@ -16,6 +16,21 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
     return qp__sat32(v);
 }
 
+/* A sweep of the contact pass settles when it changed no impulse by more than this many
+ * units (2^-16 N s; a light pair's unit, qp__impulse_shift, is finer): converged fixed-point
+ * sweeps go on trading the last units of their totals back and forth (pyramid20: from the
+ * third sweep on, 88 % of the rows change nothing and the rest 1-4 units, every sweep).
+ * The pass ends with that sweep (solve_contacts.c). 3 by measurement: 96
+ * tilted columns of 20 sleep as soon as before (90 % by step 97, 100 before); at 4, by 114. */
+#define QP_SETTLED_UNITS 3
+
+/* The shock pass ends a level's sweeps once they no longer converge: a sweep whose largest
+ * change of a total is this many units or less (2^-16 N s, finer for light pairs) and no
+ * smaller than the sweep before's. pyramid20's levels reach that after 2-3 of their 7 sweeps
+ * and then trade 2-16 units for ever; tilted columns converge sweep after sweep until they
+ * rest (docs/benchmarks.md). */
+#define QP_SHOCK_NOISE_UNITS 8
+
 /* Which sides of a contact can move (shock propagation pins the lower one). */
 enum { QP_MOVE_A = 1, QP_MOVE_B = 2, QP_MOVE_BOTH = 3 };
 
@@ -299,9 +314,12 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 /* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
  * found for the rows that apply (as qp__point_apply_kept, above). */
 
-/* Warm start of a manifold's friction; the friction rows for other passes. */
-void qp__friction_warm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                       int move);
+/* Warm start: contact c's totals from last step (its points' jn, its friction's jt1, jt2,
+ * jtw) applied to the sides in move, each velocity component changed by one sum of
+ * products rounded once. Impulses of 2^28 units and more (2048 N s; the products of seven
+ * of them could pass 2^63) are applied row after row instead. */
+void qp__warm_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int move);
+/* The friction rows for other passes. */
 fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d);
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move);

@@ -233,7 +233,7 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
-void qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass */
+bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
 
 #endif
