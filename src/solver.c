@@ -284,6 +284,19 @@ void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_conta
     qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
                      (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
 }
+
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    /* point_term's shares, with the responses fill_part would have built */
+    const int64_t t[2] = {
+        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
+                           : 0,
+        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
+                           : 0 };
+    return mass_of(t, move, r->shift);
+}
 #endif
 
 /* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
@@ -383,7 +396,8 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
      * visits apply nothing at most rows, and qp__point_apply_kept and qp__friction (lazy)
      * find a row's response when they apply to it. */
     bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
-    const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
+    bool lazy = kept || (need & QP_ROWS_LAZY);   /* no response built (nor, below, a mass) */
+    const int ma = lazy ? 0 : move & QP_MOVE_A, mb = lazy ? 0 : move & QP_MOVE_B;
     /* A side's inverse inertia is read only when it moves (no call for a zero matrix;
      * initialised all the same, for compilers that cannot see it is unread). */
     qp_mat3 a = { { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } } }, b = a;
@@ -391,14 +405,14 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     if (mb) b = rows_inv_inertia(w, c->b);
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
     const int nax = axis_of(c->n);
-    bool masses = move == qp__movable(w, c) && !kept;
+    bool masses = move == qp__movable(w, c) && !lazy;
     r->shift = qp__contact_shift(w, c);
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
         r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
-        if (!kept) {
+        if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
         }
@@ -443,7 +457,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     r->fa[2] = r->fb[2] = qp_v3(qp__sat32(qp__shift_round64(c->n.x, 14)), qp__sat32(qp__shift_round64(c->n.y, 14)),
                                 qp__sat32(qp__shift_round64(c->n.z, 14)));
     for (int d = 0; d < rows; d++) {
-        if (!kept) {
+        if (!lazy) {
             r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
             r->ib_f[d] = mb ? inv_i_any(&b, r->fb[d], db) : zero;
         }

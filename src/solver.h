@@ -75,6 +75,10 @@ enum {
     QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
     /* The pair's restitution too (the collision pass's bounce). */
     QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
+    /* Low-RAM, the collision pass: neither the angular responses nor the masses are built
+     * (nearly all of its points apply nothing): find a point's mass with
+     * qp__point_mass_lazy and apply through qp__point_apply_kept. */
+    QP_ROWS_LAZY = 32u << QP_MAX_MANIFOLD_POINTS,
     QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
 };
 static inline void qp__rows_memo_start(qp_contact_rows *scratch)
@@ -249,7 +253,7 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
-/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT: low-RAM finds the angular
+/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT or QP_ROWS_LAZY: low-RAM finds the angular
  * responses, which those rows lack, when j is not zero (out of line); the default layout's
  * rows have them (inline, as qp__point_apply). */
 #if QP_CFG_LOW_RAM
@@ -260,6 +264,20 @@ static inline void qp__point_apply_kept(const qp_world *w, const qp_contact *c, 
                                         const qp_vel_ref *v, int k, fix16_t j, int move)
 {
     qp__point_apply(w, c, r, v, k, j, move);
+}
+#endif
+
+/* Point k's effective mass for the sides in move, for rows built with QP_ROWS_LAZY:
+ * low-RAM finds it (out of line) from the responses fill_part would have built; the
+ * default layout's rows hold it. */
+#if QP_CFG_LOW_RAM
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
+#else
+static inline fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
+                                          int move)
+{
+    (void)w, (void)c, (void)move;
+    return r->mn[k];
 }
 #endif
 
