@@ -385,8 +385,8 @@ static void keep_inv_inertia(qp_world *w)
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
- * responses of the sides in move are built (the others' are zero); the masses
- * only when move is every dynamic side (a pass that pins one finds its own). */
+ * responses of the sides in move are built (the others' are zero), and the masses
+ * for those sides (unless lazy, below). */
 static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
                       int64_t (*terms)[2], qp_combine_memo memo[2])
 {
@@ -405,7 +405,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     if (mb) b = rows_inv_inertia(w, c->b);
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
     const int nax = axis_of(c->n);
-    bool masses = move == qp__movable(w, c) && !lazy;
+    bool masses = !lazy;   /* low-RAM: a pinning pass's too (qp__point_mass_pinned) */
     r->shift = qp__contact_shift(w, c);
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
@@ -545,7 +545,8 @@ fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_c
     (void)w, (void)c, (void)move;
     return r->mn_pin[k];
 #else
-    return point_mass(w, c, r, k, move);
+    (void)w, (void)c, (void)move;
+    return r->mn[k];   /* built by fill_part for the rows' sides in move */
 #endif
 }
 
@@ -556,7 +557,8 @@ fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_con
     (void)w, (void)c, (void)move;
     return r->mt_pin[d];
 #else
-    return row_mass(w, c, r, d, move);
+    (void)w, (void)c, (void)move;
+    return r->mt[d];
 #endif
 }
 

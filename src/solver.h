@@ -57,9 +57,10 @@ static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
 /* The same, for a visit that reads only the rows in need, with the sides in move
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
- * the effective masses mn, mt are built only when move is qp__movable; a pass that pins
- * a side finds them with qp__point_mass_pinned / qp__row_mass_pinned). restitution is
- * built only with QP_ROWS_RESTITUTION. The default layout returns every row, as qp__rows. */
+ * the effective masses mn, mt are for the sides in move; a pass that pins a side reads
+ * them through qp__point_mass_pinned / qp__row_mass_pinned, as the default layout keeps
+ * those apart). restitution is built only with QP_ROWS_RESTITUTION. The default layout
+ * returns every row, as qp__rows. */
 enum {
     QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
@@ -120,7 +121,8 @@ static inline int qp__movable(const qp_world *w, const qp_contact *c)
 /* Sides that move in the shock pass: never the lower-level body. */
 int qp__shock_movable(const qp_world *w, const qp_contact *c);
 /* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
- * the rows (computed once per step), or computed (QP_CFG_LOW_RAM). */
+ * the rows (computed once per step), or (QP_CFG_LOW_RAM) built with the visit's rows
+ * for its sides in move (fill_part, while their responses are at hand). */
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
 /* Load centroids, rows and effective masses of every contact (once per step). */
