@@ -59,9 +59,49 @@ static inline int axis_of(qp_vec3 u)
     return 0;
 }
 
-static QP__ROWS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
+/* A unit direction as fill_part crosses arms with it: along an axis (axis_of, when
+ * axes is set), or, in low-RAM (which runs fill_part at every visit), negated once for
+ * cross30_neg unless a component is INT32_MIN, whose negation int32 cannot hold. */
+typedef struct {
+    qp_vec3 u;
+    int axis;
+#if QP_CFG_LOW_RAM
+    qp_vec3 nu;
+    bool neg;
+#endif
+} row_dir;
+
+#if QP_CFG_LOW_RAM
+/* cross30 with u's components negated beforehand (nu = -u): each component a multiply
+ * and a multiply-accumulate, a.y u.z + a.z (-u.y), the same sum as a.y u.z - a.z u.y
+ * without the 64-bit subtraction (a Cortex-M has no long multiply-subtract). */
+static inline qp_vec3 cross30_neg(qp_vec3 a, qp_vec3 u, qp_vec3 nu)
 {
-    return axis ? cross30_axis(a, axis) : cross30(a, u);
+    qp_vec3 r = { qp__r30((int64_t)a.y * u.z + (int64_t)a.z * nu.y), qp__r30((int64_t)a.z * u.x + (int64_t)a.x * nu.z),
+                  qp__r30((int64_t)a.x * u.y + (int64_t)a.y * nu.x) };
+    return r;
+}
+#endif
+
+static QP__ROWS_INLINE row_dir row_dir_of(qp_vec3 u, bool axes)
+{
+    row_dir d;
+    d.u = u;
+    d.axis = axes ? axis_of(u) : 0;
+#if QP_CFG_LOW_RAM
+    d.neg = u.x != INT32_MIN && u.y != INT32_MIN && u.z != INT32_MIN;
+    d.nu = d.neg ? qp_v3(-u.x, -u.y, -u.z) : u;
+#endif
+    return d;
+}
+
+static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d)
+{
+    if (d->axis) return cross30_axis(a, d->axis);
+#if QP_CFG_LOW_RAM
+    if (d->neg) return cross30_neg(a, d->u, d->nu);
+#endif
+    return cross30(a, d->u);
 }
 
 /* Inverse inertia (world) times a vector. */
@@ -404,14 +444,14 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     if (ma) a = rows_inv_inertia(w, c->a);
     if (mb) b = rows_inv_inertia(w, c->b);
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
-    const int nax = axis_of(c->n);
+    const row_dir n = row_dir_of(c->n, true);
     bool masses = !lazy;   /* low-RAM: a pinning pass's too (qp__point_mass_pinned) */
     r->shift = qp__contact_shift(w, c);
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
-        r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
+        r->rna[k] = cross30_dir(c->p[k].ra, &n);
+        r->rnb[k] = cross30_dir(qp__v3_add(c->p[k].ra, c->ab), &n);  /* qp__arm_b */
         if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
@@ -449,9 +489,9 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 #endif
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
-        int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */
-        r->fa[d] = cross30_any(c->ca, dir[d], tax);
-        r->fb[d] = cross30_any(c->cb, dir[d], tax);
+        const row_dir t = row_dir_of(dir[d], n.axis != 0);   /* tangents along axes only for a normal along one */
+        r->fa[d] = cross30_dir(c->ca, &t);
+        r->fb[d] = cross30_dir(c->cb, &t);
     }
     /* twist: an angular row along n (qp_v3_from_q30 inline; |n| < 2^31 >> 14 never saturates) */
     r->fa[2] = r->fb[2] = qp_v3(qp__sat32(qp__shift_round64(c->n.x, 14)), qp__sat32(qp__shift_round64(c->n.y, 14)),
