@@ -619,7 +619,13 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     (void)scratch, (void)need, (void)move;
     return &w->rows[c - w->contacts];
 #else
+    /* A sweep's last contact is the next sweep's first, and a shock level of one contact
+     * is swept again and again: nothing the rows are made of changes within a pass. */
+    uint32_t key = need | (uint32_t)move << 16;
+    if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key == key) return scratch;
     fill_part(w, c, scratch, need, move, NULL, NULL);
+    scratch->rows_of = c;
+    scratch->rows_key = key;
     return scratch;
 #endif
 }

@@ -72,7 +72,8 @@ enum {
     QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS,
     /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
      * rows of its visit before: the tangents and static friction coefficient are taken
-     * from them when the normal and the materials are the same. */
+     * from them when the normal and the materials are the same, and all of them when
+     * that visit was the same contact's, with the same rows in need and sides. */
     QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
     /* The pair's restitution too (the collision pass's bounce). */
     QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
@@ -85,7 +86,7 @@ enum {
 static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 {
 #if QP_CFG_LOW_RAM
-    scratch->tangents_of = 0;
+    scratch->tangents_of = scratch->rows_of = 0;
 #else
     (void)scratch;
 #endif
