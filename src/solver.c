@@ -104,6 +104,13 @@ static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d)
     return cross30(a, d->u);
 }
 
+/* qp__arm_b's sum ra + ab, by qp__add_sat: the same saturated components as qp__v3_add's
+ * 64-bit sums, in an add and an overflow test each (fill_part finds it for every point). */
+static inline qp_vec3 arm_b(qp_vec3 ra, qp_vec3 ab)
+{
+    return qp_v3(qp__add_sat(ra.x, ab.x), qp__add_sat(ra.y, ab.y), qp__add_sat(ra.z, ab.z));
+}
+
 /* Inverse inertia (world) times a vector. */
 static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
@@ -451,7 +458,7 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         r->rna[k] = cross30_dir(c->p[k].ra, &n);
-        r->rnb[k] = cross30_dir(qp__v3_add(c->p[k].ra, c->ab), &n);  /* qp__arm_b */
+        r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
         if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
