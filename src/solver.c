@@ -434,7 +434,12 @@ static void keep_inv_inertia(qp_world *w)
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
  * responses of the sides in move are built (the others' are zero), and the masses
  * for those sides (unless lazy, below). */
-static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
+#if QP_CFG_LOW_RAM
+#define QP__FILL_INLINE QP__ROWS_INLINE   /* into one copy per kind of build (fill_kept, below) */
+#else
+#define QP__FILL_INLINE                   /* once per contact and step: one copy */
+#endif
+static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
                       int64_t (*terms)[2], qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
@@ -609,6 +614,24 @@ fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_con
 #endif
 }
 
+#if QP_CFG_LOW_RAM
+/* fill_part for each kind of low-RAM build, its flags known to the compiler: each drops
+ * the parts the others need (the contact pass's, with its masses kept; the collision
+ * pass's, lazy; every other, with responses and masses). */
+static QP__NOINLINE void fill_kept(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, need | QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+}
+static QP__NOINLINE void fill_lazy(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, (need | QP_ROWS_LAZY) & ~(unsigned)QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+}
+static QP__NOINLINE void fill_full(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, need & ~(unsigned)(QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY), move, NULL, NULL);
+}
+#endif
+
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
 {
 #if !QP_CFG_LOW_RAM
@@ -630,7 +653,9 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
      * is swept again and again: nothing the rows are made of changes within a pass. */
     uint32_t key = need | (uint32_t)move << 16;
     if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key == key) return scratch;
-    fill_part(w, c, scratch, need, move, NULL, NULL);
+    if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
+    else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
+    else fill_full(w, c, scratch, need, move);
     scratch->rows_of = c;
     scratch->rows_key = key;
     return scratch;
