@@ -539,10 +539,10 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
 #endif
 }
 
+#if !QP_CFG_LOW_RAM   /* low-RAM keeps no rows: qp__rows builds them by qp__rows_for */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
     int move = qp__movable(w, c);
-#if !QP_CFG_LOW_RAM
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
     int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
     fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo);
@@ -559,10 +559,8 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
-#else
-    fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, NULL, memo);
-#endif
 }
+#endif
 
 static bool round_shape(const qp_world *w, int body, int slot)
 {
@@ -638,8 +636,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
     (void)scratch;
     return &w->rows[c - w->contacts];
 #else
-    fill_rows(w, c, scratch, NULL);
-    return scratch;
+    return qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_RESTITUTION, qp__movable(w, c));
 #endif
 }
 
