@@ -155,15 +155,25 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
+/* The two below are forced inline in low-RAM: its row builders, copied once per kind of
+ * build (solver.c), use up GCC's inlining growth for solver.c, which then left them out
+ * of line in the friction rows (a call per component triple). The default inlines them;
+ * the Cortex-M0 (the micro:bit, -Os) is left to choose, as with solver.c's builders. */
+#if QP_CFG_LOW_RAM && !defined(__ARM_ARCH_6M__)
+#define QP__APPLY_INLINE QP__ALWAYS_INLINE
+#else
+#define QP__APPLY_INLINE inline
+#endif
+
 /* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
-static inline void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
+static QP__APPLY_INLINE void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
     v->x = qp__add_sat(v->x, qp__r30((int64_t)d.x * s));
     v->y = qp__add_sat(v->y, qp__r30((int64_t)d.y * s));
     v->z = qp__add_sat(v->z, qp__r30((int64_t)d.z * s));
 }
 
-static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
+static QP__APPLY_INLINE void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
     v->x = qp__add_sat(v->x, qp__r16((int64_t)d.x * s));
     v->y = qp__add_sat(v->y, qp__r16((int64_t)d.y * s));
