@@ -56,7 +56,7 @@ static fix16_t rebound_speed(fix16_t vn, fix16_t e, fix16_t an, fix16_t gap)
  * with e = 1 lost g dt^2 per step of flight at each bounce: 33% of its
  * energy in 10 s. */
 static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
-                             const qp_vel_ref *v, fix16_t an)
+                             const qp_vel_ref *v, fix16_t an, int move)
 {
     fix16_t vn = qp__point_speed(v, c, r, k);
     fix16_t gap = qp__point_gap_speed(w, c, r, k);
@@ -66,7 +66,7 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
     int64_t dv = bounce ? (int64_t)rebound_speed(vn, r->restitution, an, -c->p[k].depth) - vn - qp__mul(an, w->def.dt)
                         : -((int64_t)vn + gap);
     if (dv <= 0) return 0;   /* the forces alone turn it round */
-    return qp__mul(qp_sat32(dv), r->mn[k]);
+    return qp__mul(qp_sat32(dv), qp__point_mass_lazy(w, c, r, k, move));
 }
 
 /* A manifold of several points that bounces, or a swept one closing in
@@ -115,8 +115,10 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
 static bool collide_manifold(qp_world *w, qp_contact *c, int move)
 {
     qp_vel_ref v = qp__vel_ref(w, c);
-    qp_contact_rows scratch;   /* low-RAM: only the point rows, which this pass reads */
-    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_POINTS | QP_ROWS_RESTITUTION, move);
+    /* Low-RAM: only the point rows, which this pass reads, without their masses and
+     * responses (found for the points that collide). */
+    qp_contact_rows scratch;
+    const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_POINTS | QP_ROWS_RESTITUTION | QP_ROWS_LAZY, move);
     fix16_t j[QP_MAX_MANIFOLD_POINTS];
     /* Only a bounce reads the normal acceleration (a contact without restitution
      * never bounces). */
@@ -124,12 +126,12 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     bool any = centroid_impulse(w, c, r, &v, move, an);
     QP__COUNT(collide_rows, c->count);
     for (int k = 0; k < c->count; k++) {
-        j[k] = point_impulse(w, c, r, k, &v, an) / c->count;
+        j[k] = point_impulse(w, c, r, k, &v, an, move) / c->count;
         any |= j[k] != 0;
     }
     int64_t sum = c->jc;
     for (int k = 0; k < c->count; k++) {
-        qp__point_apply(w, c, r, &v, k, j[k], move);
+        qp__point_apply_kept(w, c, r, &v, k, j[k], move);
         sum += j[k];
     }
     c->jc = qp_sat32(sum);   /* for the contact's begin event only */

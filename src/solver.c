@@ -59,9 +59,56 @@ static inline int axis_of(qp_vec3 u)
     return 0;
 }
 
-static QP__ROWS_INLINE qp_vec3 cross30_any(qp_vec3 a, qp_vec3 u, int axis)
+/* A unit direction as fill_part crosses arms with it: along an axis (axis_of, when
+ * axes is set), or, in low-RAM (which runs fill_part at every visit), negated once for
+ * cross30_neg unless a component is INT32_MIN, whose negation int32 cannot hold. */
+typedef struct {
+    qp_vec3 u;
+    int axis;
+#if QP_CFG_LOW_RAM
+    qp_vec3 nu;
+    bool neg;
+#endif
+} row_dir;
+
+#if QP_CFG_LOW_RAM
+/* cross30 with u's components negated beforehand (nu = -u): each component a multiply
+ * and a multiply-accumulate, a.y u.z + a.z (-u.y), the same sum as a.y u.z - a.z u.y
+ * without the 64-bit subtraction (a Cortex-M has no long multiply-subtract). */
+static inline qp_vec3 cross30_neg(qp_vec3 a, qp_vec3 u, qp_vec3 nu)
 {
-    return axis ? cross30_axis(a, axis) : cross30(a, u);
+    qp_vec3 r = { qp__r30((int64_t)a.y * u.z + (int64_t)a.z * nu.y), qp__r30((int64_t)a.z * u.x + (int64_t)a.x * nu.z),
+                  qp__r30((int64_t)a.x * u.y + (int64_t)a.y * nu.x) };
+    return r;
+}
+#endif
+
+static QP__ROWS_INLINE row_dir row_dir_of(qp_vec3 u, bool axes)
+{
+    row_dir d;
+    d.u = u;
+    d.axis = axes ? axis_of(u) : 0;
+#if QP_CFG_LOW_RAM
+    d.neg = u.x != INT32_MIN && u.y != INT32_MIN && u.z != INT32_MIN;
+    d.nu = d.neg ? qp_v3(-u.x, -u.y, -u.z) : u;
+#endif
+    return d;
+}
+
+static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d)
+{
+    if (d->axis) return cross30_axis(a, d->axis);
+#if QP_CFG_LOW_RAM
+    if (d->neg) return cross30_neg(a, d->u, d->nu);
+#endif
+    return cross30(a, d->u);
+}
+
+/* qp__arm_b's sum ra + ab, by qp__add_sat: the same saturated components as qp__v3_add's
+ * 64-bit sums, in an add and an overflow test each (fill_part finds it for every point). */
+static inline qp_vec3 arm_b(qp_vec3 ra, qp_vec3 ab)
+{
+    return qp_v3(qp__add_sat(ra.x, ab.x), qp__add_sat(ra.y, ab.y), qp__add_sat(ra.z, ab.z));
 }
 
 /* Inverse inertia (world) times a vector. */
@@ -284,6 +331,19 @@ void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_conta
     qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
                      (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
 }
+
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    /* point_term's shares, with the responses fill_part would have built */
+    const int64_t t[2] = {
+        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
+                           : 0,
+        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
+                           : 0 };
+    return mass_of(t, move, r->shift);
+}
 #endif
 
 /* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
@@ -372,9 +432,14 @@ static void keep_inv_inertia(qp_world *w)
 /* The rows of a contact from its normal, arms and load centroid and its
  * bodies' materials, masses and world inverse inertia: the one definition
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
- * responses of the sides in move are built (the others' are zero); the masses
- * only when move is every dynamic side (a pass that pins one finds its own). */
-static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
+ * responses of the sides in move are built (the others' are zero), and the masses
+ * for those sides (unless lazy, below). */
+#if QP_CFG_LOW_RAM
+#define QP__FILL_INLINE QP__ROWS_INLINE   /* into one copy per kind of build (fill_kept, below) */
+#else
+#define QP__FILL_INLINE                   /* once per contact and step: one copy */
+#endif
+static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
                       int64_t (*terms)[2], qp_combine_memo memo[2])
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
@@ -383,22 +448,23 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
      * visits apply nothing at most rows, and qp__point_apply_kept and qp__friction (lazy)
      * find a row's response when they apply to it. */
     bool kept = (need & QP_ROWS_MASSES_KEPT) != 0;
-    const int ma = kept ? 0 : move & QP_MOVE_A, mb = kept ? 0 : move & QP_MOVE_B;
+    bool lazy = kept || (need & QP_ROWS_LAZY);   /* no response built (nor, below, a mass) */
+    const int ma = lazy ? 0 : move & QP_MOVE_A, mb = lazy ? 0 : move & QP_MOVE_B;
     /* A side's inverse inertia is read only when it moves (no call for a zero matrix;
      * initialised all the same, for compilers that cannot see it is unread). */
     qp_mat3 a = { { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } } }, b = a;
     if (ma) a = rows_inv_inertia(w, c->a);
     if (mb) b = rows_inv_inertia(w, c->b);
     const bool da = ma && diagonal(&a), db = mb && diagonal(&b);
-    const int nax = axis_of(c->n);
-    bool masses = move == qp__movable(w, c) && !kept;
+    const row_dir n = row_dir_of(c->n, true);
+    bool masses = !lazy;   /* low-RAM: a pinning pass's too (qp__point_mass_pinned) */
     r->shift = qp__contact_shift(w, c);
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30_any(c->p[k].ra, c->n, nax);
-        r->rnb[k] = cross30_any(qp__v3_add(c->p[k].ra, c->ab), c->n, nax);  /* qp__arm_b */
-        if (!kept) {
+        r->rna[k] = cross30_dir(c->p[k].ra, &n);
+        r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+        if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
         }
@@ -435,15 +501,15 @@ static void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 #endif
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
-        int tax = nax ? axis_of(dir[d]) : 0;   /* tangents along axes only for a normal along one */
-        r->fa[d] = cross30_any(c->ca, dir[d], tax);
-        r->fb[d] = cross30_any(c->cb, dir[d], tax);
+        const row_dir t = row_dir_of(dir[d], n.axis != 0);   /* tangents along axes only for a normal along one */
+        r->fa[d] = cross30_dir(c->ca, &t);
+        r->fb[d] = cross30_dir(c->cb, &t);
     }
     /* twist: an angular row along n (qp_v3_from_q30 inline; |n| < 2^31 >> 14 never saturates) */
     r->fa[2] = r->fb[2] = qp_v3(qp__sat32(qp__shift_round64(c->n.x, 14)), qp__sat32(qp__shift_round64(c->n.y, 14)),
                                 qp__sat32(qp__shift_round64(c->n.z, 14)));
     for (int d = 0; d < rows; d++) {
-        if (!kept) {
+        if (!lazy) {
             r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
             r->ib_f[d] = mb ? inv_i_any(&b, r->fb[d], db) : zero;
         }
@@ -473,10 +539,10 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
 #endif
 }
 
+#if !QP_CFG_LOW_RAM   /* low-RAM keeps no rows: qp__rows builds them by qp__rows_for */
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
     int move = qp__movable(w, c);
-#if !QP_CFG_LOW_RAM
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
     int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
     fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo);
@@ -493,10 +559,8 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
         r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
-#else
-    fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, NULL, memo);
-#endif
 }
+#endif
 
 static bool round_shape(const qp_world *w, int body, int slot)
 {
@@ -531,7 +595,8 @@ fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_c
     (void)w, (void)c, (void)move;
     return r->mn_pin[k];
 #else
-    return point_mass(w, c, r, k, move);
+    (void)w, (void)c, (void)move;
+    return r->mn[k];   /* built by fill_part for the rows' sides in move */
 #endif
 }
 
@@ -542,9 +607,28 @@ fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_con
     (void)w, (void)c, (void)move;
     return r->mt_pin[d];
 #else
-    return row_mass(w, c, r, d, move);
+    (void)w, (void)c, (void)move;
+    return r->mt[d];
 #endif
 }
+
+#if QP_CFG_LOW_RAM
+/* fill_part for each kind of low-RAM build, its flags known to the compiler: each drops
+ * the parts the others need (the contact pass's, with its masses kept; the collision
+ * pass's, lazy; every other, with responses and masses). */
+static QP__NOINLINE void fill_kept(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, need | QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+}
+static QP__NOINLINE void fill_lazy(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, (need | QP_ROWS_LAZY) & ~(unsigned)QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+}
+static QP__NOINLINE void fill_full(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
+{
+    fill_part(w, c, r, need & ~(unsigned)(QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY), move, NULL, NULL);
+}
+#endif
 
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
 {
@@ -552,8 +636,7 @@ const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_row
     (void)scratch;
     return &w->rows[c - w->contacts];
 #else
-    fill_rows(w, c, scratch, NULL);
-    return scratch;
+    return qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_RESTITUTION, qp__movable(w, c));
 #endif
 }
 
@@ -563,7 +646,15 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     (void)scratch, (void)need, (void)move;
     return &w->rows[c - w->contacts];
 #else
-    fill_part(w, c, scratch, need, move, NULL, NULL);
+    /* A sweep's last contact is the next sweep's first, and a shock level of one contact
+     * is swept again and again: nothing the rows are made of changes within a pass. */
+    uint32_t key = need | (uint32_t)move << 16;
+    if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key == key) return scratch;
+    if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
+    else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
+    else fill_full(w, c, scratch, need, move);
+    scratch->rows_of = c;
+    scratch->rows_key = key;
     return scratch;
 #endif
 }

@@ -57,9 +57,10 @@ static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
 /* The same, for a visit that reads only the rows in need, with the sides in move
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
- * the effective masses mn, mt are built only when move is qp__movable; a pass that pins
- * a side finds them with qp__point_mass_pinned / qp__row_mass_pinned). restitution is
- * built only with QP_ROWS_RESTITUTION. The default layout returns every row, as qp__rows. */
+ * the effective masses mn, mt are for the sides in move; a pass that pins a side reads
+ * them through qp__point_mass_pinned / qp__row_mass_pinned, as the default layout keeps
+ * those apart). restitution is built only with QP_ROWS_RESTITUTION. The default layout
+ * returns every row, as qp__rows. */
 enum {
     QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
     QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
@@ -71,16 +72,21 @@ enum {
     QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS,
     /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
      * rows of its visit before: the tangents and static friction coefficient are taken
-     * from them when the normal and the materials are the same. */
+     * from them when the normal and the materials are the same, and all of them when
+     * that visit was the same contact's, with the same rows in need and sides. */
     QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
     /* The pair's restitution too (the collision pass's bounce). */
     QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
+    /* Low-RAM, the collision pass: neither the angular responses nor the masses are built
+     * (nearly all of its points apply nothing): find a point's mass with
+     * qp__point_mass_lazy and apply through qp__point_apply_kept. */
+    QP_ROWS_LAZY = 32u << QP_MAX_MANIFOLD_POINTS,
     QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
 };
 static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 {
 #if QP_CFG_LOW_RAM
-    scratch->tangents_of = 0;
+    scratch->tangents_of = scratch->rows_of = 0;
 #else
     (void)scratch;
 #endif
@@ -116,7 +122,8 @@ static inline int qp__movable(const qp_world *w, const qp_contact *c)
 /* Sides that move in the shock pass: never the lower-level body. */
 int qp__shock_movable(const qp_world *w, const qp_contact *c);
 /* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
- * the rows (computed once per step), or computed (QP_CFG_LOW_RAM). */
+ * the rows (computed once per step), or (QP_CFG_LOW_RAM) built with the visit's rows
+ * for its sides in move (fill_part, while their responses are at hand). */
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
 /* Load centroids, rows and effective masses of every contact (once per step). */
@@ -148,15 +155,25 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
+/* The two below are forced inline in low-RAM: its row builders, copied once per kind of
+ * build (solver.c), use up GCC's inlining growth for solver.c, which then left them out
+ * of line in the friction rows (a call per component triple). The default inlines them;
+ * the Cortex-M0 (the micro:bit, -Os) is left to choose, as with solver.c's builders. */
+#if QP_CFG_LOW_RAM && !defined(__ARM_ARCH_6M__)
+#define QP__APPLY_INLINE QP__ALWAYS_INLINE
+#else
+#define QP__APPLY_INLINE inline
+#endif
+
 /* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
-static inline void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
+static QP__APPLY_INLINE void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
     v->x = qp__add_sat(v->x, qp__r30((int64_t)d.x * s));
     v->y = qp__add_sat(v->y, qp__r30((int64_t)d.y * s));
     v->z = qp__add_sat(v->z, qp__r30((int64_t)d.z * s));
 }
 
-static inline void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
+static QP__APPLY_INLINE void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
 {
     v->x = qp__add_sat(v->x, qp__r16((int64_t)d.x * s));
     v->y = qp__add_sat(v->y, qp__r16((int64_t)d.y * s));
@@ -249,7 +266,7 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
-/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT: low-RAM finds the angular
+/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT or QP_ROWS_LAZY: low-RAM finds the angular
  * responses, which those rows lack, when j is not zero (out of line); the default layout's
  * rows have them (inline, as qp__point_apply). */
 #if QP_CFG_LOW_RAM
@@ -260,6 +277,20 @@ static inline void qp__point_apply_kept(const qp_world *w, const qp_contact *c, 
                                         const qp_vel_ref *v, int k, fix16_t j, int move)
 {
     qp__point_apply(w, c, r, v, k, j, move);
+}
+#endif
+
+/* Point k's effective mass for the sides in move, for rows built with QP_ROWS_LAZY:
+ * low-RAM finds it (out of line) from the responses fill_part would have built; the
+ * default layout's rows hold it. */
+#if QP_CFG_LOW_RAM
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
+#else
+static inline fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
+                                          int move)
+{
+    (void)w, (void)c, (void)move;
+    return r->mn[k];
 }
 #endif
 

@@ -134,6 +134,9 @@ typedef struct {
     /* Low-RAM only (rows are a pass's scratch): the contact whose tangents and static
      * friction coefficient these rows hold, for the pass's next visit (QP_ROWS_MEMO). */
     const struct qp_contact_s *tangents_of;
+    /* ...and whose rows they all are, built for rows_key (need and sides; QP_ROWS_MEMO). */
+    const struct qp_contact_s *rows_of;
+    uint32_t rows_key;
 #endif
 } qp_contact_rows;
 
