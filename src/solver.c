@@ -616,6 +616,12 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, qp_slide *slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
+    /* No dynamic limit (no load): k = qp__div(0, len) is 0 for any len != 0 (len2 >= 1
+     * here), and x k, y k are 0: the same, without the root and the division. */
+    if (slide_of(slide) == 0) {
+        *x = *y = 0;
+        return true;
+    }
     fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
     fix16_t k = qp__div(slide_of(slide), len);
@@ -631,8 +637,8 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 {
     fix16_t len = *x < 0 ? -*x : *x, h = hold < 0 ? -hold : hold;
     if (len <= h) return;
-    fix16_t k = qp__div(qp__mul(slide_of(slide), r), len);
-    *x = qp__mul(*x, k);
+    fix16_t s = qp__mul(slide_of(slide), r);
+    *x = s ? qp__mul(*x, qp__div(s, len)) : 0;   /* qp__div(0, len) = 0 for len > 0 */
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
