@@ -66,7 +66,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false);
+    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false, false);
     uint32_t df[3] = { change_of(f.t1, c->st1), change_of(f.t2, c->st2), change_of(f.tw, c->stw) };
     for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     c->st1 = f.t1;

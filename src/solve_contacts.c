@@ -190,7 +190,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
     qp_friction f0 = f;
-    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true);
+    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true, true);
     set_sliding(c, sliding);
     loose |= unsettled(qp__sub_sat(f.t1, f0.t1)) || unsettled(qp__sub_sat(f.t2, f0.t2)) ||
              unsettled(qp__sub_sat(f.tw, f0.tw));

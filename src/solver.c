@@ -642,20 +642,28 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy)
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy, bool slides)
 {
     fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
-    fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
-    qp_friction want = {
-        qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)),
-        qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)),
-        qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
-    };
-    fix16_t hold = qp__mul(r->static_friction, jn_sum);
-    qp_slide slide = { w, c, r, jn_sum, 0, false };
-    bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
-    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
+    qp_friction want = { 0, 0, 0 };
+    bool sliding;
+    if (jn_sum == 0) {
+        /* No load: hold and slide are qp__mul(mu, 0) = 0, so cut_to and cut_twist take
+         * every total to 0, and cut_to finds sliding when t1, t2 were not both 0 before
+         * its cut. Only those two speeds are needed, and only for sliding. */
+        sliding = slides && (qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)) != 0 ||
+                             qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)) != 0);
+    } else {
+        fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
+        want.t1 = qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1));
+        want.t2 = qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2));
+        want.tw = qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw));
+        fix16_t hold = qp__mul(r->static_friction, jn_sum);
+        qp_slide slide = { w, c, r, jn_sum, 0, false };
+        sliding = cut_to(&want.t1, &want.t2, hold, &slide);
+        cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
+    }
     /* Totals of opposite signs near the ends of Q16.16 (a restored or fuzzed state)
      * differ by more than int32: the change saturates. */
     row_apply(w, c, r, v, 0, qp__sub_sat(want.t1, acc->t1), move, lazy);

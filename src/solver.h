@@ -308,9 +308,10 @@ typedef struct {
  * mu_s jn_sum), else cut to dynamic friction (mu_d jn_sum; seed 004). With
  * accumulate, *acc holds the totals; otherwise it is ignored. Masses from the
  * contact unless pinned (shock), then computed for the sides in move. True
- * when the linear friction had to be cut to the dynamic limit (sliding). */
+ * when the linear friction had to be cut to the dynamic limit (sliding); with slides
+ * false, a caller that does not read it, false with no load (jn_sum 0). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy, bool slides);
 /* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
  * found for the rows that apply (as qp__point_apply_kept, above). */
 
