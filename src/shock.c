@@ -72,14 +72,18 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     c->st1 = f.t1;
     c->st2 = f.t2;
     c->stw = f.tw;
+    int64_t lin = 0;      /* qp__rel_dot(&v, c->n) while no impulse changed the velocities */
+    bool lin_ok = false;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__add_sat(qp__point_speed(&v, c, r, k), qp__point_gap_speed(w, c, r, k));
+        if (!lin_ok) lin = qp__rel_dot(&v, c->n);
+        fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
         fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->mn[k];
         fix16_t total = qp__add_sat(p->jp, -qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
+        lin_ok = total == p->jp;
         uint32_t dj = change_of(total, p->jp);
         most = dj > most ? dj : most;
         p->jp = total;

@@ -202,13 +202,17 @@ static inline int64_t qp__rel_dot(const qp_vel_ref *v, qp_vec3 u)
     return qp__dot16_raw(*v->vb, u) - qp__dot16_raw(*v->va, u);
 }
 
-/* Relative speed along c's normal at a point whose angular rows are rna, rnb. */
-static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
+/* Relative speed along c's normal at a point whose angular rows are rna, rnb, from its
+ * linear part s = qp__rel_dot(v, c->n) (Q46), which the points of a manifold share. */
+static inline fix16_t qp__normal_speed_from(const qp_vel_ref *v, qp_vec3 rna, qp_vec3 rnb, int64_t s)
 {
-    const qp_vec3 u = c->n;
-    int64_t s = qp__rel_dot(v, u);                                  /* Q46 */
     int64_t ang = qp__dot16_raw(*v->wb, rnb) - qp__dot16_raw(*v->wa, rna); /* Q32 */
     return qp__speed_of(s, ang);
+}
+
+static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
+{
+    return qp__normal_speed_from(v, rna, rnb, qp__rel_dot(v, c->n));
 }
 
 /* An impulse j (in the contact's unit, 2^-shift N s) along c's normal at a point whose
@@ -241,6 +245,13 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
 static inline fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
 {
     return qp__normal_speed(v, c, r->rna[k], r->rnb[k]);
+}
+
+/* The same, its linear part given: a pass's loop over a manifold's points finds
+ * qp__rel_dot(v, c->n) again only after an impulse, the one thing that changes va, vb. */
+static inline fix16_t qp__point_speed_from(const qp_vel_ref *v, const qp_contact_rows *r, int k, int64_t s)
+{
+    return qp__normal_speed_from(v, r->rna[k], r->rnb[k], s);
 }
 
 static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
