@@ -185,8 +185,11 @@ static inline void qp__add_impulse(qp_vec3 *v, qp_vec3 d, fix16_t j, int shift)
 static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
 {
     const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
-    /* Both inside their ranges (the common case) by one unsigned compare each. */
-    if ((uint64_t)s + (uint64_t)lim <= (uint64_t)(2 * lim) && (uint64_t)ang + (uint64_t)ang_lim <= (uint64_t)(2 * ang_lim))
+    /* Both inside their ranges (the common case), by one 32-bit compare of each high word:
+     * s in [-2^61, 2^61) and ang in [-2^47, 2^47). The two ends left out take the general
+     * form below, which is the same sum there (nothing to clamp). */
+    if ((uint32_t)((uint64_t)s >> 32) + (1u << 29) < (1u << 30) &&
+        (uint32_t)((uint64_t)ang >> 32) + (1u << 15) < (1u << 16))
         return qp__r30(s + ang * 16384);
     s = s > lim ? lim : s < -lim ? -lim : s;
     int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
