@@ -624,9 +624,11 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, qp_slide *slide)
     }
     fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp__div(slide_of(slide), len);
-    *x = qp__mul(*x, k);
-    *y = qp__mul(*y, k);
+    fix16_t k = qp__div(slide_of(slide), len), tx = *x, ty = *y;
+    QP__NARROW(tx);   /* x k, y k: one 32 x 32 product each (math_inline.h) */
+    QP__NARROW(ty);
+    *x = qp__mul(tx, k);
+    *y = qp__mul(ty, k);
     return true;
 }
 
