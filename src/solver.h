@@ -260,6 +260,7 @@ static inline fix16_t qp__point_speed_from(const qp_vel_ref *v, const qp_contact
 static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                                    int k, fix16_t j, int move)
 {
+    if (j == 0) return;   /* before the responses are read (GCC copied them to the stack first) */
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
