@@ -58,7 +58,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     /* ...and no larger than the weight the contact carries: in an impact the
      * pass's normal impulse is large, and a pinned coupling that strong
      * throws the upper body sideways with every turn of the lower one. */
-    int lower = qp__contact_lower(w, c);
+    int lower = jn_sum > 0 ? qp__contact_lower(w, c) : -1;   /* a weight (>= 0) bounds no jn_sum of 0 */
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
         /* in the contact's unit (qp__impulse_shift) */
@@ -66,7 +66,9 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false, false);
+    /* With no load and no totals, qp__friction would take totals of 0 to 0 and apply nothing. */
+    if (jn_sum != 0 || (f.t1 | f.t2 | f.tw) != 0)
+        qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false, false);
     uint32_t df[3] = { change_of(f.t1, c->st1), change_of(f.t2, c->st2), change_of(f.tw, c->stw) };
     for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     c->st1 = f.t1;
