@@ -208,11 +208,11 @@ static void load_centroid(qp_contact *c)
     int64_t wsum = 0, s[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         const qp_contact_point *p = &c->p[k];
-        int64_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);
+        fix16_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);   /* 32 bits: 32 x 32 products */
         wsum += wk;
-        s[0] += wk * p->ra.x;
-        s[1] += wk * p->ra.y;
-        s[2] += wk * p->ra.z;
+        s[0] += (int64_t)wk * p->ra.x;
+        s[1] += (int64_t)wk * p->ra.y;
+        s[2] += (int64_t)wk * p->ra.z;
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
     qp_vec3 ca = { (fix16_t)qp__div64(s[0], wsum), (fix16_t)qp__div64(s[1], wsum), (fix16_t)qp__div64(s[2], wsum) };
