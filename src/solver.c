@@ -253,6 +253,7 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
                       fix16_t j, int move, bool lazy)
 {
     if (j == 0) return;
+    QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (r->shift == 0) {   /* the common case, tested once */
         if (move & QP_MOVE_A) {

@@ -224,6 +224,7 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
                                     qp_vec3 ib, fix16_t j, int move, int shift)
 {
     if (j == 0) return;
+    QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
     if (shift == 0) {   /* the common case, tested once */
         if (move & QP_MOVE_A) {
             qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
