@@ -26,6 +26,19 @@ static inline int32_t qp__sat32(int64_t v)
     return r;
 }
 
+/* r, or -INT32_MAX for r = INT32_MIN (the one int32 below -INT32_MAX). On a 32-bit Arm
+ * as r + (r == INT32_MIN): one compare with an immediate and a conditional add, where the
+ * compare with -INT32_MAX loaded it from memory first; elsewhere (a conditional move on
+ * x86) the plain form is the shorter. */
+static inline int32_t qp__no_min(int32_t r)
+{
+#if defined(__arm__)
+    return r + (r == INT32_MIN);
+#else
+    return r < -INT32_MAX ? -INT32_MAX : r;
+#endif
+}
+
 /* qp__sat32((int64_t)a + b) in 32 bits, for any int32 a, b (and a - b as a + -b for b
  * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return); a 64-bit sum and
  * compare cost several instructions each on a Cortex-M. An overflow goes to the end of
@@ -35,7 +48,7 @@ static inline int32_t qp__add_sat(int32_t a, int32_t b)
 #if defined(__GNUC__)
     int32_t r;
     if (__builtin_add_overflow(a, b, &r)) return a > 0 ? INT32_MAX : -INT32_MAX;
-    return r < -INT32_MAX ? -INT32_MAX : r;
+    return qp__no_min(r);
 #else
     return qp__sat32((int64_t)a + b);
 #endif
@@ -47,7 +60,7 @@ static inline int32_t qp__sub_sat(int32_t a, int32_t b)
 #if defined(__GNUC__)
     int32_t r;
     if (__builtin_sub_overflow(a, b, &r)) return a < 0 ? -INT32_MAX : INT32_MAX;
-    return r < -INT32_MAX ? -INT32_MAX : r;
+    return qp__no_min(r);
 #else
     return qp__sat32((int64_t)a - b);
 #endif

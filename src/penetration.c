@@ -92,6 +92,8 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows_for(w, c, &scratch, need, move);
+    int64_t lin = 0;      /* qp__rel_dot(&v, c->n) while no impulse changed the velocities */
+    bool lin_ok = false;
     for (int k = 0; k < c->count; k++) {
         qp_contact_point *p = &c->p[k];
         if (!(need & QP_ROWS_POINT(k))) continue;
@@ -100,10 +102,12 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
         fix16_t target = qp__div(qp__mul(w->def.penetration_rate, excess), dt);
         if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
         fix16_t m = !pinned ? r->mn[k] : move == pin ? qp__point_mass_pinned(w, c, r, k, move) : qp__point_mass(w, c, r, k, move);
-        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__point_speed(&v, c, r, k)), m);
+        if (!lin_ok) lin = qp__rel_dot(&v, c->n);
+        fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__point_speed_from(&v, r, k, lin)), m);
         fix16_t total = qp__sat32((int64_t)p->jp + j);
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
+        lin_ok = total == p->jp;
         any |= total != p->jp;
         p->jp = total;
     }

@@ -58,7 +58,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     /* ...and no larger than the weight the contact carries: in an impact the
      * pass's normal impulse is large, and a pinned coupling that strong
      * throws the upper body sideways with every turn of the lower one. */
-    int lower = qp__contact_lower(w, c);
+    int lower = jn_sum > 0 ? qp__contact_lower(w, c) : -1;   /* a weight (>= 0) bounds no jn_sum of 0 */
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
         /* in the contact's unit (qp__impulse_shift) */
@@ -66,20 +66,27 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };
-    qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false);
+    /* With no load and no totals, qp__friction would take totals of 0 to 0 and apply nothing. */
+    if (jn_sum != 0 || (f.t1 | f.t2 | f.tw) != 0)
+        qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false, false);
     uint32_t df[3] = { change_of(f.t1, c->st1), change_of(f.t2, c->st2), change_of(f.tw, c->stw) };
     for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     c->st1 = f.t1;
     c->st2 = f.t2;
     c->stw = f.tw;
+    int64_t lin = 0;      /* qp__rel_dot(&v, c->n) while no impulse changed the velocities */
+    bool lin_ok = false;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__add_sat(qp__point_speed(&v, c, r, k), qp__point_gap_speed(w, c, r, k));
+        if (!lin_ok) lin = qp__rel_dot(&v, c->n);
+        fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
         fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->mn[k];
+        QP__NARROW(vn);   /* vn m: one 32 x 32 product (math_inline.h) */
         fix16_t total = qp__add_sat(p->jp, -qp__mul(vn, m));
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
+        lin_ok = total == p->jp;
         uint32_t dj = change_of(total, p->jp);
         most = dj > most ? dj : most;
         p->jp = total;

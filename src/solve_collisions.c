@@ -56,9 +56,9 @@ static fix16_t rebound_speed(fix16_t vn, fix16_t e, fix16_t an, fix16_t gap)
  * with e = 1 lost g dt^2 per step of flight at each bounce: 33% of its
  * energy in 10 s. */
 static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
-                             const qp_vel_ref *v, fix16_t an, int move)
+                             const qp_vel_ref *v, fix16_t an, int64_t lin, int move)
 {
-    fix16_t vn = qp__point_speed(v, c, r, k);
+    fix16_t vn = qp__point_speed_from(v, r, k, lin);
     fix16_t gap = qp__point_gap_speed(w, c, r, k);
     if ((int64_t)vn + gap >= 0) return 0;
     bool bounce = r->restitution > 0 && -vn > w->def.bounce_threshold;
@@ -85,12 +85,13 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
     if (c->count < 2 || (r->restitution <= 0 && !swept)) return false;
     int64_t s[3] = { 0, 0, 0 }, depth = 0;
     bool colliding = false;
+    const int64_t lin = qp__rel_dot(v, c->n);   /* every point's, from the same velocities */
     for (int k = 0; k < c->count; k++) {
         s[0] += c->p[k].ra.x;
         s[1] += c->p[k].ra.y;
         s[2] += c->p[k].ra.z;
         depth += c->p[k].depth;
-        colliding |= (int64_t)qp__point_speed(v, c, r, k) + qp__gap_speed(w, &c->p[k]) < 0;
+        colliding |= (int64_t)qp__point_speed_from(v, r, k, lin) + qp__gap_speed(w, &c->p[k]) < 0;
     }
     if (!colliding) return false;
     qp_vec3 ra = qp_v3((fix16_t)(s[0] / c->count), (fix16_t)(s[1] / c->count), (fix16_t)(s[2] / c->count));
@@ -125,8 +126,9 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     fix16_t an = r->restitution > 0 ? normal_accel(w, c) : 0;
     bool any = centroid_impulse(w, c, r, &v, move, an);
     QP__COUNT(collide_rows, c->count);
+    const int64_t lin = qp__rel_dot(&v, c->n);   /* every point's: all from the same velocities */
     for (int k = 0; k < c->count; k++) {
-        j[k] = point_impulse(w, c, r, k, &v, an, move) / c->count;
+        j[k] = point_impulse(w, c, r, k, &v, an, lin, move) / c->count;
         any |= j[k] != 0;
     }
     int64_t sum = c->jc;

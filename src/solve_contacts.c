@@ -166,10 +166,13 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     qp_vel_ref v = qp__vel_ref(w, c);
     const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
+    int64_t lin = 0;      /* qp__rel_dot(&v, c->n) ... */
+    bool lin_ok = false;  /* ...while no impulse changed the velocities */
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
-        fix16_t vn = qp__add_sat(qp__point_speed(&v, c, r, k), qp__point_gap_speed(w, c, r, k));
+        if (!lin_ok) lin = qp__rel_dot(&v, c->n);
+        fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
         fix16_t j = -qp__mul(ramped(vn, push, rest), r->mn[k]);
         quiet = quiet && (vn == 0 || (vn > 0 && (!acc || p->jn == 0)));
         if (acc) {
@@ -186,11 +189,12 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
         }
         loose |= unsettled(j);
         qp__point_apply_kept(w, c, r, &v, k, j, move);
+        lin_ok = j == 0;
     }
     qp_friction f = { c->jt1, c->jt2, c->jtw };
     if (!acc) f.t1 = f.t2 = f.tw = 0;
     qp_friction f0 = f;
-    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true);
+    bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true, true);
     set_sliding(c, sliding);
     loose |= unsettled(qp__sub_sat(f.t1, f0.t1)) || unsettled(qp__sub_sat(f.t2, f0.t2)) ||
              unsettled(qp__sub_sat(f.tw, f0.tw));

@@ -255,11 +255,11 @@ static void load_centroid(qp_contact *c)
     int64_t wsum = 0, s[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         const qp_contact_point *p = &c->p[k];
-        int64_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);
+        fix16_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);   /* 32 bits: 32 x 32 products */
         wsum += wk;
-        s[0] += wk * p->ra.x;
-        s[1] += wk * p->ra.y;
-        s[2] += wk * p->ra.z;
+        s[0] += (int64_t)wk * p->ra.x;
+        s[1] += (int64_t)wk * p->ra.y;
+        s[2] += (int64_t)wk * p->ra.z;
     }
     if (wsum == 0) return;  /* nothing touches yet: keep the plain centroid */
     qp_vec3 ca = { (fix16_t)qp__div64(s[0], wsum), (fix16_t)qp__div64(s[1], wsum), (fix16_t)qp__div64(s[2], wsum) };
@@ -300,6 +300,7 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
                       fix16_t j, int move, bool lazy)
 {
     if (j == 0) return;
+    QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (r->shift == 0) {   /* the common case, tested once */
         if (move & QP_MOVE_A) {
@@ -707,11 +708,19 @@ static bool cut_to(fix16_t *x, fix16_t *y, fix16_t hold, qp_slide *slide)
 {
     int64_t len2 = (int64_t)*x * *x + (int64_t)*y * *y;
     if (len2 <= (int64_t)hold * hold) return false;
+    /* No dynamic limit (no load): k = qp__div(0, len) is 0 for any len != 0 (len2 >= 1
+     * here), and x k, y k are 0: the same, without the root and the division. */
+    if (slide_of(slide) == 0) {
+        *x = *y = 0;
+        return true;
+    }
     fix16_t len = (fix16_t)qp_isqrt64((uint64_t)len2);
     if (len == 0) return false;
-    fix16_t k = qp__div(slide_of(slide), len);
-    *x = qp__mul(*x, k);
-    *y = qp__mul(*y, k);
+    fix16_t k = qp__div(slide_of(slide), len), tx = *x, ty = *y;
+    QP__NARROW(tx);   /* x k, y k: one 32 x 32 product each (math_inline.h) */
+    QP__NARROW(ty);
+    *x = qp__mul(tx, k);
+    *y = qp__mul(ty, k);
     return true;
 }
 
@@ -722,25 +731,33 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide, fix16_t r)
 {
     fix16_t len = *x < 0 ? -*x : *x, h = hold < 0 ? -hold : hold;
     if (len <= h) return;
-    fix16_t k = qp__div(qp__mul(slide_of(slide), r), len);
-    *x = qp__mul(*x, k);
+    fix16_t s = qp__mul(slide_of(slide), r);
+    *x = s ? qp__mul(*x, qp__div(s, len)) : 0;   /* qp__div(0, len) = 0 for len > 0 */
 }
 
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy)
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy, bool slides)
 {
     fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
-    fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
-    qp_friction want = {
-        qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)),
-        qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)),
-        qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw)),
-    };
-    fix16_t hold = qp__mul(r->static_friction, jn_sum);
-    qp_slide slide = { w, c, r, jn_sum, 0, false };
-    bool sliding = cut_to(&want.t1, &want.t2, hold, &slide);
-    cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
+    qp_friction want = { 0, 0, 0 };
+    bool sliding;
+    if (jn_sum == 0) {
+        /* No load: hold and slide are qp__mul(mu, 0) = 0, so cut_to and cut_twist take
+         * every total to 0, and cut_to finds sliding when t1, t2 were not both 0 before
+         * its cut. Only those two speeds are needed, and only for sliding. */
+        sliding = slides && (qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)) != 0 ||
+                             qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)) != 0);
+    } else {
+        fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
+        want.t1 = qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1));
+        want.t2 = qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2));
+        want.tw = qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw));
+        fix16_t hold = qp__mul(r->static_friction, jn_sum);
+        qp_slide slide = { w, c, r, jn_sum, 0, false };
+        sliding = cut_to(&want.t1, &want.t2, hold, &slide);
+        cut_twist(&want.tw, qp__mul(hold, c->twist_radius), &slide, c->twist_radius);
+    }
     /* Totals of opposite signs near the ends of Q16.16 (a restored or fuzzed state)
      * differ by more than int32: the change saturates. */
     row_apply(w, c, r, v, 0, qp__sub_sat(want.t1, acc->t1), move, lazy);

@@ -202,8 +202,11 @@ static inline void qp__add_impulse(qp_vec3 *v, qp_vec3 d, fix16_t j, int shift)
 static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
 {
     const int64_t lim = INT64_C(1) << 61, ang_lim = lim >> 14;
-    /* Both inside their ranges (the common case) by one unsigned compare each. */
-    if ((uint64_t)s + (uint64_t)lim <= (uint64_t)(2 * lim) && (uint64_t)ang + (uint64_t)ang_lim <= (uint64_t)(2 * ang_lim))
+    /* Both inside their ranges (the common case), by one 32-bit compare of each high word:
+     * s in [-2^61, 2^61) and ang in [-2^47, 2^47). The two ends left out take the general
+     * form below, which is the same sum there (nothing to clamp). */
+    if ((uint32_t)((uint64_t)s >> 32) + (1u << 29) < (1u << 30) &&
+        (uint32_t)((uint64_t)ang >> 32) + (1u << 15) < (1u << 16))
         return qp__r30(s + ang * 16384);
     s = s > lim ? lim : s < -lim ? -lim : s;
     int64_t a = ang > ang_lim ? lim : ang < -ang_lim ? -lim : ang * 16384;
@@ -219,13 +222,17 @@ static inline int64_t qp__rel_dot(const qp_vel_ref *v, qp_vec3 u)
     return qp__dot16_raw(*v->vb, u) - qp__dot16_raw(*v->va, u);
 }
 
-/* Relative speed along c's normal at a point whose angular rows are rna, rnb. */
-static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
+/* Relative speed along c's normal at a point whose angular rows are rna, rnb, from its
+ * linear part s = qp__rel_dot(v, c->n) (Q46), which the points of a manifold share. */
+static inline fix16_t qp__normal_speed_from(const qp_vel_ref *v, qp_vec3 rna, qp_vec3 rnb, int64_t s)
 {
-    const qp_vec3 u = c->n;
-    int64_t s = qp__rel_dot(v, u);                                  /* Q46 */
     int64_t ang = qp__dot16_raw(*v->wb, rnb) - qp__dot16_raw(*v->wa, rna); /* Q32 */
     return qp__speed_of(s, ang);
+}
+
+static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c, qp_vec3 rna, qp_vec3 rnb)
+{
+    return qp__normal_speed_from(v, rna, rnb, qp__rel_dot(v, c->n));
 }
 
 /* An impulse j (in the contact's unit, 2^-shift N s) along c's normal at a point whose
@@ -234,6 +241,7 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
                                     qp_vec3 ib, fix16_t j, int move, int shift)
 {
     if (j == 0) return;
+    QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
     if (shift == 0) {   /* the common case, tested once */
         if (move & QP_MOVE_A) {
             qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
@@ -260,9 +268,17 @@ static inline fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, 
     return qp__normal_speed(v, c, r->rna[k], r->rnb[k]);
 }
 
+/* The same, its linear part given: a pass's loop over a manifold's points finds
+ * qp__rel_dot(v, c->n) again only after an impulse, the one thing that changes va, vb. */
+static inline fix16_t qp__point_speed_from(const qp_vel_ref *v, const qp_contact_rows *r, int k, int64_t s)
+{
+    return qp__normal_speed_from(v, r->rna[k], r->rnb[k], s);
+}
+
 static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                                    int k, fix16_t j, int move)
 {
+    if (j == 0) return;   /* before the responses are read (GCC copied them to the stack first) */
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
@@ -339,9 +355,10 @@ typedef struct {
  * mu_s jn_sum), else cut to dynamic friction (mu_d jn_sum; seed 004). With
  * accumulate, *acc holds the totals; otherwise it is ignored. Masses from the
  * contact unless pinned (shock), then computed for the sides in move. True
- * when the linear friction had to be cut to the dynamic limit (sliding). */
+ * when the linear friction had to be cut to the dynamic limit (sliding); with slides
+ * false, a caller that does not read it, false with no load (jn_sum 0). */
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
-                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy);
+                  fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy, bool slides);
 /* For rows built with QP_ROWS_MASSES_KEPT, lazy: low-RAM built no angular responses,
  * found for the rows that apply (as qp__point_apply_kept, above). */
 
