@@ -136,13 +136,16 @@ void qp__broad_phase(qp_world *w)
             const qp_shape_slot *b = &w->shapes[order[j]];
             if (b->aabb.lo.x > a->aabb.hi.x) break;
             if (a->body == b->body) continue;
+            /* Boxes apart in y or z first: most candidates end there (nine in ten of
+             * rain512's), and the test needs no body record. The tests are pure, so
+             * their order changes no pair. */
+            if (!overlap_yz(&a->aabb, &b->aabb)) continue;
             /* Something moves (an awake body, or a kinematic one driving a body that
              * can be pushed); never two bodies that cannot be pushed. */
             const qp_body_state *bb = &w->bodies[b->body];
             if (!a_moves && !qp__body_moves(bb) &&
                 !((a_drives && qp__body_dynamic(bb)) || (a_dynamic && qp__body_drives(bb))))
                 continue;
-            if (!overlap_yz(&a->aabb, &b->aabb)) continue;
             if (!qp__shapes_pair(a, b)) continue;
             if (qp__joined(w, a->body, b->body)) continue;   /* joined bodies do not collide */
             if (n == QP_CFG_MAX_PAIRS) {
