@@ -128,18 +128,22 @@ void qp__broad_phase(qp_world *w)
     uint16_t *order = w->sap_order;
     sort_order(w);
     int n = 0;
-    for (int i = 0; i < w->sap_count; i++) {
+    /* The count and a's box in locals: the loop's stores (the overflow count) would
+     * otherwise have them read again at every candidate. */
+    const int count = w->sap_count;
+    for (int i = 0; i < count; i++) {
         const qp_shape_slot *a = &w->shapes[order[i]];
         const qp_body_state *ba = &w->bodies[a->body];
         bool a_moves = qp__body_moves(ba), a_dynamic = qp__body_dynamic(ba), a_drives = qp__body_drives(ba);
-        for (int j = i + 1; j < w->sap_count; j++) {
+        const qp_aabb box = a->aabb;
+        for (int j = i + 1; j < count; j++) {
             const qp_shape_slot *b = &w->shapes[order[j]];
-            if (b->aabb.lo.x > a->aabb.hi.x) break;
+            if (b->aabb.lo.x > box.hi.x) break;
             if (a->body == b->body) continue;
             /* Boxes apart in y or z first: most candidates end there (nine in ten of
              * rain512's), and the test needs no body record. The tests are pure, so
              * their order changes no pair. */
-            if (!overlap_yz(&a->aabb, &b->aabb)) continue;
+            if (!overlap_yz(&box, &b->aabb)) continue;
             /* Something moves (an awake body, or a kinematic one driving a body that
              * can be pushed); never two bodies that cannot be pushed. */
             const qp_body_state *bb = &w->bodies[b->body];
