@@ -26,6 +26,13 @@ static uint64_t pair_key(const qp_world *w, const qp_pair *p, bool by_index)
     return by_index ? ((uint64_t)p->a << 16) | p->b : qp__pair_key(w, p);
 }
 
+/* x < y for keys made by pair_key: by index they fit 32 bits, and a 32-bit compare is
+ * one instruction on a Cortex-M where a 64-bit one is two, and frees a register. */
+static QP__ALWAYS_INLINE bool key_less(uint64_t x, uint64_t y, bool by_index)
+{
+    return by_index ? (uint32_t)x < (uint32_t)y : x < y;
+}
+
 static bool shapes_in_body_order(const qp_world *w)
 {
     int last = -1;
@@ -51,12 +58,12 @@ static QP__ALWAYS_INLINE void sift_down(const qp_world *w, qp_pair *p, int root,
         uint64_t kc = pair_key(w, &p[child], by_index);
         if (child + 1 < n) {
             uint64_t k1 = pair_key(w, &p[child + 1], by_index);
-            if (kc < k1) {
+            if (key_less(kc, k1, by_index)) {
                 child++;
                 kc = k1;
             }
         }
-        if (kt >= kc) break;
+        if (!key_less(kt, kc, by_index)) break;
         p[root] = p[child];
         root = child;
     }
@@ -73,14 +80,15 @@ static QP__ALWAYS_INLINE void sift_leaf_first(const qp_world *w, qp_pair *p, qp_
     for (;;) {
         int child = 2 * hole + 1;
         if (child >= n) break;
-        if (child + 1 < n && pair_key(w, &p[child], by_index) < pair_key(w, &p[child + 1], by_index)) child++;
+        if (child + 1 < n && key_less(pair_key(w, &p[child], by_index), pair_key(w, &p[child + 1], by_index), by_index))
+            child++;
         p[hole] = p[child];
         hole = child;
     }
     const uint64_t kt = pair_key(w, &t, by_index);
     while (hole > 0) {
         int parent = (hole - 1) / 2;
-        if (pair_key(w, &p[parent], by_index) > kt) break;
+        if (key_less(kt, pair_key(w, &p[parent], by_index), by_index)) break;
         p[hole] = p[parent];
         hole = parent;
     }
