@@ -136,7 +136,7 @@ void qp__broad_phase(qp_world *w)
     uint16_t *order = w->sap_order;
     sort_order(w);
     int n = 0;
-    /* The count and a's box in locals: the loop's stores (the overflow count) would
+    /* The count and a's box and body in locals: the loop's stores (the overflow count) would
      * otherwise have them read again at every candidate. */
     const int count = w->sap_count;
     for (int i = 0; i < count; i++) {
@@ -144,6 +144,7 @@ void qp__broad_phase(qp_world *w)
         const qp_body_state *ba = &w->bodies[a->body];
         bool a_moves = qp__body_moves(ba), a_dynamic = qp__body_dynamic(ba), a_drives = qp__body_drives(ba);
         const qp_aabb box = a->aabb;
+        const uint16_t a_body = a->body;
         for (int j = i + 1; j < count; j++) {
             const qp_shape_slot *b = &w->shapes[order[j]];
             if (b->aabb.lo.x > box.hi.x) break;
@@ -152,7 +153,7 @@ void qp__broad_phase(qp_world *w)
              * (two shapes of one body are rare). The tests are pure, so their order
              * changes no pair. */
             if (!overlap_yz(&box, &b->aabb)) continue;
-            if (a->body == b->body) continue;
+            if (a_body == b->body) continue;
             /* Something moves (an awake body, or a kinematic one driving a body that
              * can be pushed); never two bodies that cannot be pushed. */
             const qp_body_state *bb = &w->bodies[b->body];
