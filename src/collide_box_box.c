@@ -120,6 +120,10 @@ static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3]
     return true;
 }
 
+/* (2^30 + 2^20)^2: an edge axis e_i x c_j whose len2 (Q60) is at most this has a length
+ * round(sqrt(len2)) of at most 2^30 + 2^20 (Q2.30; isqrt_round). */
+#define EDGE_LEN2_MAX (((int64_t)1 << 60) + ((int64_t)1 << 51) + ((int64_t)1 << 40))
+
 /* round(sqrt(v)) for v >= 0. */
 static int64_t isqrt_round(int64_t v)
 {
@@ -223,6 +227,22 @@ typedef struct {
     uint8_t label;
 } clip_vertex;
 
+/* qp__div_round64(n, d), d != 0, for the clipping's intersections: n = 0 (an incident
+ * edge that does not move along this component: three in four of a pyramid's) gives 0
+ * without a division, and n, d within 32 bits take the same steps in 32 bits, inline
+ * (|n|, |d| <= 2^31, so the quotient and its rounding up fit a uint32): the same
+ * quotient, rounded half away from zero, without a call and 64-bit arithmetic. */
+static QP__ALWAYS_INLINE int64_t clip_div(int64_t n, int64_t d)
+{
+    if (n == 0) return 0;
+    if (n != (int32_t)n || d != (int32_t)d) return qp__div_round64(n, d);
+    const uint32_t un = n < 0 ? 0u - (uint32_t)n : (uint32_t)n, ud = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
+    uint32_t q = un / ud;
+    const uint32_t r = un - q * ud;
+    if (r >= ud - r) q++;
+    return (n < 0) != (d < 0) ? -(int64_t)q : (int64_t)q;
+}
+
 /* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label.
  * Returns -1, writing nothing, when the whole polygon is kept as it is (the
  * corners of a box resting on an equal one lie on the side planes). */
@@ -246,7 +266,7 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
             clip_vertex x;
             for (int k = 0; k < 3; k++)
                 x.p[k] = k == c ? (fix16_t)(sg * h)
-                                : qp__sat32((int64_t)p->p[k] + qp__div_round64(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
+                                : qp__sat32((int64_t)p->p[k] + clip_div(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
             x.label = dp <= 0 ? plane_label : p->label;
             out[o++] = x;
         }
@@ -465,12 +485,18 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
      * best one does) changes nothing. */
     const int64_t k_edge = matters < 0 ? (-matters + QP__W_ONE - 1) >> 30 : 0;
     const int64_t no_matter = -(k_edge << 32);
+    /* Tighter where len2 <= EDGE_LEN2_MAX (every axis of two rotations: len2 is at most
+     * |c_j|^2, about 2^60): then round(sqrt(len2)) <= 2^30 + 2^20 and num <= -K
+     * (2^30 + 2^20) is enough. Half of rain512's edge axes that got this far then take
+     * no root nor division. */
+    const int64_t no_matter_near = -((k_edge << 30) + (k_edge << 20));
     /* Edge pairs e_i x c_j. */
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             int64_t len2, num, tn;
             if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn)) continue;
             if (num <= no_matter) continue;
+            if (num <= no_matter_near && len2 <= EDGE_LEN2_MAX) continue;
             /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
             int64_t q = qp__div_round64(num, isqrt_round(len2));
             if (q > INT32_MAX) q = INT32_MAX;
