@@ -130,7 +130,13 @@ static inline bool diagonal(const qp_mat3 *m)
 
 static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
 {
-    if (!diag) return inv_i(m, v);
+    if (!diag) {
+        const fix16_t(*a)[3] = m->m;
+        qp_vec3 r = { qp__r16((int64_t)a[0][0] * v.x + (int64_t)a[0][1] * v.y + (int64_t)a[0][2] * v.z),
+                      qp__r16((int64_t)a[1][0] * v.x + (int64_t)a[1][1] * v.y + (int64_t)a[1][2] * v.z),
+                      qp__r16((int64_t)a[2][0] * v.x + (int64_t)a[2][1] * v.y + (int64_t)a[2][2] * v.z) };
+        return r;
+    }
     qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
                   qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
@@ -292,6 +298,19 @@ static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
  * response to a row, as fill_part finds it. */
 static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
 {
+#if QP_CFG_LOW_RAM
+    /* From the six kept entries, as rows_inv_inertia lays them out (m01 = m10 = k[3],
+     * m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
+    if (w->inv_inertia_kept) {
+        const fix16_t *k = w->passes.inv_inertia6[i];
+        if ((k[3] | k[4] | k[5]) == 0)
+            return qp_v3(qp__r16((int64_t)k[0] * row.x), qp__r16((int64_t)k[1] * row.y),
+                         qp__r16((int64_t)k[2] * row.z));
+        return qp_v3(qp__r16((int64_t)k[0] * row.x + (int64_t)k[3] * row.y + (int64_t)k[4] * row.z),
+                     qp__r16((int64_t)k[3] * row.x + (int64_t)k[1] * row.y + (int64_t)k[5] * row.z),
+                     qp__r16((int64_t)k[4] * row.x + (int64_t)k[5] * row.y + (int64_t)k[2] * row.z));
+    }
+#endif
     const qp_mat3 m = rows_inv_inertia(w, i);
     return inv_i_any(&m, row, diagonal(&m));
 }
