@@ -183,7 +183,12 @@ static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, 
  * saturating. Both sides' inverse masses sum to 2^(shift + 1) kg^-1 or more
  * (qp__impulse_shift), so k / 2^shift keeps 17 whole bits or more; a pass that pins the
  * light side sums the heavy side alone, whose small k is inverted first and then scaled. */
-static fix16_t scaled_inverse_of(int64_t k, int shift)
+#if QP_CFG_LOW_RAM   /* forced inline there: low-RAM finds masses at every visit (a call per mass) */
+#define QP__MASS_INLINE QP__ROWS_INLINE
+#else
+#define QP__MASS_INLINE
+#endif
+static QP__MASS_INLINE fix16_t scaled_inverse_of(int64_t k, int shift)
 {
     if (shift == 0) return inverse_of(k);
     if (k >= (INT64_C(1) << (16 + shift))) return inverse_of((k + (INT64_C(1) << (shift - 1))) >> shift);
