@@ -47,9 +47,18 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
-    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
+#if QP_CFG_LOW_RAM
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
+    /* No friction rows are built for a visit that skips its friction call (below: no
+     * load and no totals; the weight only lowers jn_sum), a seventh of pyramid20's. */
+    bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
+    const qp_contact_rows *r =
+        qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
+#else
+    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
+    for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
+#endif
     /* Friction, or the pass's normal impulses (tilted by the bodies'
      * small rotations) would push the level sideways unopposed. Its bound
      * is the pass's normal totals so far: a pinned coupling as strong as the

@@ -130,7 +130,13 @@ static inline bool diagonal(const qp_mat3 *m)
 
 static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
 {
-    if (!diag) return inv_i(m, v);
+    if (!diag) {
+        const fix16_t(*a)[3] = m->m;
+        qp_vec3 r = { qp__r16((int64_t)a[0][0] * v.x + (int64_t)a[0][1] * v.y + (int64_t)a[0][2] * v.z),
+                      qp__r16((int64_t)a[1][0] * v.x + (int64_t)a[1][1] * v.y + (int64_t)a[1][2] * v.z),
+                      qp__r16((int64_t)a[2][0] * v.x + (int64_t)a[2][1] * v.y + (int64_t)a[2][2] * v.z) };
+        return r;
+    }
     qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
                   qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
@@ -177,7 +183,12 @@ static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, 
  * saturating. Both sides' inverse masses sum to 2^(shift + 1) kg^-1 or more
  * (qp__impulse_shift), so k / 2^shift keeps 17 whole bits or more; a pass that pins the
  * light side sums the heavy side alone, whose small k is inverted first and then scaled. */
-static fix16_t scaled_inverse_of(int64_t k, int shift)
+#if QP_CFG_LOW_RAM   /* forced inline there: low-RAM finds masses at every visit (a call per mass) */
+#define QP__MASS_INLINE QP__ROWS_INLINE
+#else
+#define QP__MASS_INLINE
+#endif
+static QP__MASS_INLINE fix16_t scaled_inverse_of(int64_t k, int shift)
 {
     if (shift == 0) return inverse_of(k);
     if (k >= (INT64_C(1) << (16 + shift))) return inverse_of((k + (INT64_C(1) << (shift - 1))) >> shift);
@@ -292,6 +303,19 @@ static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
  * response to a row, as fill_part finds it. */
 static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
 {
+#if QP_CFG_LOW_RAM
+    /* From the six kept entries, as rows_inv_inertia lays them out (m01 = m10 = k[3],
+     * m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
+    if (w->inv_inertia_kept) {
+        const fix16_t *k = w->passes.inv_inertia6[i];
+        if ((k[3] | k[4] | k[5]) == 0)
+            return qp_v3(qp__r16((int64_t)k[0] * row.x), qp__r16((int64_t)k[1] * row.y),
+                         qp__r16((int64_t)k[2] * row.z));
+        return qp_v3(qp__r16((int64_t)k[0] * row.x + (int64_t)k[3] * row.y + (int64_t)k[4] * row.z),
+                     qp__r16((int64_t)k[3] * row.x + (int64_t)k[1] * row.y + (int64_t)k[5] * row.z),
+                     qp__r16((int64_t)k[4] * row.x + (int64_t)k[5] * row.y + (int64_t)k[2] * row.z));
+    }
+#endif
     const qp_mat3 m = rows_inv_inertia(w, i);
     return inv_i_any(&m, row, diagonal(&m));
 }
@@ -649,8 +673,13 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
 #else
     /* A sweep's last contact is the next sweep's first, and a shock level of one contact
      * is swept again and again: nothing the rows are made of changes within a pass. */
+    /* ...and a visit that needs fewer rows (the shock pass's without friction) takes them
+     * from a build of more, of the same kind (kept masses, lazy or full) and sides. */
     uint32_t key = need | (uint32_t)move << 16;
-    if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key == key) return scratch;
+    const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY;
+    if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
+        ((scratch->rows_key ^ need) & kind) == 0 && (need & ~scratch->rows_key & 0xFFFFu) == 0)
+        return scratch;
     if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
     else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
     else fill_full(w, c, scratch, need, move);
