@@ -111,8 +111,9 @@ static inline qp_vec3 arm_b(qp_vec3 ra, qp_vec3 ab)
     return qp_v3(qp__add_sat(ra.x, ab.x), qp__add_sat(ra.y, ab.y), qp__add_sat(ra.z, ab.z));
 }
 
-/* Inverse inertia (world) times a vector. */
-static inline qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+/* Inverse inertia (world) times a vector. Forced inline as the row builders are: low-RAM
+ * builds rows at every visit, and GCC left it out of line there (a call per response). */
+static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
     qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
@@ -130,13 +131,7 @@ static inline bool diagonal(const qp_mat3 *m)
 
 static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
 {
-    if (!diag) {
-        const fix16_t(*a)[3] = m->m;
-        qp_vec3 r = { qp__r16((int64_t)a[0][0] * v.x + (int64_t)a[0][1] * v.y + (int64_t)a[0][2] * v.z),
-                      qp__r16((int64_t)a[1][0] * v.x + (int64_t)a[1][1] * v.y + (int64_t)a[1][2] * v.z),
-                      qp__r16((int64_t)a[2][0] * v.x + (int64_t)a[2][1] * v.y + (int64_t)a[2][2] * v.z) };
-        return r;
-    }
+    if (!diag) return inv_i(m, v);
     qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
                   qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
