@@ -18,7 +18,9 @@ enum {
     QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
                                     deep inside then was spawned there (overlap.c) */
     QP_STATE_JOINED  = 1u << 6,  /* scratch inside the shock pass only: a joint holds it */
-    QP_STATE_CUT     = 1u << 7   /* scratch inside the continuous stage only: its motion was cut */
+    QP_STATE_CUT     = 1u << 7,  /* scratch inside the continuous stage only: its motion was cut */
+    QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
+    QP_STATE_SETTLED = 1u << 9   /* a visit of this sweep was loose; the island settled */
 };
 
 typedef struct {
