@@ -35,8 +35,22 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 	done
 
 # The regression replay of make test (tools/test-fuzz-corpus.sh): each target with
-# tests/fuzz/replay_main.c instead of libFuzzer, by gcc under ASan + UBSan.
+# tests/fuzz/replay_main.c instead of libFuzzer, by gcc under ASan + UBSan. The core and
+# libfixmath compile once, object by object (make -j), into one archive the targets share:
+# each target compiling them itself took four times the work.
 FUZZ_REPLAY_CC ?= gcc
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(CORE_SRCS) $(FIXMATH_SRCS)
+FUZZ_REPLAY_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/core/%.o,$(CORE_SRCS)) \
+                    $(patsubst $(FIXMATH_DIR)/%.c,$(FUZZ_OUT)/fixmath/%.o,$(FIXMATH_SRCS))
+$(FUZZ_OUT)/core/%.o: src/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(FUZZ_EXTRA_$*) $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+$(FUZZ_OUT)/fixmath/%.o: $(FIXMATH_DIR)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_OUT)/libqphys-replay.a: $(FUZZ_REPLAY_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+-include $(patsubst %.o,%.d,$(filter $(FUZZ_OUT)/core/%,$(FUZZ_REPLAY_OBJS)))
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_OUT)/libqphys-replay.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(FUZZ_EXTRA_$*) $(FUZZ_OUT)/libqphys-replay.a -o $@

@@ -68,7 +68,6 @@ check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
 check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tools/test-install.sh
 check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tools/test-viewer.sh
 check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s core-guard
-[ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
 
 # Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
 pools_suite() {
@@ -105,6 +104,8 @@ for b in $(ls boards | grep -v '^cpu$'); do
   only=""; [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ] && only=" (build only: no QEMU model)"
   check "board $b: builds, fits, passes the nm guard$only" make -s -j"$JOBS" BOARD="$b" all size
 done
+# After the boards: it reuses their objects (and the host guard's) in its copy.
+[ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
 check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 200 of the 3 296 bytes reserved)" sh tools/test-stack.sh

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 steps=${UBSAN_SCENE_STEPS:-120}
-tag=host-ubsan
+tag=host-san   # the flags of make test's host-san unit build, whose core objects it shares
 san="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -j"${JOBS:-2}" BUILD_TAG=$tag HOST_OPT="$san" "build/$tag/qphys" || { echo "FAIL build of build/$tag/qphys"; exit 1; }
 q=build/$tag/qphys
