@@ -20,7 +20,6 @@ for b in microbit qemu-mps2-an386; do
   fi
   for mode in semihost auto; do
     # One folder per board: the second mode recompiles the port only (mk/board.mk's signatures).
-    d=build/exit-$b
     sh tools/embed-scene.sh tests/scenes/pyramid64.scene 5 "$d/scene-gen/scene_data.h" || exit 2
     vars="BOARD=$b APP=scene PORT_EXIT=$mode BOARD_DIR=$d APP_CFLAGS_scene=-I$d/scene-gen"
     # shellcheck disable=SC2086
