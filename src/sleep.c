@@ -185,13 +185,26 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
     return b->still_steps >= n && b->awake_steps >= w->def.min_awake_steps;
 }
 
-static int find(qp_world *w, int i)
+int qp__island_find(qp_world *w, int i)
 {
     while (w->bodies[i].island != i) {
         w->bodies[i].island = w->bodies[w->bodies[i].island].island;
         i = w->bodies[i].island;
     }
     return i;
+}
+
+int qp__island_join(qp_world *w, int a, int b)
+{
+    int ra = qp__island_find(w, a), rb = qp__island_find(w, b);
+    if (ra == rb) return 0;
+    if (ra > rb) {
+        int t = ra;
+        ra = rb;
+        rb = t;
+    }
+    w->bodies[rb].island = (uint16_t)ra;
+    return rb;
 }
 
 enum { ISLAND_AWAKE = 1, ISLAND_GROUNDED = 2 };
@@ -221,11 +234,8 @@ void qp__sleep(qp_world *w)
         const qp_contact *ct = &w->contacts[c];
         const qp_body_state *a = &w->bodies[ct->a], *b = &w->bodies[ct->b];
         if (qp__body_dynamic(a) && qp__body_dynamic(b)) {
-            int ra = find(w, ct->a), rb = find(w, ct->b);
-            if (ra == rb) continue;
-            if (ra > rb) { int t = ra; ra = rb; rb = t; }
-            w->bodies[rb].island = (uint16_t)ra;
-            mark[ra] |= mark[rb];
+            int rb = qp__island_join(w, ct->a, ct->b);
+            if (rb) mark[w->bodies[rb].island] |= mark[rb];
         } else {
             int d = qp__body_dynamic(a) ? ct->a : ct->b;
             const qp_body_state *other = &w->bodies[d == ct->a ? ct->b : ct->a];
@@ -239,11 +249,8 @@ void qp__sleep(qp_world *w)
         if (j->a == 0) continue;
         const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
         if (qp__body_dynamic(a) && qp__body_dynamic(b)) {
-            int ra = find(w, j->a), rb = find(w, j->b);
-            if (ra == rb) continue;
-            if (ra > rb) { int t = ra; ra = rb; rb = t; }
-            w->bodies[rb].island = (uint16_t)ra;
-            mark[ra] |= mark[rb];
+            int rb = qp__island_join(w, j->a, j->b);
+            if (rb) mark[w->bodies[rb].island] |= mark[rb];
         } else {
             int d = qp__body_dynamic(a) ? j->a : j->b;
             if (qp__body_dynamic(&w->bodies[d])) mark[d] |= ISLAND_GROUNDED;
@@ -251,13 +258,13 @@ void qp__sleep(qp_world *w)
     }
     /* Marks were set on bodies before their islands merged: gather at roots. */
     for (int i = 1; i <= n; i++) {
-        int r = find(w, i);
+        int r = qp__island_find(w, i);
         if (r != i) mark[r] |= mark[i];
     }
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
-        if (mark[find(w, i)] != ISLAND_GROUNDED) continue;
+        if (mark[qp__island_find(w, i)] != ISLAND_GROUNDED) continue;
         b->state |= QP_STATE_ASLEEP;
         qp__event_body(w, QP_EVENT_SLEPT, i);
         b->v = b->w = qp_v3_zero();

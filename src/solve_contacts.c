@@ -217,39 +217,18 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
  * share no moving body, so each one's sweeps are those it would have alone in the world,
  * under the same rule (a pile still tumbling kept every resting box on the floor sweeping:
  * rain512 ran 7.9 sweeps a step). Every body a joint holds is in one island: the joints'
- * sweep is one. w->queue (free scratch from the contact graph to the continuous stage)
- * holds each body's root; the root's state holds the island's marks for this pass. */
+ * sweep is one. The islands are found in bodies[].island (sleep.c's union-find, which the
+ * sleep stage sets anew), each body pointing at its root; the root's state holds the
+ * island's marks for this pass. */
 enum { ISLAND_LOOSE = QP_STATE_LOOSE, ISLAND_SETTLED = QP_STATE_SETTLED };
 
-static int island_find(uint16_t *root, int i)
-{
-    while (root[i] != i) {
-        root[i] = root[root[i]];
-        i = root[i];
-    }
-    return i;
-}
-
-static void island_join(uint16_t *root, int a, int b)
-{
-    int ra = island_find(root, a), rb = island_find(root, b);
-    if (ra == rb) return;
-    if (ra > rb) {
-        int t = ra;
-        ra = rb;
-        rb = t;
-    }
-    root[rb] = (uint16_t)ra;
-}
-
-/* Each body's root in w->queue; returns the root of the joints' island (0: no joint). */
+/* Each body's root in bodies[].island; returns the root of the joints' island (0: no joint). */
 static int islands_start(qp_world *w)
 {
-    uint16_t *root = w->queue;
-    for (int i = 0; i <= w->body_high; i++) root[i] = (uint16_t)i;
+    for (int i = 1; i <= w->body_high; i++) w->bodies[i].island = (uint16_t)i;
     for (int i = 0; i < w->contact_count; i++) {
         const qp_contact *c = &w->contacts[i];
-        if (qp__body_dynamic(&w->bodies[c->a]) && qp__body_dynamic(&w->bodies[c->b])) island_join(root, c->a, c->b);
+        if (qp__body_dynamic(&w->bodies[c->a]) && qp__body_dynamic(&w->bodies[c->b])) qp__island_join(w, c->a, c->b);
     }
     int joined = 0;
     for (int o = 0; o < w->joint_count; o++) {
@@ -258,17 +237,17 @@ static int islands_start(qp_world *w)
         for (int e = 0; e < 2; e++) {
             if (!qp__body_dynamic(&w->bodies[ends[e]])) continue;
             if (joined == 0) joined = ends[e];
-            island_join(root, joined, ends[e]);
+            qp__island_join(w, joined, ends[e]);
         }
     }
-    for (int i = 0; i <= w->body_high; i++) root[i] = (uint16_t)island_find(root, i);
-    return joined ? root[joined] : 0;
+    for (int i = 1; i <= w->body_high; i++) w->bodies[i].island = (uint16_t)qp__island_find(w, i);
+    return joined ? w->bodies[joined].island : 0;
 }
 
 /* The island of contact c (its dynamic side's). */
 static inline int island_of(const qp_world *w, const qp_contact *c)
 {
-    return w->queue[qp__body_dynamic(&w->bodies[c->a]) ? c->a : c->b];
+    return w->bodies[qp__body_dynamic(&w->bodies[c->a]) ? c->a : c->b].island;
 }
 
 /* End of a sweep: an island with no loose visit in it settled. True if any is still loose. */
@@ -277,7 +256,7 @@ static bool islands_sweep_end(qp_world *w)
     bool any = false;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
-        if (w->queue[i] != i) continue;
+        if (b->island != i) continue;
         if (b->state & ISLAND_LOOSE) {
             any = true;
             b->state = (uint16_t)(b->state & ~ISLAND_LOOSE);
@@ -329,8 +308,9 @@ void qp__solve_contacts(qp_world *w)
             if (solve_contact(w, c, push, rest, !up, &q, &scratch)) w->bodies[island].state |= ISLAND_LOOSE;
         }
         for (int i = 1; i <= w->body_high; i++) {   /* a clamped body's contacts are not quiet, nor its sweep settled */
-            if ((w->bodies[w->queue[i]].state & ISLAND_SETTLED) || !qp__clamp_spin(w, i)) continue;
-            w->bodies[w->queue[i]].state |= ISLAND_LOOSE;
+            qp_body_state *root = &w->bodies[w->bodies[i].island];
+            if ((root->state & ISLAND_SETTLED) || !qp__clamp_spin(w, i)) continue;
+            root->state |= ISLAND_LOOSE;
             if (q.visit != 0) w->passes.moved_at[i] = q.visit;
         }
         /* Settled: the sweeps left would only trade an island's last units, so this one is

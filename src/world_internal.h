@@ -157,6 +157,11 @@ void qp__penetration(qp_world *w);      /* penetration.c: split impulse */
 void qp__continuous(qp_world *w);       /* continuous.c: fast bodies stop at their time of impact */
 void qp__integrate(qp_world *w);        /* integrate.c: positions from final velocities */
 void qp__sleep(qp_world *w);            /* sleep.c: islands, three-point / energy tests */
+/* Islands as a union-find over bodies[].island (sleep.c), which qp__sleep sets anew each step: until
+ * then a pass may use it as scratch (solve_contacts.c). The root of i's island, halving paths; and
+ * a's and b's islands joined under the lower root, returning the root put under it (0: one already). */
+int qp__island_find(qp_world *w, int i);
+int qp__island_join(qp_world *w, int a, int b);
 void qp__sap_refresh(qp_world *w);      /* broad_phase.c: boxes at the new poses, kept sorted for queries */
 void qp__events_end(qp_world *w);       /* events.c: begin impulses, order */
 void qp__count_bodies(qp_world *w);     /* world.c: awake/asleep counts, first all-asleep step */
