@@ -80,8 +80,13 @@ static QP__ALWAYS_INLINE void sift_leaf_first(const qp_world *w, qp_pair *p, qp_
     for (;;) {
         int child = 2 * hole + 1;
         if (child >= n) break;
+#if QP__BRANCH_FREE   /* the larger child, chosen without a branch (which one is a coin toss) */
+        int right = child + 1 < n ? child + 1 : child;
+        child += key_less(pair_key(w, &p[child], by_index), pair_key(w, &p[right], by_index), by_index);
+#else
         if (child + 1 < n && key_less(pair_key(w, &p[child], by_index), pair_key(w, &p[child + 1], by_index), by_index))
             child++;
+#endif
         p[hole] = p[child];
         hole = child;
     }
@@ -114,7 +119,11 @@ static void sort_pairs(const qp_world *w, qp_pair *p, int n)
 
 static bool overlap_yz(const qp_aabb *a, const qp_aabb *b)
 {
+#if QP__BRANCH_FREE   /* all four compares, not short-circuited: each is a coin toss */
+    return (a->lo.y <= b->hi.y) & (b->lo.y <= a->hi.y) & (a->lo.z <= b->hi.z) & (b->lo.z <= a->hi.z);
+#else
     return a->lo.y <= b->hi.y && b->lo.y <= a->hi.y && a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+#endif
 }
 
 static void sort_order(qp_world *w)

@@ -19,4 +19,16 @@
 #define QP__ALWAYS_INLINE inline
 #endif
 
+/* QP__BRANCH_FREE: 1 where a mispredicted branch costs more than the few instructions that
+ * avoid it (x86-64, AArch64 and the other deep out-of-order pipelines of hosts), 0 on the
+ * Cortex-M (an in-order pipeline: a branch costs a cycle or three, and the extra
+ * instructions are what counts). A branch on the sign of a product or on which of two
+ * totals grew is a coin toss: the branch-free forms made pyramid20 and rain512 about 20 %
+ * faster on the host (docs/benchmarks.md). Both forms compute the same bits. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define QP__BRANCH_FREE 0
+#else
+#define QP__BRANCH_FREE 1
+#endif
+
 #endif

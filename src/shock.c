@@ -22,7 +22,12 @@
 /* |to - from|, exact in unsigned arithmetic (below 2^32 for any two int32). */
 static uint32_t change_of(fix16_t to, fix16_t from)
 {
+#if QP__BRANCH_FREE   /* which total grew is a coin toss: negate by a mask */
+    uint32_t d = (uint32_t)to - (uint32_t)from, neg = 0u - (uint32_t)(to < from);
+    return (d ^ neg) - neg;
+#else
     return to > from ? (uint32_t)to - (uint32_t)from : (uint32_t)from - (uint32_t)to;
+#endif
 }
 
 /* One sweep over a contact with the lower body pinned. The pass keeps its

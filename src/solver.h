@@ -8,12 +8,26 @@
 #include "world_internal.h"
 #include "math_inline.h"
 
+/* Round to nearest, ties away from zero: symmetric, so rounding has no
+ * preferred direction (round-half-up made stacks lean one way: the arms of
+ * a unit cube are exact halves, so ties are common). */
+static inline int64_t qp__round_shift(int64_t v, int n)
+{
+    int64_t half = INT64_C(1) << (n - 1);
+#if QP__BRANCH_FREE
+    /* v >= 0: (v + half) >> n. v < 0: -((half - v) >> n), which is (v + half - 1) >> n
+     * (-floor(x / N) = floor((N - 1 - x) / N) with x = half - v, N = 2 half): one form
+     * without a branch, v >> 63 being -1 for v < 0 and 0 otherwise. */
+    return (v + half + (v >> 63)) >> n;
+#else
+    return v >= 0 ? (v + half) >> n : -((half - v) >> n);   /* fewer instructions on a Cortex-M */
+#endif
+}
+
 /* a * b in Q16.16, rounded (inline: the passes call it in their inner loops). */
 static inline fix16_t qp__mul(fix16_t a, fix16_t b)
 {
-    int64_t v = (int64_t)a * b;
-    v = v >= 0 ? (v + 32768) >> 16 : -((32768 - v) >> 16);
-    return qp__sat32(v);
+    return qp__sat32(qp__round_shift((int64_t)a * b, 16));
 }
 
 /* A sweep of the contact pass settles when it changed no impulse by more than this many
@@ -136,17 +150,6 @@ void qp__prepare_contacts(qp_world *w);
  * (raw < 2^29.3, enforced at body creation): a product is below 2^61, a sum of three
  * below 2^63. Results saturate to int32 once at the end. */
 
-/* Round to nearest, ties away from zero: symmetric, so rounding has no
- * preferred direction (round-half-up made stacks lean one way: the arms of
- * a unit cube are exact halves, so ties are common). */
-static inline int64_t qp__round_shift(int64_t v, int n)
-{
-    /* v >= 0: (v + half) >> n. v < 0: -((half - v) >> n), which is (v + half - 1) >> n
-     * (-floor(x / N) = floor((N - 1 - x) / N) with x = half - v, N = 2 half): one
-     * form without a branch, v >> 63 being -1 for v < 0 and 0 otherwise. */
-    int64_t half = INT64_C(1) << (n - 1);
-    return v >= 0 ? (v + half) >> n : -((half - v) >> n);
-}
 static inline fix16_t qp__r16(int64_t v) { return qp__sat32(qp__round_shift(v, 16)); }
 static inline fix16_t qp__r30(int64_t v) { return qp__sat32(qp__round_shift(v, 30)); }
 
