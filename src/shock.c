@@ -19,6 +19,52 @@
  * the collision, contact and penetration passes (solve_joints.c). */
 
 
+/* Low-RAM: the rows of the last three contacts visited, each kept for a visit to the same
+ * contact (QP_ROWS_MEMO). A level's sweeps turn round at its ends, so the contacts visited
+ * last are the next ones visited first: with one set, only the very last was found again
+ * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Rows are a pass's scratch
+ * there, on the stack: with three sets this pass's path stays below the deepest on the
+ * micro:bit (2 944 bytes, a hinge's; four sets made this path the deepest, 3 012). The
+ * default layout keeps every contact's rows and uses none of these. */
+#if QP_CFG_LOW_RAM
+#define SHOCK_ROWS_KEPT 3
+#else
+#define SHOCK_ROWS_KEPT 1
+#endif
+typedef struct {
+    qp_contact_rows rows[SHOCK_ROWS_KEPT];
+    int next;   /* the set to fill next: the one filled longest ago */
+    int last;   /* the set of the visit before */
+} shock_rows;
+
+static void shock_rows_start(shock_rows *s)
+{
+    for (int i = 0; i < SHOCK_ROWS_KEPT; i++) qp__rows_memo_start(&s->rows[i]);
+    s->next = s->last = 0;
+}
+
+/* The set holding contact c's rows, or the one to build them in. */
+static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
+{
+#if QP_CFG_LOW_RAM
+    for (int i = 0; i < SHOCK_ROWS_KEPT; i++)
+        if (s->rows[i].rows_of == c) return &s->rows[(s->last = i)];
+    /* A new build takes its tangents from the visit before's, as with one set: the
+     * contacts of one face follow each other, with the same normal. */
+    qp_contact_rows *r = &s->rows[s->next], *before = &s->rows[s->last];
+    r->tangents_of = before->tangents_of;
+    r->t1 = before->t1;
+    r->t2 = before->t2;
+    r->static_friction = before->static_friction;
+    s->last = s->next;
+    s->next = s->next + 1 < SHOCK_ROWS_KEPT ? s->next + 1 : 0;
+    return r;
+#else
+    (void)c;
+    return &s->rows[0];
+#endif
+}
+
 /* |to - from|, exact in unsigned arithmetic (below 2^32 for any two int32). */
 static uint32_t change_of(fix16_t to, fix16_t from)
 {
@@ -40,7 +86,7 @@ static uint32_t change_of(fix16_t to, fix16_t from)
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9).
  * Returns the largest change of a total (0: the visit changed nothing). */
 static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reverse, fix16_t g_len, uint16_t *visit,
-                                          qp_contact_rows *scratch)
+                                          shock_rows *kept)
 {
     int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;
@@ -48,6 +94,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     uint16_t at = w->passes.quiet_at[ci];
     if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return 0;
     uint32_t most = 0;
+    qp_contact_rows *scratch = shock_rows_for(kept, c);
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
@@ -154,8 +201,8 @@ void qp__shock(qp_world *w)
     for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
     for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
     uint16_t visit = 1;
-    qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
-    qp__rows_memo_start(&scratch);
+    shock_rows kept;   /* low-RAM: the last visits' rows, for the visits to come (QP_ROWS_MEMO) */
+    shock_rows_start(&kept);
     int start = 0;
     while (start < w->contact_count) {
         int level = qp__contact_level(w, &w->contacts[w->order[start]]);
@@ -170,7 +217,7 @@ void qp__shock(qp_world *w)
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
                 uint32_t m = shock_contact(w, &w->contacts[w->order[reverse ? start + end - 1 - o : o]], reverse, g_len,
-                                          &visit, &scratch);
+                                          &visit, &kept);
                 most = m > most ? m : most;
             }
             if (most == 0) break;  /* the level is settled */
