@@ -90,9 +90,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
 {
     int move = qp__shock_movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;
-    int ci = (int)(c - w->contacts);
-    uint16_t at = w->passes.quiet_at[ci];
-    if (*visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at) return 0;
+    if (qp__quiet_skip(w, c, *visit)) return 0;
     uint32_t most = 0;
     qp_contact_rows *scratch = shock_rows_for(kept, c);
     QP__COUNT(shock_normal, c->count);
@@ -152,11 +150,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
         most = dj > most ? dj : most;
         p->jp = total;
     }
-    if (*visit != 0) {
-        w->passes.quiet_at[ci] = most ? 0 : *visit;
-        if (most) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
-        *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
-    }
+    qp__quiet_mark(w, c, most != 0, visit);
     return most;
 }
 
@@ -198,9 +192,7 @@ void qp__shock(qp_world *w)
         c->stw = carry ? c->jtw : 0;
     }
     mark_joined(w, false);
-    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
-    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
-    uint16_t visit = 1;
+    uint16_t visit = qp__quiet_start(w);
     shock_rows kept;   /* low-RAM: the last visits' rows, for the visits to come (QP_ROWS_MEMO) */
     shock_rows_start(&kept);
     int start = 0;

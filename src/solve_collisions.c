@@ -140,22 +140,43 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     return any;
 }
 
+/* Every body a joint holds: the joints' sweep changed their velocities. */
+static void joints_moved(qp_world *w, uint16_t *visit)
+{
+    for (int o = 0; o < w->joint_count; o++) {
+        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
+        qp__quiet_moved(w, j->a, visit);
+        qp__quiet_moved(w, j->b, visit);
+    }
+}
+
 void qp__solve_collisions(qp_world *w)
 {
     qp__prepare_contacts(w);
     qp__prepare_joints(w);
+    /* A manifold that collided with nothing is not visited again while its bodies keep
+     * their velocities (qp__quiet_skip): a resting pile, jittering with sleep off, keeps
+     * a few points colliding somewhere, and every sweep visited all of its manifolds. */
+    uint16_t visit = qp__quiet_start(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
-        bool any = qp__collide_joints(w);
+        bool any = false;
+        if (qp__collide_joints(w)) {
+            any = true;
+            joints_moved(w, &visit);
+        }
         QP__COUNT(collide_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
             int move = qp__movable(w, c);
-            if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-            any |= collide_manifold(w, c, move);
+            if ((c->flags & QP_CONTACT_SLEEPING) || !move || qp__quiet_skip(w, c, visit)) continue;
+            bool changed = collide_manifold(w, c, move);
+            qp__quiet_mark(w, c, changed, &visit);
+            any |= changed;
         }
         /* A sweep that changed nothing leaves every velocity as it was: the
          * next one would change nothing either. */
         if (!any) break;
-        for (int i = 1; i <= w->body_high; i++) (void)qp__clamp_spin(w, i);
+        for (int i = 1; i <= w->body_high; i++)
+            if (qp__clamp_spin(w, i)) qp__quiet_moved(w, i, &visit);
     }
 }

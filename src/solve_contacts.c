@@ -86,9 +86,7 @@ typedef struct {
 
 static void quiet_start(qp_world *w, qp_quiet *q)
 {
-    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
-    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
-    q->visit = 1;
+    q->visit = qp__quiet_start(w);
 }
 
 static void quiet_next(qp_quiet *q)

@@ -140,6 +140,43 @@ int qp__shock_movable(const qp_world *w, const qp_contact *c);
  * for its sides in move (fill_part, while their responses are at hand). */
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
+/* Skipping visits that would change nothing (the collision and shock passes; the contact
+ * pass keeps a sliding bit with its marks, solve_contacts.c). A visit that applied nothing
+ * is a function of its rows, which a pass does not change, and of its bodies' velocities:
+ * while neither body's velocity has changed since, the next visit would apply nothing
+ * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
+ * (w->passes: moved_at, the visit at which a body's velocity last changed, and quiet_at,
+ * the visit at which a contact last applied nothing); past 0xFFFF, the number is 0 and
+ * every visit is made. */
+static inline uint16_t qp__quiet_start(qp_world *w)
+{
+    for (int i = 0; i <= w->body_high; i++) w->passes.moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) w->passes.quiet_at[i] = 0;
+    return 1;
+}
+
+static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16_t visit)
+{
+    uint16_t at = w->passes.quiet_at[c - w->contacts];
+    return visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at;
+}
+
+/* After visit number *visit to contact c, which changed its bodies' velocities or not. */
+static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, bool changed, uint16_t *visit)
+{
+    if (*visit == 0) return;
+    w->passes.quiet_at[c - w->contacts] = changed ? 0 : *visit;
+    if (changed) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
+    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
+}
+
+/* Body i's velocity changed outside a visit (a joint, a clamp), before visit number *visit. */
+static inline void qp__quiet_moved(qp_world *w, int i, uint16_t *visit)
+{
+    if (*visit == 0) return;
+    w->passes.moved_at[i] = *visit;
+}
+
 /* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
 
