@@ -140,16 +140,6 @@ static bool collide_manifold(qp_world *w, qp_contact *c, int move)
     return any;
 }
 
-/* Every body a joint holds: the joints' sweep changed their velocities. */
-static void joints_moved(qp_world *w, uint16_t *visit)
-{
-    for (int o = 0; o < w->joint_count; o++) {
-        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
-        qp__quiet_moved(w, j->a, visit);
-        qp__quiet_moved(w, j->b, visit);
-    }
-}
-
 void qp__solve_collisions(qp_world *w)
 {
     qp__prepare_contacts(w);
@@ -162,7 +152,7 @@ void qp__solve_collisions(qp_world *w)
         bool any = false;
         if (qp__collide_joints(w)) {
             any = true;
-            joints_moved(w, &visit);
+            qp__quiet_joints(w, visit);
         }
         QP__COUNT(collide_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
@@ -177,6 +167,6 @@ void qp__solve_collisions(qp_world *w)
          * next one would change nothing either. */
         if (!any) break;
         for (int i = 1; i <= w->body_high; i++)
-            if (qp__clamp_spin(w, i)) qp__quiet_moved(w, i, &visit);
+            if (qp__clamp_spin(w, i)) qp__quiet_moved(w, i, visit);
     }
 }

@@ -98,10 +98,7 @@ static void quiet_next(qp_quiet *q)
 static void quiet_joints(qp_world *w, qp_quiet *q)
 {
     if (q->visit == 0 || w->joint_count == 0) return;
-    for (int o = 0; o < w->joint_count; o++) {
-        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
-        w->passes.moved_at[j->a] = w->passes.moved_at[j->b] = q->visit;
-    }
+    qp__quiet_joints(w, q->visit);
     quiet_next(q);
 }
 
@@ -313,7 +310,7 @@ void qp__solve_contacts(qp_world *w)
             qp_body_state *root = &w->bodies[w->bodies[i].island];
             if ((root->state & ISLAND_SETTLED) || !qp__clamp_spin(w, i)) continue;
             root->state |= ISLAND_LOOSE;
-            if (q.visit != 0) w->passes.moved_at[i] = q.visit;
+            qp__quiet_moved(w, i, q.visit);
         }
         /* Settled: the sweeps left would only trade an island's last units, so this one is
          * its last (its visits set the sliding flags). A last sweep with the whole push after

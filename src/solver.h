@@ -170,11 +170,20 @@ static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, bool changed
     *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
 }
 
-/* Body i's velocity changed outside a visit (a joint, a clamp), before visit number *visit. */
-static inline void qp__quiet_moved(qp_world *w, int i, uint16_t *visit)
+/* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */
+static inline void qp__quiet_moved(qp_world *w, int i, uint16_t visit)
 {
-    if (*visit == 0) return;
-    w->passes.moved_at[i] = *visit;
+    if (visit != 0) w->passes.moved_at[i] = visit;
+}
+
+/* Every body a joint holds: the joints' sweep may have changed their velocities. */
+static inline void qp__quiet_joints(qp_world *w, uint16_t visit)
+{
+    for (int o = 0; o < w->joint_count; o++) {
+        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
+        qp__quiet_moved(w, j->a, visit);
+        qp__quiet_moved(w, j->b, visit);
+    }
 }
 
 /* Load centroids, rows and effective masses of every contact (once per step). */
