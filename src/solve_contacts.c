@@ -71,15 +71,16 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
     w->bodies[c->b].flags |= QP_FLAG_IMPULSE_LIMIT;
 }
 
-/* Visits that would change nothing are skipped, with the same bits. A visit is quiet
- * when it applied no impulse in a way that does not depend on the sweep's push (each
- * point: no approach left, or separating with nothing accumulated to take back; no
- * friction impulse). Its inputs are then the contact's own totals, which a quiet visit
- * leaves as they were, its rows, and its bodies' velocities: if neither body's
- * velocity has changed since (by another contact or a joint), the next visit is the same
- * visit again and is skipped, only its sliding flag set as that visit found it.
- * Visits are counted in 15 bits (quiet_at holds count * 2 + sliding); past that, the
- * rest of the pass visits everything. */
+/* Visits that would change at most the last unit of an impulse are skipped. A visit is quiet
+ * when it applied no impulse beyond QP_QUIET_UNITS (solver.h) and none of its points
+ * depended on the sweep's push (ramped): each within the resting band, which every sweep takes
+ * whole, or separating with nothing accumulated. Its inputs are then the contact's own totals,
+ * its rows and its bodies' velocities: while
+ * neither body's velocity has been
+ * changed since by a visit that was not quiet (another contact's, or a joint's), the next
+ * visit would at most trade units again and is skipped, only its sliding flag set as the
+ * quiet visit found it. Visits are counted in 15 bits (quiet_at holds count * 2 + sliding);
+ * past that, the rest of the pass visits everything. */
 typedef struct {
     uint16_t visit;   /* this visit's number, from 1; 0: skipping is off */
 } qp_quiet;
@@ -140,10 +141,10 @@ static fix16_t resting_speed(const qp_world *w)
     return qp__mul(g < QP_INT(10) ? g : QP_INT(10), w->def.dt);
 }
 
-/* An impulse beyond what a settled sweep still trades (QP_SETTLED_UNITS). */
-static inline bool unsettled(fix16_t j)
+/* |j| for an impulse j (its size in units), exact for any int32. */
+static inline uint32_t units_of(fix16_t j)
 {
-    return j > QP_SETTLED_UNITS || j < -QP_SETTLED_UNITS;
+    return j < 0 ? 0u - (uint32_t)j : (uint32_t)j;
 }
 
 /* One visit; true if it changed an impulse by more than QP_SETTLED_UNITS. */
@@ -154,8 +155,8 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
     if (quiet_skip(w, c, q)) return false;
     bool acc = w->def.accumulate_impulses;
-    bool quiet = true;   /* no point can push at any sweep's push (quiet_skip) */
-    bool loose = false;  /* an impulse beyond QP_SETTLED_UNITS */
+    uint32_t most = 0;   /* the largest impulse applied, in units */
+    bool steady = true;  /* no point's impulse depends on the sweep's push (ramped) */
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
     qp_vel_ref v = qp__vel_ref(w, c);
@@ -169,11 +170,6 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
         fix16_t j = -qp__mul(ramped(vn, push, rest), r->mn[k]);
-#if QP__BRANCH_FREE   /* not short-circuited: the signs are coin tosses */
-        quiet &= (vn == 0) | ((vn > 0) & (!acc | (p->jn == 0)));
-#else
-        quiet = quiet && (vn == 0 || (vn > 0 && (!acc || p->jn == 0)));
-#endif
         if (acc) {
             fix16_t total = qp__add_sat(p->jn, j);
             if (total < 0) total = 0;
@@ -186,7 +182,10 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
             p->jn = j;
             jn_sum += j;
         }
-        loose |= unsettled(j);
+        most = units_of(j) > most ? units_of(j) : most;
+        /* A larger push (the sweeps after) takes the same from a point within the resting
+         * band, and leaves a separating one with nothing at nothing. */
+        steady = steady && vn >= -rest && (vn <= rest || p->jn == 0);
         qp__point_apply_kept(w, c, r, &v, k, j, move);
         lin_ok = j == 0;
     }
@@ -195,20 +194,21 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     qp_friction f0 = f;
     bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true, true);
     set_sliding(c, sliding);
-    loose |= unsettled(qp__sub_sat(f.t1, f0.t1)) || unsettled(qp__sub_sat(f.t2, f0.t2)) ||
-             unsettled(qp__sub_sat(f.tw, f0.tw));
+    const uint32_t df[3] = { units_of(qp__sub_sat(f.t1, f0.t1)), units_of(qp__sub_sat(f.t2, f0.t2)),
+                             units_of(qp__sub_sat(f.tw, f0.tw)) };
+    for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     if (acc) {
         c->jt1 = f.t1;
         c->jt2 = f.t2;
         c->jtw = f.tw;
     }
     if (q->visit != 0) {
-        quiet = quiet && f.t1 == f0.t1 && f.t2 == f0.t2 && f.tw == f0.tw;
+        bool quiet = most <= QP_QUIET_UNITS && steady;
         w->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
         if (!quiet) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = q->visit;
         quiet_next(q);
     }
-    return loose;
+    return most > QP_SETTLED_UNITS;
 }
 
 /* Islands (bodies joined by contacts between two dynamic bodies, or by joints) settle

@@ -38,6 +38,16 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
  * tilted columns of 20 sleep as soon as before (90 % by step 97, 100 before); at 4, by 114. */
 #define QP_SETTLED_UNITS 3
 
+/* The contact pass skips a visit that would at most trade the last unit of an impulse: one
+ * that applied no impulse beyond this many units is passed over by the sweeps after it
+ * while neither of its bodies is moved by a visit that applied more. Its neighbours' unit
+ * changes are not worth another visit (a resting pile's sweeps are nine tenths of such
+ * visits: rain512 visited its 720 resting contacts in each of its ten sweeps a step), and
+ * warm starting carries what it left to the next step. 1 by measurement: at 3, one of 16
+ * tilted columns of 20 slept 90 steps later; at 1 and 2 they sleep as before
+ * (docs/benchmarks.md). */
+#define QP_QUIET_UNITS 1
+
 /* The shock pass ends a level's sweeps once they no longer converge: a sweep whose largest
  * change of a total is this many units or less (2^-16 N s, finer for light pairs) and no
  * smaller than the sweep before's. pyramid20's levels reach that after 2-3 of their 7 sweeps
