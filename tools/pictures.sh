@@ -5,7 +5,7 @@
 # pools (build/host-pictures-big: QP_CFG_MAX_BODIES=2200, as the scene check uses).
 #
 # Frames: steps 0..180 every 6 (3 s at 60 Hz) unless the scene is listed below; rain512 runs
-# until it has all fallen asleep (step 386), so the sleep tint spreads over the pile.
+# until it has all fallen asleep (step 442), so the sleep tint spreads over the pile.
 set -eu
 out=docs/pictures
 mkdir -p "$out"
