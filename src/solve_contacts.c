@@ -73,11 +73,10 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
 
 /* Visits that would change at most the last unit of an impulse are skipped. A visit is quiet
  * when it applied no impulse beyond QP_QUIET_UNITS (solver.h) and none of its points
- * depended on the sweep's push (ramped): each within the resting band, which every sweep takes
- * whole, or separating with nothing accumulated. Its inputs are then the contact's own totals,
- * its rows and its bodies' velocities: while
- * neither body's velocity has been
- * changed since by a visit that was not quiet (another contact's, or a joint's), the next
+ * depended on the sweep's push (ramped): each within the resting band, which every sweep
+ * takes whole, or separating with nothing accumulated. Its inputs are then the contact's own
+ * totals, its rows and its bodies' velocities: while neither body's velocity has been changed
+ * since by a visit that was not quiet (another contact's, a joint's, a spin clamp), the next
  * visit would at most trade units again and is skipped, only its sliding flag set as the
  * quiet visit found it. Visits are counted in 15 bits (quiet_at holds count * 2 + sliding);
  * past that, the rest of the pass visits everything. */

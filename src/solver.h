@@ -151,7 +151,8 @@ int qp__shock_movable(const qp_world *w, const qp_contact *c);
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
 /* Skipping visits that would change nothing (the collision and shock passes; the contact
- * pass keeps a sliding bit with its marks, solve_contacts.c). A visit that applied nothing
+ * pass keeps a sliding bit with its marks, and takes a visit of at most QP_QUIET_UNITS as
+ * quiet: solve_contacts.c). A visit that applied nothing
  * is a function of its rows, which a pass does not change, and of its bodies' velocities:
  * while neither body's velocity has changed since, the next visit would apply nothing
  * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
