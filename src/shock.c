@@ -65,17 +65,6 @@ static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
 #endif
 }
 
-/* |to - from|, exact in unsigned arithmetic (below 2^32 for any two int32). */
-static uint32_t change_of(fix16_t to, fix16_t from)
-{
-#if QP__BRANCH_FREE   /* which total grew is a coin toss: negate by a mask */
-    uint32_t d = (uint32_t)to - (uint32_t)from, neg = 0u - (uint32_t)(to < from);
-    return (d ^ neg) - neg;
-#else
-    return to > from ? (uint32_t)to - (uint32_t)from : (uint32_t)from - (uint32_t)to;
-#endif
-}
-
 /* One sweep over a contact with the lower body pinned. The pass keeps its
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
@@ -128,7 +117,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     /* With no load and no totals, qp__friction would take totals of 0 to 0 and apply nothing. */
     if (jn_sum != 0 || (f.t1 | f.t2 | f.tw) != 0)
         qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, pinned, false, false);
-    uint32_t df[3] = { change_of(f.t1, c->st1), change_of(f.t2, c->st2), change_of(f.tw, c->stw) };
+    uint32_t df[3] = { qp__change_of(f.t1, c->st1), qp__change_of(f.t2, c->st2), qp__change_of(f.tw, c->stw) };
     for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     c->st1 = f.t1;
     c->st2 = f.t2;
@@ -146,7 +135,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
         if (total < 0) total = 0;
         qp__point_apply(w, c, r, &v, k, total - p->jp, move);
         lin_ok = total == p->jp;
-        uint32_t dj = change_of(total, p->jp);
+        uint32_t dj = qp__change_of(total, p->jp);
         most = dj > most ? dj : most;
         p->jp = total;
     }

@@ -140,12 +140,6 @@ static fix16_t resting_speed(const qp_world *w)
     return qp__mul(g < QP_INT(10) ? g : QP_INT(10), w->def.dt);
 }
 
-/* |j| for an impulse j (its size in units), exact for any int32. */
-static inline uint32_t units_of(fix16_t j)
-{
-    return j < 0 ? 0u - (uint32_t)j : (uint32_t)j;
-}
-
 /* One visit; true if it changed an impulse by more than QP_SETTLED_UNITS. */
 static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push, fix16_t rest, bool reverse, qp_quiet *q,
                                        qp_contact_rows *scratch)
@@ -181,7 +175,8 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
             p->jn = j;
             jn_sum += j;
         }
-        most = units_of(j) > most ? units_of(j) : most;
+        const uint32_t dj = qp__change_of(j, 0);
+        most = dj > most ? dj : most;
         /* A larger push (the sweeps after) takes the same from a point within the resting
          * band, and leaves a separating one with nothing at nothing. */
         steady = steady && vn >= -rest && (vn <= rest || p->jn == 0);
@@ -193,8 +188,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     qp_friction f0 = f;
     bool sliding = qp__friction(w, c, r, &v, qp__sat32(jn_sum), &f, move, false, true, true);
     set_sliding(c, sliding);
-    const uint32_t df[3] = { units_of(qp__sub_sat(f.t1, f0.t1)), units_of(qp__sub_sat(f.t2, f0.t2)),
-                             units_of(qp__sub_sat(f.tw, f0.tw)) };
+    const uint32_t df[3] = { qp__change_of(f.t1, f0.t1), qp__change_of(f.t2, f0.t2), qp__change_of(f.tw, f0.tw) };
     for (int d = 0; d < 3; d++) most = df[d] > most ? df[d] : most;
     if (acc) {
         c->jt1 = f.t1;

@@ -30,6 +30,19 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
     return qp__sat32(qp__round_shift((int64_t)a * b, 16));
 }
 
+/* |to - from|, the size of a change of an impulse in units: exact in unsigned arithmetic
+ * (below 2^32 for any two int32). The passes compare it with their settle and quiet
+ * bounds. */
+static inline uint32_t qp__change_of(fix16_t to, fix16_t from)
+{
+#if QP__BRANCH_FREE   /* which total grew is a coin toss: negate by a mask */
+    uint32_t d = (uint32_t)to - (uint32_t)from, neg = 0u - (uint32_t)(to < from);
+    return (d ^ neg) - neg;
+#else
+    return to > from ? (uint32_t)to - (uint32_t)from : (uint32_t)from - (uint32_t)to;
+#endif
+}
+
 /* A sweep of the contact pass settles when it changed no impulse by more than this many
  * units (2^-16 N s; a light pair's unit, qp__impulse_shift, is finer): converged fixed-point
  * sweeps go on trading the last units of their totals back and forth (pyramid20: from the
