@@ -111,6 +111,38 @@ static void test_table_mass_centre_inertia(void **state)
     assert_true(fabs(d16(world.bodies[t.index].inv_inertia_local.m[1][1]) * I[1] * 10 - 1) < 0.005);
 }
 
+/* A box, sphere or capsule line with neither mass nor density weighs 1 kg whatever its size
+ * (the format's common setting); a compound keeps density 1 (the table above). A 10 cm ball
+ * and a 0.2 m cube load (at density 1 they weighed 4 g and 8 g, under the 0.01 kg floor), and
+ * the default ball of radius 0.5 has the inertia of a 1 kg ball, 0.1 kg m^2. */
+static void test_default_mass_is_one_kg(void **state)
+{
+    (void)state;
+    static const char scene[] = "plane\n"
+                                "sphere radius 0.5 pos 0 0.5 0\n"
+                                "sphere radius 0.05 pos 3 0.05 0\n"
+                                "box half 0.1 0.1 0.1 pos -3 0.1 0\n"
+                                "box half 4 0.5 2 pos 0 0.5 6\n"
+                                "capsule radius 0.1 half_height 0.3 pos 6 0.1 0 rot 0 0 1 90\n"
+                                "box half 0.5 0.5 0.5 pos 0 0.5 -6 density 3\n"
+                                "compound pos 9 1 9\n" TABLE_PARTS;
+    qp_scene_info info = load_text(&world, scene);
+    assert_int_equal(info.bodies, 8);
+    const double want[8] = { 0, 1, 1, 1, 1, 1, 3, 0.288 };
+    for (int i = 1; i < 8; i++) {
+        double m = d16(qp_body_mass(&world, qp_scene_body(&world, i)));
+        if (fabs(m - want[i]) > 1e-4) fail_msg("body %d: mass %.6f kg, want %.6f", i, m, want[i]);
+    }
+    qp_body_id ball = qp_scene_body(&world, 1);
+    for (int a = 0; a < 3; a++) assert_true(fabs(d16(world.bodies[ball.index].inv_inertia_local.m[a][a]) * 0.1 - 1) < 0.002);
+    /* The small ones rest where they were put. */
+    for (int s = 0; s < 120; s++) qp_world_step(&world);
+    for (int i = 2; i <= 3; i++) {
+        qp_vec3 c = qp_body_center(&world, qp_scene_body(&world, i));
+        assert_true(fabs(d16(c.y) - (i == 2 ? 0.05 : 0.1)) < 0.002);
+    }
+}
+
 /* The body keeps the origin the file gives (what `qphys run --json` prints as pos), with
  * any rotation, although its centre of mass is elsewhere. */
 static void test_compound_keeps_file_origin(void **state)
@@ -271,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_mass_centre_inertia),
+        cmocka_unit_test(test_default_mass_is_one_kg),
         cmocka_unit_test(test_compound_keeps_file_origin),
         cmocka_unit_test(test_tables_stand_and_sleep),
         cmocka_unit_test(test_jenga_stands_and_sleeps),
