@@ -254,7 +254,10 @@ struct qp_world {
     qp_contact contacts[QP_CFG_MAX_CONTACTS];
     int contact_count;
 #if !QP_CFG_LOW_RAM
-    qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
+    union {
+        qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
+        qp_pair pair_scratch[QP_CFG_MAX_PAIRS];     /* the broad phase's sort, before the rows are made */
+    };
 #endif
     /* Per-step scratch. The predicted poses live from predict to the end of
      * the narrow phase, the split-impulse velocities in the penetration pass
