@@ -240,15 +240,6 @@ void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_norma
     qp__normal_apply(w, c, v, nr->ia, nr->ib, j, move, nr->shift);
 }
 
-int qp__shock_movable(const qp_world *w, const qp_contact *c)
-{
-    int move = qp__movable(w, c);
-    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
-    if (la < lb) move &= QP_MOVE_B;
-    else if (lb < la) move &= QP_MOVE_A;
-    return move;
-}
-
 /* Where the manifold's load acts: the centroid of its points weighted by
  * their normal impulses (last step's, after warm start), or of the points
  * that touch when there are none. Friction must act there: at the plain

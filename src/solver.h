@@ -156,8 +156,16 @@ static inline int qp__movable(const qp_world *w, const qp_contact *c)
     return (qp__body_dynamic(&w->bodies[c->a]) ? QP_MOVE_A : 0) |
            (qp__body_dynamic(&w->bodies[c->b]) ? QP_MOVE_B : 0);
 }
-/* Sides that move in the shock pass: never the lower-level body. */
-int qp__shock_movable(const qp_world *w, const qp_contact *c);
+/* Sides that move in the shock pass: never the lower-level body. Inline: the shock pass
+ * asks at every visit, and with qp__movable (beside it) the bodies' states load once. */
+static inline int qp__shock_movable(const qp_world *w, const qp_contact *c)
+{
+    int move = qp__movable(w, c);
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    if (la < lb) move &= QP_MOVE_B;
+    else if (lb < la) move &= QP_MOVE_A;
+    return move;
+}
 /* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
  * the rows (computed once per step), or (QP_CFG_LOW_RAM) built with the visit's rows
  * for its sides in move (fill_part, while their responses are at hand). */
