@@ -12,6 +12,7 @@
 #   BENCH_COUNT=0    skip the Cortex-M4 run of the counting variant (rows per pass, QP_BENCH_COUNT)
 #   BENCH_HOST=0     skip the host part
 #   BENCH_FIDELITY=0 skip the fidelity table at the end (bench/fidelity.sh, make fidelity; ~15 s)
+#   BENCH_TURNS=N    rounds of qphys and Bullet in turn on each scene, sleep off (default 3; 0: none)
 # Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
@@ -64,6 +65,24 @@ if [ "${BENCH_HOST:-1}" != 0 ]; then
   ./build/bench/ode_bench --steps "$STEPS" --repeat "$REPEAT" > "$raw/ode.txt"
   say "bench: Bullet"
   ./build/bench/bullet_bench --steps "$STEPS" --repeat "$REPEAT" > "$raw/bullet.txt"
+  # The runs above are minutes apart, and a shared machine's speed drifts between them (rain512's
+  # ratio to Bullet read 0.87 in one make bench and 1.27-1.38 in runs taken in turn): the ratio to
+  # quote comes from rounds that run qphys and then Bullet on the same scene, back to back.
+  turns=${BENCH_TURNS:-3}
+  if [ "$turns" -gt 0 ]; then
+    say "bench: qphys and Bullet in turn ($turns rounds a scene, sleep off)"
+    for s in $(sed -n 's/^qphys scene=\([^ ]*\) sleep=off .*/\1/p' "$raw/qphys.txt"); do
+      r=1
+      while [ "$r" -le "$turns" ]; do
+        q=$(./build/bench/bench_host --steps "$STEPS" --repeat "$REPEAT" --scene "$s" --no-stages --no-energy |
+            sed -n 's/^qphys scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .*/\1/p')
+        b=$(./build/bench/bullet_bench --steps "$STEPS" --repeat "$REPEAT" --scene "$s" |
+            sed -n 's/^bullet scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .*/\1/p')
+        echo "turn scene=$s sleep=off round=$r q=${q:--} b=${b:--}" >> "$raw/turns.txt"
+        r=$((r + 1))
+      done
+    done
+  fi
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 if [ "${BENCH_TARGET:-1}" != 0 ]; then
@@ -95,7 +114,7 @@ fi
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
 cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
-touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt" "$raw/microbit.txt"
+touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt"
 mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
@@ -113,11 +132,18 @@ function mv(e, s, z) { return get(e, s, z, (s ~ /^stack/) ? "drift_cm" : "maxmov
 function pct(v) { return (v == "-" || v == "") ? "-" : sprintf("%.1f%%", v * 100) }
 function cv(s, k) { return get("m4cnt", s, "off", k "_x10") / 10 }
 function zl(z) { return z == "on" ? "3-point" : z }
+# The median of X[s, 1..n] (sorted into a scratch copy; n is a few rounds).
+function med(X, s, n,    i, j, t, v) {
+  for (i = 1; i <= n; i++) v[i] = X[s, i] + 0
+  for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
 function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "penetration") return "penetr"; \
   if (n == "collisions") return "collis"; if (n == "contacts") return "contact"; if (n == "integrate") return "integr"; return n }
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
+  if (e == "turn") { if (F["q"] != "-" && F["b"] != "-") { nt[s]++; turns++; TQ[s, nt[s]] = F["q"]; TB[s, nt[s]] = F["b"] } next }
   if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; if (e == "m4lr") for (k in F) L[k] = F[k]; \
                   if (e == "m4cnt") for (k in F) C[k] = F[k]; next }
   if (!((s) in seen)) { seen[s] = 1; order[++ns] = s }
@@ -145,6 +171,20 @@ END {
              num(get("qphys", s, z, "us_mean"), "%.0f") "/" num(get("ode", s, z, "us_mean"), "%.0f") "/" num(get("bullet", s, z, "us_mean"), "%.0f"), \
              get("qphys", s, z, "stands") "/" get("ode", s, z, "stands") "/" get("bullet", s, z, "stands"), \
              num(mv("qphys", s, z), "%.2f") "/" num(mv("ode", s, z), "%.1f") "/" num(mv("bullet", s, z), "%.1f")
+    }
+
+    if (turns > 0) {
+      printf "\n== Host: qphys and Bullet in turn, sleep off: each round runs qphys, then Bullet, on the same scene back\n"
+      printf "   to back, so that both see the machine as it is then; ratio = qphys / Bullet within a round. The\n"
+      printf "   median ratio is the one to quote: the table above runs qphys, ODE and Bullet minutes apart.\n\n"
+      printf "%-10s %6s %12s %12s   %s\n", "scene", "rounds", "qphys_us", "bullet_us", "ratio min / median / max"
+      for (i = 1; i <= ns; i++) {
+        s = order[i]; n = nt[s]
+        if (n == 0) continue
+        lo = hi = TQ[s, 1] / TB[s, 1]
+        for (r = 1; r <= n; r++) { R[s, r] = TQ[s, r] / TB[s, r]; if (R[s, r] < lo) lo = R[s, r]; if (R[s, r] > hi) hi = R[s, r] }
+        printf "%-10s %6d %12.1f %12.1f   %.2f / %.2f / %.2f\n", s, n, med(TQ, s, n), med(TB, s, n), lo, med(R, s, n), hi
+      }
     }
 
     printf "\n== Host: sleep (sleep on). first all-asleep step; asleep = median us of %s fully asleep steps, and as a\n", "300"
@@ -279,7 +319,7 @@ END {
       if (mb_ram != "") printf "\n   micro:bit (16 KB) running stack20 (boards/microbit pools, low-RAM layout): RAM %s\n", mb_ram
     }
   }
-}' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/m4.txt"
+}' "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt"
 
 # Snapshots (bench_host's qphys-snapshot lines): take and restore an awake 211-body world.
 if grep -q '^qphys-snapshot' "$raw/qphys.txt"; then
