@@ -112,9 +112,9 @@ static void test_table_mass_centre_inertia(void **state)
 }
 
 /* A box, sphere or capsule line with neither mass nor density weighs 1 kg whatever its size
- * (the format's common setting); a compound keeps density 1 (the table above). A 10 cm ball
- * and a 0.2 m cube load (at density 1 they weighed 4 g and 8 g, under the 0.01 kg floor), and
- * the default ball of radius 0.5 has the inertia of a 1 kg ball, 0.1 kg m^2. */
+ * (the format's common setting); a compound keeps density 1 (the table above). A ball of
+ * radius 0.05 m and a 0.2 m cube load (at density 1 they weighed 0.5 g and 8 g, under the
+ * 0.01 kg floor), and the default ball of radius 0.5 has the inertia of a 1 kg ball, 0.1 kg m^2. */
 static void test_default_mass_is_one_kg(void **state)
 {
     (void)state;
