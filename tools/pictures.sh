@@ -5,7 +5,7 @@
 # pools (build/host-pictures-big: QP_CFG_MAX_BODIES=2200, as the scene check uses).
 #
 # Frames: steps 0..180 every 6 (3 s at 60 Hz) unless the scene is listed below; rain512 runs
-# until it has all fallen asleep (step 442), so the sleep tint spreads over the pile.
+# until it has all fallen asleep (step 508), so the sleep tint spreads over the pile.
 set -eu
 out=docs/pictures
 mkdir -p "$out"
@@ -15,7 +15,7 @@ big=build/host-pictures-big/qphys   # its own tag: the scene check builds host-b
 # range SCENE: "FROM TO EVERY" for this scene.
 range() {
   case $1 in
-    rain512) echo "0 480 12" ;;
+    rain512) echo "0 516 12" ;;
     pyramid64) echo "0 120 12" ;;   # 0.1 s a step on the host
     *) echo "0 180 6" ;;
   esac
