@@ -24,8 +24,8 @@
  * last are the next ones visited first: with one set, only the very last was found again
  * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Rows are a pass's scratch
  * there, on the stack: with three sets this pass's path stays below the deepest on the
- * micro:bit (2 944 bytes, a hinge's; four sets made this path the deepest, 3 012). The
- * default layout keeps every contact's rows and uses none of these. */
+ * micro:bit (a hinge's, 2 944 bytes when measured; four sets made this path the deepest,
+ * 3 012). The default layout keeps every contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM
 #define SHOCK_ROWS_KEPT 3
 #else
