@@ -4,11 +4,11 @@
  * walk that starts at the static bodies (level 0) and only climbs: an edge is
  * followed from u to v unless v lies clearly below u along gravity; contacts
  * that touch first, then gaps within the margin. Bodies the walk does not
- * reach get the highest level. The walk uses an explicit
- * queue in the world (no recursion); adjacency is a CSR array rebuilt each
- * step. The contacts are then ordered bottom up by the higher level of their
- * two bodies (counting sort, stable on the contact index), which is the
- * order of the contact pass and the grouping of shock propagation.
+ * reach get the highest level. The walk uses an explicit queue in the world
+ * (no recursion); adjacency is a CSR array rebuilt each step. The contacts are
+ * then ordered bottom up by the higher level of their two bodies (counting
+ * sort, stable on the contact index), which is the order of the contact pass
+ * and the grouping of shock propagation.
  *
  * Loads: walking the contacts top down, each body hands its load (its mass
  * plus what rests on it) in equal shares to the contacts that hold it from
@@ -22,7 +22,6 @@
 #define LEVEL_NONE 0xFFFFu
 
 static void compute_loads(qp_world *w);
-static bool touches(const qp_world *w, const qp_contact *c);
 
 void qp__build_adjacency(qp_world *w)
 {
@@ -39,6 +38,15 @@ void qp__build_adjacency(qp_world *w)
         w->adj[w->queue[w->contacts[c].a]++] = (uint16_t)c;
         w->adj[w->queue[w->contacts[c].b]++] = (uint16_t)c;
     }
+}
+
+/* A contact within the margin may still be a gap; only touching ones carry loads
+ * and are followed first by the walk. */
+static bool touches(const qp_world *w, const qp_contact *c)
+{
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth >= -w->def.gap_tolerance) return true;
+    return false;
 }
 
 /* Is "to" not clearly below "from"? n points from contact body a to b. */
@@ -115,14 +123,6 @@ int qp__contact_lower(const qp_world *w, const qp_contact *c)
 {
     int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
     return la < lb ? c->a : lb < la ? c->b : -1;
-}
-
-/* A contact within the margin may still be a gap; only touching ones carry loads. */
-static bool touches(const qp_world *w, const qp_contact *c)
-{
-    for (int k = 0; k < c->count; k++)
-        if (c->p[k].depth >= -w->def.gap_tolerance) return true;
-    return false;
 }
 
 static void compute_loads(qp_world *w)

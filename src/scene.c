@@ -461,9 +461,9 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         d->asleep = (seen & QP_SCENE_GIVEN_ASLEEP) != 0;
         /* A box, sphere or capsule with neither mass nor density weighs 1 kg whatever its
          * size, the format's common setting (boxes and spheres of 1 kg). At density 1 a
-         * radius-0.5 ball weighed 0.52 kg, and a ball of radius under 0.134 m or a 0.2 m cube fell
-         * below the 0.01 kg floor: the line was refused. A compound keeps the body's
-         * density (1), as the format says: its parts' volumes make its mass. */
+         * radius-0.5 ball weighed 0.52 kg, and a ball of radius under 0.134 m or a 0.2 m
+         * cube fell below the 0.01 kg floor: the line was refused. A compound keeps the
+         * body's density (1), as the format says: its parts' volumes make its mass. */
         if (!compound && !(seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY))) d->mass = QP_ONE;
         if ((seen & QP_SCENE_GIVEN_MASS) && !fix_in(d->mass, QP_FRAC(1, 100), QP_INT(10000)))
             return fail_range(lx, mass_at, "mass out of range: 0.01 .. 10000 kg");
