@@ -75,6 +75,46 @@ static void test_thin_light_under_heavy(void **st)
     }
 }
 
+/* Boxes 2 cm thin (the smallest half extent, 0.01), sleep off, 10 s. Their top corners lie
+ * within the 2 cm contact margin of the floor, and the plane's contact once took one of them
+ * for the bottom corner beneath it: a plank dropped 0.2 degrees off flat ended 2.2 mm in the
+ * floor, rocking, and a 2 cm cube of 0.1 kg rested 200 steps, then rocked, sank 1.1 mm and
+ * wandered 5 mm. Each must lie flat: within 0.6 mm of its resting height (the plank's landing
+ * leaves part of the 2 mm slop), 0.1 mm sideways for the resting cubes, and still at the end. */
+static void test_thin_boxes_lie_flat(void **st)
+{
+    (void)st;
+    const double cube_mass[4] = { 0.01, 0.05, 0.1, 1 };
+    for (int c = 0; c < 8; c++) {
+        world(false);
+        bool cube = c < 4;
+        qp_quat q = qp_quat_identity();
+        if (!cube) {   /* a 60 x 40 x 2 cm plank of 0.1 or 1 kg, 0.2 or 2 degrees off flat */
+            double deg = (c & 1) ? 2 : 0.2;
+            assert_true(qp_quat_from_axis_angle(qp_v3(QP_ONE, 0, QP_ONE), f16(deg * 3.14159265358979 / 180), &q));
+        }
+        qp_body_id b = cube ? add(0, 0.01, 0.01, 0.01, 0, 0.01, 0, cube_mass[c], q)
+                            : add(0, 0.3, 0.01, 0.2, 0, 0.0101 + 0.36 * sin(((c & 1) ? 2 : 0.2) * 3.14159265358979 / 180), 0,
+                                  c < 6 ? 0.1 : 1, q);
+        qp_vec3 p0 = qp_body_position(&W, b);
+        double sink = 0, side = 0;
+        for (int s = 0; s < 600; s++) {
+            qp_world_step(&W);
+            qp_vec3 p = qp_body_position(&W, b);
+            if (s >= 120 || cube) sink = fmax(sink, 0.01 - d16(p.y));   /* the plank after landing */
+            side = fmax(side, hypot(d16(p.x) - d16(p0.x), d16(p.z) - d16(p0.z)));
+        }
+        qp_vec3 w = qp_body_angular_velocity(&W, b), v = qp_body_linear_velocity(&W, b);
+        double spin = sqrt(d16(w.x) * d16(w.x) + d16(w.y) * d16(w.y) + d16(w.z) * d16(w.z));
+        double speed = sqrt(d16(v.x) * d16(v.x) + d16(v.y) * d16(v.y) + d16(v.z) * d16(v.z));
+        printf("measure: thin box %d (%s): sank %.2f mm, moved %.2f mm sideways, at 10 s %.4f rad/s %.4f m/s\n", c,
+               cube ? "2 cm cube" : "2 cm plank", 1000 * sink, 1000 * side, spin, speed);
+        assert_true(sink <= 0.0006);
+        if (cube) assert_true(side <= 0.0001);
+        assert_true(spin <= 0.01 && speed <= 0.001);
+    }
+}
+
 /* 1000:1 in contact, sleep off, 10 s: no light body is squeezed sideways by
  * more than 1 mm or sinks by more than 1 cm. Case 4 at the light end of the
  * mass range (it was squeezed 8.6 mm with impulses in plain N s). */
@@ -346,6 +386,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mass_ratio_1000),
         cmocka_unit_test(test_thin_light_under_heavy),
+        cmocka_unit_test(test_thin_boxes_lie_flat),
         cmocka_unit_test(test_tilted_columns),
         cmocka_unit_test(test_tilted_columns_40),
         cmocka_unit_test(test_tilted_columns_40_exact),
