@@ -289,17 +289,39 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     for (int k = 0; k < c->count; k++) c->p[k].jn = old->jn[k];
 }
 
-/* Static friction anchors: the material points of the manifold's centroid on
- * each body, kept while the contact sticks, so the split-impulse pass can
- * undo the creep that an iterative solver leaves (penetration.c). */
-static void set_anchors(qp_contact *c, const qp_contact_cache *old, const qp_poses *at)
+/* A sphere or capsule touches in this pair (qp__contact_round). */
+static bool round_pair(const qp_shape_slot *sa, const qp_shape_slot *sb)
 {
-    if (old && !(old->flags & QP_CONTACT_SLIDING)) {
+    return sa->shape.type == QP_SHAPE_SPHERE || sa->shape.type == QP_SHAPE_CAPSULE ||
+           sb->shape.type == QP_SHAPE_SPHERE || sb->shape.type == QP_SHAPE_CAPSULE;
+}
+
+/* Static friction anchors: a point on each body, in its frame, whose tangential drift apart
+ * is the contact's slip since it began to stick, which the split-impulse pass undoes (the
+ * creep an iterative solver leaves; penetration.c). They start at the manifold's centroid.
+ * Where a round shape touches, the point of contact moves over its surface as it rolls:
+ * anchors kept as the material points where it first touched drew apart as it turned, and
+ * the pass pulled a rolling ball back to where it had landed (a 10 cm ball rolling at 4 cm/s
+ * swung between 2 and 6 cm for ever; at 0.4 m/s it lost 0.16 m in 2 s). So each step both
+ * move by the same step, a's to the centroid now: their drift, the slip, carries on, and
+ * rolling adds none. A contact that travels more in a step than the three-point test lets a
+ * body move changes (sleep.c: rolling is not rest; at least 4 units, the anchors' rounding).
+ * Flat contacts keep theirs (only round ones are held). */
+static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache *old, const qp_poses *at, bool round)
+{
+    if (old && !(old->flags & QP_CONTACT_SLIDING) && !round) {
         c->anchor_a = old->anchor_a;
         c->anchor_b = old->anchor_b;
         return;
     }
     c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->ra, c->ca, true) : qp_rot3_tmul_v3(at->ra, c->ca);
+    if (old && !(old->flags & QP_CONTACT_SLIDING)) {
+        qp_vec3 step = v3_sub(c->ca, qp__rot3_mul_v3(at->ra, old->anchor_a));   /* world */
+        c->anchor_b = v3_add(old->anchor_b, qp_rot3_tmul_v3(at->rb, step));
+        fix16_t rolling = w->def.sleep_center_size / w->def.sleep_steps;
+        if (qp_v3_max_abs(step) > (rolling > 4 ? rolling : 4)) c->flags |= QP_CONTACT_CHANGED;
+        return;
+    }
     c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);
 }
 
@@ -638,7 +660,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c, rb, arms_small);
-    set_anchors(c, old, at);
+    set_anchors(w, c, old, at, round_pair(sa, sb));
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
         if (w->def.warm_start) inherit_impulses(c, old);

@@ -7,10 +7,10 @@
  * capped at max_penetration_speed. Sleepers and static bodies do not move.
  *
  * The same pass holds static friction in place where a round shape touches:
- * a sticking contact keeps the material points where it first touched
- * (anchors, narrow_phase.c), and their tangential drift is undone at the
- * same rate, so a ball or capsule rolls without slipping (a rocking weeble
- * keeps its energy). Flat contacts need no anchors since the shock pass
+ * a sticking contact keeps a point on each body whose tangential drift apart
+ * is its slip since it began to stick (anchors, narrow_phase.c: they follow
+ * the point of contact over a rolling surface), and that drift is undone at
+ * the same rate. Flat contacts need no anchors since the shock pass
  * continues the contact pass's friction between levels (shock.c), and with
  * them a pile stayed awake (a corner's anchor drifting) and a column that
  * landed tilted was pulled off line (measured when they were dropped: rain512

@@ -44,6 +44,17 @@ static fix16_t box_size(const qp_aabb *a)
     return qp_v3_len(qp_v3_sub(a->hi, a->lo));
 }
 
+/* A body whose contacts changed starts its test again: its boxes, or (energy policy) its
+ * average raised to a woken body's. Millington's average alone froze a rocking weeble at a
+ * turning point, where it is still for an instant (tests/unit/test_sleep.c). */
+static void restart_test(const qp_world *w, qp_body_state *b)
+{
+    reset_boxes(b);
+    if (w->def.sleep_policy != QP_SLEEP_ENERGY) return;
+    fix16_t wake = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
+    if (b->motion < wake) b->motion = wake;
+}
+
 static void wake_one(qp_world *w, int i)
 {
     qp_body_state *b = &w->bodies[i];
@@ -220,8 +231,8 @@ void qp__sleep(qp_world *w)
     for (int c = 0; c < w->contact_count; c++) {
         const qp_contact *ct = &w->contacts[c];
         if (!(ct->flags & QP_CONTACT_CHANGED)) continue;
-        if (qp__body_moves(&w->bodies[ct->a])) reset_boxes(&w->bodies[ct->a]);
-        if (qp__body_moves(&w->bodies[ct->b])) reset_boxes(&w->bodies[ct->b]);
+        if (qp__body_moves(&w->bodies[ct->a])) restart_test(w, &w->bodies[ct->a]);
+        if (qp__body_moves(&w->bodies[ct->b])) restart_test(w, &w->bodies[ct->b]);
     }
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];
