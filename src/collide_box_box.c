@@ -31,7 +31,10 @@
  * it, and the two with the largest triangle area on either side of that
  * chord (ties: first in polygon order; output in polygon order).
  * Edge contact: one point midway between the closest points of the two edges
- * (geometry.h), depth from the axis, id 1 << 13 | edge of A << 4 | edge of B.
+ * (geometry.h), depth from the axis, id 1 << 13 | edge of A << 4 | edge of B;
+ * unless one edge lies across the other box's face within 7.2 degrees of its plane
+ * (edge_across_face): then that edge clipped to the face, up to two points on the
+ * face's normal.
  */
 #include <string.h>
 #include "qphys/collide.h"
@@ -395,6 +398,109 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
     return count;
 }
 
+/* An edge lying across a face, nearly in its plane: a plank across a ridge, or leaning on a
+ * box's top edge. Its touch is a line, whose ends are the ends of the edge's part over the
+ * face. The one point where the edges cross (edge_contact) pushed at the plank's side only,
+ * which spun it through flat onto its other side, deep: a plank rolled 1 degree across a 45
+ * degree ridge fell through it and never slept. So an edge axis within 7.2 degrees of a face's
+ * normal (sin^2 below 2^-EDGE_ON_FACE_SHIFT) takes the other box's edge clipped to that face. */
+#define EDGE_ON_FACE_SHIFT 6
+
+/* The segment c + u s, |s| <= h (u Q2.30), in the reference box's frame, clipped to its face
+ * on axis k (outward sign sf) between the face's side planes: each end within the margin a
+ * point moved halfway to the face, with its depth below it. Returns how many (0, 1 or 2). */
+static int clip_edge_to_face(const fix16_t hr[3], int k, int sf, const fix16_t c[3], const qp_q30 u[3], fix16_t h,
+                             fix16_t margin, fix16_t out[2][3], fix16_t depth[2])
+{
+    int64_t lo = -(int64_t)h, hi = h;   /* s, Q16 */
+    for (int q = 1; q < 3; q++) {
+        const int a = NEXT3[k + q];
+        if (u[a] == 0) {
+            if (c[a] > hr[a] || c[a] < -hr[a]) return 0;
+            continue;
+        }
+        /* c[a] + u[a] s = +-hr[a] at s = (+-hr[a] - c[a]) / u[a] (Q16 << 30 / Q30). */
+        int64_t s1 = qp__div_round64(((int64_t)hr[a] - c[a]) * QP__W_ONE, u[a]);
+        int64_t s2 = qp__div_round64((-(int64_t)hr[a] - c[a]) * QP__W_ONE, u[a]);
+        if (s1 > s2) { int64_t x = s1; s1 = s2; s2 = x; }
+        if (s1 > lo) lo = s1;
+        if (s2 < hi) hi = s2;
+    }
+    if (lo > hi) return 0;
+    const int64_t ends[2] = { lo, hi };
+    int n = 0;
+    for (int e = 0; e < (lo == hi ? 1 : 2); e++) {
+        fix16_t p[3];
+        for (int q = 0; q < 3; q++) p[q] = qp__sat32((int64_t)c[q] + qp__shift_round64((int64_t)u[q] * ends[e], 30));
+        int64_t d = (int64_t)hr[k] - (sf > 0 ? (int64_t)p[k] : -(int64_t)p[k]);
+        if (d < -(int64_t)margin) continue;
+        p[k] = (fix16_t)(((int64_t)p[k] + (sf > 0 ? hr[k] : -(int64_t)hr[k]) + 1) >> 1);   /* midway */
+        for (int q = 0; q < 3; q++) out[n][q] = p[q];
+        depth[n++] = qp__sat32(d);
+    }
+    return n;
+}
+
+/* The edge pair (i, j) with axis nv = e_i x c_j (from A to B, not normalised), A's edge
+ * through ca and B's through cb (A's frame), named ea, eb: when a face of either box is within
+ * 7.2 degrees of nv, the other's edge clipped to it, on the face's normal (the manifold is
+ * written, ids 1 << 14 | reference box 12 | face 9-11 | edge 1-4 | end 0); else 0. */
+static QP__NOINLINE int edge_across_face(const box_pair *bp, int i, int j, const qp_q30 nv[3], const fix16_t ca[3],
+                                         const fix16_t cb[3], uint32_t ea, uint32_t eb, qp_manifold *m)
+{
+    const qp_q30 (*R)[3] = bp->r->m;
+    /* |n . e_k| (A's faces) and |n . c_k| (B's), Q30, against |n|^2 = len2 (Q60). */
+    const int64_t len2 = (int64_t)nv[0] * nv[0] + (int64_t)nv[1] * nv[1] + (int64_t)nv[2] * nv[2];
+    int64_t best = 0, dot_b[3];
+    int ref_b = 0, k = 0;
+    for (int q = 0; q < 3; q++) {
+        dot_b[q] = (int64_t)R[0][q] * nv[0] + (int64_t)R[1][q] * nv[1] + (int64_t)R[2][q] * nv[2];   /* Q60 */
+        const int64_t da = abs64(nv[q]), db = qp__shift_round64(abs64(dot_b[q]), 30);
+        if (da > best) { best = da; ref_b = 0; k = q; }
+        if (db > best) { best = db; ref_b = 1; k = q; }
+    }
+    if (best * best < len2 - (len2 >> EDGE_ON_FACE_SHIFT)) return 0;
+    fix16_t pts[2][3], depth[2];
+    qp_q30 u[3];
+    int n, sf;   /* sf: the reference face's side, whose outward normal faces the other box */
+    if (!ref_b) {   /* B's edge j across A's face k, in A's frame; n points from A to B */
+        sf = nv[k] > 0 ? 1 : -1;
+        for (int q = 0; q < 3; q++) u[q] = R[q][j];
+        n = clip_edge_to_face(bp->ha, k, sf, cb, u, bp->hb[j], bp->margin, pts, depth);
+    } else {        /* A's edge i across B's face k, in B's frame: B's face towards A, against n */
+        sf = dot_b[k] > 0 ? -1 : 1;
+        fix16_t c[3];
+        for (int q = 0; q < 3; q++) {
+            c[q] = qp__shift_round((int64_t)R[0][q] * (ca[0] - bp->t[0]) + (int64_t)R[1][q] * (ca[1] - bp->t[1]) +
+                                       (int64_t)R[2][q] * (ca[2] - bp->t[2]), 30);
+            u[q] = R[i][q];
+        }
+        n = clip_edge_to_face(bp->hb, k, sf, c, u, bp->ha[i], bp->margin, pts, depth);
+    }
+    if (n == 0) return 0;
+    const uint32_t id = ((uint32_t)1 << 14) | ((uint32_t)ref_b << 12) | ((uint32_t)(k * 2 + (sf < 0)) << 9) |
+                        ((ref_b ? ea : eb) << 1);
+    for (int e = 0; e < n; e++) {
+        fix16_t pa[3] = { pts[e][0], pts[e][1], pts[e][2] };
+        if (ref_b) affine(R, bp->t, pts[e], pa);
+        m->points[e].point = qp_v3(pa[0], pa[1], pa[2]);
+        m->points[e].depth = depth[e];
+        m->points[e].id = id | (uint32_t)e;
+    }
+    qp_vec3 nf;
+    if (!ref_b) {
+        qp_q30 f[3] = { 0, 0, 0 };
+        f[k] = sf > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
+        nf = qp_v3(f[0], f[1], f[2]);
+    } else {
+        nf = qp_rot3_col(bp->r, k);   /* B's outward face normal is sf c_k; the manifold's, its opposite */
+        if (sf > 0) nf = qp_v3_neg(nf);
+    }
+    qp__normal_or(nf, nf, &m->normal);
+    m->count = n;
+    return n;
+}
+
 static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t sep16, qp_manifold *m)
 {
     const qp_q30 (*R)[3] = bp->r->m;
@@ -419,6 +525,10 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
         lb[jj] = d > 0 ? -bp->hb[jj] : bp->hb[jj];
     }
     affine(R, bp->t, lb, cb);
+    uint32_t ea = (uint32_t)(i * 4 + (ca[i1] > 0) + 2 * (ca[i2] > 0));
+    uint32_t eb = (uint32_t)(j * 4 + (lb[j1] > 0) + 2 * (lb[j2] > 0));
+    int across = edge_across_face(bp, i, j, nv, ca, cb, ea, eb, m);
+    if (across > 0) return across;
     qp__segment sa = { qp_v3(ca[0], ca[1], ca[2]), qp_v3(0, 0, 0), bp->ha[i] };
     qp_q30 ev[3] = { 0, 0, 0 };
     ev[i] = QP_Q30_ONE;
@@ -428,8 +538,6 @@ static QP__NOINLINE int edge_contact(const box_pair *bp, int i, int j, fix16_t s
     qp__segments_closest(&sa, &sb, &ps, &pt);
     m->points[0].point = qp__v3_mid(qp__segment_point(&sa, ps), qp__segment_point(&sb, pt));
     m->points[0].depth = qp__sat32(-(int64_t)sep16);
-    uint32_t ea = (uint32_t)(i * 4 + (ca[i1] > 0) + 2 * (ca[i2] > 0));
-    uint32_t eb = (uint32_t)(j * 4 + (lb[j1] > 0) + 2 * (lb[j2] > 0));
     m->points[0].id = ((uint32_t)1 << 13) | (ea << 4) | eb;
     qp_vec3 n = qp_v3(nv[0], nv[1], nv[2]);
     qp__normal_or(n, n, &m->normal);

@@ -115,6 +115,82 @@ static void test_thin_boxes_lie_flat(void **st)
     }
 }
 
+static qp_body_id add_static_box(double hx, double hy, double hz, double x, double y, double z, qp_quat q, double mu)
+{
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_STATIC;
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &d.shapes[0]), QP_OK);
+    d.position = qp_v3(f16(x), f16(y), f16(z));
+    d.rotation = q;
+    d.friction = f16(mu);
+    qp_result err;
+    qp_body_id id = qp_create_body(&W, &d, &err);
+    assert_int_equal(err, QP_OK);
+    return id;
+}
+
+static qp_quat about(double ax, double ay, double az, double deg)
+{
+    qp_quat q;
+    assert_true(qp_quat_from_axis_angle(qp_v3(f16(ax), f16(ay), f16(az)), f16(deg * 3.14159265358979 / 180), &q));
+    return q;
+}
+
+/* How deep body b is in body a (their first shapes), from outside with qp_collide. */
+static double depth_in(qp_body_id a, qp_body_id b)
+{
+    qp_transform ba = { qp_body_position(&W, a), qp_quat_to_rot3(qp_body_rotation(&W, a)) };
+    qp_transform bb = { qp_body_position(&W, b), qp_quat_to_rot3(qp_body_rotation(&W, b)) };
+    qp_transform xa = qp_shape_transform(qp_body_shape(&W, a, 0), &ba);
+    qp_transform xb = qp_shape_transform(qp_body_shape(&W, b, 0), &bb);
+    qp_transform rel = qp_transform_relative(&xa, &xb);
+    qp_manifold m;
+    int n = qp_collide(qp_body_shape(&W, a, 0), qp_body_shape(&W, b, 0), &rel, 0, &m);
+    double d = 0;
+    for (int k = 0; k < n; k++) d = fmax(d, d16(m.points[k].depth));
+    return d;
+}
+
+/* Planks on edges, sleep on, 10 s. A 2 m x 2 cm plank across a static ridge (a box turned 45
+ * degrees, its top edge under the plank's middle), rolled 0-10 degrees about its length: the
+ * ridge's edge lies across the plank's face, and the one point where the edges cross pushed
+ * the plank's side only; it spun through flat onto its other side, deep, and fell through the
+ * ridge (1 degree and up) without ever sleeping. And a plank leaning at 35 degrees on the top
+ * edge of a static box turned 0-20 degrees about the vertical: it sank 10-17 mm into the edge
+ * and crept down (5 degrees and up). Each must sleep, no deeper in the box than the 2 mm slop
+ * and 1 mm at any step after its first 30, the ridge's plank within 1 mm of its rest height. */
+static void test_planks_on_edges(void **st)
+{
+    (void)st;
+    const double rolls[5] = { 0, 1, 2, 4, 10 }, yaws[5] = { 0, 2, 5, 10, 20 };
+    for (int c = 0; c < 10; c++) {
+        world(true);
+        qp_body_id plank, box;
+        if (c < 5) {
+            box = add_static_box(1, 0.1, 0.1, 0, 0.141421, 0, about(1, 0, 0, 45), 0.5);   /* top edge at y 0.2828 */
+            plank = add(0, 0.1, 0.01, 1, 0, 0.31, 0, 1, about(0, 0, 1, rolls[c]));
+        } else {
+            box = add_static_box(0.5, 0.4, 2, -0.5, 0.4, 0, about(0, 1, 0, yaws[c - 5]), 0.8);
+            plank = add(0, 1, 0.01, 0.1, 0.33768, 0.59604, 0, 1, about(0, 0, 1, -35));
+        }
+        int asleep = -1;
+        double deepest = 0;
+        for (int s = 0; s < 600 && asleep < 0; s++) {
+            qp_world_step(&W);
+            if (s >= 30) deepest = fmax(deepest, depth_in(box, plank));
+            if (!qp_body_is_awake(&W, plank)) asleep = s + 1;
+        }
+        double y = d16(qp_body_position(&W, plank).y);
+        printf("measure: plank on an edge, case %d (%s %g deg): asleep at step %d, at most %.2f mm in the box, "
+               "centre at y %.4f\n", c, c < 5 ? "rolled" : "box turned", c < 5 ? rolls[c] : yaws[c - 5], asleep,
+               1000 * deepest, y);
+        assert_true(asleep > 0);
+        assert_true(deepest <= 0.003);
+        if (c < 5) assert_true(fabs(y - (0.2828 + 0.01)) <= 0.001);
+    }
+}
+
 /* 1000:1 in contact, sleep off, 10 s: no light body is squeezed sideways by
  * more than 1 mm or sinks by more than 1 cm. Case 4 at the light end of the
  * mass range (it was squeezed 8.6 mm with impulses in plain N s). */
@@ -387,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_mass_ratio_1000),
         cmocka_unit_test(test_thin_light_under_heavy),
         cmocka_unit_test(test_thin_boxes_lie_flat),
+        cmocka_unit_test(test_planks_on_edges),
         cmocka_unit_test(test_tilted_columns),
         cmocka_unit_test(test_tilted_columns_40),
         cmocka_unit_test(test_tilted_columns_40_exact),
