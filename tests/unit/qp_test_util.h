@@ -100,4 +100,20 @@ static inline qp_body_id init_with_ground(qp_world *w, const qp_world_def *def)
     return ground;
 }
 
+/* How deep body b's first shape is in body a's (the deepest point of their manifold, 0 when
+ * apart), measured from outside with qp_collide at the bodies' poses. */
+static inline double depth_between(const qp_world *w, qp_body_id a, qp_body_id b)
+{
+    qp_transform ba = { qp_body_position(w, a), qp_quat_to_rot3(qp_body_rotation(w, a)) };
+    qp_transform bb = { qp_body_position(w, b), qp_quat_to_rot3(qp_body_rotation(w, b)) };
+    qp_transform xa = qp_shape_transform(qp_body_shape(w, a, 0), &ba);
+    qp_transform xb = qp_shape_transform(qp_body_shape(w, b, 0), &bb);
+    qp_transform rel = qp_transform_relative(&xa, &xb);
+    qp_manifold m;
+    int n = qp_collide(qp_body_shape(w, a, 0), qp_body_shape(w, b, 0), &rel, 0, &m);
+    double d = 0;
+    for (int k = 0; k < n; k++) d = fmax(d, m.points[k].depth / Q16);
+    return d;
+}
+
 #endif

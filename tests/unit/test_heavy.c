@@ -23,20 +23,6 @@
 
 static qp_world W;
 
-static double overlap(qp_body_id a, qp_body_id b)
-{
-    qp_transform ba = { qp_body_position(&W, a), qp_quat_to_rot3(qp_body_rotation(&W, a)) };
-    qp_transform bb = { qp_body_position(&W, b), qp_quat_to_rot3(qp_body_rotation(&W, b)) };
-    qp_transform xa = qp_shape_transform(qp_body_shape(&W, a, 0), &ba);
-    qp_transform xb = qp_shape_transform(qp_body_shape(&W, b, 0), &bb);
-    qp_transform rel = qp_transform_relative(&xa, &xb);
-    qp_manifold m;
-    int n = qp_collide(qp_body_shape(&W, a, 0), qp_body_shape(&W, b, 0), &rel, 0, &m);
-    double d = 0;
-    for (int k = 0; k < n; k++) d = fmax(d, d16(m.points[k].depth));
-    return d;
-}
-
 typedef struct {
     double deepest;      /* m: deepest any body is in the ground or in the one below, over 10 s */
     double moved;        /* m: farthest any body moved from where it was placed */
@@ -68,7 +54,7 @@ static column_result column(int n, double kg, double g, bool boxes)
     for (int s = 1; s <= 600; s++) {
         qp_world_step(&W);
         for (int i = 0; i < n; i++) {
-            r.deepest = fmax(r.deepest, overlap(i ? id[i - 1] : ground, id[i]));
+            r.deepest = fmax(r.deepest, depth_between(&W, i ? id[i - 1] : ground, id[i]));
             qp_vec3 p = qp_body_position(&W, id[i]);
             double dx = d16(p.x), dy = d16(p.y) - (0.5 + i), dz = d16(p.z);
             r.moved = fmax(r.moved, sqrt(dx * dx + dy * dy + dz * dz));

@@ -31,19 +31,41 @@ static void world(bool sleep)
     world_at(sleep, 60);
 }
 
+/* d's one shape (a ball of radius hx, or a box), placed at (x, y, z) turned by q, created. */
+static qp_body_id create(qp_body_def *d, int sphere, double hx, double hy, double hz, double x, double y, double z,
+                         qp_quat q)
+{
+    d->shape_count = 1;
+    if (sphere) assert_int_equal(qp_make_sphere(f16(hx), &d->shapes[0]), QP_OK);
+    else assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &d->shapes[0]), QP_OK);
+    d->position = qp_v3(f16(x), f16(y), f16(z));
+    d->rotation = q;
+    qp_result err;
+    qp_body_id id = qp_create_body(&W, d, &err);
+    assert_int_equal(err, QP_OK);
+    return id;
+}
+
 static qp_body_id add(int sphere, double hx, double hy, double hz, double x, double y, double z, double mass, qp_quat q)
 {
     qp_body_def d = qp_default_body_def();
-    d.shape_count = 1;
-    if (sphere) assert_int_equal(qp_make_sphere(f16(hx), &d.shapes[0]), QP_OK);
-    else assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &d.shapes[0]), QP_OK);
-    d.position = qp_v3(f16(x), f16(y), f16(z));
-    d.rotation = q;
     d.mass = f16(mass);
-    qp_result err;
-    qp_body_id id = qp_create_body(&W, &d, &err);
-    assert_int_equal(err, QP_OK);
-    return id;
+    return create(&d, sphere, hx, hy, hz, x, y, z, q);
+}
+
+static qp_body_id add_static_box(double hx, double hy, double hz, double x, double y, double z, qp_quat q, double mu)
+{
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_STATIC;
+    d.friction = f16(mu);
+    return create(&d, 0, hx, hy, hz, x, y, z, q);
+}
+
+static qp_quat about(double ax, double ay, double az, double deg)
+{
+    qp_quat q;
+    assert_true(qp_quat_from_axis_angle(qp_v3(f16(ax), f16(ay), f16(az)), f16(deg * 3.14159265358979 / 180), &q));
+    return q;
 }
 
 /* A light thin body under a heavier one, sleep off, 10 s: the heavy one lies within the
@@ -88,11 +110,8 @@ static void test_thin_boxes_lie_flat(void **st)
     for (int c = 0; c < 8; c++) {
         world(false);
         bool cube = c < 4;
-        qp_quat q = qp_quat_identity();
-        if (!cube) {   /* a 60 x 40 x 2 cm plank of 0.1 or 1 kg, 0.2 or 2 degrees off flat */
-            double deg = (c & 1) ? 2 : 0.2;
-            assert_true(qp_quat_from_axis_angle(qp_v3(QP_ONE, 0, QP_ONE), f16(deg * 3.14159265358979 / 180), &q));
-        }
+        /* the plank: 60 x 40 x 2 cm, 0.1 or 1 kg, 0.2 or 2 degrees off flat */
+        qp_quat q = cube ? qp_quat_identity() : about(1, 0, 1, (c & 1) ? 2 : 0.2);
         qp_body_id b = cube ? add(0, 0.01, 0.01, 0.01, 0, 0.01, 0, cube_mass[c], q)
                             : add(0, 0.3, 0.01, 0.2, 0, 0.0101 + 0.36 * sin(((c & 1) ? 2 : 0.2) * 3.14159265358979 / 180), 0,
                                   c < 6 ? 0.1 : 1, q);
@@ -113,43 +132,6 @@ static void test_thin_boxes_lie_flat(void **st)
         if (cube) assert_true(side <= 0.0001);
         assert_true(spin <= 0.01 && speed <= 0.001);
     }
-}
-
-static qp_body_id add_static_box(double hx, double hy, double hz, double x, double y, double z, qp_quat q, double mu)
-{
-    qp_body_def d = qp_default_body_def();
-    d.type = QP_BODY_STATIC;
-    d.shape_count = 1;
-    assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &d.shapes[0]), QP_OK);
-    d.position = qp_v3(f16(x), f16(y), f16(z));
-    d.rotation = q;
-    d.friction = f16(mu);
-    qp_result err;
-    qp_body_id id = qp_create_body(&W, &d, &err);
-    assert_int_equal(err, QP_OK);
-    return id;
-}
-
-static qp_quat about(double ax, double ay, double az, double deg)
-{
-    qp_quat q;
-    assert_true(qp_quat_from_axis_angle(qp_v3(f16(ax), f16(ay), f16(az)), f16(deg * 3.14159265358979 / 180), &q));
-    return q;
-}
-
-/* How deep body b is in body a (their first shapes), from outside with qp_collide. */
-static double depth_in(qp_body_id a, qp_body_id b)
-{
-    qp_transform ba = { qp_body_position(&W, a), qp_quat_to_rot3(qp_body_rotation(&W, a)) };
-    qp_transform bb = { qp_body_position(&W, b), qp_quat_to_rot3(qp_body_rotation(&W, b)) };
-    qp_transform xa = qp_shape_transform(qp_body_shape(&W, a, 0), &ba);
-    qp_transform xb = qp_shape_transform(qp_body_shape(&W, b, 0), &bb);
-    qp_transform rel = qp_transform_relative(&xa, &xb);
-    qp_manifold m;
-    int n = qp_collide(qp_body_shape(&W, a, 0), qp_body_shape(&W, b, 0), &rel, 0, &m);
-    double d = 0;
-    for (int k = 0; k < n; k++) d = fmax(d, d16(m.points[k].depth));
-    return d;
 }
 
 /* Planks on edges, sleep on, 10 s. A 2 m x 2 cm plank across a static ridge (a box turned 45
@@ -178,7 +160,7 @@ static void test_planks_on_edges(void **st)
         double deepest = 0;
         for (int s = 0; s < 600 && asleep < 0; s++) {
             qp_world_step(&W);
-            if (s >= 30) deepest = fmax(deepest, depth_in(box, plank));
+            if (s >= 30) deepest = fmax(deepest, depth_between(&W, box, plank));
             if (!qp_body_is_awake(&W, plank)) asleep = s + 1;
         }
         double y = d16(qp_body_position(&W, plank).y);
