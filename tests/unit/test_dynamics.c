@@ -366,6 +366,34 @@ static void test_ball_rolls(void **st)
     assert_true(fabs(s / expect - 1) <= 0.05);
 }
 
+/* Small dense boxes turning slowly on the floor stop and sleep: 2 and 4 cm cubes of 1 kg
+ * (friction 0.5) spun at 0.03 and 0.2 rad/s about the vertical. With the twist a torque, a
+ * 4 cm cube's twist mass was 17 units of Q16.16, its impulses changed its spin in steps of
+ * 0.056 rad/s, and 0.03 rad/s went on for ever, never asleep. Sleep on (the default). */
+static void test_small_box_stops_turning(void **st)
+{
+    (void)st;
+    const double halves[2] = { 0.01, 0.02 }, spins[2] = { 0.03, 0.2 };
+    for (int c = 0; c < 4; c++) {
+        world_default();
+        add_ground();
+        double h = halves[c & 1];
+        qp_body_id cube = add_box_full(QP_BODY_DYNAMIC, V(0, h, 0), qp_quat_identity(), V(h, h, h), 1, 0.5, 0);
+        assert_int_equal(qp_body_set_angular_velocity(&W, cube, V(0, spins[c >> 1], 0)), QP_OK);
+        int asleep = -1;
+        double spin_at_1s = -1;
+        for (int s = 1; s <= 600 && asleep < 0; s++) {
+            qp_world_step(&W);
+            if (s == 60) spin_at_1s = fabs(d16(qp_body_angular_velocity(&W, cube).y));
+            if (!qp_body_is_awake(&W, cube)) asleep = s;
+        }
+        printf("measure: %g cm cube of 1 kg spun at %g rad/s: %.4f rad/s after 1 s, asleep at step %d\n", 200 * h,
+               spins[c >> 1], spin_at_1s, asleep);
+        assert_true(spin_at_1s >= 0 && spin_at_1s < 0.001);
+        assert_true(asleep > 0 && asleep <= 180);
+    }
+}
+
 /* ---- 4. bounce ------------------------------------------------------------------- */
 
 static void test_sphere_rebound_height(void **st)
@@ -925,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_slope_20deg_holds),
         cmocka_unit_test(test_slope_30deg_slides),
         cmocka_unit_test(test_ball_rolls),
+        cmocka_unit_test(test_small_box_stops_turning),
         cmocka_unit_test(test_sphere_rebound_height),
         cmocka_unit_test(test_sphere_line_passes_momentum),
         cmocka_unit_test(test_heavy_on_light),
