@@ -289,13 +289,6 @@ static void inherit_impulses(qp_contact *c, const qp_contact_cache *old)
     for (int k = 0; k < c->count; k++) c->p[k].jn = old->jn[k];
 }
 
-/* A sphere or capsule touches in this pair (qp__contact_round). */
-static bool round_pair(const qp_shape_slot *sa, const qp_shape_slot *sb)
-{
-    return sa->shape.type == QP_SHAPE_SPHERE || sa->shape.type == QP_SHAPE_CAPSULE ||
-           sb->shape.type == QP_SHAPE_SPHERE || sb->shape.type == QP_SHAPE_CAPSULE;
-}
-
 /* Static friction anchors: a point on each body, in its frame, whose tangential drift apart
  * is the contact's slip since it began to stick, which the split-impulse pass undoes (the
  * creep an iterative solver leaves; penetration.c). They start at the manifold's centroid.
@@ -307,15 +300,17 @@ static bool round_pair(const qp_shape_slot *sa, const qp_shape_slot *sb)
  * rolling adds none. A contact that travels more in a step than the three-point test lets a
  * body move changes (sleep.c: rolling is not rest; at least 4 units, the anchors' rounding).
  * Flat contacts keep theirs (only round ones are held). */
-static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache *old, const qp_poses *at, bool round)
+static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache *old, const qp_poses *at)
 {
-    if (old && !(old->flags & QP_CONTACT_SLIDING) && !round) {
+    const bool sticking = old && !(old->flags & QP_CONTACT_SLIDING);
+    const bool round = qp__contact_round(w, c);
+    if (sticking && !round) {
         c->anchor_a = old->anchor_a;
         c->anchor_b = old->anchor_b;
         return;
     }
     c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->ra, c->ca, true) : qp_rot3_tmul_v3(at->ra, c->ca);
-    if (old && !(old->flags & QP_CONTACT_SLIDING)) {
+    if (sticking) {
         qp_vec3 step = v3_sub(c->ca, qp__rot3_mul_v3(at->ra, old->anchor_a));   /* world */
         c->anchor_b = v3_add(old->anchor_b, qp_rot3_tmul_v3(at->rb, step));
         fix16_t rolling = w->def.sleep_center_size / w->def.sleep_steps;
@@ -660,7 +655,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (vn < vn_min) vn_min = vn;
     }
     set_centroid(c, rb, arms_small);
-    set_anchors(w, c, old, at, round_pair(sa, sb));
+    set_anchors(w, c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */
         if (w->def.warm_start) inherit_impulses(c, old);

@@ -109,10 +109,10 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, bool reve
     int lower = jn_sum > 0 ? qp__contact_lower(w, c) : -1;   /* a weight (>= 0) bounds no jn_sum of 0 */
     if (lower >= 0) {
         const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
-        /* in the contact's unit (qp__impulse_shift); in 64 bits, as qp__mul rounds, for a load
-         * over 3 277 kg weighs more than Q16.16's 32 768 N: saturated there, the bound held a
-         * 10 t box's friction on a 20 degree slope to a third of its pull, and it slid. */
-        int64_t weight = qp__round_shift(qp__round_shift((int64_t)up->load * g_len, 16) * w->def.dt, 16) << r->shift;
+        /* in the contact's unit (qp__impulse_shift); unsaturated, for a load over 3 277 kg
+         * weighs more than Q16.16's 32 768 N: saturated there, the bound held a 10 t box's
+         * friction on a 20 degree slope to a third of its pull, and it slid. */
+        int64_t weight = qp__mul3_wide(up->load, g_len, w->def.dt) << r->shift;
         if (jn_sum > weight) jn_sum = weight;
     }
     qp_friction f = { c->st1, c->st2, c->stw };

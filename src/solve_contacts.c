@@ -33,9 +33,7 @@ static void load_start(const qp_world *w, qp_contact *c)
     int touching = 0;
     for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
     if (touching == 0) return;
-    /* In 64 bits (qp__mul's roundings): a load over 3 277 kg weighs more than Q16.16 holds. */
-    int64_t share = qp__round_shift(qp__round_shift((int64_t)(up->load / up->supports) * -g_n, 16) * w->def.dt, 16) /
-                    touching;
+    int64_t share = qp__mul3_wide(up->load / up->supports, -g_n, w->def.dt) / touching;
     fix16_t j = qp__sat32(share * ((int64_t)1 << qp__contact_shift(w, c)));   /* in the contact's unit */
     for (int k = 0; k < c->count; k++) c->p[k].jn = c->p[k].depth >= -w->def.gap_tolerance ? j : 0;
 }

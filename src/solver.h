@@ -30,6 +30,13 @@ static inline fix16_t qp__mul(fix16_t a, fix16_t b)
     return qp__sat32(qp__round_shift((int64_t)a * b, 16));
 }
 
+/* a * b * c with qp__mul's two roundings, in 64 bits (unsaturated): a load's weight
+ * impulse, load x g x dt, which passes Q16.16 for loads over 3 277 kg at g = 10. */
+static inline int64_t qp__mul3_wide(fix16_t a, fix16_t b, fix16_t c)
+{
+    return qp__round_shift(qp__round_shift((int64_t)a * b, 16) * c, 16);
+}
+
 /* |to - from|, the size of a change of an impulse in units: exact in unsigned arithmetic
  * (below 2^32 for any two int32). The passes compare it with their settle and quiet
  * bounds. */
@@ -420,9 +427,6 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
  * the pseudo-velocity along each that pulls it back (penetration_rate * -drift / dt,
  * capped): positions do not change from the rows to the end of the penetration pass.
  * Kept with the rows (default layout) or computed on use (low-RAM). */
-/* A round shape (sphere, capsule) touches in c: only such a contact holds static
- * friction anchors (penetration.c), so only its drift is found. */
-bool qp__contact_round(const qp_world *w, const qp_contact *c);
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2]);
 

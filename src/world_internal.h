@@ -191,6 +191,9 @@ void qp__deep_overlaps(qp_world *w);
 int qp__deep_sides(qp_world *w, const qp_contact *c, int move);
 
 /* Helpers shared by stages. */
+/* A round shape (sphere, capsule) touches in c: only such a contact holds static
+ * friction anchors (narrow_phase.c, penetration.c), so only its drift is found (solver.c). */
+bool qp__contact_round(const qp_world *w, const qp_contact *c);
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
