@@ -160,7 +160,7 @@ void qp__solve_collisions(qp_world *w)
             int move = qp__movable(w, c);
             if ((c->flags & QP_CONTACT_SLEEPING) || !move || qp__quiet_skip(w, c, visit)) continue;
             bool changed = collide_manifold(w, c, move);
-            qp__quiet_mark(w, c, changed, &visit);
+            qp__quiet_mark(w, c, move, changed, &visit);
             any |= changed;
         }
         /* A sweep that changed nothing leaves every velocity as it was: the

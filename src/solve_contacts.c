@@ -198,7 +198,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     if (q->visit != 0) {
         bool quiet = most <= QP_QUIET_UNITS && steady;
         w->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
-        if (!quiet) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = q->visit;
+        if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
         quiet_next(q);
     }
     return most > QP_SETTLED_UNITS;

@@ -68,7 +68,7 @@ static inline uint32_t qp__change_of(fix16_t to, fix16_t from)
  * (docs/benchmarks.md). */
 #define QP_QUIET_UNITS 1
 
-/* The shock pass ends a level's sweeps once they no longer converge: a sweep whose largest
+/* The shock pass ends a part's sweeps (shock.c) once they no longer converge: a sweep whose largest
  * change of a total is this many units or less (2^-16 N s, finer for light pairs) and no
  * smaller than the sweep before's. pyramid20's levels reach that after 2-3 of their 7 sweeps
  * and then trade 2-16 units for ever; tilted columns converge sweep after sweep until they
@@ -200,12 +200,21 @@ static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16
     return visit != 0 && at != 0 && w->passes.moved_at[c->a] < at && w->passes.moved_at[c->b] < at;
 }
 
-/* After visit number *visit to contact c, which changed its bodies' velocities or not. */
-static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, bool changed, uint16_t *visit)
+/* After visit number *visit to contact c, which changed the velocities of its sides in move
+ * or not. Only those are marked: a static body, or one the shock pass pins, keeps its
+ * velocity. Marked too, the ground "moved" at every visit to any of its contacts that
+ * changed something, and a heap's jitter anywhere kept every other contact on the ground
+ * from being skipped: what a group does depended on what happened where it never touched. */
+static inline void qp__quiet_moved_sides(qp_world *w, const qp_contact *c, int move, uint16_t visit)
+{
+    if (move & QP_MOVE_A) w->passes.moved_at[c->a] = visit;
+    if (move & QP_MOVE_B) w->passes.moved_at[c->b] = visit;
+}
+static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bool changed, uint16_t *visit)
 {
     if (*visit == 0) return;
     w->passes.quiet_at[c - w->contacts] = changed ? 0 : *visit;
-    if (changed) w->passes.moved_at[c->a] = w->passes.moved_at[c->b] = *visit;
+    if (changed) qp__quiet_moved_sides(w, c, move, *visit);
     *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
 }
 
