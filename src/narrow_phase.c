@@ -320,15 +320,6 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
     c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);
 }
 
-/* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6). */
-static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn)
-{
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    bool a_sleeps = (a->state & QP_STATE_ASLEEP) != 0, b_sleeps = (b->state & QP_STATE_ASLEEP) != 0;
-    if (a_sleeps == b_sleeps || -vn <= w->def.wake_speed) return;
-    qp__wake_body(w, a_sleeps ? c->a : c->b);
-}
-
 static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
 {
     const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
@@ -353,6 +344,18 @@ typedef struct {
     int body[2];                  /* -1: empty */
     qp_vec3 v[2], w[2];
 } qp_old_walk;
+
+/* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6), and what rests
+ * on it: found among this step's contacts so far and last step's not yet read, the
+ * contact graph as it is now (last step's adjacency names slots rewritten since). */
+static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn, int n, const qp_old_walk *walk)
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    bool a_sleeps = (a->state & QP_STATE_ASLEEP) != 0, b_sleeps = (b->state & QP_STATE_ASLEEP) != 0;
+    if (a_sleeps == b_sleeps || -vn <= w->def.wake_speed) return;
+    const qp__contact_spans now = { { 0, walk->next }, { n, walk->end } };
+    qp__wake_body_among(w, a_sleeps ? c->a : c->b, &now);
+}
 
 /* qp__predicted_velocity of body i, side 0 (a) or 1 (b) of its pair: found in
  * either slot, or made and kept in its side's. */
@@ -662,7 +665,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     } else {
         c->flags |= QP_CONTACT_NEW;
         walk->body[0] = walk->body[1] = -1;   /* a sleeper may wake */
-        wake_on_impact(w, c, vn_min);
+        wake_on_impact(w, c, vn_min, *n, walk);
         /* Its point, normal and impulse are filled in after the solver (events.c). */
         qp__event_contact(w, QP_EVENT_BEGIN, a, b, c->sa, c->sb, qp_v3_zero(), qp_v3_zero(), 0);
     }
@@ -704,12 +707,10 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 void qp__narrow_phase(qp_world *w)
 {
     /* Last step's contacts stay where they are until this step's would reach them
-     * (new_contact): a world whose contacts carry on moves none. Not when they fill
-     * more than half the pool: they move up at once, as they always did, for a sleeper
-     * woken here (wake_on_impact) walks last step's contact graph, whose indices then
-     * reach into the top and read what the move left there. */
+     * (new_contact): a world whose contacts carry on moves none. (They used to move up at
+     * once when they filled more than half the pool, for a sleeper woken here walked last
+     * step's contact graph by its indices; it walks the pool as it is now: wake_on_impact.) */
     qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
-    if (2 * w->contact_count > QP_CFG_MAX_CONTACTS) lift_old(w, &walk);
     int n = 0;
     qp_contact_cache old;
     qp_poses at;   /* kept from pair to pair: make_rotations reuses the rotations */

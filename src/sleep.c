@@ -26,6 +26,7 @@
  * woken body wakes in the same step (pull the bottom block and the whole
  * stack falls at once).
  */
+#include <stddef.h>
 #include "world_internal.h"
 
 static void reset_boxes(qp_body_state *b)
@@ -75,25 +76,40 @@ static bool above(const qp_world *w, const qp_contact *c, int u)
     return d >= -((int64_t)1 << 59);  /* n.up >= -1/2 in Q60 */
 }
 
-void qp__wake_body(qp_world *w, int start)
+/* Wake the sleeper across contact c from u, if it rests on u (the contact climbs from u to
+ * it), and queue it at tail; returns the new tail. */
+static int wake_up_from(qp_world *w, const qp_contact *c, int u, int tail)
+{
+    int v = c->a == u ? c->b : c->a;
+    if (!(w->bodies[v].state & QP_STATE_ASLEEP) || !above(w, c, u)) return tail;
+    wake_one(w, v);
+    w->queue[tail] = (uint16_t)v;
+    return tail + 1;
+}
+
+/* Wake start and, breadth-first up the contact graph, everything resting on it: the
+ * contacts of each body found by last step's adjacency, or (spans) by a scan of the
+ * contacts in spans. */
+static void wake_spread(qp_world *w, int start, const qp__contact_spans *spans)
 {
     qp_body_state *s = &w->bodies[start];
     if (!qp__body_dynamic(s)) return;
     s->awake_steps = 0;
     if (!(s->state & QP_STATE_ASLEEP)) return;
     wake_one(w, start);
-    /* Breadth-first up the contact graph of the last step. */
     int head = 0, tail = 0;
     w->queue[tail++] = (uint16_t)start;
     while (head < tail) {
         int u = w->queue[head++];
-        for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++) {
-            if (w->adj[k] >= w->contact_count) continue;
-            const qp_contact *c = &w->contacts[w->adj[k]];
-            int v = c->a == u ? c->b : c->a;
-            if (!(w->bodies[v].state & QP_STATE_ASLEEP) || !above(w, c, u)) continue;
-            wake_one(w, v);
-            w->queue[tail++] = (uint16_t)v;
+        if (spans) {
+            for (int r = 0; r < 2; r++)
+                for (int i = spans->lo[r]; i < spans->hi[r]; i++) {
+                    const qp_contact *c = &w->contacts[i];
+                    if (c->a == u || c->b == u) tail = wake_up_from(w, c, u, tail);
+                }
+        } else {
+            for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++)
+                if (w->adj[k] < w->contact_count) tail = wake_up_from(w, &w->contacts[w->adj[k]], u, tail);
         }
         /* Joined bodies wake together, in any direction (a chain wakes whole). */
         for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
@@ -105,6 +121,16 @@ void qp__wake_body(qp_world *w, int start)
             w->queue[tail++] = (uint16_t)v;
         }
     }
+}
+
+void qp__wake_body(qp_world *w, int start)
+{
+    wake_spread(w, start, NULL);
+}
+
+void qp__wake_body_among(qp_world *w, int start, const qp__contact_spans *spans)
+{
+    wake_spread(w, start, spans);
 }
 
 void qp__wake_touching(qp_world *w, int body)

@@ -213,6 +213,13 @@ static inline fix16_t qp__shape_core(const qp_shape *s)
 void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 void qp__wake_body(qp_world *w, int body);  /* wake one body and everything resting on it */
+/* The same, walking the contacts in two index ranges instead of last step's contact graph:
+ * the narrow phase rewrites the pool in place as it goes, and last step's adjacency then
+ * names contacts that are this step's now (pairs already collided) or were moved up (lift). */
+typedef struct {
+    int lo[2], hi[2];
+} qp__contact_spans;
+void qp__wake_body_among(qp_world *w, int body, const qp__contact_spans *spans);
 void qp__wake_touching(qp_world *w, int body); /* wake every sleeper in contact with body (kinematic moved) */
 int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
 int qp__contact_lower(const qp_world *w, const qp_contact *c); /* lower body, -1 if level */
