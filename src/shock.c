@@ -153,16 +153,34 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
  * the first level of 436 contacts), and one part whose friction trades impulses back and
  * forth kept every other part of its level sweeping to the last.
  * Each part's record, on its root in w->queue (free scratch from the contact graph to the
- * sleep stage): the largest change of this sweep and of the one before, each only needed
- * up to QP_SHOCK_NOISE_UNITS + 1 (the rule compares them only below that), whether it
- * settled, and the parity of the last sweep whose end counted it. */
+ * sleep stage): the largest change of the sweep it was last visited in and of the one
+ * before, each only needed up to QP_SHOCK_NOISE_UNITS + 1 (the rule compares them only
+ * below that), that sweep's number, and whether it settled. A sweep closes the record of
+ * the one before at a part's first visit. */
 #define PART_UNITS_MAX (QP_SHOCK_NOISE_UNITS + 1)
 #define PART_MOST_SHIFT 4
-#define PART_SETTLED (1u << 8)
-#define PART_SWEEP_ODD (1u << 9)
-_Static_assert(PART_UNITS_MAX < (1 << PART_MOST_SHIFT), "a part's record fits 16 bits");
+#define PART_SWEEP_SHIFT 8
+#define PART_SETTLED (1u << 12)
+#define PART_COUNTED (1u << 13)   /* parts_start only */
+_Static_assert(PART_UNITS_MAX < (1 << PART_MOST_SHIFT), "a part's largest changes fit 4 bits each");
+_Static_assert(10 < (1 << (12 - PART_SWEEP_SHIFT)), "a sweep's number (shock_iterations <= 10) fits 4 bits");
 
-static void parts_start(qp_world *w, int start, int end)
+static inline int moving_side(const qp_contact *c, int move)
+{
+    return move & QP_MOVE_A ? c->a : c->b;
+}
+
+/* Does a part (or a level) settle after a sweep whose largest change was most, the one
+ * before's before: it changed nothing, or no longer converges (its largest change small
+ * and not shrinking: the fixed-point sweeps trade the last units of the totals back and
+ * forth)? */
+static bool settles(uint32_t most, uint32_t before)
+{
+    return most == 0 || (most <= QP_SHOCK_NOISE_UNITS && most >= before);
+}
+
+/* The level's parts and their records; returns how many there are. */
+static int parts_start(qp_world *w, int start, int end)
 {
     for (int o = start; o < end; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
@@ -171,20 +189,43 @@ static void parts_start(qp_world *w, int start, int end)
         for (int s = 0; s < 2; s++) {
             if (!sides[s]) continue;
             w->bodies[sides[s]].island = (uint16_t)sides[s];
-            /* Before any sweep: none changed (so no stop before one), counted at an odd one. */
-            w->queue[sides[s]] = (uint16_t)(PART_UNITS_MAX | PART_SWEEP_ODD);
+            /* Sweep 0 open, none changed yet; as the one before, more than the noise. */
+            w->queue[sides[s]] = (uint16_t)PART_UNITS_MAX;
         }
     }
     for (int o = start; o < end; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
         if (qp__shock_movable(w, c) == (QP_MOVE_A | QP_MOVE_B)) qp__island_join(w, c->a, c->b);
     }
+    /* Every moving body straight at its root, for the visits; the roots counted once. */
+    int parts = 0;
+    for (int o = start; o < end; o++) {
+        const qp_contact *c = &w->contacts[w->order[o]];
+        int move = qp__shock_movable(w, c);
+        if (!move) continue;
+        int root = qp__island_find(w, moving_side(c, move));
+        w->bodies[moving_side(c, move)].island = (uint16_t)root;
+        if (w->queue[root] & PART_COUNTED) continue;
+        w->queue[root] |= PART_COUNTED;
+        parts++;
+    }
+    return parts;
 }
 
-/* The part of contact c, whose sides in move (qp__shock_movable) move; 0 when none does. */
-static int part_of(qp_world *w, const qp_contact *c, int move)
+/* The part of a contact that moves (move != 0), if it takes sweep it: its record opened for
+ * this sweep (the sweep before's closed); 0 once settled. */
+static int part_open(qp_world *w, const qp_contact *c, int move, int it)
 {
-    return move ? qp__island_find(w, move & QP_MOVE_A ? c->a : c->b) : 0;
+    int part = w->bodies[moving_side(c, move)].island;
+    uint32_t rec = w->queue[part];
+    if (rec & PART_SETTLED) return 0;
+    if ((int)(rec >> PART_SWEEP_SHIFT & 0xFu) != it) {
+        uint32_t most = rec >> PART_MOST_SHIFT & 0xFu;
+        bool settled = settles(most, rec & 0xFu);
+        w->queue[part] = (uint16_t)(most | (uint32_t)it << PART_SWEEP_SHIFT | (settled ? PART_SETTLED : 0));
+        if (settled) return 0;
+    }
+    return part;
 }
 
 static void part_note(qp_world *w, int part, uint32_t most)
@@ -192,27 +233,6 @@ static void part_note(qp_world *w, int part, uint32_t most)
     uint32_t rec = w->queue[part], units = most < PART_UNITS_MAX ? most : PART_UNITS_MAX;
     if (units > (rec >> PART_MOST_SHIFT & 0xFu))
         w->queue[part] = (uint16_t)((rec & ~(0xFu << PART_MOST_SHIFT)) | units << PART_MOST_SHIFT);
-}
-
-/* End of sweep it: a part settles when its sweep changed nothing, or no longer converges
- * (its largest change stays small and does not shrink: the fixed-point sweeps trade the
- * last units of the totals back and forth). True if a part of the level is still loose. */
-static bool parts_sweep_end(qp_world *w, int start, int end, int it)
-{
-    const uint32_t odd = (it & 1) ? PART_SWEEP_ODD : 0;
-    bool loose = false;
-    for (int o = start; o < end; o++) {
-        const qp_contact *c = &w->contacts[w->order[o]];
-        int part = part_of(w, c, qp__shock_movable(w, c));
-        if (!part) continue;
-        uint32_t rec = w->queue[part];
-        if ((rec & PART_SETTLED) || (rec & PART_SWEEP_ODD) == odd) continue;   /* done, or counted */
-        uint32_t most = rec >> PART_MOST_SHIFT & 0xFu, before = rec & 0xFu;
-        bool settled = most == 0 || (most <= QP_SHOCK_NOISE_UNITS && most >= before);
-        loose = loose || !settled;
-        w->queue[part] = (uint16_t)(most | odd | (settled ? PART_SETTLED : 0));
-    }
-    return loose;
 }
 
 /* Mark (or unmark) every body a live joint holds, for qp__shock's start. */
@@ -262,19 +282,30 @@ void qp__shock(qp_world *w)
         int end = start;
         while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
         QP__COUNT(shock_levels, 1);
-        parts_start(w, start, end);
+        /* One part (a stack's level, a pyramid's row): the level is the part, its rule kept
+         * here without records. */
+        const bool whole = end - start == 1 || parts_start(w, start, end) <= 1;
+        uint32_t before = UINT32_MAX;   /* whole: the sweep before's largest change */
         for (int it = 0; it < w->def.shock_iterations; it++) {
-            QP__COUNT(shock_sweeps, 1);
+            bool loose = false;   /* a part took this sweep */
+            uint32_t most = 0;    /* the largest change of the sweep, all parts */
             for (int o = start; o < end; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
                 qp_contact *c = &w->contacts[w->order[reverse ? start + end - 1 - o : o]];
                 int move = qp__shock_movable(w, c);
-                int part = part_of(w, c, move);
-                if (!part || (w->queue[part] & PART_SETTLED)) continue;
-                part_note(w, part, shock_contact(w, c, move, reverse, g_len, &visit, &kept));
+                int part = !move ? 0 : whole ? 1 : part_open(w, c, move, it);
+                if (!part) continue;
+                loose = true;
+                uint32_t m = shock_contact(w, c, move, reverse, g_len, &visit, &kept);
+                if (!whole) part_note(w, part, m);
+                most = m > most ? m : most;
             }
-            if (!parts_sweep_end(w, start, end, it)) break;
+            if (!loose) break;   /* every part settled in the sweep before */
+            QP__COUNT(shock_sweeps, 1);
+            if (most == 0) break;   /* ...or every part settles now: no need to look again */
+            if (whole && settles(most, before)) break;
+            before = most;
         }
         start = end;
     }
