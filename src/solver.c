@@ -154,7 +154,7 @@ static fix16_t inverse_of(int64_t k)
         a++;
         b = 0;
     }
-    a += (b + (d >> 1)) / d;
+    a += b + (d >> 1) >= d;   /* the second term, without a second division */
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
