@@ -155,8 +155,8 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
  * forth kept every other part of its level sweeping to the last.
  * Each part's record, on its root in w->queue (free scratch from the contact graph to the
  * sleep stage): the largest change of the sweep it was last visited in and of the one
- * before (change_units), that sweep's number, and whether it settled. A sweep closes the record of
- * the one before at a part's first visit. */
+ * before (change_units), that sweep's number, whether it settled, and two flags (below).
+ * A sweep closes the record of the one before at a part's first visit. */
 #define CHANGE_UNITS_MAX 15u   /* change_units' largest, and "none yet" before a first sweep */
 #define PART_MOST_SHIFT 4
 #define PART_SWEEP_SHIFT 8
@@ -199,38 +199,40 @@ static bool settles(uint32_t most, uint32_t before, int sweep, bool quiet)
     return most == 0 || (most >= before && (most <= QP_SHOCK_NOISE_UNITS || (quiet && sweep >= 1)));
 }
 
+/* The bodies of contact c that this pass moves, in sides (0 for a side it pins). */
+static void moving_sides(const qp_world *w, const qp_contact *c, int sides[2])
+{
+    int move = qp__shock_movable(w, c);
+    sides[0] = move & QP_MOVE_A ? c->a : 0;
+    sides[1] = move & QP_MOVE_B ? c->b : 0;
+}
+
 /* The level's parts and their records; returns how many there are, and in *redundant
  * whether the last one counted (the only one, for a level of one part) is redundant. */
 static int parts_start(qp_world *w, int start, int end, bool *redundant)
 {
-    /* Each moving body its own root, with the level's contacts on it counted (up to 2) in
-     * its queue entry. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int o = start; o < end; o++) {
-            const qp_contact *c = &w->contacts[w->order[o]];
-            int move = qp__shock_movable(w, c);
-            const int sides[2] = { move & QP_MOVE_A ? c->a : 0, move & QP_MOVE_B ? c->b : 0 };
-            for (int s = 0; s < 2; s++) {
-                if (!sides[s]) continue;
-                if (pass == 0) {
-                    w->bodies[sides[s]].island = (uint16_t)sides[s];
-                    w->queue[sides[s]] = 0;
-                } else if (w->queue[sides[s]] < 2) {
-                    w->queue[sides[s]]++;
-                }
-            }
+    int sides[2];
+    /* Each moving body its own root, and the level's contacts on it counted (up to 2) in its
+     * queue entry while the parts are joined. */
+    for (int o = start; o < end; o++) {
+        moving_sides(w, &w->contacts[w->order[o]], sides);
+        for (int s = 0; s < 2; s++) {
+            if (!sides[s]) continue;
+            w->bodies[sides[s]].island = (uint16_t)sides[s];
+            w->queue[sides[s]] = 0;
         }
     }
     for (int o = start; o < end; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
-        if (qp__shock_movable(w, c) == (QP_MOVE_A | QP_MOVE_B)) qp__island_join(w, c->a, c->b);
+        moving_sides(w, c, sides);
+        for (int s = 0; s < 2; s++)
+            if (sides[s] && w->queue[sides[s]] < 2) w->queue[sides[s]]++;
+        if (sides[0] && sides[1]) qp__island_join(w, c->a, c->b);
     }
     /* A body held by two of the level's contacts makes its part redundant (the flag on the
      * root, above the counts' bits). */
     for (int o = start; o < end; o++) {
-        const qp_contact *c = &w->contacts[w->order[o]];
-        int move = qp__shock_movable(w, c);
-        const int sides[2] = { move & QP_MOVE_A ? c->a : 0, move & QP_MOVE_B ? c->b : 0 };
+        moving_sides(w, &w->contacts[w->order[o]], sides);
         for (int s = 0; s < 2; s++)
             if (sides[s] && (w->queue[sides[s]] & 3u) >= 2) w->queue[qp__island_find(w, sides[s])] |= PART_REDUNDANT;
     }
