@@ -158,6 +158,7 @@ static void put_counts(int steps)
         { "pen_sweeps", qp__counts.pen_sweeps }, { "pen_normal", qp__counts.pen_normal },
         { "pen_anchor", qp__counts.pen_anchor },
         { "narrow_calls", qp__counts.narrow_calls }, { "narrow_touching", qp__counts.narrow_touching },
+        { "narrow_kept", qp__counts.narrow_kept },
         { "isqrt", qp__counts.isqrt },
     };
     for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {

@@ -302,7 +302,7 @@ END {
                               note = sprintf("%.1f levels", cv(s, "shock_levels")) }
           if (p == "penetration") { sw = sprintf("%.1f", cv(s, "pen_sweeps")); nr = cv(s, "pen_normal"); fr = cv(s, "pen_anchor"); note = "" }
           if (p == "narrow") { sw = "-"; nr = cv(s, "narrow_calls"); fr = 0; \
-                               note = sprintf("pairs collided; %.1f touching; isqrt %.0f calls/step (all stages)", cv(s, "narrow_touching"), cv(s, "isqrt")) }
+                               note = sprintf("pairs collided; %.1f touching; %.1f manifolds kept; isqrt %.0f calls/step (all stages)", cv(s, "narrow_touching"), cv(s, "narrow_kept"), cv(s, "isqrt")) }
           rows = nr + fr
           printf "%-10s %-12s %10s %10.0f %10.0f %12s %8s  %s\n", s, p, sw, nr, fr, ins, \
                  (ins == "-" || rows == 0) ? "-" : sprintf("%.0f", ins / rows), note

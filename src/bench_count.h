@@ -24,6 +24,7 @@ typedef struct {
     uint32_t shock_levels, shock_sweeps, shock_normal, shock_friction;
     uint32_t pen_sweeps, pen_normal, pen_anchor;      /* split impulse: points, anchor rows */
     uint32_t narrow_calls, narrow_touching;           /* pairs collided, of which touching */
+    uint32_t narrow_kept;                             /* contacts whose manifold was kept */
     uint32_t isqrt;                                   /* qp_isqrt64 calls */
 } qp__bench_counts;
 extern qp__bench_counts qp__counts;

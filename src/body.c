@@ -458,6 +458,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     w->sap_sorted = 0;
     qp__wake_body(w, id.index);
     if (b->state & QP_STATE_DYNAMIC) b->state |= QP_STATE_PLACED;   /* as if spawned there (overlap.c) */
+    b->state &= (uint16_t)~QP_STATE_STILL;   /* its manifolds are found again (narrow_phase.c) */
     if (b->state & QP_STATE_KINEMATIC) qp__wake_touching(w, id.index);
     qp__record_input(w, QP_INPUT_SET_POSE, id, &position, 0, &rotation, 0);
     return QP_OK;
@@ -473,7 +474,8 @@ static qp_body_state *get_dynamic(qp_world *w, qp_body_id id, qp_result *r)
 /* Wake a dynamic body and return the velocity or force it holds to be set
  * (which: 0 v, 1 w, 2 force, 3 torque), or null with *r saying why not.
  * A set velocity must stay within limit (0: no limit). A kinematic body takes
- * velocities (and wakes the sleepers it touches), never forces. */
+ * velocities (and wakes the sleepers it touches), never forces. Either is no longer
+ * still: set moving, its contacts' manifolds are found again (narrow_phase.c). */
 static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, fix16_t limit, qp_result *r)
 {
     qp_body_state *k = get(w, id);
@@ -481,6 +483,7 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
         *r = limit > 0 && qp_v3_len(value) > limit ? QP_ERR_RANGE : QP_OK;
         if (*r != QP_OK) return 0;
         if (!(k->state & QP_STATE_FROZEN)) qp__wake_touching(w, id.index);
+        k->state &= (uint16_t)~QP_STATE_STILL;
         return which == 0 ? &k->v : &k->w;
     }
     qp_body_state *b = get_dynamic(w, id, r);
@@ -490,6 +493,7 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
         return 0;
     }
     qp__wake_body(w, id.index);
+    b->state &= (uint16_t)~QP_STATE_STILL;
     qp_vec3 *slot[4] = { &b->v, &b->w, &b->force, &b->torque };
     return slot[which];
 }
@@ -544,6 +548,7 @@ qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_
     qp_body_state *b = get_dynamic(w, id, &r);
     if (!b) return r;
     qp__wake_body(w, id.index);
+    b->state &= (uint16_t)~QP_STATE_STILL;
     qp_vec3 arm = qp_v3_sub(world_point, b->x);
     b->v = qp_v3_mad(b->v, impulse, b->inv_mass);
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);

@@ -91,6 +91,10 @@ void qp__integrate(qp_world *w)
         const fix16_t *pv = w->pseudo_v[i];
         qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
+        /* Still: what moves it now (split impulse included) would take it about a
+         * hundredth of a unit a step; the next narrow phase may keep its manifolds. */
+        bool still = qp_v3_max_abs(v) <= QP_STILL_SPEED && qp_v3_max_abs(omega) <= QP_STILL_SPEED;
+        b->state = (uint16_t)(still ? b->state | QP_STATE_STILL : b->state & ~QP_STATE_STILL);
         if (advance(w, i, v, omega, dt)) update_boxes(w, i);
     }
 }

@@ -229,10 +229,11 @@ static fix16_t relative_normal_speed(qp_vec3 va, qp_vec3 wa, qp_vec3 vb, qp_vec3
 static void inherit_by_match(qp_contact *c, const qp_contact_cache *old)
 {
     const int64_t match_distance_sq = (int64_t)QP_FRAC(5, 100) * QP_FRAC(5, 100);
-    int from[QP_MAX_MANIFOLD_POINTS];
+    /* Every entry set, not only those below count: a link-time optimised build (-flto)
+     * cannot see that count >= 1 where from[0] is read, and warned (an error with -Werror). */
+    int from[QP_MAX_MANIFOLD_POINTS] = { -1, -1, -1, -1 };
     bool taken[QP_MAX_MANIFOLD_POINTS] = { false, false, false, false };
     for (int k = 0; k < c->count; k++) {
-        from[k] = -1;
         for (int j = 0; j < old->count; j++)
             if (!taken[j] && old->id[j] == c->p[k].id) {
                 from[k] = j;
@@ -691,12 +692,81 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
         k->id[j] = c->p[j].id;
         k->ra[j] = c->p[j].ra;
         k->jn[j] = c->p[j].jn;
+        k->depth[j] = c->p[j].depth;
     }
     k->jt1 = c->jt1;
     k->jt2 = c->jt2;
     k->jtw = c->jtw;
 }
 
+
+/* Kept manifolds (docs/design.md §4). Between two still bodies (QP_STATE_STILL: each moved
+ * at most two millionths of a metre last step, and no call set it moving since) a contact's
+ * manifold differs from last step's by what they moved, a few tenths of a unit: its points,
+ * normal and depths are kept instead of found again, two steps in a row at most, then found
+ * anew. Found anew every step, a resting pile's manifolds traded a unit here and there as
+ * the clipping rounded a slightly turned face differently; the solver answered each with more
+ * visits, and piles crept (docs/benchmarks.md, sixteenth part). Flat shapes only: a round
+ * shape's point travels as it rolls. The arms from b's centre, the centroid and the anchors
+ * are made again (b's centre is where it is predicted now). */
+
+/* Still since its last step (body.c clears the flag at any call that sets it moving, places
+ * or pushes it); a body that cannot move always is. */
+static bool body_still(const qp_body_state *b)
+{
+    if (!qp__body_moves(b) && !qp__body_drives(b)) return true;
+    return (b->state & (QP_STATE_STILL | QP_STATE_PLACED)) == QP_STATE_STILL;
+}
+
+static bool flat_shape(const qp_world *w, int body, int slot)
+{
+    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
+    return t == QP_SHAPE_BOX || t == QP_SHAPE_PLANE;
+}
+
+static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const qp_poses *at)
+{
+    if (at->swept || !qp__contact_depths_live(old->flags, old->count)) return false;
+    return body_still(&w->bodies[old->a]) && body_still(&w->bodies[old->b]) && flat_shape(w, old->a, old->sa) &&
+           flat_shape(w, old->b, old->sb);
+}
+
+/* This step's contact of a pair whose manifold is kept (keeps_manifold): last step's points,
+ * normal and depths, inheriting as a contact found again with the same features would. */
+static void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old, const qp_poses *at)
+{
+    qp_contact *c = new_contact(w, n, walk, old->a, old->b);
+    if (!c) {
+        end_contact(w, old);
+        return;
+    }
+    c->a = old->a;
+    c->b = old->b;
+    c->sa = old->sa;
+    c->sb = old->sb;
+    c->count = old->count;
+    c->flags = (uint8_t)((old->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
+    c->n = old->n;
+    c->jt1 = c->jt2 = c->jtw = 0;
+    c->st1 = c->st2 = c->stw = 0;
+    c->jc = 0;
+    if (old->count < QP_MAX_MANIFOLD_POINTS)
+        memset(&c->p[old->count], 0, (size_t)(QP_MAX_MANIFOLD_POINTS - old->count) * sizeof c->p[0]);
+    c->ab = v3_sub(at->xa, at->xb);
+    qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    for (int k = 0; k < old->count; k++) {
+        qp_contact_point *p = &c->p[k];
+        p->ra = old->ra[k];
+        p->depth = old->depth[k];
+        p->id = old->id[k];
+        p->jn = 0;
+        p->jp = 0;
+        rb[k] = v3_add(p->ra, c->ab);
+    }
+    set_centroid(c, rb, false);
+    set_anchors(w, c, old, at);
+    if (w->def.warm_start) inherit_impulses(c, old);
+}
 
 /* Read the next old contact into *k (a copy: the slot may be written next). */
 static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
@@ -736,6 +806,11 @@ void qp__narrow_phase(qp_world *w)
             else end_contact(w, &old);
         }
         pair_poses(w, &w->pairs[i], &at);
+        if (found && keeps_manifold(w, &old, &at)) {
+            keep_manifold(w, &n, &walk, &old, &at);
+            QP__COUNT(narrow_kept, 1);
+            continue;
+        }
         qp_transform xa;
         qp_manifold m;
         int touching = collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0;

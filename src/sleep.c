@@ -298,6 +298,7 @@ void qp__sleep(qp_world *w)
         int r = qp__island_find(w, i);
         if (r != i) mark[r] |= mark[i];
     }
+    bool slept = false;
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
@@ -307,5 +308,15 @@ void qp__sleep(qp_world *w)
         b->v = b->w = qp_v3_zero();
         qp_rot3 r = qp__body_rot(b);
         qp__body_update_aabbs(w, i, &b->x, &r);
+        slept = true;
+    }
+    /* The contacts of those that slept sleep too, as the next narrow phase would mark them
+     * (a step of a world all asleep runs none): found anew when they wake, never kept, their
+     * depths no state to hash or save (qp__contact_depths_live). */
+    for (int c = 0; slept && c < w->contact_count; c++) {
+        qp_contact *ct = &w->contacts[c];
+        const qp_body_state *a = &w->bodies[ct->a], *b = &w->bodies[ct->b];
+        if (!qp__body_moves(a) && !qp__body_moves(b) && !qp__body_drives(a) && !qp__body_drives(b))
+            ct->flags |= QP_CONTACT_SLEEPING;
     }
 }

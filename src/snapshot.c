@@ -6,7 +6,7 @@
  * pools hold it can restore it. Only live bodies, their shapes and the persistent contacts
  * are written, so the size grows with the scene, not with the pools.
  *
- *   header   (16 bytes)  "QPS5", format u16, 0 u16, payload length u32, CRC-32 of the payload
+ *   header   (16 bytes)  "QPS6", format u16, 0 u16, payload length u32, CRC-32 of the payload
  *   counts   (8 bytes)   bodies, shapes, contacts, free slots with a generation (u16 each)
  *   bodies   (4 each)    slot index u16 (increasing), shape count u8, state u8
  *   shapes   (2 each)    shape pool index u16, for each body in order, slot by slot
@@ -15,7 +15,9 @@
  *                        free slots; the contacts (what one step hands the next:
  *                        narrow_phase.c's qp_contact_cache); each shape's options
  *                        (sensor, filter) and the sensor overlaps (format 4); the joint
- *                        slots that are live or have a generation, each live one whole (format 5)
+ *                        slots that are live or have a generation, each live one whole (format 5);
+ *                        each contact point's depth where a kept manifold may reuse it
+ *                        (qp__contact_depths_live; format 6)
  * Little-endian fixed fields; a varint takes 1-5 bytes, small numbers (most of a resting
  * world) one.
  *
@@ -32,8 +34,8 @@
 #include <string.h>
 #include "world_internal.h"
 
-#define SNAP_MAGIC 0x35535051u /* "QPS5" */
-#define SNAP_FORMAT 5u   /* 4: shape options and sensor overlaps; 5: joints */
+#define SNAP_MAGIC 0x36535051u /* "QPS6" */
+#define SNAP_FORMAT 6u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -442,6 +444,7 @@ static void put_contact(writer *o, const qp_contact *c)
         put_u(o, c->p[k].id);
         put_v3(o, c->p[k].ra);
         put_i(o, c->p[k].jn);
+        if (qp__contact_depths_live(c->flags, c->count)) put_i(o, c->p[k].depth);
     }
 }
 
@@ -475,7 +478,7 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->count = (uint8_t)get_un(in, 1, QP_MAX_MANIFOLD_POINTS);
     if (in->bad) c->count = 0;   /* never a loop bound beyond the points */
     c->flags = (uint8_t)get_un(in, 0, QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED |
-                                   QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP);
+                                   QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP | QP_CONTACT_KEPT);
     c->n = get_unit_v3(in);
     c->anchor_a = get_v3(in, ARM_LIMIT);
     c->anchor_b = get_v3(in, ARM_LIMIT);
@@ -486,6 +489,7 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
         c->p[k].id = get_u(in);
         c->p[k].ra = get_v3(in, ARM_LIMIT);
         c->p[k].jn = get_in(in, 0, ANY);
+        if (qp__contact_depths_live(c->flags, c->count)) c->p[k].depth = get_i(in);
     }
     const unsigned char *ea = find_body(bodies, body_count, c->a), *eb = find_body(bodies, body_count, c->b);
     if (c->a >= c->b || !ea || !eb || c->sa >= ea[2] || c->sb >= eb[2]) in->bad = 1;
@@ -779,7 +783,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
         if (index > QP_CFG_MAX_BODIES || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
         if (!(state & QP_STATE_USED) ||
             (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN |
-                       QP_STATE_KINEMATIC | QP_STATE_PLACED)) != 0 ||
+                       QP_STATE_KINEMATIC | QP_STATE_PLACED | QP_STATE_STILL)) != 0 ||
             ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)) ||
             ((state & QP_STATE_KINEMATIC) && (state & QP_STATE_DYNAMIC)))
             return QP_ERR_BUFFER;

@@ -11,7 +11,8 @@
  *              (qp_body_hash, below), a free one that was used as its index and generation
  *              (the generation the next body created there gets)
  *   contacts   the count, then every contact in the array's order (sorted by bodies and
- *              shape slots): what one step hands the next (narrow_phase.c's qp_contact_cache)
+ *              shape slots): what one step hands the next (narrow_phase.c's qp_contact_cache,
+ *              the points' depths included where a kept manifold may reuse them)
  *   sensors    the count, then every sensor overlap (shape pool indices), in their order
  *   joints     every joint slot that is live (all its fields: bodies, type, flags, anchors,
  *              axes, limits, drift time, accumulated impulses) or was used (its generation)
@@ -24,11 +25,13 @@
  *   per-step scratch, written by a stage of every step before any read of that step: body
  *     level, island, supports and load (contact graph, sleep), pairs, solver rows, predicted
  *     poses and split-impulse velocities, and the contact fields that the narrow phase
- *     rebuilds for every contact (ab, ca, cb, twist radius, depth, jp, st1..stw);
+ *     rebuilds for every contact (ab, ca, cb, twist radius, jp, st1..stw, and the depths of
+ *     one whose manifold cannot be kept: qp__contact_depths_live);
  *   statistics: a report of past steps that no stage reads (stats.step, counts, peaks).
  */
 #include "qphys/hash.h"
 #include "qphys/world.h"
+#include "world_internal.h"
 
 /* Block tags: "DEF ", "SLOT", "CONT" as numbers. */
 #define TAG_DEF 0x20464544u
@@ -196,6 +199,7 @@ static uint32_t hash_contacts(uint32_t h, const qp_world *w)
             h = qp_hash_u32(h, p->id);
             h = hash_v3(h, p->ra);
             h = h32(h, p->jn);
+            if (qp__contact_depths_live(ct->flags, ct->count)) h = h32(h, p->depth);
         }
     }
     return h;

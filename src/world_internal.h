@@ -31,6 +31,25 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
            (QP_STATE_USED | QP_STATE_DYNAMIC);
 }
 
+/* A body is still (QP_STATE_STILL, integrate.c) when neither its velocity nor its spin, split
+ * impulse included, is above this many units a second on any axis: 8 units, 1.2e-4 m/s
+ * (rad/s), 2 millionths of a metre a step at 60 Hz. Most cubes of a resting pile are, every
+ * step; anything set moving, pushed by a call or falling is not. */
+#define QP_STILL_SPEED 8
+
+/* The next narrow phase may keep the manifold of a contact with these flags and points,
+ * as far as the contact says
+ * (narrow_phase.c asks its bodies too): found or kept fewer than twice in a row, touching,
+ * neither asleep, swept nor spawned inside. Only then are its depths state (hashed and in
+ * snapshots): any other contact's are found again before they are read. */
+#define QP_KEPT_SHIFT 6
+#define QP_KEPT_MAX 2u
+static inline bool qp__contact_depths_live(unsigned flags, int count)
+{
+    return count > 0 && (flags >> QP_KEPT_SHIFT) < QP_KEPT_MAX &&
+           !(flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
+}
+
 /* A kinematic body that moves this step (used, not frozen, a velocity not zero): it
  * drives what it touches (broad phase, sleep), like an awake dynamic body does. */
 static inline bool qp__body_drives(const qp_body_state *b)

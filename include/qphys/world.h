@@ -348,7 +348,8 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
 /* 32-bit hash (FNV-1a over values, so the same on every target whatever its byte order)
  * of every bit of state that can change a later step (docs/design.md §8):
  *   - the world definition, every field;
- *   - every used body slot: index, generation, state (used, dynamic, kinematic, asleep, frozen),
+ *   - every used body slot: index, generation, state (used, dynamic, kinematic, asleep, frozen,
+ *     still: its contacts may keep their manifolds),
  *     user flags, centre x, rotation q, velocities v and w, pending force and torque,
  *     local centre, local inverse inertia, mass and inverse mass, friction, static
  *     friction, restitution, user data, the sleep test's counters (still and awake
@@ -357,8 +358,9 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
  *   - every free slot that was used: its generation (the next body's id there);
  *   - every contact, in the array's order (sorted by bodies and shape slots): bodies,
  *     shape slots, point count, flags (sliding decides whether the friction anchors are
- *     kept), normal, friction anchors, friction impulses, and per point its feature id,
- *     arm and normal impulse: what warm-starts and anchors the next step;
+ *     kept; how many steps in a row its manifold was kept), normal, friction anchors,
+ *     friction impulses, and per point its feature id, arm, normal impulse and depth: what
+ *     warm-starts and anchors the next step, and what a manifold kept reuses;
  *   - every sensor overlap (which begin and end events the next step raises);
  *   - every joint slot: a live joint's bodies, type, flags, anchors, axes, limits or
  *     lengths, drift time and accumulated impulses; a freed one's generation.
@@ -366,8 +368,8 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
  * state above and kept in step with it (rotation matrices and world inertia, the broad
  * phase's sort order, the contact adjacency, the highest used slot); per-step scratch
  * that a stage of every step writes before the step reads it (contact-graph levels,
- * islands, loads, pairs, solver rows, predicted poses, contact depths, centroids and
- * split impulses); the statistics and events, which only report. The pool sizes (config.h) change
+ * islands, loads, pairs, solver rows, predicted poses, contact centroids and split
+ * impulses); the statistics and events, which only report. The pool sizes (config.h) change
  * results only when a pool is full, which raises QP_FLAG_CONTACTS_LOST, covered.
  * Equal on every target for the same history; a restored world hashes as the saved one. */
 uint32_t qp_world_hash(const qp_world *w);

@@ -17,10 +17,12 @@ enum {
     QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
     QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
                                     deep inside then was spawned there (overlap.c) */
-    QP_STATE_JOINED  = 1u << 6,  /* scratch inside the shock pass only: a joint holds it */
-    QP_STATE_CUT     = 1u << 7,  /* scratch inside the continuous stage only: its motion was cut */
+    QP_STATE_STILL   = 1u << 6,  /* its last step moved it (split impulse included) at most
+                                    QP_STILL_SPEED: its contacts may keep their manifolds */
     QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
-    QP_STATE_SETTLED = 1u << 9   /* a visit of this sweep was loose; the island settled */
+    QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
+    QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */
+    QP_STATE_CUT     = 1u << 11  /* scratch inside the continuous stage only: its motion was cut */
 };
 
 typedef struct {
@@ -86,8 +88,10 @@ enum {
     QP_CONTACT_NEW      = 1u << 2, /* no match last step: warm start from the load */
     QP_CONTACT_CHANGED  = 1u << 3, /* its points are not last step's (features came or went) */
     QP_CONTACT_SWEPT    = 1u << 4, /* found at the start poses: its bodies close in fast (narrow_phase.c) */
-    QP_CONTACT_OVERLAP  = 1u << 5  /* two dynamic bodies that began deep inside each other (spawned
+    QP_CONTACT_OVERLAP  = 1u << 5, /* two dynamic bodies that began deep inside each other (spawned
                                       so), until they are apart (overlap.c) */
+    QP_CONTACT_KEPT     = 3u << 6  /* how many steps in a row (0-2) its manifold was kept from the
+                                      step before instead of found again (narrow_phase.c) */
 };
 
 typedef struct qp_contact_s {
@@ -154,6 +158,7 @@ typedef struct {
     qp_vec3 ra[QP_MAX_MANIFOLD_POINTS];   /* to match points whose feature ids changed */
     uint32_t id[QP_MAX_MANIFOLD_POINTS];
     fix16_t jn[QP_MAX_MANIFOLD_POINTS];
+    fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* for a manifold kept */
     fix16_t jt1, jt2, jtw;
 } qp_contact_cache;
 

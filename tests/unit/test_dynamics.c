@@ -21,6 +21,9 @@
  *  9. API: full pools, stale ids, bad defs, speed clamp, bounds, forces,
  *     impulses, torques, contact-graph levels.
  * 10. A leaning staircase whose centre of mass lies past its base topples.
+ * 11. Kept manifolds: a still cube's contacts keep last step's manifold two steps in three,
+ *     never three in a row; a push, a velocity or a new pose has them found again at once;
+ *     a world saved mid-keep resumes in the same bits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -943,6 +946,87 @@ static void test_staircase_topples(void **st)
     assert_true(highest < 3.0);
 }
 
+/* ---- 11. kept manifolds ------------------------------------------------------- */
+
+/* How many steps in a row the manifold of body b's contact with the ground was kept. */
+static int kept_of(qp_body_id b)
+{
+    for (int c = 0; c < W.contact_count; c++)
+        if (W.contacts[c].b == b.index || W.contacts[c].a == b.index) return (W.contacts[c].flags & QP_CONTACT_KEPT) >> 6;
+    fail_msg("no contact of body %d", b.index);
+    return -1;
+}
+
+static qp_body_id cube_at_rest(void)
+{
+    qp_world_def def = qp_default_world_def();
+    def.sleep_enabled = false;
+    world_init(&def);
+    add_ground();
+    qp_body_id b = add_cube(0, 0.5, 0);
+    steps(120);
+    return b;
+}
+
+static void test_still_cube_keeps_its_manifold(void **st)
+{
+    (void)st;
+    qp_body_id b = cube_at_rest();
+    dvec p0 = pos_of(b);
+    int kept = 0, run = 0, longest = 0;
+    for (int s = 0; s < 60; s++) {
+        qp_world_step(&W);
+        int k = kept_of(b);
+        kept += k > 0;
+        run = k > 0 ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+        assert_int_equal(W.contacts[0].count, 4);
+    }
+    double moved = dlen(dsub(pos_of(b), p0));
+    printf("measure: a cube at rest kept its manifold at %d of 60 steps (at most %d in a row), moved %.4f mm\n", kept,
+           longest, moved * 1000);
+    assert_int_equal(kept, 40);     /* two steps in three */
+    assert_int_equal(longest, 2);   /* found again every third step at least */
+    assert_true(moved < 1e-4);
+}
+
+static void test_calls_find_the_manifold_again(void **st)
+{
+    (void)st;
+    qp_body_id b = cube_at_rest();
+    /* Each call sets the cube moving (or places it): the next step finds its manifold anew. */
+    for (int call = 0; call < 4; call++) {
+        while (kept_of(b) == 0) qp_world_step(&W);   /* a step that kept it: the next one would too */
+        if (call == 0) assert_int_equal(qp_body_apply_impulse(&W, b, V(0.01, 0, 0), qp_body_center(&W, b)), QP_OK);
+        if (call == 1) assert_int_equal(qp_body_set_linear_velocity(&W, b, V(0, 0, 0.001)), QP_OK);
+        if (call == 2) assert_int_equal(qp_body_apply_force(&W, b, V(0.5, 0, 0)), QP_OK);
+        if (call == 3) assert_int_equal(qp_body_set_pose(&W, b, V(0.2, 0.5, 0), qp_quat_identity()), QP_OK);
+        qp_world_step(&W);
+        assert_int_equal(kept_of(b), 0);
+        steps(30);
+    }
+}
+
+static void test_resume_mid_keep(void **st)
+{
+    (void)st;
+    qp_body_id b = cube_at_rest();
+    add_cube(0, 1.5, 0);   /* a second cube, dropped on the first: contacts found and kept in turn */
+    steps(120);
+    while (kept_of(b) != 1) qp_world_step(&W);
+    static unsigned char snap[65536];
+    unsigned long n = qp_world_snapshot(&W, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    static qp_world twin;
+    assert_int_equal(qp_world_restore(&twin, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&twin), qp_world_hash(&W));
+    for (int s = 0; s < 60; s++) {
+        qp_world_step(&W);
+        qp_world_step(&twin);
+        assert_int_equal(qp_world_hash(&twin), qp_world_hash(&W));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -968,6 +1052,9 @@ int main(void)
         cmocka_unit_test(test_force_impulse_torque),
         cmocka_unit_test(test_stack20_levels),
         cmocka_unit_test(test_staircase_topples),
+        cmocka_unit_test(test_still_cube_keeps_its_manifold),
+        cmocka_unit_test(test_calls_find_the_manifold_again),
+        cmocka_unit_test(test_resume_mid_keep),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -218,6 +218,14 @@ static void scratch_pairs(qp_world *w)
     for (int i = 0; i < w->pair_count; i++) w->pairs[i].a = w->pairs[i].b = 0;
     w->pair_count = 0;
 }
+/* Whether a contact's depths are state (src/world_internal.h, qp__contact_depths_live): its
+ * manifold may be kept by the next step, as far as the contact says. */
+static bool depths_live(const qp_contact *c)
+{
+    return c->count > 0 && (c->flags & QP_CONTACT_KEPT) >> 6 < 2 &&
+           !(c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
+}
+
 static void scratch_contact_derived(qp_world *w)
 {
     for (int c = 0; c < w->contact_count; c++) {
@@ -227,8 +235,10 @@ static void scratch_contact_derived(qp_world *w)
         ct->cb.z += QP_ONE;
         ct->twist_radius += QP_ONE;
         ct->st1 = ct->st2 = ct->stw = QP_INT(3);
+        /* A contact's depths are state only where its manifold may be kept next step. */
+        bool depth_scratch = !depths_live(ct);
         for (int k = 0; k < ct->count; k++) {
-            ct->p[k].depth += QP_FRAC(1, 10);
+            if (depth_scratch) ct->p[k].depth += QP_FRAC(1, 10);
             ct->p[k].jp += QP_ONE;
         }
     }
