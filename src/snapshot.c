@@ -784,7 +784,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
         if (!(state & QP_STATE_USED) ||
             (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN |
                        QP_STATE_KINEMATIC | QP_STATE_PLACED | QP_STATE_STILL)) != 0 ||
-            ((state & QP_STATE_ASLEEP) && !(state & QP_STATE_DYNAMIC)) ||
+            ((state & (QP_STATE_ASLEEP | QP_STATE_STILL)) && !(state & QP_STATE_DYNAMIC)) ||
             ((state & QP_STATE_KINEMATIC) && (state & QP_STATE_DYNAMIC)))
             return QP_ERR_BUFFER;
         last = index;

@@ -37,11 +37,11 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
  * step; anything set moving, pushed by a call or falling is not. */
 #define QP_STILL_SPEED 8
 
-/* The next narrow phase may keep the manifold of a contact with these flags and points,
- * as far as the contact says
- * (narrow_phase.c asks its bodies too): found or kept fewer than twice in a row, touching,
- * neither asleep, swept nor spawned inside. Only then are its depths state (hashed and in
- * snapshots): any other contact's are found again before they are read. */
+/* The next narrow phase may keep the manifold of a contact with these flags and points, as
+ * far as the contact says (narrow_phase.c asks its bodies too): found or kept fewer than
+ * twice in a row, touching, neither asleep, swept nor spawned inside. Only then are its
+ * depths state (hashed and in snapshots): any other contact's are found again before they
+ * are read. */
 #define QP_KEPT_SHIFT 6
 #define QP_KEPT_MAX 2u
 static inline bool qp__contact_depths_live(unsigned flags, int count)

@@ -234,6 +234,7 @@ static void test_snapshot_errors(void **state)
         { 25, 0xFF, QP_ERR_FULL, "first body index beyond the pool" },
         { 26, 0x00, QP_ERR_BUFFER, "body with no shapes" },
         { 27, 0x00, QP_ERR_BUFFER, "body state without 'used'" },
+        { 27, QP_STATE_USED | QP_STATE_STILL, QP_ERR_BUFFER, "still, but not a dynamic body" },
         { 24, 0x00, QP_ERR_BUFFER, "body index 0" },
     };
     for (unsigned e = 0; e < sizeof edits / sizeof edits[0]; e++) {
