@@ -22,7 +22,7 @@
  *     impulses, torques, contact-graph levels.
  * 10. A leaning staircase whose centre of mass lies past its base topples.
  * 11. Kept manifolds: a still cube's contacts keep last step's manifold two steps in three,
- *     never three in a row; a push, a velocity or a new pose has them found again at once;
+ *     never three in a row; a push, a velocity, a force or a new pose has them found again at once;
  *     a world saved mid-keep resumes in the same bits.
  */
 #include <setjmp.h>
@@ -948,7 +948,7 @@ static void test_staircase_topples(void **st)
 
 /* ---- 11. kept manifolds ------------------------------------------------------- */
 
-/* How many steps in a row the manifold of body b's contact with the ground was kept. */
+/* How many steps in a row the manifold of body b's first contact (in the pool's order) was kept. */
 static int kept_of(qp_body_id b)
 {
     for (int c = 0; c < W.contact_count; c++)
