@@ -324,7 +324,7 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
 static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
 {
     const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
-    return !qp__body_moves(a) && !qp__body_moves(b) && !qp__body_drives(a) && !qp__body_drives(b) &&
+    return qp__body_held(a) && qp__body_held(b) &&
            ((a->state | b->state) & QP_STATE_ASLEEP) && (a->state & QP_STATE_USED) && (b->state & QP_STATE_USED);
 }
 
@@ -424,21 +424,17 @@ static void end_contact(qp_world *w, const qp_contact_cache *k)
     qp__event_contact(w, QP_EVENT_END, k->a, k->b, k->sa, k->sb, point, k->n, qp_sat32(j));
 }
 
-/* A sleeping pair's contact, rebuilt from its old record (not solved). */
-static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k)
+/* A contact rebuilt from its old record k with these flags: what the record holds (bodies,
+ * slots, normal, points, impulses, anchors), every other byte zero. */
+static void contact_from_cache(qp_contact *c, const qp_contact_cache *k, unsigned flags)
 {
-    qp_contact *c = new_contact(w, n, walk, k->a, k->b);
-    if (!c) {
-        end_contact(w, k);
-        return;
-    }
     memset(c, 0, sizeof *c);
     c->a = k->a;
     c->b = k->b;
     c->sa = k->sa;
     c->sb = k->sb;
     c->count = k->count;
-    c->flags = QP_CONTACT_SLEEPING;
+    c->flags = (uint8_t)flags;
     c->n = k->n;
     for (int j = 0; j < k->count; j++) {
         c->p[j].id = k->id[j];
@@ -450,6 +446,17 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     c->jtw = k->jtw;
     c->anchor_a = k->anchor_a;
     c->anchor_b = k->anchor_b;
+}
+
+/* A sleeping pair's contact, rebuilt from its old record (not solved). */
+static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k)
+{
+    qp_contact *c = new_contact(w, n, walk, k->a, k->b);
+    if (!c) {
+        end_contact(w, k);
+        return;
+    }
+    contact_from_cache(c, k, QP_CONTACT_SLEEPING);
 }
 
 /* qp__shape_world, for a shape at its body's centre of mass without a turn (every
@@ -714,7 +721,7 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
  * or pushes it); a body that cannot move always is. */
 static bool body_still(const qp_body_state *b)
 {
-    if (!qp__body_moves(b) && !qp__body_drives(b)) return true;
+    if (qp__body_held(b)) return true;
     return (b->state & (QP_STATE_STILL | QP_STATE_PLACED)) == QP_STATE_STILL;
 }
 
@@ -732,7 +739,8 @@ static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const
 }
 
 /* This step's contact of a pair whose manifold is kept (keeps_manifold): last step's points,
- * normal and depths, inheriting as a contact found again with the same features would. */
+ * normal, depths and impulses (what a contact found again with the same features inherits),
+ * b's arms, the centroid and the anchors made again. */
 static void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old, const qp_poses *at)
 {
     qp_contact *c = new_contact(w, n, walk, old->a, old->b);
@@ -740,32 +748,19 @@ static void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
         end_contact(w, old);
         return;
     }
-    c->a = old->a;
-    c->b = old->b;
-    c->sa = old->sa;
-    c->sb = old->sb;
-    c->count = old->count;
-    c->flags = (uint8_t)((old->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
-    c->n = old->n;
-    c->jt1 = c->jt2 = c->jtw = 0;
-    c->st1 = c->st2 = c->stw = 0;
-    c->jc = 0;
-    if (old->count < QP_MAX_MANIFOLD_POINTS)
-        memset(&c->p[old->count], 0, (size_t)(QP_MAX_MANIFOLD_POINTS - old->count) * sizeof c->p[0]);
+    contact_from_cache(c, old, (old->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
+    if (!w->def.warm_start) {
+        c->jt1 = c->jt2 = c->jtw = 0;
+        for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
+    }
     c->ab = v3_sub(at->xa, at->xb);
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
-    for (int k = 0; k < old->count; k++) {
-        qp_contact_point *p = &c->p[k];
-        p->ra = old->ra[k];
-        p->depth = old->depth[k];
-        p->id = old->id[k];
-        p->jn = 0;
-        p->jp = 0;
-        rb[k] = v3_add(p->ra, c->ab);
+    for (int k = 0; k < c->count; k++) {
+        c->p[k].depth = old->depth[k];
+        rb[k] = v3_add(c->p[k].ra, c->ab);
     }
     set_centroid(c, rb, false);
     set_anchors(w, c, old, at);
-    if (w->def.warm_start) inherit_impulses(c, old);
 }
 
 /* Read the next old contact into *k (a copy: the slot may be written next). */

@@ -316,7 +316,7 @@ void qp__sleep(qp_world *w)
     for (int c = 0; slept && c < w->contact_count; c++) {
         qp_contact *ct = &w->contacts[c];
         const qp_body_state *a = &w->bodies[ct->a], *b = &w->bodies[ct->b];
-        if (!qp__body_moves(a) && !qp__body_moves(b) && !qp__body_drives(a) && !qp__body_drives(b))
+        if (qp__body_held(a) && qp__body_held(b))
             ct->flags |= QP_CONTACT_SLEEPING;
     }
 }

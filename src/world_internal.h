@@ -44,6 +44,7 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
  * are read. */
 #define QP_KEPT_SHIFT 6
 #define QP_KEPT_MAX 2u
+_Static_assert(QP_CONTACT_KEPT == 3u << QP_KEPT_SHIFT, "the kept count is the flags' two top bits");
 static inline bool qp__contact_depths_live(unsigned flags, int count)
 {
     return count > 0 && (flags >> QP_KEPT_SHIFT) < QP_KEPT_MAX &&
@@ -57,6 +58,12 @@ static inline bool qp__body_drives(const qp_body_state *b)
     return (b->state & (QP_STATE_USED | QP_STATE_KINEMATIC | QP_STATE_FROZEN)) ==
                (QP_STATE_USED | QP_STATE_KINEMATIC) &&
            (b->v.x | b->v.y | b->v.z | b->w.x | b->w.y | b->w.z) != 0;
+}
+
+/* Nothing moves it this step: neither an awake dynamic body nor a kinematic one in motion. */
+static inline bool qp__body_held(const qp_body_state *b)
+{
+    return !qp__body_moves(b) && !qp__body_drives(b);
 }
 
 /* A body's rotation matrix and world inverse inertia: kept up to date by
