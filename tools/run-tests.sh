@@ -42,14 +42,20 @@ cmocka() {
   else echo "PASS $name: $p tests"; fi
 }
 
+# The unit tests that run longest (seconds under ASan+UBSan: 26, 15, 9; the rest 4 or less).
+slow_units="test_stacking test_sleep test_raycast"
+
 unit_suite() {
   tag=$1; opt=$2
   if ! make -s -j"$JOBS" BUILD_TAG="$tag" HOST_OPT="$opt" unit >"$logdir/build-$tag.log" 2>&1; then
     bad "build unit tests ($tag)"; tail -30 "$logdir/build-$tag.log" | sed 's/^/    /'; return
   fi
-  # The binaries run JOBS at a time; their results are then counted in order.
-  for t in tests/unit/test_*.c; do
+  # The binaries run JOBS at a time, the longest first (under ASan+UBSan test_stacking takes
+  # about 26 s of the suite's 84: started in its turn, it ran alone at the end); their
+  # results are then counted in order.
+  for t in $slow_units tests/unit/test_*.c; do
     n=$(basename "$t" .c)
+    case " $slow_units " in *" $n "*) [ "$t" = "$n" ] && [ -f "tests/unit/$n.c" ] || continue ;; esac
     echo "build/$tag/unit/$n $logdir/$(echo "$tag/$n" | tr ' /' '__').log"
   done | xargs -P "$JOBS" -n 2 sh -c '"$0" >"$1" 2>&1; echo $? >"$1.rc"'
   for t in tests/unit/test_*.c; do
