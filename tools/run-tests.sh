@@ -42,7 +42,7 @@ cmocka() {
   else echo "PASS $name: $p tests"; fi
 }
 
-# The unit tests that run longest (seconds under ASan+UBSan: 26, 15, 9; the rest 4 or less).
+# The unit tests that run longest (seconds under ASan+UBSan: 26, 15, 9; the rest 5 or less).
 slow_units="test_stacking test_sleep test_raycast"
 
 unit_suite() {
