@@ -65,7 +65,7 @@ arm-none-eabi-nm -S -n "$dir/scene.elf" > "$dir/symbols.txt"
 "$dir/m4prof" -f "$dir/symbols.txt" < "$dir/profile.pcs" | sort -rn > "$dir/functions.txt"
 # By source line: the innermost line of each address (addr2line, one call for all).
 cut -d' ' -f1 "$dir/profile.pcs" | sed 's/^/0x/' | arm-none-eabi-addr2line -e "$dir/scene.elf" |
-  sed 's/ (discriminator.*//; s#^.*/\(src\|include\|port\|tests\)/#\1/#' | paste -d' ' - "$dir/profile.pcs" |
+  sed "s/ (discriminator.*//; s#^$(pwd)/##" | paste -d' ' - "$dir/profile.pcs" |
   awk '{ by[$1] += $3; total += $3 } END { for (l in by) printf "%14d %6.2f%% %s\n", by[l], 100 * by[l] / total, l }' |
   sort -rn > "$dir/lines.txt"
 echo "== functions (instructions, share)"
