@@ -315,14 +315,18 @@ int main(void)
     put(staged_matches() ? " staged=ok" : " staged=DIFFERS");
     /* Memory: what one more body, contact, shape or pair costs in this layout (every
      * array of qp_world indexed by it; the predicted poses share memory with the
-     * split-impulse velocities). */
+     * split-impulse velocities and the passes' scratch, whose arrays by contact are
+     * counted, as one more contact makes it larger than the poses at some count). */
     const qp_world *wp = &world;
     uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
                         (sizeof wp->pseudo_v[0] > sizeof wp->pred.x[0] + sizeof wp->pred.q[0]
                              ? sizeof wp->pseudo_v[0] : sizeof wp->pred.x[0] + sizeof wp->pred.q[0]);
-    uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0];
+    uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0] +
+                           sizeof wp->passes.quiet_at[0];
 #if !QP_CFG_LOW_RAM
     per_contact += sizeof wp->rows[0];
+#else
+    per_contact += sizeof wp->passes.tangent[0];
 #endif
     put_kv("bytes_body", per_body);
     put_kv("bytes_contact", per_contact);

@@ -120,7 +120,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 void qp__penetration(qp_world *w)
 {
 #if QP_CFG_LOW_RAM
-    w->inv_inertia_kept = 0;   /* its memory becomes the pseudo-velocities */
+    w->passes_kept = 0;   /* its memory becomes the pseudo-velocities */
 #endif
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;

@@ -57,7 +57,7 @@ static void predicted_aabbs(qp_world *w, int i)
 void qp__predict(qp_world *w)
 {
 #if QP_CFG_LOW_RAM
-    w->inv_inertia_kept = 0;   /* its memory becomes the predicted poses */
+    w->passes_kept = 0;   /* its memory becomes the predicted poses */
 #endif
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {

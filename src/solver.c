@@ -292,7 +292,7 @@ static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
 #if QP_CFG_LOW_RAM
     /* From the six kept entries, as rows_inv_inertia lays them out (m01 = m10 = k[3],
      * m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
-    if (w->inv_inertia_kept) {
+    if (w->passes_kept) {
         const fix16_t *k = w->passes.inv_inertia6[i];
         if ((k[3] | k[4] | k[5]) == 0)
             return qp_v3(qp__r16((int64_t)k[0] * row.x), qp__r16((int64_t)k[1] * row.y),
@@ -357,18 +357,33 @@ fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_con
 }
 #endif
 
-/* Two unit tangents (Q2.30) completing the normal to a right-handed basis.
- * The helper axis follows the normal's dominant component, so the basis
- * does not jump while a normal wobbles around an axis (warm-started
- * friction impulses are stored along these tangents). */
-static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+/* The component of a normal's first tangent that is zero: tangents' helper axis e follows
+ * the normal's dominant component, so that the basis does not jump while a normal wobbles
+ * around an axis (warm-started friction impulses are stored along these tangents), and
+ * t1 = n x e has a zero at e. */
+static int tangent_zero(qp_vec3 n)
 {
     fix16_t ax = n.x < 0 ? -n.x : n.x, ay = n.y < 0 ? -n.y : n.y, az = n.z < 0 ? -n.z : n.z;
+    return ay >= ax && ay >= az ? 0   /* mostly y: e = x */
+         : ax >= az             ? 2   /* mostly x: e = z */
+                                : 1;  /* mostly z: e = y */
+}
+
+/* n x t1 (qp_v3_cross_q30, inline): the second tangent. */
+static qp_vec3 second_tangent(qp_vec3 n, qp_vec3 t1)
+{
+    return qp_v3(qp__sat32(qp__shift_round64((int64_t)n.y * t1.z - (int64_t)n.z * t1.y, 30)),
+                 qp__sat32(qp__shift_round64((int64_t)n.z * t1.x - (int64_t)n.x * t1.z, 30)),
+                 qp__sat32(qp__shift_round64((int64_t)n.x * t1.y - (int64_t)n.y * t1.x, 30)));
+}
+
+/* Two unit tangents (Q2.30) completing the normal to a right-handed basis. */
+static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+{
     /* c = n x e (qp_v3_cross_q30) for the unit axis e: every product with e's one
      * 2^30 is exact, so c is two of n's components, one negated, and a zero. */
-    qp_vec3 c = ay >= ax && ay >= az ? qp_v3(0, n.z, -n.y)   /* mostly y: e = x */
-              : ax >= az             ? qp_v3(n.y, -n.x, 0)   /* mostly x: e = z */
-                                     : qp_v3(-n.z, 0, n.x);  /* mostly z: e = y */
+    int zero = tangent_zero(n);
+    qp_vec3 c = zero == 0 ? qp_v3(0, n.z, -n.y) : zero == 2 ? qp_v3(n.y, -n.x, 0) : qp_v3(-n.z, 0, n.x);
     /* c with one component (n along an axis, or in a plane of two): qp_v3_normalize_q30
      * gives that component's sign times 2^30 (its root is exact: |v| 2^k), without the
      * root and divisions. */
@@ -377,13 +392,59 @@ static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
         *t1 = qp_v3(c.x > 0 ? QP_Q30_ONE : c.x < 0 ? -QP_Q30_ONE : 0, c.y > 0 ? QP_Q30_ONE : c.y < 0 ? -QP_Q30_ONE : 0,
                     c.z > 0 ? QP_Q30_ONE : c.z < 0 ? -QP_Q30_ONE : 0);
     } else if (!qp_v3_normalize_q30(c, t1)) {
-        *t1 = qp_v3(0, 0, QP_Q30_ONE);
+        *t1 = qp_v3(0, 0, QP_Q30_ONE);   /* n = 0 (mostly y): a zero at x all the same */
     }
-    /* qp_v3_cross_q30(n, t1), inline */
-    *t2 = qp_v3(qp__sat32(qp__shift_round64((int64_t)n.y * t1->z - (int64_t)n.z * t1->y, 30)),
-                qp__sat32(qp__shift_round64((int64_t)n.z * t1->x - (int64_t)n.x * t1->z, 30)),
-                qp__sat32(qp__shift_round64((int64_t)n.x * t1->y - (int64_t)n.y * t1->x, 30)));
+    *t2 = second_tangent(n, *t1);
 }
+
+#if QP_CFG_LOW_RAM
+/* Low-RAM: a contact's first tangent kept for the step (passes.tangent), as its two
+ * components beside the zero (tangent_zero), in turn after it. Contacts in turn often
+ * share their normal (the manifolds of one face): the one before's is copied. */
+static void keep_tangent(qp_world *w, const qp_contact *c, const qp_contact *prev)
+{
+    int32_t *k = w->passes.tangent[c - w->contacts];
+    if (prev && prev->n.x == c->n.x && prev->n.y == c->n.y && prev->n.z == c->n.z) {
+        const int32_t *p = w->passes.tangent[prev - w->contacts];
+        k[0] = p[0], k[1] = p[1];
+        return;
+    }
+    qp_vec3 t1, t2;
+    tangents(c->n, &t1, &t2);
+    const fix16_t u[3] = { t1.x, t1.y, t1.z };
+    int zero = tangent_zero(c->n);
+    k[0] = u[(zero + 1) % 3];
+    k[1] = u[(zero + 2) % 3];
+}
+
+/* The vector with a, b, c along axes i, i + 1, i + 2 (mod 3). */
+static inline qp_vec3 along_turn(int i, fix16_t a, fix16_t b, fix16_t c)
+{
+    return i == 0 ? qp_v3(a, b, c) : i == 1 ? qp_v3(c, a, b) : qp_v3(b, c, a);
+}
+
+/* The tangents from the kept components, or found again when they are not kept (a
+ * sleeping contact, or after the shock pass). With t1's zero at i and (j, l) the next
+ * two axes in turn, n x t1 is (n_j t_l - n_l t_j, -n_i t_l, n_i t_j) along (i, j, l):
+ * second_tangent's numbers, without its products by the zero. */
+static void kept_tangents(const qp_world *w, const qp_contact *c, qp_vec3 *t1, qp_vec3 *t2)
+{
+    if (!w->passes_kept || (c->flags & QP_CONTACT_SLEEPING)) {
+        tangents(c->n, t1, t2);
+        return;
+    }
+    const int32_t *k = w->passes.tangent[c - w->contacts];
+    const qp_vec3 n = c->n;
+    const int i = tangent_zero(n);
+    const fix16_t ni = i == 0 ? n.x : i == 1 ? n.y : n.z, nj = i == 0 ? n.y : i == 1 ? n.z : n.x,
+                  nl = i == 0 ? n.z : i == 1 ? n.x : n.y;
+    const fix16_t ui = qp__sat32(qp__shift_round64((int64_t)nj * k[1] - (int64_t)nl * k[0], 30)),
+                  uj = qp__sat32(qp__shift_round64(-((int64_t)ni * k[1]), 30)),
+                  ul = qp__sat32(qp__shift_round64((int64_t)ni * k[0], 30));
+    *t1 = along_turn(i, 0, k[0], k[1]);
+    *t2 = along_turn(i, ui, uj, ul);
+}
+#endif
 
 static fix16_t combine_friction(fix16_t a, fix16_t b)
 {
@@ -415,7 +476,7 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
-    if (w->inv_inertia_kept) {
+    if (w->passes_kept) {
         const fix16_t *k = w->passes.inv_inertia6[i];
         qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
         return m;
@@ -434,7 +495,7 @@ static void keep_inv_inertia(qp_world *w)
         k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
         k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
     }
-    w->inv_inertia_kept = 1;
+    w->passes_kept = 1;
 #else
     (void)w;
 #endif
@@ -501,10 +562,11 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
 #else
     /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
      * one face, a third of pyramid20's visits) and nearly always the same materials: the
-     * same numbers give the same bits, without the normalisation and the square root. */
+     * same numbers give the same bits, without the kept tangent's cross product (or the
+     * normalisation where none is kept) and the square root. */
     (void)memo;
     const qp_contact *prev = (need & QP_ROWS_MEMO) ? r->tangents_of : NULL;
-    if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z) tangents(c->n, &r->t1, &r->t2);
+    if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z) kept_tangents(w, c, &r->t1, &r->t2);
     if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
         w->bodies[prev->b].static_friction != bb->static_friction)
         r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
@@ -684,6 +746,9 @@ void qp__prepare_contacts(qp_world *w)
     keep_inv_inertia(w);
     qp_combine_memo memo[2] = { { false, 0, 0, 0 }, { false, 0, 0, 0 } };
     (void)memo;
+#if QP_CFG_LOW_RAM
+    const qp_contact *prev = NULL;   /* the awake contact before (keep_tangent) */
+#endif
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
@@ -691,6 +756,9 @@ void qp__prepare_contacts(qp_world *w)
         /* Low-RAM keeps no rows: each pass builds those it uses at its visits. */
 #if !QP_CFG_LOW_RAM
         fill_rows(w, c, &w->rows[i], memo);
+#else
+        keep_tangent(w, c, prev);
+        prev = c;
 #endif
         for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
     }

@@ -216,8 +216,13 @@ typedef struct {
 #if QP_CFG_LOW_RAM
     /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
      * found once in the collision pass for the solver rows of the passes up to
-     * the penetration pass, which leave this memory unused; inv_inertia_kept says so. */
+     * the penetration pass, which leave this memory unused; passes_kept says so. */
     fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+    /* ...and each awake contact's first friction tangent (Q2.30), found there too: its
+     * two components beside the zero that its normal puts in it (solver.c, tangents).
+     * The passes visit a contact ten to twenty times a step, and finding it again
+     * took a square root and two divisions each time. */
+    int32_t tangent[QP_CFG_MAX_CONTACTS][2];
 #endif
     /* The contact pass's record of which visits can be skipped (solve_contacts.c):
      * the visit count at which a body's velocity last changed, and at which each
@@ -273,7 +278,7 @@ struct qp_world {
         qp_pass_scratch passes;   /* from the collision pass to the shock pass (the predicted poses are dead) */
     };
 #if QP_CFG_LOW_RAM
-    int inv_inertia_kept;                      /* inv_inertia6 is valid */
+    int passes_kept;                           /* passes.inv_inertia6 and passes.tangent are valid */
 #endif
     uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
     uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
