@@ -377,8 +377,9 @@ static qp_vec3 second_tangent(qp_vec3 n, qp_vec3 t1)
                  qp__sat32(qp__shift_round64((int64_t)n.x * t1.y - (int64_t)n.y * t1.x, 30)));
 }
 
-/* Two unit tangents (Q2.30) completing the normal to a right-handed basis. */
-static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+/* Two unit tangents (Q2.30) completing the normal to a right-handed basis; returns the
+ * axis of t1's zero (tangent_zero). */
+static int tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
 {
     /* c = n x e (qp_v3_cross_q30) for the unit axis e: every product with e's one
      * 2^30 is exact, so c is two of n's components, one negated, and a zero. */
@@ -395,6 +396,7 @@ static void tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
         *t1 = qp_v3(0, 0, QP_Q30_ONE);   /* n = 0 (mostly y): a zero at x all the same */
     }
     *t2 = second_tangent(n, *t1);
+    return zero;
 }
 
 #if QP_CFG_LOW_RAM
@@ -410,9 +412,8 @@ static void keep_tangent(qp_world *w, const qp_contact *c, const qp_contact *pre
         return;
     }
     qp_vec3 t1, t2;
-    tangents(c->n, &t1, &t2);
+    int zero = tangents(c->n, &t1, &t2);
     const fix16_t u[3] = { t1.x, t1.y, t1.z };
-    int zero = tangent_zero(c->n);
     k[0] = u[(zero + 1) % 3];
     k[1] = u[(zero + 2) % 3];
 }
