@@ -11,7 +11,7 @@
 # 2 864 bytes at -Os (door.scene and rope.scene, joints; docs/memory.md): a change that adds
 # more than ~170 bytes to the deepest path fails here before it can overflow the board.
 #
-#   sh tools/test-stack.sh        Environment: STACK_BOUND [3200], STACK_STEPS [120]
+#   sh tools/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
 set -u
 cd "$(dirname "$0")/.." || exit 2
 bound=${STACK_BOUND:-3040}
