@@ -1,0 +1,109 @@
+/* bench/bench_window.c - the host's time for a window of steps of one scene file, steady
+ * enough to compare two builds of the core on a shared machine (docs/benchmarks.md,
+ * "Profiling on the host").
+ *
+ *   bench_window SCENE FROM TO [REPEAT]
+ *
+ * Loads SCENE (a scene file), steps it to FROM - 1 and saves a snapshot; then REPEAT times
+ * (default 20) restores it and times steps FROM..TO with CLOCK_MONOTONIC. Restoring is
+ * exact (a resumed world computes the same bits), so every run does the same work, and the
+ * best run is what other processes on the machine added least to: it moves by about 0.3 %
+ * between runs where whole 600-step medians move by 10-20 %. Prints one line:
+ *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. hash=..
+ * (microseconds a step; hash: the world's after step TO, the same in every run and every
+ * build that keeps the bits). Give a copy with `sleep off` for awake steps. Exit status 2
+ * on bad arguments or a scene or snapshot that fails, with the reason.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qphys/qphys.h"
+
+#define MAX_REPEAT 1000
+
+static qp_world world;
+static char text[1 << 22];
+static unsigned char snapshot[QP_SNAPSHOT_MAX_SIZE];
+static double times[MAX_REPEAT];
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A whole number in [lo, hi], or -1. */
+static long number(const char *s, long lo, long hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end && v >= lo && v <= hi ? v : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4 || argc > 5) {
+        fprintf(stderr, "usage: %s SCENE FROM TO [REPEAT]\n", argv[0]);
+        return 2;
+    }
+    long from = number(argv[2], 1, 1000000), to = number(argv[3], 1, 1000000);
+    long repeat = argc == 5 ? number(argv[4], 1, MAX_REPEAT) : 20;
+    if (from < 0 || to < from || repeat < 0) {
+        fprintf(stderr, "bench_window: need 1 <= FROM <= TO and 1 <= REPEAT <= %d\n", MAX_REPEAT);
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "rb");
+    if (!f) {
+        fprintf(stderr, "bench_window: cannot open %s\n", argv[1]);
+        return 2;
+    }
+    size_t len = fread(text, 1, sizeof text, f);
+    int whole = feof(f) && !ferror(f);
+    fclose(f);
+    if (!whole) {
+        fprintf(stderr, "bench_window: %s: cannot read it whole (at most %zu bytes)\n", argv[1], sizeof text - 1);
+        return 2;
+    }
+    qp_scene_error err;
+    if (qp_scene_load(&world, text, (unsigned long)len, NULL, &err) != QP_OK) {
+        fprintf(stderr, "%s:%d:%d: %s\n", argv[1], err.line, err.column, err.message);
+        return 2;
+    }
+    for (long s = 1; s < from; s++) qp_world_step(&world);
+    unsigned long size = qp_world_snapshot(&world, snapshot, sizeof snapshot);
+    if (size == 0) {
+        fprintf(stderr, "bench_window: the snapshot at step %ld does not fit\n", from - 1);
+        return 2;
+    }
+    uint32_t hash = 0;
+    for (long r = 0; r < repeat; r++) {
+        if (qp_world_restore(&world, snapshot, size) != QP_OK) {
+            fprintf(stderr, "bench_window: restoring the snapshot failed\n");
+            return 2;
+        }
+        double t0 = now_us();
+        for (long s = from; s <= to; s++) qp_world_step(&world);
+        times[r] = (now_us() - t0) / (double)(to - from + 1);
+        uint32_t h = qp_world_hash(&world);
+        if (r > 0 && h != hash) {
+            fprintf(stderr, "bench_window: run %ld ended with hash %08x, run 1 with %08x\n", r + 1, (unsigned)h,
+                    (unsigned)hash);
+            return 1;
+        }
+        hash = h;
+    }
+    qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+    printf("window scene=%s from=%ld to=%ld repeat=%ld us_best=%.1f us_median=%.1f hash=%08x\n", argv[1], from, to,
+           repeat, times[0], times[repeat / 2], (unsigned)hash);
+    return 0;
+}
