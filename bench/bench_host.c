@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "qphys/scene.h"
+#include "bench_clock.h"
 #include "scenes.h"
 #include "world_internal.h"
 
@@ -49,25 +50,12 @@
 
 static qp_world world;
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(const double *v, int n)
 {
     static double tmp[MAX_STEPS];
     if (n <= 0) return 0.0;
     memcpy(tmp, v, (size_t)n * sizeof *v);
-    qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
     return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
 }
 
@@ -109,17 +97,17 @@ static void staged_step(qp_world *w, double *out)
     bool moves = false;
     for (int i = 1; i <= w->body_high; i++) moves |= qp__body_moves(&w->bodies[i]) || qp__body_drives(&w->bodies[i]);
     if (!moves) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         qp_world_step(w);
         for (int i = 0; i < n_stages; i++) out[i] = 0.0;
-        out[0] = now_us() - t0;
+        out[0] = bench_now_us() - t0;
         return;
     }
     w->stats.step++;
-    double t = now_us();
+    double t = bench_now_us();
     for (int i = 0; i < n_stages; i++) {
         qp__step_stages[i].run(w);
-        double t1 = now_us();
+        double t1 = bench_now_us();
         out[i] = t1 - t;
         t = t1;
     }
@@ -223,9 +211,9 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
     for (int rep = 0; rep < repeats; rep++) {
         if (build(s, var) != QP_OK) return;
         for (int i = 0; i < steps; i++) {
-            double t0 = now_us();
+            double t0 = bench_now_us();
             qp_world_step(&world);
-            keep_min(&step_min[i], now_us() - t0, rep);
+            keep_min(&step_min[i], bench_now_us() - t0, rep);
             if (rep == 0) {
                 st = qp_world_get_stats(&world);
                 pairs += st.pairs;
@@ -250,9 +238,9 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
             }
             if (st.first_all_asleep_step >= 0) {
                 for (int i = 0; i < SLEEP_STEPS; i++) {
-                    double t0 = now_us();
+                    double t0 = bench_now_us();
                     qp_world_step(&world);
-                    asleep_min[i] = now_us() - t0;
+                    asleep_min[i] = bench_now_us() - t0;
                     if (qp_world_get_stats(&world).awake) woke = 1;
                 }
             }
@@ -420,11 +408,11 @@ static void run_rays(void)
         bool same = true;
         for (int rep = 0; rep < repeats + 1; rep++) {
             qp_world_ray_hit a, b;
-            double t0 = now_us();
+            double t0 = bench_now_us();
             for (int i = 0; i < N_RAYS; i++) hits += brute_raycast(&world, ray_o[i], ray_d[i], &a);
-            double t1 = now_us();
+            double t1 = bench_now_us();
             for (int i = 0; i < N_RAYS; i++) (void)qp_world_raycast(&world, ray_o[i], ray_d[i], &b);
-            double t2 = now_us();
+            double t2 = bench_now_us();
             keep_min(&t_brute, (t1 - t0) / N_RAYS, rep);
             keep_min(&t_pruned, (t2 - t1) / N_RAYS, rep);
         }
@@ -461,17 +449,17 @@ static void run_snapshots(void)
         double t_step = 0, t_snap = 0, t_restore = 0;
         unsigned long n = 0;
         for (int rep = 0; rep < repeats + 1; rep++) {
-            double t0 = now_us();
+            double t0 = bench_now_us();
             n = qp_world_snapshot(&world, snap_buf, sizeof snap_buf);
-            double t1 = now_us();
+            double t1 = bench_now_us();
             qp_result r = qp_world_restore(&twin, snap_buf, n);
-            double t2 = now_us();
+            double t2 = bench_now_us();
             if (r != QP_OK || qp_world_hash(&twin) != qp_world_hash(&world)) {
                 printf("qphys-snapshot scene=pyramid20 step=%d error=restore\n", step);
                 return;
             }
             qp_world_step(&twin);   /* the twin steps, so the measured world stays at its step */
-            double t3 = now_us();
+            double t3 = bench_now_us();
             keep_min(&t_snap, t1 - t0, rep);
             keep_min(&t_restore, t2 - t1, rep);
             keep_min(&t_step, t3 - t2, rep);

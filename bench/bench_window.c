@@ -17,10 +17,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "qphys/qphys.h"
+#include "bench_clock.h"
 
 #define MAX_REPEAT 1000
 
@@ -28,19 +27,6 @@ static qp_world world;
 static char text[1 << 22];
 static unsigned char snapshot[QP_SNAPSHOT_MAX_SIZE];
 static double times[MAX_REPEAT];
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* A whole number in [lo, hi], or -1. */
 static long number(const char *s, long lo, long hi)
@@ -91,9 +77,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_window: restoring the snapshot failed\n");
             return 2;
         }
-        double t0 = now_us();
+        double t0 = bench_now_us();
         for (long s = from; s <= to; s++) qp_world_step(&world);
-        times[r] = (now_us() - t0) / (double)(to - from + 1);
+        times[r] = (bench_now_us() - t0) / (double)(to - from + 1);
         uint32_t h = qp_world_hash(&world);
         if (r > 0 && h != hash) {
             fprintf(stderr, "bench_window: run %ld ended with hash %08x, run 1 with %08x\n", r + 1, (unsigned)h,
@@ -102,7 +88,7 @@ int main(int argc, char **argv)
         }
         hash = h;
     }
-    qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+    qsort(times, (size_t)repeat, sizeof times[0], bench_cmp_double);
     printf("window scene=%s from=%ld to=%ld repeat=%ld us_best=%.1f us_median=%.1f hash=%08x\n", argv[1], from, to,
            repeat, times[0], times[repeat / 2], (unsigned)hash);
     return 0;

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_clock.h"
+
 #define PEER_SCENES      4
 #define PEER_SLEEP_STEPS 300
 #define PEER_MAX_STEPS   20000
@@ -49,25 +51,12 @@ static void peer_scene_pose(int s, int n, double pos[3], double axis[3], double 
     }
 }
 
-static double peer_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int peer_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double peer_median(const double *v, int n)
 {
     static double tmp[PEER_MAX_STEPS];
     if (n <= 0) return 0.0;
     memcpy(tmp, v, (size_t)n * sizeof *v);
-    qsort(tmp, (size_t)n, sizeof *tmp, peer_cmp);
+    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
     return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
 }
 
@@ -129,9 +118,9 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
         int step = 0;
         first_asleep = -1;
         for (int i = 0; i < steps; i++) {
-            double t0 = peer_now_us();
+            double t0 = bench_now_us();
             ops->step();
-            peer_keep_min(&peer_step_us[i], peer_now_us() - t0, rep);
+            peer_keep_min(&peer_step_us[i], bench_now_us() - t0, rep);
             step++;
             if (rep == 0) {
                 int pa = 0, po = 0;
@@ -151,9 +140,9 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
             }
             if (first_asleep >= 0) {
                 for (int i = 0; i < PEER_SLEEP_STEPS; i++) {
-                    double t0 = peer_now_us();
+                    double t0 = bench_now_us();
                     ops->step();
-                    peer_asleep_us[i] = peer_now_us() - t0;
+                    peer_asleep_us[i] = bench_now_us() - t0;
                     if (ops->asleep() != count) woke = 1;
                 }
             }
