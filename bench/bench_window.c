@@ -12,7 +12,8 @@
  *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. hash=..
  * (microseconds a step; hash: the world's after step TO, the same in every run and every
  * build that keeps the bits). Give a copy with `sleep off` for awake steps. Exit status 2
- * on bad arguments or a scene or snapshot that fails, with the reason.
+ * on bad arguments or a scene or snapshot that fails, 1 if two runs end with different
+ * hashes, each with the reason.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
