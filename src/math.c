@@ -10,6 +10,7 @@
  */
 #include "qphys/math.h"
 #include "bench_count.h"
+#include "compiler.h"
 #include "math_inline.h"
 
 #if QP_BENCH_COUNT
@@ -363,7 +364,12 @@ qp_vec3 qp_v3_max(qp_vec3 a, qp_vec3 b)
 
 static fix16_t abs_sat(fix16_t v)
 {
+#if QP__BRANCH_FREE   /* the sign of a component is a coin toss: negate by a mask */
+    int64_t s = v >> 31, a = ((int64_t)v ^ s) - s;   /* |v|, exact in 64 bits */
+    return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
+#else
     return v < 0 ? qp_sat32(-(int64_t)v) : v;
+#endif
 }
 
 qp_vec3 qp_v3_abs(qp_vec3 a)

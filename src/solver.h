@@ -169,9 +169,13 @@ static inline int qp__shock_movable(const qp_world *w, const qp_contact *c)
 {
     int move = qp__movable(w, c);
     int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+#if QP__BRANCH_FREE   /* which side is lower is a coin toss: clear it by a mask */
+    return move & ~((-(la < lb) & QP_MOVE_A) | (-(lb < la) & QP_MOVE_B));
+#else
     if (la < lb) move &= QP_MOVE_B;
     else if (lb < la) move &= QP_MOVE_A;
     return move;
+#endif
 }
 /* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
  * the rows (computed once per step), or (QP_CFG_LOW_RAM) built with the visit's rows
