@@ -50,13 +50,11 @@
 
 static qp_world world;
 
+static double sort_tmp[MAX_STEPS];
+
 static double median(const double *v, int n)
 {
-    static double tmp[MAX_STEPS];
-    if (n <= 0) return 0.0;
-    memcpy(tmp, v, (size_t)n * sizeof *v);
-    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
-    return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+    return bench_median(v, n, sort_tmp);
 }
 
 static double mean(const double *v, int n)
@@ -247,6 +245,7 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
         }
     }
     double us_med = median(step_min, steps), us_mean = mean(step_min, steps);
+    double us_p99 = bench_quantile(step_min, steps, 0.99, sort_tmp), us_max = bench_quantile(step_min, steps, 1.0, sort_tmp);
     char first_asleep[32] = "-", asleep_us[32] = "-", asleep_frac[32] = "-";
     char series[160] = "-";
     if (sleep) {
@@ -297,10 +296,10 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
     double collide = (st_broad >= 0 ? acc[st_broad] : 0.0) + (st_narrow >= 0 ? acc[st_narrow] : 0.0);
     double collide_us = kept ? collide / kept : 0.0;
 
-    printf("qphys scene=%s sleep=%s policy=%s bodies=%d steps=%d repeat=%d us_median=%.2f us_mean=%.2f pairs=%.1f "
-           "contacts=%.1f points=%.1f",
+    printf("qphys scene=%s sleep=%s policy=%s bodies=%d steps=%d repeat=%d us_median=%.2f us_mean=%.2f us_p99=%.2f "
+           "us_max=%.2f pairs=%.1f contacts=%.1f points=%.1f",
            name, key, sleep ? qpb_policy_name(qp_world_get_def(&world)->sleep_policy) : "-", qpb_scene_bodies(s),
-           steps, repeats, us_med, us_mean, pairs / steps, contacts / steps, points / steps);
+           steps, repeats, us_med, us_mean, us_p99, us_max, pairs / steps, contacts / steps, points / steps);
     if (stages)
         printf(" collide_us=%.2f collide_share=%.1f", collide_us, total > 0 ? 100.0 * collide / total : 0.0);
     else

@@ -74,11 +74,12 @@ if [ "${BENCH_HOST:-1}" != 0 ]; then
     for s in $(sed -n 's/^qphys scene=\([^ ]*\) sleep=off .*/\1/p' "$raw/qphys.txt"); do
       r=1
       while [ "$r" -le "$turns" ]; do
+        # The median step and the 99th percentile (the seventh slowest of 600: a frame budget).
         q=$(./build/bench/bench_host --steps "$STEPS" --repeat "$REPEAT" --scene "$s" --no-stages --no-energy |
-            sed -n 's/^qphys scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .*/\1/p')
+            sed -n 's/^qphys scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .* us_p99=\([0-9.]*\) .*/q=\1 qp=\2/p')
         b=$(./build/bench/bullet_bench --steps "$STEPS" --repeat "$REPEAT" --scene "$s" |
-            sed -n 's/^bullet scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .*/\1/p')
-        echo "turn scene=$s sleep=off round=$r q=${q:--} b=${b:--}" >> "$raw/turns.txt"
+            sed -n 's/^bullet scene=[^ ]* sleep=off .* us_median=\([0-9.]*\) .* us_p99=\([0-9.]*\) .*/b=\1 bp=\2/p')
+        echo "turn scene=$s sleep=off round=$r ${q:-q=-} ${b:-b=-}" >> "$raw/turns.txt"
         r=$((r + 1))
       done
     done
@@ -143,7 +144,12 @@ function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "pe
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
-  if (e == "turn") { if (F["q"] != "-" && F["b"] != "-") { nt[s]++; turns++; TQ[s, nt[s]] = F["q"]; TB[s, nt[s]] = F["b"] } next }
+  if (e == "turn") {
+    if (F["q"] != "-" && F["b"] != "-") {
+      nt[s]++; turns++; TQ[s, nt[s]] = F["q"]; TB[s, nt[s]] = F["b"]; TQP[s, nt[s]] = F["qp"]; TBP[s, nt[s]] = F["bp"]
+    }
+    next
+  }
   if (s == "" ) { if (e == "m4") for (k in F) M[k] = F[k]; if (e == "m4lr") for (k in F) L[k] = F[k]; \
                   if (e == "m4cnt") for (k in F) C[k] = F[k]; next }
   if (!((s) in seen)) { seen[s] = 1; order[++ns] = s }
@@ -176,14 +182,19 @@ END {
     if (turns > 0) {
       printf "\n== Host: qphys and Bullet in turn, sleep off: each round runs qphys, then Bullet, on the same scene back\n"
       printf "   to back, so that both see the machine as it is then; ratio = qphys / Bullet within a round. The\n"
-      printf "   median ratio is the one to quote: the table above runs qphys, ODE and Bullet minutes apart.\n\n"
-      printf "%-10s %6s %12s %12s   %s\n", "scene", "rounds", "qphys_us", "bullet_us", "ratio min / median / max"
+      printf "   median ratio is the one to quote: the table above runs qphys, ODE and Bullet minutes apart.\n"
+      printf "   p99 = the 99th percentile step (of 600 steps the seventh slowest; each step the fastest of its runs):\n"
+      printf "   the frame a game must budget for, which the median does not show (medians of the rounds).\n\n"
+      printf "%-10s %6s %12s %12s   %-24s %10s %10s %9s\n", "scene", "rounds", "qphys_us", "bullet_us", "ratio min / median / max", \
+             "q_p99_us", "bt_p99_us", "p99 q/bt"
       for (i = 1; i <= ns; i++) {
         s = order[i]; n = nt[s]
         if (n == 0) continue
         lo = hi = TQ[s, 1] / TB[s, 1]
         for (r = 1; r <= n; r++) { R[s, r] = TQ[s, r] / TB[s, r]; if (R[s, r] < lo) lo = R[s, r]; if (R[s, r] > hi) hi = R[s, r] }
-        printf "%-10s %6d %12.1f %12.1f   %.2f / %.2f / %.2f\n", s, n, med(TQ, s, n), med(TB, s, n), lo, med(R, s, n), hi
+        for (r = 1; r <= n; r++) RP[s, r] = TBP[s, r] > 0 ? TQP[s, r] / TBP[s, r] : 0
+        printf "%-10s %6d %12.1f %12.1f   %-24s %10.1f %10.1f %9.2f\n", s, n, med(TQ, s, n), med(TB, s, n), \
+               sprintf("%.2f / %.2f / %.2f", lo, med(R, s, n), hi), med(TQP, s, n), med(TBP, s, n), med(RP, s, n)
       }
     }
 

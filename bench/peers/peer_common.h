@@ -51,13 +51,11 @@ static void peer_scene_pose(int s, int n, double pos[3], double axis[3], double 
     }
 }
 
+static double peer_sort_tmp[PEER_MAX_STEPS];
+
 static double peer_median(const double *v, int n)
 {
-    static double tmp[PEER_MAX_STEPS];
-    if (n <= 0) return 0.0;
-    memcpy(tmp, v, (size_t)n * sizeof *v);
-    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
-    return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+    return bench_median(v, n, peer_sort_tmp);
 }
 
 /* What an engine provides. */
@@ -153,6 +151,8 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
     for (int i = 0; i < steps; i++) mean += peer_step_us[i];
     mean /= steps;
     double med = peer_median(peer_step_us, steps);
+    double p99 = bench_quantile(peer_step_us, steps, 0.99, peer_sort_tmp);
+    double worst = bench_quantile(peer_step_us, steps, 1.0, peer_sort_tmp);
     char fa[32] = "-", aus[32] = "-", afr[32] = "-";
     if (sleep) {
         if (first_asleep < 0) {
@@ -166,9 +166,10 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
     } else {
         peer_awake_median[s] = med;
     }
-    printf("%s scene=%s sleep=%s steps=%d repeat=%d us_median=%.2f us_mean=%.2f contacts=%.1f points=%.1f stands=%s"
-           " drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_us=%s asleep_frac=%s\n",
-           ops->engine, peer_scene_names[s], sleep ? "on" : "off", steps, peer_repeats, med, mean, pairs / steps,
+    printf("%s scene=%s sleep=%s steps=%d repeat=%d us_median=%.2f us_mean=%.2f us_p99=%.2f us_max=%.2f contacts=%.1f"
+           " points=%.1f stands=%s drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_us=%s"
+           " asleep_frac=%s\n",
+           ops->engine, peer_scene_names[s], sleep ? "on" : "off", steps, peer_repeats, med, mean, p99, worst, pairs / steps,
            points / steps, v.applies ? (v.stands ? "yes" : "no") : "-", 100 * v.drift, 100 * v.sag, 100 * v.max_move,
            awake_end, fa, aus, afr);
     fflush(stdout);
