@@ -13,7 +13,9 @@
 #   BENCH_HOST=0     skip the host part
 #   BENCH_FIDELITY=0 skip the fidelity table at the end (bench/fidelity.sh, make fidelity; ~15 s)
 #   BENCH_TURNS=N    rounds of qphys and Bullet in turn on each scene, sleep off (default 3; 0: none)
-# Takes about 4 minutes on 2 cores (most of it rain512 and QEMU).
+#   BENCH_RAIN_TURNS="M ..."  rain512 with its cubes turned by (M n) mod 360 degrees instead of (37 n),
+#                    sleep off, qphys then Bullet on each (default 13 multipliers, 37 the file's; "": none)
+# Takes about 3.5 minutes on 2 cores (most of it rain512, its 13 turns about a minute, and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
 set -eu
@@ -84,6 +86,25 @@ if [ "${BENCH_HOST:-1}" != 0 ]; then
       done
     done
   fi
+  # rain512 is chaotic: how long its pile takes to settle, and so qphys's median step, moves by a
+  # tenth or more with a turn of its cubes, where Bullet's step hardly moves. The same pile turned
+  # other ways, each file run by qphys (bench_window over all its steps) and then by Bullet.
+  rain_turns=${BENCH_RAIN_TURNS-29 31 37 41 43 47 53 59 61 67 71 73 79}
+  if [ -n "$rain_turns" ]; then
+    say "bench: rain512 turned $(echo $rain_turns | wc -w) ways, qphys and Bullet in turn"
+    mkdir -p "$raw/rain"
+    for m in $rain_turns; do
+      f="$raw/rain/rain512_turn$m.scene"
+      # The file's cube n (its line order) is turned by (37 n) mod 360 degrees: here by (m n).
+      awk -v m="$m" '/^world/ { sub(/sleep on/, "sleep off") } /^box/ { $NF = (m * n++) % 360 } { print }' \
+        tests/scenes/rain512.scene > "$f"
+      q=$(./build/bench/bench_window "$f" 1 "$STEPS" "$REPEAT" |
+          sed -n 's/.* step_median=\([0-9.]*\) step_p99=\([0-9.]*\) .*/q=\1 qp=\2/p')
+      b=$(./build/bench/bullet_bench --file "$f" --steps "$STEPS" --time --repeat "$REPEAT" |
+          sed -n 's/.* step_median=\([0-9.]*\) step_p99=\([0-9.]*\).*/b=\1 bp=\2/p')
+      echo "rainturn scene=rain512 sleep=off turn=$m ${q:-q=-} ${b:-b=-}" >> "$raw/turns.txt"
+    done
+  fi
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 if [ "${BENCH_TARGET:-1}" != 0 ]; then
@@ -144,6 +165,10 @@ function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "pe
 {
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
+  if (e == "rainturn") {
+    if (F["q"] != "-" && F["b"] != "-") { nr++; RT[nr] = F["turn"]; RQ[nr] = F["q"]; RB[nr] = F["b"]; RQP[nr] = F["qp"]; RBP[nr] = F["bp"] }
+    next
+  }
   if (e == "turn") {
     if (F["q"] != "-" && F["b"] != "-") {
       nt[s]++; turns++; TQ[s, nt[s]] = F["q"]; TB[s, nt[s]] = F["b"]; TQP[s, nt[s]] = F["qp"]; TBP[s, nt[s]] = F["bp"]
@@ -196,6 +221,22 @@ END {
         printf "%-10s %6d %12.1f %12.1f   %-24s %10.1f %10.1f %9.2f\n", s, n, med(TQ, s, n), med(TB, s, n), \
                sprintf("%.2f / %.2f / %.2f", lo, med(R, s, n), hi), med(TQP, s, n), med(TBP, s, n), med(RP, s, n)
       }
+    }
+
+    if (nr > 0) {
+      printf "\n== Host: rain512 turned other ways, sleep off: cube n turned by (M n) mod 360 degrees about (1, 1, 1)\n"
+      printf "   (the file: M = 37). The pile is chaotic: how long it takes to settle, and so qphys'"'"'s median step,\n"
+      printf "   moves with M, where Bullet'"'"'s step hardly does; the mean ratio is the general case, the file one\n"
+      printf "   draw. Each: qphys (bench_window over all steps), then Bullet (--file --time), median and p99 step.\n\n"
+      printf "%-6s %10s %10s %7s %10s %10s %7s\n", "M", "qphys_us", "bullet_us", "ratio", "q_p99_us", "bt_p99_us", "p99"
+      sq = sb = sr = 0; lo = hi = RQ[1] / RB[1]
+      for (r = 1; r <= nr; r++) {
+        x = RQ[r] / RB[r]; sq += RQ[r]; sb += RB[r]; sr += x; if (x < lo) lo = x; if (x > hi) hi = x
+        printf "%-6s %10.1f %10.1f %7.2f %10.1f %10.1f %7.2f\n", RT[r], RQ[r], RB[r], x, RQP[r], RBP[r], \
+               (RBP[r] > 0 ? RQP[r] / RBP[r] : 0)
+      }
+      printf "%-6s %10.1f %10.1f %7.2f   (ratio of the means; the ratios %.2f-%.2f, their mean %.2f)\n", "mean", \
+             sq / nr, sb / nr, sq / sb, lo, hi, sr / nr
     }
 
     printf "\n== Host: sleep (sleep on). first all-asleep step; asleep = median us of %s fully asleep steps, and as a\n", "300"

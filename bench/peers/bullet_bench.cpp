@@ -11,7 +11,7 @@
  * (0.8 m/s, 1 rad/s, 2 s).
  *
  *   bullet_bench [--steps N] [--repeat R] [--scene NAME]...
- *   bullet_bench --file SCENE [--steps N] [--ccd]
+ *   bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R]]
  *
  * --file: the fidelity table's side (bench/fidelity.sh): SCENE (docs/scene-format.md) read by
  * qphys's own scene reader (bench/fidelity_scene.h), built in Bullet, stepped N times
@@ -22,6 +22,9 @@
  * body; sleep on = Bullet's own deactivation (0.8 m/s, 1 rad/s for 2 s: not qphys's rule).
  * --ccd: Bullet's opt-in continuous collision on every dynamic body, set as its CCD demo does:
  * motion threshold = the shape's smallest half size, swept sphere radius = 0.9 of it.
+ * --time: no trace; the N steps are timed R times (default 2) from a fresh world, each step
+ * keeping its fastest run, and one line printed, as qphys's bench_window prints its own:
+ *   bullet-file scene=.. steps=.. repeat=.. step_median=.. step_p99=..
  */
 #include <btBulletDynamicsCommon.h>
 
@@ -228,21 +231,67 @@ void trace_file(long step)
     }
 }
 
+// The file's world torn down, its shapes with it (the timed runs build it again).
+void destroy_file()
+{
+    for (int i = world->getNumCollisionObjects() - 1; i >= 0; i--) {
+        btCollisionObject *o = world->getCollisionObjectArray()[i];
+        btRigidBody *b = btRigidBody::upcast(o);
+        if (b && b->getMotionState()) delete b->getMotionState();
+        world->removeCollisionObject(o);
+        delete o;
+    }
+    for (int i = 0; i < scene.count; i++) delete file_shapes[i];
+    delete world;
+    delete solver;
+    delete broadphase;
+    delete dispatcher;
+    delete config;
+}
+
+// --time: the median and 99th percentile step of `repeat` runs, each step its fastest.
+int time_file(const char *path, long steps, int repeat)
+{
+    btScalar dt = btScalar(1.0 / scene.hz);
+    for (int r = 0; r < repeat; r++) {
+        build_file();
+        for (long s = 0; s < steps; s++) {
+            double t0 = bench_now_us();
+            move_kinematic(dt);
+            world->stepSimulation(dt, 0);
+            peer_keep_min(&peer_step_us[s], bench_now_us() - t0, r);
+        }
+        destroy_file();
+    }
+    printf("bullet-file scene=%s steps=%ld repeat=%d step_median=%.1f step_p99=%.1f\n", path, steps, repeat,
+           peer_median(peer_step_us, (int)steps), bench_quantile(peer_step_us, (int)steps, 0.99, peer_sort_tmp));
+    return 0;
+}
+
 int file_main(int argc, char **argv)
 {
     const char *path = NULL;
     long steps = 600;
+    bool timed = false;
+    int repeat = 2;
+    const char *usage = "usage: bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R]]\n";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--file") && i + 1 < argc) path = argv[++i];
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atol(argv[++i]);
         else if (!strcmp(argv[i], "--ccd")) file_ccd = true;
-        else { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
+        else if (!strcmp(argv[i], "--time")) timed = true;
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else { fputs(usage, stderr); return 2; }
     }
-    if (!path || steps < 0 || steps > 1000000) { fprintf(stderr, "usage: bullet_bench --file SCENE [--steps N] [--ccd]\n"); return 2; }
+    if (!path || steps < 0 || steps > 1000000 || repeat < 1 || repeat > 100 || (timed && steps > PEER_MAX_STEPS)) {
+        fputs(usage, stderr);
+        return 2;
+    }
     unsigned long len = 0;
     char *text = fid_slurp(path, &len);
     if (!text || fid_read(path, text, len, &scene) != 0) return 2;
     free(text);
+    if (timed) return time_file(path, steps, repeat);
     build_file();
     fid_print_header(&scene);
     trace_file(0);
