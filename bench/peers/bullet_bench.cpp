@@ -118,7 +118,8 @@ void counts(int *pairs, int *points)
     *points = po;
 }
 
-void destroy()
+// The world's bodies and then the world itself (not the shapes, which the caller owns).
+void delete_world()
 {
     for (int i = world->getNumCollisionObjects() - 1; i >= 0; i--) {
         btCollisionObject *o = world->getCollisionObjectArray()[i];
@@ -127,13 +128,18 @@ void destroy()
         world->removeCollisionObject(o);
         delete o;
     }
-    delete box_shape;
-    delete ground_shape;
     delete world;
     delete solver;
     delete broadphase;
     delete dispatcher;
     delete config;
+}
+
+void destroy()
+{
+    delete_world();
+    delete box_shape;
+    delete ground_shape;
 }
 
 // ---- a scene file, for the fidelity table ---------------------------------------------
@@ -234,19 +240,8 @@ void trace_file(long step)
 // The file's world torn down, its shapes with it (the timed runs build it again).
 void destroy_file()
 {
-    for (int i = world->getNumCollisionObjects() - 1; i >= 0; i--) {
-        btCollisionObject *o = world->getCollisionObjectArray()[i];
-        btRigidBody *b = btRigidBody::upcast(o);
-        if (b && b->getMotionState()) delete b->getMotionState();
-        world->removeCollisionObject(o);
-        delete o;
-    }
+    delete_world();
     for (int i = 0; i < scene.count; i++) delete file_shapes[i];
-    delete world;
-    delete solver;
-    delete broadphase;
-    delete dispatcher;
-    delete config;
 }
 
 // --time: the median and 99th percentile step of `repeat` runs, each step its fastest.
