@@ -245,7 +245,8 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
         }
     }
     double us_med = median(step_min, steps), us_mean = mean(step_min, steps);
-    double us_p99 = bench_quantile(step_min, steps, 0.99, sort_tmp), us_max = bench_quantile(step_min, steps, 1.0, sort_tmp);
+    double us_p99 = bench_quantile(step_min, steps, 0.99, sort_tmp);
+    double us_max = bench_quantile(step_min, steps, 1.0, sort_tmp);
     char first_asleep[32] = "-", asleep_us[32] = "-", asleep_frac[32] = "-";
     char series[160] = "-";
     if (sleep) {

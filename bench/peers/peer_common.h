@@ -169,8 +169,8 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
     printf("%s scene=%s sleep=%s steps=%d repeat=%d us_median=%.2f us_mean=%.2f us_p99=%.2f us_max=%.2f contacts=%.1f"
            " points=%.1f stands=%s drift_cm=%.2f sag_cm=%.2f maxmove_cm=%.2f awake_end=%d first_asleep=%s asleep_us=%s"
            " asleep_frac=%s\n",
-           ops->engine, peer_scene_names[s], sleep ? "on" : "off", steps, peer_repeats, med, mean, p99, worst, pairs / steps,
-           points / steps, v.applies ? (v.stands ? "yes" : "no") : "-", 100 * v.drift, 100 * v.sag, 100 * v.max_move,
+           ops->engine, peer_scene_names[s], sleep ? "on" : "off", steps, peer_repeats, med, mean, p99, worst,
+           pairs / steps, points / steps, v.applies ? (v.stands ? "yes" : "no") : "-", 100 * v.drift, 100 * v.sag, 100 * v.max_move,
            awake_end, fa, aus, afr);
     fflush(stdout);
 }
