@@ -6,7 +6,8 @@
 #   make bench                                   bench/run.sh: build, run, print the tables
 #   make -f mk/bench.mk bench-build              the host programs in build/bench/:
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet), bench_window (qphys: a
-#       window of steps of a scene file, best of repeated runs, to compare two builds)
+#       window of steps of a scene file, best of repeated runs, to compare two builds),
+#       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results)
 #   make fidelity                                bench/fidelity.sh: the fidelity table, qphys and
 #       Bullet on the scene files of bench/fidelity/ (build/bench/fidelity_qphys, bullet_bench --file)
 #   make BOARD=qemu-mps2-an386 APP=bench [run]   the Cortex-M app (bench/bench_target.c)
@@ -35,7 +36,7 @@ BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(F
 
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
 bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
-bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window
+bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
 bench-deps:
@@ -52,6 +53,9 @@ $(BENCH_OUT)/bench_host: $(BENCH_HOST_OBJS) $(BENCH_LIB)
 
 $(BENCH_OUT)/bench_window: $(BENCH_OUT)/obj/bench_window.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@
+
+$(BENCH_OUT)/bench_piles: $(BENCH_OUT)/obj/bench_piles.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/fidelity_qphys: $(BENCH_OUT)/obj/fidelity_qphys.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
@@ -80,7 +84,8 @@ $(BENCH_LIB): bench-lib-force
 	@$(MAKE) --no-print-directory -f Makefile $@
 endif
 
--include $(BENCH_HOST_OBJS:.o=.d) $(BENCH_OUT)/obj/fidelity_qphys.d $(BENCH_OUT)/obj/bench_window.d
+-include $(BENCH_HOST_OBJS:.o=.d) $(BENCH_OUT)/obj/fidelity_qphys.d $(BENCH_OUT)/obj/bench_window.d \
+  $(BENCH_OUT)/obj/bench_piles.d
 endif
 
 # Included early, this file must not make its first target the Makefile's default goal.
