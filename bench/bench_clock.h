@@ -1,5 +1,6 @@
-/* bench/bench_clock.h - the clock and the sort order the host benchmarks share (qphys's
- * bench_host and bench_window, and the peers through peers/peer_common.h). */
+/* bench/bench_clock.h - what the host benchmarks share (qphys's bench_host, bench_window and
+ * bench_piles, and the peers through peers/peer_common.h): the clock, the fastest run of a
+ * step, medians and quantiles, and reading a whole number from the command line. */
 #ifndef QPHYS_BENCH_CLOCK_H
 #define QPHYS_BENCH_CLOCK_H
 
@@ -22,25 +23,44 @@ static inline int bench_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The q-quantile (0 < q <= 1) of v[0..n) by nearest rank, the ceil(q n)-th smallest, from a
- * sorted copy in tmp (n doubles); 0 for n <= 0. q = 0.5 of an even count is the lower middle:
- * medians take the mean of the two middles (bench_median). q = 0.99 of 600 steps is the
- * seventh slowest: the step a game's frame budget must hold, which a median does not show. */
+/* slot = t on the first run (rep 0), else the faster of the two: a step's fastest run. */
+static inline void bench_keep_min(double *slot, double t, int rep)
+{
+    if (rep == 0 || t < *slot) *slot = t;
+}
+
+/* v[0..n) copied into tmp and sorted, ascending. */
+static inline void bench_sort_copy(const double *v, int n, double *tmp)
+{
+    memcpy(tmp, v, (size_t)n * sizeof *v);
+    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
+}
+
+/* The q-quantile (0 < q <= 1) of v[0..n) by nearest rank, the ceil(q n)-th smallest (tmp: n
+ * doubles of scratch); 0 for n <= 0. q = 0.99 of 600 steps is the seventh slowest: the step a
+ * game's frame budget must hold, which a median does not show. */
 static inline double bench_quantile(const double *v, int n, double q, double *tmp)
 {
     if (n <= 0) return 0.0;
-    memcpy(tmp, v, (size_t)n * sizeof *v);
-    qsort(tmp, (size_t)n, sizeof *tmp, bench_cmp_double);
+    bench_sort_copy(v, n, tmp);
     int k = (int)(q * n + 0.999999);   /* ceil, for the counts used (at most 20 000 steps) */
     return tmp[(k < 1 ? 1 : k > n ? n : k) - 1];
 }
 
-/* The median of v[0..n) (the mean of the two middle values for an even n), sorted in tmp. */
+/* The median of v[0..n): the mean of the two middle values for an even n (tmp as above). */
 static inline double bench_median(const double *v, int n, double *tmp)
 {
     if (n <= 0) return 0.0;
-    bench_quantile(v, n, 0.5, tmp);
+    bench_sort_copy(v, n, tmp);
     return (n % 2) ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+}
+
+/* A whole number in [lo, hi] written in decimal, or -1. */
+static inline long bench_number(const char *s, long lo, long hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end && v >= lo && v <= hi ? v : -1;
 }
 
 #endif

@@ -166,8 +166,6 @@ static int repeats = 2;
 static const int checkpoints[] = { 60, 120, 180, 300, 600 };
 #define N_CHECKPOINTS ((int)(sizeof checkpoints / sizeof checkpoints[0]))
 
-static void keep_min(double *slot, double t, int rep) { if (rep == 0 || t < *slot) *slot = t; }
-
 /* The three variants of each scene. */
 typedef enum { V_OFF, V_THREE_POINT, V_ENERGY } variant;
 static const char *variant_key(variant v) { return v == V_OFF ? "off" : v == V_THREE_POINT ? "on" : "energy"; }
@@ -211,7 +209,7 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
         for (int i = 0; i < steps; i++) {
             double t0 = bench_now_us();
             qp_world_step(&world);
-            keep_min(&step_min[i], bench_now_us() - t0, rep);
+            bench_keep_min(&step_min[i], bench_now_us() - t0, rep);
             if (rep == 0) {
                 st = qp_world_get_stats(&world);
                 pairs += st.pairs;
@@ -281,7 +279,7 @@ static void run_scene(qpb_scene s, variant var, int steps, bool stages)
             if (build(s, var) != QP_OK) break;
             for (int i = 0; i < steps; i++) {
                 staged_step(&world, one);
-                for (int k = 0; k < n_stages; k++) keep_min(&stage_us[i][k], one[k], rep);
+                for (int k = 0; k < n_stages; k++) bench_keep_min(&stage_us[i][k], one[k], rep);
             }
             if (qp_world_hash(&world) != hash) same = false;
         }
@@ -413,8 +411,8 @@ static void run_rays(void)
             double t1 = bench_now_us();
             for (int i = 0; i < N_RAYS; i++) (void)qp_world_raycast(&world, ray_o[i], ray_d[i], &b);
             double t2 = bench_now_us();
-            keep_min(&t_brute, (t1 - t0) / N_RAYS, rep);
-            keep_min(&t_pruned, (t2 - t1) / N_RAYS, rep);
+            bench_keep_min(&t_brute, (t1 - t0) / N_RAYS, rep);
+            bench_keep_min(&t_pruned, (t2 - t1) / N_RAYS, rep);
         }
         for (int i = 0; i < N_RAYS; i++) {
             qp_world_ray_hit a, b;
@@ -460,9 +458,9 @@ static void run_snapshots(void)
             }
             qp_world_step(&twin);   /* the twin steps, so the measured world stays at its step */
             double t3 = bench_now_us();
-            keep_min(&t_snap, t1 - t0, rep);
-            keep_min(&t_restore, t2 - t1, rep);
-            keep_min(&t_step, t3 - t2, rep);
+            bench_keep_min(&t_snap, t1 - t0, rep);
+            bench_keep_min(&t_restore, t2 - t1, rep);
+            bench_keep_min(&t_step, t3 - t2, rep);
         }
         printf("qphys-snapshot scene=pyramid20 step=%d bytes=%lu step_us=%.1f snapshot_us=%.1f restore_us=%.1f "
                "ratio=%.2f\n", step, n, t_step, t_snap, t_restore, t_step > 0 ? (t_snap + t_restore) / t_step : 0.0);

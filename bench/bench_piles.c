@@ -68,16 +68,10 @@ static bool build_pile(qp_world *w, unsigned seed, bool sleep, qp_body_id ids[CU
     return err == QP_OK;
 }
 
-static long number(const char *s, long lo, long hi)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    return *s && !*end && v >= lo && v <= hi ? v : -1;
-}
-
 int main(int argc, char **argv)
 {
-    long count = argc > 1 ? number(argv[1], 1, MAX_PILES) : 40, first = argc > 2 ? number(argv[2], 1, 1000000) : 1;
+    long count = argc > 1 ? bench_number(argv[1], 1, MAX_PILES) : 40;
+    long first = argc > 2 ? bench_number(argv[2], 1, 1000000) : 1;
     if (argc > 3 || count < 0 || first < 0) {
         fprintf(stderr, "usage: %s [COUNT (1..%d) [FIRST seed]]\n", argv[0], MAX_PILES);
         return 2;

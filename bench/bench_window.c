@@ -33,22 +33,14 @@ static unsigned char snapshot[QP_SNAPSHOT_MAX_SIZE];
 static double times[MAX_REPEAT];
 static double step_best[MAX_WINDOW], sort_tmp[MAX_WINDOW];
 
-/* A whole number in [lo, hi], or -1. */
-static long number(const char *s, long lo, long hi)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    return *s && !*end && v >= lo && v <= hi ? v : -1;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 4 || argc > 5) {
         fprintf(stderr, "usage: %s SCENE FROM TO [REPEAT]\n", argv[0]);
         return 2;
     }
-    long from = number(argv[2], 1, 1000000), to = number(argv[3], 1, 1000000);
-    long repeat = argc == 5 ? number(argv[4], 1, MAX_REPEAT) : 20;
+    long from = bench_number(argv[2], 1, 1000000), to = bench_number(argv[3], 1, 1000000);
+    long repeat = argc == 5 ? bench_number(argv[4], 1, MAX_REPEAT) : 20;
     if (from < 0 || to < from || to - from >= MAX_WINDOW || repeat < 0) {
         fprintf(stderr, "bench_window: need 1 <= FROM <= TO < FROM + %d and 1 <= REPEAT <= %d\n", MAX_WINDOW,
                 MAX_REPEAT);
@@ -89,7 +81,7 @@ int main(int argc, char **argv)
             qp_world_step(&world);
             double t = bench_now_us() - t0;
             sum += t;
-            if (r == 0 || t < step_best[s - from]) step_best[s - from] = t;
+            bench_keep_min(&step_best[s - from], t, (int)r);
         }
         times[r] = sum / (double)(to - from + 1);
         uint32_t h = qp_world_hash(&world);

@@ -254,7 +254,7 @@ int time_file(const char *path, long steps, int repeat)
             double t0 = bench_now_us();
             move_kinematic(dt);
             world->stepSimulation(dt, 0);
-            peer_keep_min(&peer_step_us[s], bench_now_us() - t0, r);
+            bench_keep_min(&peer_step_us[s], bench_now_us() - t0, r);
         }
         destroy_file();
     }

@@ -101,7 +101,6 @@ static double peer_asleep_us[PEER_SLEEP_STEPS];
 static double peer_awake_median[PEER_SCENES];
 static int peer_repeats = 2;
 
-static void peer_keep_min(double *slot, double t, int rep) { if (rep == 0 || t < *slot) *slot = t; }
 
 /* One scene, `peer_repeats` times from scratch; each step's time is its fastest repetition
  * (the engines are deterministic here: ODE's random constraint order is reseeded by build). */
@@ -118,7 +117,7 @@ static void peer_run(const peer_ops *ops, int s, int sleep, int steps)
         for (int i = 0; i < steps; i++) {
             double t0 = bench_now_us();
             ops->step();
-            peer_keep_min(&peer_step_us[i], bench_now_us() - t0, rep);
+            bench_keep_min(&peer_step_us[i], bench_now_us() - t0, rep);
             step++;
             if (rep == 0) {
                 int pa = 0, po = 0;
