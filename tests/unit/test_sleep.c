@@ -1065,25 +1065,32 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Eight piles of 64 tumbling cubes: with the default (three-point) policy each is all
- * asleep within 10 s; with sleep off, between 5 s and 10 s (long after the fall) nine
- * cubes in ten of all eight piles move less than a quarter of a millimetre, and in at most
- * three piles some cube moves more than 5 cm (one that tips off an edge: 4-5 of 40 such
- * piles). Measured over 40 piles, nine cubes in ten move less than 0.031 mm. A solver that
- * stops short of rest fails it: with QP_QUIET_UNITS at 16 (the contact pass skipping visits
- * that still apply 16 units) nine in ten moved up to 0.76 mm, at 256 a pile never slept. */
+/* Piles of 64 tumbling cubes, on seeds no constant was tuned on (1001-1032: earlier sessions
+ * tuned on seeds 1-40; docs/benchmarks.md, twenty-second part). A pile is chaotic: one
+ * rounding decides which cube tips off an edge and how long the last one rocks, so the test
+ * judges the piles as a whole, at rates measured over 400 other fresh piles (seeds 121-520,
+ * build/bench/bench_piles 400 121), not one pile's luck:
+ * - with the default (three-point) policy every pile is all asleep within 40 s, nine in ten
+ *   within 10 s, and on average within 6 s (400 piles: 97 % within 10 s, mean 5.4 s, the
+ *   latest 31 s);
+ * - with sleep off, between 5 s and 10 s (long after the fall) nine cubes in ten of all the
+ *   piles move less than a quarter of a millimetre (400 piles: 0.034 mm), and in at most
+ *   three piles in eight a cube moves more than 5 cm (400 piles: 15 %).
+ * A solver that stops short of rest fails it: with QP_QUIET_UNITS at 16 (the contact pass
+ * skipping visits that still apply 16 units) nine cubes in ten of these piles moved up to
+ * 0.44 mm; at 256, nine piles were still awake after 10 s and three after 40 s. */
 static void test_pile_comes_to_rest(void **state)
 {
     (void)state;
-    enum { PILES = 8, CUBES = 64 };
+    enum { FIRST = 1001, PILES = 32, CUBES = 64 };
     static double moved[PILES * CUBES];
     qp_body_id ids[CUBES];
-    int latest = 0, eventful = 0;
-    for (uint32_t seed = 1; seed <= PILES; seed++) {
+    int latest = 0, late = 0, sum = 0, eventful = 0;
+    for (uint32_t seed = FIRST; seed < FIRST + PILES; seed++) {
         qp_world_def def = world_def(QP_SLEEP_THREE_POINT);
         init_world(&world, &def);
         build_pile(&world, seed, ids);
-        int asleep = settle(&world, 600);
+        int asleep = settle(&world, 2400);
         def.sleep_enabled = false;
         init_world(&twin, &def);
         build_pile(&twin, seed, ids);
@@ -1094,21 +1101,26 @@ static void test_pile_comes_to_rest(void **state)
         double most = 0;
         for (int i = 0; i < CUBES; i++) {
             double d = dist3(at[i], dvec(qp_body_position(&twin, ids[i])));
-            moved[(seed - 1) * CUBES + i] = d;
+            moved[(seed - FIRST) * CUBES + i] = d;
             most = d > most ? d : most;
         }
         printf("[sleep] pile of 64, seed %u: all asleep at step %d; sleep off, from 5 s to 10 s the most moved "
                "cube moved %.2f mm\n", seed, asleep, 1000 * most);
         latest = asleep < 0 || latest < 0 ? -1 : (asleep > latest ? asleep : latest);
+        late += asleep < 0 || asleep > 600;
+        sum += asleep;
         eventful += most > 0.05;
     }
     qsort(moved, PILES * CUBES, sizeof moved[0], cmp_double);
     double p90 = moved[PILES * CUBES * 9 / 10];
-    printf("[sleep] 8 piles of 64: all asleep by step %d; from 5 s to 10 s, 9 cubes in 10 moved up to %.3f mm; "
-           "%d piles with a cube moved over 5 cm\n", latest, 1000 * p90, eventful);
-    assert_true(latest > 0 && latest <= 600);
+    printf("[sleep] %d piles of 64: all asleep by step %d, %d after step 600, on average at step %d; from 5 s to "
+           "10 s, 9 cubes in 10 moved up to %.3f mm; %d piles with a cube moved over 5 cm\n",
+           PILES, latest, late, sum / PILES, 1000 * p90, eventful);
+    assert_true(latest > 0 && latest <= 2400);
+    assert_true(late * 10 <= PILES);
+    assert_true(sum <= 360 * PILES);
     assert_true(p90 < 0.00025);
-    assert_true(eventful <= 3);
+    assert_true(eventful * 8 <= PILES * 3);
 }
 
 int main(void)
