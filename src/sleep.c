@@ -12,7 +12,9 @@
  * point that carried load gone: a corner lifting, the manifold moving to
  * other features) restarts its test: a swaying or rocking stack keeps
  * changing its load-bearing contacts even when it moves slowly, and must not
- * be frozen at a turning point; a settled one does not.
+ * be frozen at a turning point; a settled one does not. Unless it has not
+ * moved since its test began (moved_since_start): then only its manifold
+ * flickers between nearly equal features, and it is at rest.
  *
  * Islands: bodies joined by contacts or joints form islands (union-find over
  * the contacts and joints, iterative, path halving); a joint to a static body
@@ -54,6 +56,21 @@ static void restart_test(const qp_world *w, qp_body_state *b)
     if (w->def.sleep_policy != QP_SLEEP_ENERGY) return;
     fix16_t wake = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
     if (b->motion < wake) b->motion = wake;
+}
+
+/* Has the body moved since its test last started? Under the three-point test, more than a
+ * sixteenth of a threshold (0.6 mm by default) at one of its points. A body that has not is
+ * not rocking nor swaying, whatever its contacts do: a resting box whose manifold swapped
+ * an edge's two points for a face's three every few steps (the separating axis test's two
+ * axes a unit either side of its tolerance) restarted its test at every swap, and a pile of
+ * 512 cubes never slept (docs/benchmarks.md, twenty-second part). */
+static bool moved_since_start(const qp_world *w, const qp_body_state *b)
+{
+    if (w->def.sleep_policy == QP_SLEEP_ENERGY) return true;
+    for (int k = 0; k < 3; k++)
+        if (box_size(&b->sleep_box[k]) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size) >> 4)
+            return true;
+    return false;
 }
 
 static void wake_one(qp_world *w, int i)
@@ -257,8 +274,10 @@ void qp__sleep(qp_world *w)
     for (int c = 0; c < w->contact_count; c++) {
         const qp_contact *ct = &w->contacts[c];
         if (!(ct->flags & QP_CONTACT_CHANGED)) continue;
-        if (qp__body_moves(&w->bodies[ct->a])) restart_test(w, &w->bodies[ct->a]);
-        if (qp__body_moves(&w->bodies[ct->b])) restart_test(w, &w->bodies[ct->b]);
+        for (int s = 0; s < 2; s++) {
+            qp_body_state *b = &w->bodies[s == 0 ? ct->a : ct->b];
+            if (qp__body_moves(b) && moved_since_start(w, b)) restart_test(w, b);
+        }
     }
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];
