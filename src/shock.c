@@ -20,15 +20,18 @@
  * the collision, contact and penetration passes (solve_joints.c). */
 
 
-/* Low-RAM: the rows of the last three contacts visited, each kept for a visit to the same
+/* Low-RAM: the rows of the last four contacts visited, each kept for a visit to the same
  * contact (QP_ROWS_MEMO). A level's sweeps turn round at its ends, so the contacts visited
  * last are the next ones visited first: with one set, only the very last was found again
  * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Rows are a pass's scratch
- * there, on the stack: with three sets this pass's path stays below the deepest on the
- * micro:bit (a hinge's, 2 944 bytes when measured; four sets made this path the deepest,
- * 3 012). The default layout keeps every contact's rows and uses none of these. */
+ * there, on the stack: four sets make this pass the deepest path on the micro:bit, 2 996
+ * bytes of the 3 040 tools/test-stack.sh allows (three: a hinge's path was the deepest,
+ * 2 864). Since the pass starts every contact from the contact pass's totals, it builds
+ * friction rows at more visits, and the fourth set keeps the low-RAM layout within 1.5x
+ * of the default (pyramid20 1.4972x; 1.5025x with three). The default layout keeps every
+ * contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM
-#define SHOCK_ROWS_KEPT 3
+#define SHOCK_ROWS_KEPT 4
 #else
 #define SHOCK_ROWS_KEPT 1
 #endif
@@ -296,22 +299,25 @@ static void mark_joined(qp_world *w, bool on)
 void qp__shock(qp_world *w)
 {
     fix16_t g_len = qp_v3_len(w->def.gravity);
-    /* A contact between two levels starts from the contact pass's totals,
-     * which the sweeps may take back down to zero. Starting from zero, the
-     * pass could only push: what the contact pass over-pushed (its
-     * iterations leave some, warm starting carries it on, a mass ratio makes
-     * it large) stayed as a separating speed, and the level below was
-     * lifted step after step: a 1000 kg cube on a 1 kg cube squeezed the
-     * light one 6.9 cm sideways in 10 s, and tilted columns swayed until
-     * they fell (tests/unit/test_stacking.c). Within a level (both sides
-     * move here) the pass starts from zero as before, and so does a contact
-     * of a body a joint holds: the contact pass balanced it against the
-     * joint, which this pass does not see (a ragdoll on a box never slept). */
+    /* A contact starts from the contact pass's totals, which the sweeps may
+     * take back down to zero. Starting from zero, the pass could only push:
+     * what the contact pass over-pushed (its iterations leave some, warm
+     * starting carries it on, a mass ratio makes it large) stayed as a
+     * separating speed, and the level below was lifted step after step: a
+     * 1000 kg cube on a 1 kg cube squeezed the light one 6.9 cm sideways in
+     * 10 s, and tilted columns swayed until they fell
+     * (tests/unit/test_stacking.c). Within a level too: there the totals are
+     * what already balances the level, so its sweeps settle sooner, and over
+     * 400 piles of cubes fewer stayed awake after 10 s (4 against 11) and
+     * fewer tipped (docs/benchmarks.md, twenty-second part). A contact of a
+     * body a joint holds starts from zero: the contact pass balanced it
+     * against the joint, which this pass does not see (a ragdoll on a box
+     * never slept). */
     mark_joined(w, true);
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-        bool carry = a->level != b->level && !((a->state | b->state) & QP_STATE_JOINED);
+        bool carry = !((a->state | b->state) & QP_STATE_JOINED);
         for (int k = 0; k < c->count; k++) c->p[k].jp = carry ? c->p[k].jn : 0;
         c->st1 = carry ? c->jt1 : 0;
         c->st2 = carry ? c->jt2 : 0;
