@@ -150,7 +150,7 @@ int qp_collide_sphere_box(const qp_shape *a, const qp_shape *b, const qp_transfo
     const fix16_t r = a->radius;
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
-    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
+    if (qp__v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
     /* Sphere centre in the box frame, and the closest point of the box. */
     qp_vec3 c = qp_rot3_tmul_v3(&b_in_a->r, qp_v3_neg(b_in_a->p));
     qp_vec3 q = c, d;
@@ -313,7 +313,7 @@ int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transf
     const fix16_t r = a->radius;
     const fix16_t h[3] = { b->half.x, b->half.y, b->half.z };
     memset(m, 0, sizeof *m);
-    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
+    if (qp__v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
     const qp__segment seg = segment_in_box(a, b_in_a);
     const fix16_t c[3] = { seg.c.x, seg.c.y, seg.c.z };
     const fix16_t u[3] = { seg.u.x, seg.u.y, seg.u.z };

@@ -554,7 +554,7 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
     const fix16_t t[3] = { b_in_a->p.x, b_in_a->p.y, b_in_a->p.z };
     const qp_q30 (*R)[3] = b_in_a->r.m;
     const int64_t lim = (int64_t)margin * QP__W_ONE;
-    if (qp_v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
+    if (qp__v3_max_abs(b_in_a->p) > QP__BOX_FAR) return 0;
 
 
     /* A's faces. */

@@ -119,12 +119,6 @@ void qp__contact_graph(qp_world *w)
 }
 
 /* The lower body of a contact in the graph (-1 when both share a level). */
-int qp__contact_lower(const qp_world *w, const qp_contact *c)
-{
-    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
-    return la < lb ? c->a : lb < la ? c->b : -1;
-}
-
 static void compute_loads(qp_world *w)
 {
     for (int i = 1; i <= w->body_high; i++) {
@@ -147,8 +141,3 @@ static void compute_loads(qp_world *w)
     }
 }
 
-int qp__contact_level(const qp_world *w, const qp_contact *c)
-{
-    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
-    return la > lb ? la : lb;
-}

@@ -6,6 +6,7 @@
  * both raise a flag the user can read, never a silent overflow.
  */
 #include "world_internal.h"
+#include "math_inline.h"
 
 /* Scale v down to length max (> 0) when it is longer; 1 if it was. The length is taken in
  * 64 bits, rounded up, and each component is scaled with truncation toward zero, so the
@@ -38,8 +39,8 @@ void qp__apply_forces(qp_world *w)
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
-        qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
-        b->v = qp_v3_mad(b->v, accel, dt);
+        qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
+        b->v = qp__v3_mad(b->v, accel, dt);
         if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
             /* No torque: what the general form gives (w + 0 * dt, saturated), without the
              * world inertia and its product (as qp__predicted_velocity). */
@@ -47,7 +48,7 @@ void qp__apply_forces(qp_world *w)
             continue;
         }
         qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-        b->w = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
     }
 }
 
@@ -56,10 +57,10 @@ void qp__apply_forces(qp_world *w)
 static bool advance(qp_world *w, int i, qp_vec3 v, qp_vec3 omega, fix16_t dt)
 {
     qp_body_state *b = &w->bodies[i];
-    b->x = qp_v3_mad(b->x, v, dt);
+    b->x = qp__v3_mad(b->x, v, dt);
     b->q = qp_quat_integrate(b->q, omega, dt);
     qp__body_sync(b);
-    if (qp_v3_max_abs(b->x) <= w->def.bounds) return false;
+    if (qp__v3_max_abs(b->x) <= w->def.bounds) return false;
     b->state |= QP_STATE_FROZEN;
     b->flags |= QP_FLAG_OUT_OF_BOUNDS;
     b->v = b->w = qp_v3_zero();
@@ -93,7 +94,7 @@ void qp__integrate(qp_world *w)
         qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
         /* Still: what moves it now (split impulse included) would take it about a
          * hundredth of a unit a step; the next narrow phase may keep its manifolds. */
-        bool still = qp_v3_max_abs(v) <= QP_STILL_SPEED && qp_v3_max_abs(omega) <= QP_STILL_SPEED;
+        bool still = qp__v3_max_abs(v) <= QP_STILL_SPEED && qp__v3_max_abs(omega) <= QP_STILL_SPEED;
         b->state = (uint16_t)(still ? b->state | QP_STATE_STILL : b->state & ~QP_STATE_STILL);
         if (advance(w, i, v, omega, dt)) update_boxes(w, i);
     }

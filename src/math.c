@@ -258,12 +258,7 @@ qp_vec3 qp_v3_scale(qp_vec3 a, fix16_t s)
 
 qp_vec3 qp_v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
 {
-    const int64_t h = (int64_t)1 << 15;
-    /* b = 0 (no force: gravity alone, at every body and every pair it is in): a, saturated. */
-    if ((b.x | b.y | b.z) == 0) return qp_v3(qp__sat32(a.x), qp__sat32(a.y), qp__sat32(a.z));
-    return qp_v3(qp_sat32((((int64_t)a.x * 65536) + (int64_t)b.x * s + h) >> 16),
-                 qp_sat32((((int64_t)a.y * 65536) + (int64_t)b.y * s + h) >> 16),
-                 qp_sat32((((int64_t)a.z * 65536) + (int64_t)b.z * s + h) >> 16));
+    return qp__v3_mad(a, b, s);
 }
 
 qp_vec3 qp_v3_scale_q30(qp_vec3 a, qp_q30 u)
@@ -362,28 +357,14 @@ qp_vec3 qp_v3_max(qp_vec3 a, qp_vec3 b)
     return qp_v3(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
 }
 
-static fix16_t abs_sat(fix16_t v)
-{
-#if QP__BRANCH_FREE   /* the sign of a component is a coin toss: negate by a mask */
-    int64_t s = v >> 31, a = ((int64_t)v ^ s) - s;   /* |v|, exact in 64 bits */
-    return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
-#else
-    return v < 0 ? qp_sat32(-(int64_t)v) : v;
-#endif
-}
-
 qp_vec3 qp_v3_abs(qp_vec3 a)
 {
-    return qp_v3(abs_sat(a.x), abs_sat(a.y), abs_sat(a.z));
+    return qp_v3(qp__abs_sat(a.x), qp__abs_sat(a.y), qp__abs_sat(a.z));
 }
 
 fix16_t qp_v3_max_abs(qp_vec3 a)
 {
-    fix16_t m = abs_sat(a.x);
-    fix16_t y = abs_sat(a.y), z = abs_sat(a.z);
-    if (y > m) m = y;
-    if (z > m) m = z;
-    return m;
+    return qp__v3_max_abs(a);
 }
 
 fix16_t qp_v3_dot_q30(qp_vec3 a, qp_vec3 u)

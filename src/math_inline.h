@@ -7,6 +7,7 @@
 #define QPHYS_MATH_INLINE_H
 
 #include "qphys/math.h"
+#include "compiler.h"
 
 /* QP__NARROW(x): on a 32-bit Arm, makes the compiler forget where the int32 x came from.
  * Saturated from an int64, x kept its 64-bit form there, and every later (int64_t)x * y
@@ -188,6 +189,38 @@ static inline qp_vec3 qp__v3_cross(qp_vec3 a, qp_vec3 b)
 }
 
 /* qp_v3_add, qp_v3_sub */
+/* |v| saturated (qp_v3_abs's components) */
+static inline fix16_t qp__abs_sat(fix16_t v)
+{
+#if QP__BRANCH_FREE   /* the sign of a component is a coin toss: negate by a mask */
+    int64_t s = v >> 31, a = ((int64_t)v ^ s) - s;   /* |v|, exact in 64 bits */
+    return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
+#else
+    return v < 0 ? qp__sat32(-(int64_t)v) : v;
+#endif
+}
+
+/* qp_v3_max_abs (integration checks it for every body, the narrow phase for every pair) */
+static inline fix16_t qp__v3_max_abs(qp_vec3 a)
+{
+    fix16_t m = qp__abs_sat(a.x);
+    fix16_t y = qp__abs_sat(a.y), z = qp__abs_sat(a.z);
+    if (y > m) m = y;
+    if (z > m) m = z;
+    return m;
+}
+
+/* qp_v3_mad: a + b s, each component one rounding (prediction and integration, every body) */
+static inline qp_vec3 qp__v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
+{
+    const int64_t h = (int64_t)1 << 15;
+    /* b = 0 (no force: gravity alone, at every body and every pair it is in): a, saturated. */
+    if ((b.x | b.y | b.z) == 0) return qp_v3(qp__sat32(a.x), qp__sat32(a.y), qp__sat32(a.z));
+    return qp_v3(qp__sat32((((int64_t)a.x * 65536) + (int64_t)b.x * s + h) >> 16),
+                 qp__sat32((((int64_t)a.y * 65536) + (int64_t)b.y * s + h) >> 16),
+                 qp__sat32((((int64_t)a.z * 65536) + (int64_t)b.z * s + h) >> 16));
+}
+
 static inline qp_vec3 qp__v3_add(qp_vec3 a, qp_vec3 b)
 {
     return qp_v3(qp__sat32((int64_t)a.x + b.x), qp__sat32((int64_t)a.y + b.y), qp__sat32((int64_t)a.z + b.z));

@@ -315,7 +315,7 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
         qp_vec3 step = v3_sub(c->ca, qp__rot3_mul_v3(at->ra, old->anchor_a));   /* world */
         c->anchor_b = v3_add(old->anchor_b, qp_rot3_tmul_v3(at->rb, step));
         fix16_t rolling = w->def.sleep_center_size / w->def.sleep_steps;
-        if (qp_v3_max_abs(step) > (rolling > 4 ? rolling : 4)) c->flags |= QP_CONTACT_CHANGED;
+        if (qp__v3_max_abs(step) > (rolling > 4 ? rolling : 4)) c->flags |= QP_CONTACT_CHANGED;
         return;
     }
     c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);

@@ -17,8 +17,8 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
         return;
     }
     fix16_t dt = w->def.dt;
-    qp_vec3 accel = qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
-    *v = qp_v3_mad(b->v, accel, dt);
+    qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
+    *v = qp__v3_mad(b->v, accel, dt);
     if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
         /* What the general form gives without a torque (the inertia times zero is zero,
          * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
@@ -27,7 +27,7 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
         return;
     }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-    *omega = qp_v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+    *omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
 
 static fix16_t body_core(const qp_world *w, const qp_body_state *b)
@@ -64,7 +64,7 @@ void qp__predict(qp_world *w)
         qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
-            w->pred.x[i] = qp_v3_mad(b->x, b->v, dt);
+            w->pred.x[i] = qp__v3_mad(b->x, b->v, dt);
             w->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
             predicted_aabbs(w, i);
             continue;
@@ -79,13 +79,13 @@ void qp__predict(qp_world *w)
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
-        w->pred.x[i] = qp_v3_mad(b->x, v, dt);
+        w->pred.x[i] = qp__v3_mad(b->x, v, dt);
         w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
         predicted_aabbs(w, i);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */
-        if (qp_v3_max_abs(qp_v3_sub(w->pred.x[i], b->x)) > body_core(w, b) / 4) {
+        if (qp__v3_max_abs(qp_v3_sub(w->pred.x[i], b->x)) > body_core(w, b) / 4) {
             qp_rot3 r0 = qp__body_rot(b);
             qp__body_sweep_aabbs(w, i, &b->x, &r0);
         }

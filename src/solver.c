@@ -178,11 +178,9 @@ static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, 
  * saturating. Both sides' inverse masses sum to 2^(shift + 1) kg^-1 or more
  * (qp__impulse_shift), so k / 2^shift keeps 17 whole bits or more; a pass that pins the
  * light side sums the heavy side alone, whose small k is inverted first and then scaled. */
-#if QP_CFG_LOW_RAM   /* forced inline there: low-RAM finds masses at every visit (a call per mass) */
+/* Forced inline (low-RAM finds masses at every visit, the default every row of every
+ * contact each step: a call per mass). */
 #define QP__MASS_INLINE QP__ROWS_INLINE
-#else
-#define QP__MASS_INLINE
-#endif
 static QP__MASS_INLINE fix16_t scaled_inverse_of(int64_t k, int shift)
 {
     if (shift == 0) return inverse_of(k);
@@ -640,17 +638,6 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
 }
 #endif
 
-static bool round_shape(const qp_world *w, int body, int slot)
-{
-    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
-    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
-}
-
-bool qp__contact_round(const qp_world *w, const qp_contact *c)
-{
-    return round_shape(w, c->a, c->sa) || round_shape(w, c->b, c->sb);
-}
-
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2])
 {
@@ -708,22 +695,14 @@ static QP__NOINLINE void fill_full(const qp_world *w, const qp_contact *c, qp_co
 }
 #endif
 
+#if QP_CFG_LOW_RAM   /* the default layout's are inline (solver.h) */
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
 {
-#if !QP_CFG_LOW_RAM
-    (void)scratch;
-    return &w->rows[c - w->contacts];
-#else
     return qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_RESTITUTION, qp__movable(w, c));
-#endif
 }
 
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need, int move)
 {
-#if !QP_CFG_LOW_RAM
-    (void)scratch, (void)need, (void)move;
-    return &w->rows[c - w->contacts];
-#else
     /* A sweep's last contact is the next sweep's first, and a shock level of one contact
      * is swept again and again: nothing the rows are made of changes within a pass. */
     /* ...and a visit that needs fewer rows (the shock pass's without friction) takes them
@@ -739,8 +718,8 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     scratch->rows_of = c;
     scratch->rows_key = key;
     return scratch;
-#endif
 }
+#endif
 
 void qp__prepare_contacts(qp_world *w)
 {

@@ -98,7 +98,15 @@ static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 /* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)
  * computed into *scratch. Valid from qp__prepare_contacts to the end of the
  * penetration pass. */
+#if QP_CFG_LOW_RAM
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
+#else   /* the world's copy: inline, for the passes ask it at every visit */
+static inline const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
+{
+    (void)scratch;
+    return &w->rows[c - w->contacts];
+}
+#endif
 /* The same, for a visit that reads only the rows in need, with the sides in move
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
  * the effective masses mn, mt are for the sides in move; a pass that pins a side reads
@@ -136,8 +144,17 @@ static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 #endif
 }
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
+#if QP_CFG_LOW_RAM
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
                                     int move);
+#else
+static inline const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch,
+                                                  unsigned need, int move)
+{
+    (void)need, (void)move;
+    return qp__rows(w, c, scratch);
+}
+#endif
 /* Low-RAM: keep the effective masses of rows r (built for qp__movable's sides) in
  * contact c's shock and split-impulse scratch (jp, st1..stw: seven numbers, which nothing
  * reads from the warm start to the shock pass's start, which sets them), for the contact

@@ -218,8 +218,17 @@ int qp__deep_sides(qp_world *w, const qp_contact *c, int move);
 
 /* Helpers shared by stages. */
 /* A round shape (sphere, capsule) touches in c: only such a contact holds static
- * friction anchors (narrow_phase.c, penetration.c), so only its drift is found (solver.c). */
-bool qp__contact_round(const qp_world *w, const qp_contact *c);
+ * friction anchors (narrow_phase.c, penetration.c), so only its drift is found (solver.c).
+ * Inline: three stages ask it of every contact every step. */
+static inline bool qp__shape_round(const qp_world *w, int body, int slot)
+{
+    qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
+    return t == QP_SHAPE_SPHERE || t == QP_SHAPE_CAPSULE;
+}
+static inline bool qp__contact_round(const qp_world *w, const qp_contact *c)
+{
+    return qp__shape_round(w, c->a, c->sa) || qp__shape_round(w, c->b, c->sb);
+}
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
@@ -247,8 +256,18 @@ typedef struct {
 } qp__contact_spans;
 void qp__wake_body_among(qp_world *w, int body, const qp__contact_spans *spans);
 void qp__wake_touching(qp_world *w, int body); /* wake every sleeper in contact with body (kinematic moved) */
-int qp__contact_level(const qp_world *w, const qp_contact *c); /* higher level of its bodies */
-int qp__contact_lower(const qp_world *w, const qp_contact *c); /* lower body, -1 if level */
+/* The higher level of c's bodies; its lower body, -1 if both are on one level (inline: the
+ * shock pass asks them at every visit). */
+static inline int qp__contact_level(const qp_world *w, const qp_contact *c)
+{
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    return la > lb ? la : lb;
+}
+static inline int qp__contact_lower(const qp_world *w, const qp_contact *c)
+{
+    int la = w->bodies[c->a].level, lb = w->bodies[c->b].level;
+    return la < lb ? c->a : lb < la ? c->b : -1;
+}
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
