@@ -27,9 +27,9 @@
  * there, on the stack: four sets make this pass the deepest path on the micro:bit, 2 996
  * bytes of the 3 040 tools/test-stack.sh allows (three: a hinge's path was the deepest,
  * 2 864). Since the pass starts every contact from the contact pass's totals, it builds
- * friction rows at more visits, and the fourth set keeps the low-RAM layout within 1.5x
- * of the default (pyramid20 1.4972x; 1.5025x with three). The default layout keeps every
- * contact's rows and uses none of these. */
+ * friction rows at more visits, and the fourth set kept the low-RAM layout within 1.5x
+ * of the default (pyramid20 1.4972x at b430885, 1.5025x with three). The default layout
+ * keeps every contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM
 #define SHOCK_ROWS_KEPT 4
 #else
