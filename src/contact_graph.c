@@ -118,7 +118,6 @@ void qp__contact_graph(qp_world *w)
     compute_loads(w);
 }
 
-/* The lower body of a contact in the graph (-1 when both share a level). */
 static void compute_loads(qp_world *w)
 {
     for (int i = 1; i <= w->body_high; i++) {
@@ -140,4 +139,3 @@ static void compute_loads(qp_world *w)
         down->load = qp_sat32((int64_t)down->load + up->load / up->supports);
     }
 }
-

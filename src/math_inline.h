@@ -188,7 +188,6 @@ static inline qp_vec3 qp__v3_cross(qp_vec3 a, qp_vec3 b)
                  qp__sat32(qp__shift_round64((int64_t)a.x * b.y - (int64_t)a.y * b.x, 16)));
 }
 
-/* qp_v3_add, qp_v3_sub */
 /* |v| saturated (qp_v3_abs's components) */
 static inline fix16_t qp__abs_sat(fix16_t v)
 {
@@ -221,6 +220,7 @@ static inline qp_vec3 qp__v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
                  qp__sat32((((int64_t)a.z * 65536) + (int64_t)b.z * s + h) >> 16));
 }
 
+/* qp_v3_add, qp_v3_sub */
 static inline qp_vec3 qp__v3_add(qp_vec3 a, qp_vec3 b)
 {
     return qp_v3(qp__sat32((int64_t)a.x + b.x), qp__sat32((int64_t)a.y + b.y), qp__sat32((int64_t)a.z + b.z));
