@@ -23,14 +23,16 @@
 /* Low-RAM: the rows of the last four contacts visited, each kept for a visit to the same
  * contact (QP_ROWS_MEMO). A level's sweeps turn round at its ends, so the contacts visited
  * last are the next ones visited first: with one set, only the very last was found again
- * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Rows are a pass's scratch
- * there, on the stack: four sets make this pass the deepest path on the micro:bit, 2 996
- * bytes of the 3 040 tools/test-stack.sh allows (three: a hinge's path was the deepest,
- * 2 864). Since the pass starts every contact from the contact pass's totals, it builds
- * friction rows at more visits, and the fourth set kept the low-RAM layout within 1.5x
- * of the default (pyramid20 1.4972x at b430885, 1.5025x with three). The default layout
- * keeps every contact's rows and uses none of these. */
-#if QP_CFG_LOW_RAM
+ * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Since the pass starts every
+ * contact from the contact pass's totals, it builds friction rows at more visits, and the
+ * fourth set kept the low-RAM layout within 1.5x of the default (pyramid20 1.4972x at
+ * b430885, 1.5025x with three). Rows are a pass's scratch there, on the stack: on the
+ * micro:bit's Cortex-M0 four sets made this pass the deepest path, 2 996 bytes of the
+ * 3 040 tools/test-stack.sh allows, so it keeps three (a hinge's path is the deepest
+ * there, 2 864). The default layout keeps every contact's rows and uses none of these. */
+#if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
+#define SHOCK_ROWS_KEPT 3
+#elif QP_CFG_LOW_RAM
 #define SHOCK_ROWS_KEPT 4
 #else
 #define SHOCK_ROWS_KEPT 1
