@@ -10,7 +10,6 @@
  */
 #include "qphys/math.h"
 #include "bench_count.h"
-#include "compiler.h"
 #include "math_inline.h"
 
 #if QP_BENCH_COUNT
