@@ -319,12 +319,12 @@ int main(void)
      * counted, as one more contact makes it larger than the poses at some count). */
     const qp_world *wp = &world;
     uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
-                        (sizeof wp->pseudo_v[0] > sizeof wp->pred.x[0] + sizeof wp->pred.q[0]
-                             ? sizeof wp->pseudo_v[0] : sizeof wp->pred.x[0] + sizeof wp->pred.q[0]);
+                        (sizeof wp->split.pseudo_v[0] > sizeof wp->pred.x[0] + sizeof wp->pred.q[0]
+                             ? sizeof wp->split.pseudo_v[0] : sizeof wp->pred.x[0] + sizeof wp->pred.q[0]);
     uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0] +
                            sizeof wp->passes.quiet_at[0];
 #if !QP_CFG_LOW_RAM
-    per_contact += sizeof wp->rows[0];
+    per_contact += sizeof wp->rows[0] + sizeof wp->passes.sweep[0];
 #else
     per_contact += sizeof wp->passes.tangent[0];
 #endif

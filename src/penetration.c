@@ -62,33 +62,56 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
     return any;
 }
 
-/* One sweep over one contact: its points' split impulses, then its anchors. Out
- * of line, so that its rows (on the stack with QP_CFG_LOW_RAM) are not in the
- * pass's frame while the joints' drift is solved (the micro:bit's stack). */
-static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
+/* What a visit to a contact does: the sides it moves, pinned or not, and the rows it
+ * needs (points past the slop, anchors to hold). Set by the positions, the flags and the
+ * contact graph, none of which the pass changes: a contact with nothing to do at the
+ * first sweep has nothing at any (a point within the slop takes no impulse, so its
+ * total stays 0). */
+typedef struct {
+    int move, pin;
+    bool pinned, light_below, anchors;
+    unsigned need;
+} qp_split_visit;
+
+/* False when a visit would do nothing. */
+static bool plan_visit(qp_world *w, const qp_contact *c, qp_split_visit *s)
 {
     int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) | (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
     /* A lighter body under a heavier one (across contact-graph levels) is
      * pinned, as in the shock pass: between unequal masses a split impulse
      * moves the light body almost all the way, into what holds it (a 1 kg box
      * a car presses against a wall, a light cube under a heavy one). */
-    int pin = qp__shock_movable(w, c);
+    s->pin = qp__shock_movable(w, c);
     int lower = qp__contact_lower(w, c);
-    bool light_below = lower >= 0 && w->bodies[lower].inv_mass > w->bodies[lower == c->a ? c->b : c->a].inv_mass;
-    if (light_below) move &= pin;
+    s->light_below = lower >= 0 && w->bodies[lower].inv_mass > w->bodies[lower == c->a ? c->b : c->a].inv_mass;
+    if (s->light_below) move &= s->pin;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;
     if (!(move = qp__deep_sides(w, c, move))) return false;   /* not into static geometry (overlap.c) */
-    bool pinned = move != qp__movable(w, c);
+    s->move = move;
+    s->pinned = move != qp__movable(w, c);
+    /* Only the rows this visit uses (low-RAM builds them at every visit). */
+    s->need = 0;
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth > w->def.slop || c->p[k].jp != 0) s->need |= QP_ROWS_POINT(k);
+    /* Anchors pull back with both sides moving, or the light one pinned (not
+     * against a sleeper: it does not move, and its contact's masses are not kept). */
+    s->anchors = (!s->pinned || (s->light_below && move == s->pin)) && anchored(w, c);
+    if (s->anchors) s->need |= QP_ROWS_TANGENTS;
+    return s->need != 0;
+}
+
+/* One sweep over one contact: its points' split impulses, then its anchors. Out
+ * of line, so that its rows (on the stack with QP_CFG_LOW_RAM) are not in the
+ * pass's frame while the joints' drift is solved (the micro:bit's stack). */
+static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
+{
+    qp_split_visit s;
+    if (!plan_visit(w, c, &s)) return false;
+    const int move = s.move, pin = s.pin;
+    const bool pinned = s.pinned;
+    const unsigned need = s.need;
     bool any = false;
     fix16_t dt = w->def.dt;
-    /* Only the rows this visit uses (low-RAM builds them at every visit; most
-     * visits use none). */
-    unsigned need = 0;
-    for (int k = 0; k < c->count; k++)
-        if (c->p[k].depth > w->def.slop || c->p[k].jp != 0) need |= QP_ROWS_POINT(k);
-    bool anchors = (!pinned || (light_below && move == pin)) && anchored(w, c);
-    if (anchors) need |= QP_ROWS_TANGENTS;
-    if (!need) return false;
     qp_vel_ref v = qp__pseudo_vel_ref(w, c);
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows_for(w, c, &scratch, need, move);
@@ -111,9 +134,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
         any |= total != p->jp;
         p->jp = total;
     }
-    /* Anchors pull back with both sides moving, or the light one pinned (not
-     * against a sleeper: it does not move, and its contact's masses are not kept). */
-    if (anchors) any |= hold_anchors(w, c, r, move, pinned);
+    if (s.anchors) any |= hold_anchors(w, c, r, move, pinned);
     return any;
 }
 
@@ -123,11 +144,18 @@ void qp__penetration(qp_world *w)
     w->passes_kept = 0;   /* its memory becomes the pseudo-velocities */
 #endif
     for (int i = 0; i <= w->body_high; i++)
-        for (int k = 0; k < 6; k++) w->pseudo_v[i][k] = 0;
+        for (int k = 0; k < 6; k++) w->split.pseudo_v[i][k] = 0;
+    /* The sweeps visit only the contacts with something to do (a resting pile's sweeps
+     * walked all of them for a few: rain512 at rest, four sweeps over 951 for 400). */
+    int n = 0;
+    for (int o = 0; o < w->contact_count; o++) {
+        qp_split_visit s;
+        if (plan_visit(w, &w->contacts[w->order[o]], &s)) w->split.visit[n++] = w->order[o];
+    }
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
         QP__COUNT(pen_sweeps, 1);
-        for (int o = 0; o < w->contact_count; o++) any |= separate(w, &w->contacts[w->order[o]]);
+        for (int o = 0; o < n; o++) any |= separate(w, &w->contacts[w->split.visit[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;

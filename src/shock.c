@@ -204,52 +204,104 @@ static bool settles(uint32_t most, uint32_t before, int sweep, bool quiet)
     return most == 0 || (most >= before && (most <= QP_SHOCK_NOISE_UNITS || (quiet && sweep >= 1)));
 }
 
-/* The bodies of contact c that this pass moves, in sides (0 for a side it pins). */
-static void moving_sides(const qp_world *w, const qp_contact *c, int sides[2])
+/* A level's contacts are order[start..end), walked by their index o from start. The
+ * default layout lists those with a side this pass moves in w->passes.sweep, each with its
+ * sides and, once parts_start found it, its part: the level's setup and its sweeps read
+ * each contact's bodies once, not at every walk (a resting pile's sweeps visit a few of
+ * them; rain512 at rest: 25 sweeps over 951 contacts for 2 500 visits), and a settled
+ * part's contacts are dropped after each sweep. Low-RAM, which has no room for the list,
+ * walks the level and finds them again (the same visits). */
+
+/* Lists the level that starts at order[start]; returns its end, and in *n how many of its
+ * contacts the walks below take. */
+static int level_start(qp_world *w, int start, int *n)
 {
-    int move = qp__shock_movable(w, c);
+    int level = qp__contact_level(w, &w->contacts[w->order[start]]);
+    int end = start;
+#if QP_CFG_LOW_RAM
+    while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+    *n = end - start;
+#else
+    int listed = 0;
+    for (; end < w->contact_count; end++) {
+        const qp_contact *c = &w->contacts[w->order[end]];
+        if (qp__contact_level(w, c) != level) break;
+        int move = qp__shock_movable(w, c);
+        if (!move) continue;
+        qp_sweep_item *it = &w->passes.sweep[listed++];
+        it->contact = w->order[end];
+        it->move = (uint16_t)move;
+        it->group = 1;   /* a whole level's one part, until parts_start */
+    }
+    *n = listed;
+#endif
+    return end;
+}
+
+/* The level's o-th contact and the sides this pass moves in it (0: none). */
+static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move)
+{
+#if QP_CFG_LOW_RAM
+    qp_contact *c = &w->contacts[w->order[start + o]];
+    *move = qp__shock_movable(w, c);
+#else
+    (void)start;
+    qp_contact *c = &w->contacts[w->passes.sweep[o].contact];
+    *move = w->passes.sweep[o].move;
+#endif
+    return c;
+}
+
+/* The bodies of contact c that this pass moves (move), in sides (0 for a side it pins). */
+static void moving_sides(const qp_contact *c, int move, int sides[2])
+{
     sides[0] = move & QP_MOVE_A ? c->a : 0;
     sides[1] = move & QP_MOVE_B ? c->b : 0;
 }
 
-/* The level's parts and their records; returns how many there are, and in *redundant
- * whether the last one counted (the only one, for a level of one part) is redundant. */
-static int parts_start(qp_world *w, int start, int end, bool *redundant)
+/* The parts of the level's n contacts and their records; returns how many there are, and
+ * in *redundant whether the last one counted (the only one, for a level of one part) is
+ * redundant. */
+static int parts_start(qp_world *w, int start, int n, bool *redundant)
 {
-    int sides[2];
+    int sides[2], move;
     /* Each moving body its own root, and the level's contacts on it counted (up to 2) in its
      * queue entry while the parts are joined. */
-    for (int o = start; o < end; o++) {
-        moving_sides(w, &w->contacts[w->order[o]], sides);
+    for (int o = 0; o < n; o++) {
+        const qp_contact *c = level_contact(w, start, o, &move);
+        moving_sides(c, move, sides);
         for (int s = 0; s < 2; s++) {
             if (!sides[s]) continue;
             w->bodies[sides[s]].island = (uint16_t)sides[s];
             w->queue[sides[s]] = 0;
         }
     }
-    for (int o = start; o < end; o++) {
-        const qp_contact *c = &w->contacts[w->order[o]];
-        moving_sides(w, c, sides);
+    for (int o = 0; o < n; o++) {
+        const qp_contact *c = level_contact(w, start, o, &move);
+        moving_sides(c, move, sides);
         for (int s = 0; s < 2; s++)
             if (sides[s] && w->queue[sides[s]] < 2) w->queue[sides[s]]++;
         if (sides[0] && sides[1]) qp__island_join(w, c->a, c->b);
     }
     /* A body held by two of the level's contacts makes its part redundant (the flag on the
      * root, above the counts' bits). */
-    for (int o = start; o < end; o++) {
-        moving_sides(w, &w->contacts[w->order[o]], sides);
+    for (int o = 0; o < n; o++) {
+        const qp_contact *c = level_contact(w, start, o, &move);
+        moving_sides(c, move, sides);
         for (int s = 0; s < 2; s++)
             if (sides[s] && (w->queue[sides[s]] & 3u) >= 2) w->queue[qp__island_find(w, sides[s])] |= PART_REDUNDANT;
     }
     /* Every moving body straight at its root, for the visits; the roots counted once, each
      * record started: sweep 0 open, none changed yet, and as the one before, "none yet". */
     int parts = 0;
-    for (int o = start; o < end; o++) {
-        const qp_contact *c = &w->contacts[w->order[o]];
-        int move = qp__shock_movable(w, c);
+    for (int o = 0; o < n; o++) {
+        const qp_contact *c = level_contact(w, start, o, &move);
         if (!move) continue;
         int root = qp__island_find(w, moving_side(c, move));
         w->bodies[moving_side(c, move)].island = (uint16_t)root;
+#if !QP_CFG_LOW_RAM
+        w->passes.sweep[o].group = (uint16_t)root;
+#endif
         uint32_t rec = w->queue[root];
         if (rec & PART_COUNTED) continue;
         *redundant = (rec & PART_REDUNDANT) != 0;
@@ -259,11 +311,10 @@ static int parts_start(qp_world *w, int start, int end, bool *redundant)
     return parts;
 }
 
-/* The part of a contact that moves (move != 0), if it takes sweep it: its record opened for
- * this sweep (the sweep before's closed); 0 once settled. */
-static int part_open(qp_world *w, const qp_contact *c, int move, int it)
+/* A part, if it takes sweep it: its record opened for this sweep (the sweep before's
+ * closed); 0 once settled. */
+static int part_open(qp_world *w, int part, int it)
 {
-    int part = w->bodies[moving_side(c, move)].island;
     uint32_t rec = w->queue[part];
     if (rec & PART_SETTLED) return 0;
     if ((int)(rec >> PART_SWEEP_SHIFT & 0xFu) != it) {
@@ -283,6 +334,34 @@ static void part_note(qp_world *w, int part, uint32_t most, bool loud)
     uint32_t rec = w->queue[part], units = change_units(most);
     if (units > (rec >> PART_MOST_SHIFT & 0xFu))
         w->queue[part] = (uint16_t)((rec & ~(0xFu << PART_MOST_SHIFT)) | units << PART_MOST_SHIFT);
+}
+
+/* The level's o-th contact for a sweep, the sides this pass moves, and its part (0 for
+ * none; 1 for a whole level). */
+static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, int *move, int *part)
+{
+    qp_contact *c = level_contact(w, start, o, move);
+#if QP_CFG_LOW_RAM
+    *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
+#else
+    *part = whole ? 1 : w->passes.sweep[o].group;
+#endif
+    return c;
+}
+
+/* After a sweep of a level of parts: the n contacts left without those of the parts that
+ * settled. */
+static int level_drop_settled(qp_world *w, int n)
+{
+#if QP_CFG_LOW_RAM
+    (void)w;
+    return n;
+#else
+    int kept = 0;
+    for (int o = 0; o < n; o++)
+        if (!(w->queue[w->passes.sweep[o].group] & PART_SETTLED)) w->passes.sweep[kept++] = w->passes.sweep[o];
+    return kept;
+#endif
 }
 
 /* Mark (or unmark) every body a live joint holds, for qp__shock's start. */
@@ -331,25 +410,24 @@ void qp__shock(qp_world *w)
     shock_rows_start(&kept);
     int start = 0;
     while (start < w->contact_count) {
-        int level = qp__contact_level(w, &w->contacts[w->order[start]]);
-        int end = start;
-        while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+        int n;
+        int end = level_start(w, start, &n);
         QP__COUNT(shock_levels, 1);
         /* One part (a stack's level, a pyramid's row): the level is the part, its rule kept
          * here without records. */
         bool redundant = false;   /* whole: its one part's */
-        const bool whole = end - start == 1 || parts_start(w, start, end, &redundant) <= 1;
+        const bool whole = end - start == 1 || parts_start(w, start, n, &redundant) <= 1;
         uint32_t before = CHANGE_UNITS_MAX;   /* whole: the sweep before's largest change */
         for (int it = 0; it < w->def.shock_iterations; it++) {
             bool loose = false;   /* a part took this sweep */
             uint32_t most = 0;    /* the largest change of the sweep, all parts */
             bool loud = false;    /* whole: a normal total changed by more than the noise */
-            for (int o = start; o < end; o++) {
+            for (int o = 0; o < n; o++) {
                 /* Alternate directions, as the contact pass does. */
                 bool reverse = (it & 1) != 0;
-                qp_contact *c = &w->contacts[w->order[reverse ? start + end - 1 - o : o]];
-                int move = qp__shock_movable(w, c);
-                int part = !move ? 0 : whole ? 1 : part_open(w, c, move, it);
+                int move, part;
+                qp_contact *c = level_item(w, start, reverse ? n - 1 - o : o, whole, &move, &part);
+                if (part && !whole) part = part_open(w, part, it);
                 if (!part) continue;
                 loose = true;
                 bool m_loud = false;
@@ -363,6 +441,7 @@ void qp__shock(qp_world *w)
             if (most == 0) break;   /* ...or every part settles now: no need to look again */
             if (whole && settles(change_units(most), before, it, redundant && !loud)) break;
             before = change_units(most);
+            if (!whole) n = level_drop_settled(w, n);
         }
         start = end;
     }

@@ -259,6 +259,43 @@ static bool islands_sweep_end(qp_world *w)
     return any;
 }
 
+/* The sweeps' contacts (qp__sweep_start) with their islands: the default layout lists the
+ * islands beside them, and drops a settled island's contacts after each sweep. */
+static int sweep_start(qp_world *w)
+{
+    int n = qp__sweep_start(w);
+#if !QP_CFG_LOW_RAM
+    for (int o = 0; o < n; o++) w->passes.sweep[o].group = (uint16_t)island_of(w, qp__sweep_contact(w, o));
+#endif
+    return n;
+}
+
+/* The o-th contact of the sweeps and its island. */
+static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
+{
+    qp_contact *c = qp__sweep_contact(w, o);
+#if QP_CFG_LOW_RAM
+    *island = island_of(w, c);
+#else
+    *island = w->passes.sweep[o].group;
+#endif
+    return c;
+}
+
+/* After a sweep: the n contacts left without those of the islands that settled. */
+static int sweep_drop_settled(qp_world *w, int n)
+{
+#if QP_CFG_LOW_RAM
+    (void)w;
+    return n;
+#else
+    int kept = 0;
+    for (int o = 0; o < n; o++)
+        if (!(w->bodies[w->passes.sweep[o].group].state & ISLAND_SETTLED)) w->passes.sweep[kept++] = w->passes.sweep[o];
+    return kept;
+#endif
+}
+
 static void islands_end(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++)
@@ -276,6 +313,7 @@ void qp__solve_contacts(qp_world *w)
     qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
     qp__rows_memo_start(&scratch);
     int joined = islands_start(w);
+    int n = sweep_start(w);
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -292,10 +330,9 @@ void qp__solve_contacts(qp_world *w)
             if (qp__solve_joints(w, !up)) w->bodies[joined].state |= ISLAND_LOOSE;
             quiet_joints(w, &q);
         }
-        for (int o = 0; o < w->contact_count; o++) {
-            int idx = up ? o : w->contact_count - 1 - o;
-            qp_contact *c = &w->contacts[w->order[idx]];
-            int island = island_of(w, c);
+        for (int o = 0; o < n; o++) {
+            int island;
+            qp_contact *c = sweep_item(w, up ? o : n - 1 - o, &island);
             if (w->bodies[island].state & ISLAND_SETTLED) continue;
             if (solve_contact(w, c, push, rest, !up, &q, &scratch)) w->bodies[island].state |= ISLAND_LOOSE;
         }
@@ -309,6 +346,7 @@ void qp__solve_contacts(qp_world *w)
          * its last (its visits set the sliding flags). A last sweep with the whole push after
          * it changed the same few units again (measured: the same stacks, piles, columns). */
         if (!islands_sweep_end(w)) break;
+        n = sweep_drop_settled(w, n);
     }
     islands_end(w);
 }

@@ -209,6 +209,12 @@ typedef struct {
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
 } qp_joint;
 
+/* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
+ * moving side, and (shock pass) the sides that move. */
+typedef struct {
+    uint16_t contact, group, move;
+} qp_sweep_item;
+
 /* Scratch of the velocity passes, from the collision pass to the shock pass: a
  * named type, so that the public header stays standard C++ (no anonymous type in
  * the anonymous union below). */
@@ -229,7 +235,22 @@ typedef struct {
      * contact was last visited to no effect (0: never; low bit: it was sliding). */
     uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
     uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
+#if !QP_CFG_LOW_RAM
+    /* The contacts a pass's sweeps still visit, in their order, each with the island
+     * or part it settles with (solve_contacts.c, shock.c): the sweeps walk this list,
+     * which drops what settled, instead of every contact. Low-RAM walks every contact
+     * (the same visits): this would grow the world by four bytes a contact. */
+    qp_sweep_item sweep[QP_CFG_MAX_CONTACTS];
+#endif
 } qp_pass_scratch;
+
+/* Scratch of the penetration pass and the position update: a named type, as above. */
+typedef struct {
+    fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6];   /* split-impulse velocities */
+    /* The contacts the pass's sweeps visit, in contact-graph order: those with a point
+     * past the slop or anchors to hold, and a side to move (penetration.c). */
+    uint16_t visit[QP_CFG_MAX_CONTACTS];
+} qp_split_scratch;
 
 /* A joint's solver rows for one step: functions of its bodies' poses, masses
  * and inertia, which the velocity passes do not change (src/solve_joints.c). */
@@ -274,7 +295,7 @@ struct qp_world {
      * and the position update: they can share their memory. */
     union {
         qp_predicted_poses pred;
-        fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6]; /* split-impulse velocities */
+        qp_split_scratch split;   /* the penetration pass and the position update */
         qp_pass_scratch passes;   /* from the collision pass to the shock pass (the predicted poses are dead) */
     };
 #if QP_CFG_LOW_RAM
