@@ -145,8 +145,9 @@ void qp__penetration(qp_world *w)
 #endif
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->split.pseudo_v[i][k] = 0;
-    /* The sweeps visit only the contacts with something to do (a resting pile's sweeps
-     * walked all of them for a few: rain512 at rest, four sweeps over 951 for 400). */
+    /* The sweeps visit only the contacts with something to do: a resting pile's sweeps
+     * walked all of them for a few (rain512 at rest: four sweeps over 951 contacts, of
+     * which 157 have work). */
     int n = 0;
     for (int o = 0; o < w->contact_count; o++) {
         qp_split_visit s;
