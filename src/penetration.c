@@ -147,9 +147,10 @@ void qp__penetration(qp_world *w)
         for (int k = 0; k < 6; k++) w->split.pseudo_v[i][k] = 0;
     /* The sweeps visit only the contacts with something to do: a resting pile's sweeps
      * walked all of them for a few (rain512 at rest: four sweeps over 951 contacts, of
-     * which 157 have work). */
+     * which 157 have work). Not even listed without sweeps: finding a contact's sides can
+     * flag its bodies (qp__deep_sides), which no sweep did then. */
     int n = 0;
-    for (int o = 0; o < w->contact_count; o++) {
+    for (int o = 0; w->def.penetration_iterations > 0 && o < w->contact_count; o++) {
         qp_split_visit s;
         if (plan_visit(w, &w->contacts[w->order[o]], &s)) w->split.visit[n++] = w->order[o];
     }
