@@ -259,27 +259,42 @@ static bool islands_sweep_end(qp_world *w)
     return any;
 }
 
-/* The sweeps' contacts (qp__sweep_start) with their islands: the default layout lists the
- * islands beside them, and drops a settled island's contacts after each sweep. */
+/* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
+ * returns how many. The default layout lists them with their islands once a pass
+ * (w->passes.sweep) and drops a settled island's after each sweep: a resting pile's sweeps
+ * walked every contact of the world to visit a few (rain512 at rest: ten sweeps over 951
+ * contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every contact
+ * and skips the others as before (the same visits). */
 static int sweep_start(qp_world *w)
 {
-    int n = qp__sweep_start(w);
-#if !QP_CFG_LOW_RAM
-    for (int o = 0; o < n; o++) w->passes.sweep[o].group = (uint16_t)island_of(w, qp__sweep_contact(w, o));
-#endif
+#if QP_CFG_LOW_RAM
+    return w->contact_count;
+#else
+    int n = 0;
+    for (int o = 0; o < w->contact_count; o++) {
+        const qp_contact *c = &w->contacts[w->order[o]];
+        int move = qp__movable(w, c);
+        if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
+        qp_sweep_item *it = &w->passes.sweep[n++];
+        it->contact = w->order[o];
+        it->group = (uint16_t)island_of(w, c);
+        it->move = (uint16_t)move;
+    }
     return n;
+#endif
 }
 
 /* The o-th contact of the sweeps and its island. */
 static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
 {
-    qp_contact *c = qp__sweep_contact(w, o);
 #if QP_CFG_LOW_RAM
+    qp_contact *c = &w->contacts[w->order[o]];
     *island = island_of(w, c);
+    return c;
 #else
     *island = w->passes.sweep[o].group;
+    return &w->contacts[w->passes.sweep[o].contact];
 #endif
-    return c;
 }
 
 /* After a sweep: the n contacts left without those of the islands that settled. */

@@ -721,21 +721,6 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
 }
 #endif
 
-#if !QP_CFG_LOW_RAM
-int qp__sweep_start(qp_world *w)
-{
-    int n = 0;
-    for (int o = 0; o < w->contact_count; o++) {
-        const qp_contact *c = &w->contacts[w->order[o]];
-        int move = qp__movable(w, c);
-        if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-        w->passes.sweep[n].contact = w->order[o];
-        w->passes.sweep[n++].move = (uint16_t)move;
-    }
-    return n;
-}
-#endif
-
 void qp__prepare_contacts(qp_world *w)
 {
     keep_inv_inertia(w);

@@ -255,29 +255,6 @@ static inline void qp__quiet_joints(qp_world *w, uint16_t visit)
     }
 }
 
-/* The contacts a velocity pass's sweeps visit: awake, with a side that moves, in
- * contact-graph order; returns how many. The default layout lists them once a pass in
- * w->passes.sweep (a resting pile's sweeps walked every contact of the world to visit a
- * few: rain512 at rest, ten sweeps over 951 contacts for 3 300 visits); low-RAM, which has
- * no room for the list, walks every contact, and its passes skip the others as before (the
- * same visits). */
-#if QP_CFG_LOW_RAM
-static inline int qp__sweep_start(qp_world *w)
-{
-    return w->contact_count;
-}
-static inline qp_contact *qp__sweep_contact(qp_world *w, int o)
-{
-    return &w->contacts[w->order[o]];
-}
-#else
-int qp__sweep_start(qp_world *w);
-static inline qp_contact *qp__sweep_contact(qp_world *w, int o)
-{
-    return &w->contacts[w->passes.sweep[o].contact];
-}
-#endif
-
 /* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
 

@@ -239,7 +239,7 @@ typedef struct {
     /* The contacts a pass's sweeps still visit, in their order, each with the island
      * or part it settles with (solve_contacts.c, shock.c): the sweeps walk this list,
      * which drops what settled, instead of every contact. Low-RAM walks every contact
-     * (the same visits): this would grow the world by four bytes a contact. */
+     * (the same visits): this would grow its world by six bytes a contact. */
     qp_sweep_item sweep[QP_CFG_MAX_CONTACTS];
 #endif
 } qp_pass_scratch;
