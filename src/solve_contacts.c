@@ -273,12 +273,9 @@ static int sweep_start(qp_world *w)
     int n = 0;
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
-        int move = qp__movable(w, c);
-        if ((c->flags & QP_CONTACT_SLEEPING) || !move) continue;
-        qp_sweep_item *it = &w->passes.sweep[n++];
-        it->contact = w->order[o];
-        it->group = (uint16_t)island_of(w, c);
-        it->move = (uint16_t)move;
+        if ((c->flags & QP_CONTACT_SLEEPING) || !qp__movable(w, c)) continue;
+        w->passes.sweep[n].contact = w->order[o];
+        w->passes.sweep[n++].group = (uint16_t)island_of(w, c);
     }
     return n;
 #endif
