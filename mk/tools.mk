@@ -36,10 +36,13 @@ $(OUT)/tools/render_stub.o: tools/render_stub.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 
-$(QPHYS_TOOL): tools/qphys.c tools/replay.c $(PORT_OBJS) $(LIB) $(RENDER_OBJS)
+# The replay reader and verifier (tools/replay.c, tools/verify.c) are shared with libqphys.so.
+QPHYS_VERSION_DEF = -DQPHYS_VERSION='"$(shell cat VERSION)"'
+QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c
+$(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h VERSION $(PORT_OBJS) $(LIB) $(RENDER_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< tools/replay.c $(RENDER_OBJS) \
-	  $(PORT_OBJS) $(LIB) $(RENDER_LIBS) -o $@
+	$(HOST_CC) $(HOST_CFLAGS) $(QPHYS_VERSION_DEF) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< \
+	  $(QPHYS_TOOL_SRCS) $(RENDER_OBJS) $(PORT_OBJS) $(LIB) $(RENDER_LIBS) -o $@
 
 .PHONY: qphys viewer pictures
 qphys: $(QPHYS_TOOL)

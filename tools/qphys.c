@@ -1,8 +1,10 @@
 /* qphys - run, record and replay scene files on the host.
  *
  *   qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]
- *   qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE
+ *   qphys record SCENE [--steps N] [--inputs EVERY] [--seed S] [--poses] -o FILE
+ *   qphys record SNAPSHOT [--steps N] [--inputs EVERY] [--seed S] [--poses] -o NAME.qpin
  *   qphys replay FILE [--verify]
+ *   qphys verify PATH... [-j N] [--junit FILE]
  *   qphys check SCENE
  *
  * run: loads SCENE (docs/scene-format.md) and steps it N times (default 600).
@@ -15,11 +17,15 @@
  *   scene text, the engine's pinned configuration, per step the inputs made through the
  *   world's input log (--inputs EVERY: one call every EVERY steps, of every kind in turn),
  *   the world hash and the hashes of the bodies that changed (--poses: and their states), and
- *   a check line (length and CRC-32).
+ *   a check line (length and CRC-32). --seed S (1 .. 10000000) starts the inputs' pseudo-random
+ *   sequence elsewhere. From a SNAPSHOT, the recording is NAME.qpin (a "snapshot" header line
+ *   in place of the scene) and the snapshot is written beside it as NAME.qps: a pair.
  * replay: checks the file (exit 2 if damaged, truncated or malformed), runs it again and
  *   compares every step (--verify is the default): reports the first step whose hashes
  *   differ, the first body (by slot) whose hash differs with its recorded and computed
  *   values (exit 1), or that every step matched.
+ * verify: every recording (*.replay, and *.qpin with its NAME.qps) under the paths, on N
+ *   processes (default: every core), one line each and a summary (tools/verify_cmd.c).
  * check: parses and validates SCENE only.
  *
  * Exit status: 0 success, 1 verification failed, 2 bad input or usage
@@ -40,6 +46,7 @@
 #include "qphys/scene.h"
 #include "qphys/world.h"
 #include "replay.h"
+#include "verify.h"
 
 #define EXIT_VERIFY 1
 #define EXIT_INPUT 2
@@ -63,8 +70,10 @@ static void die(const char *fmt, ...)
 
 static const char usage_text[] =
     "usage: qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]\n"
-    "       qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE\n"
+    "       qphys record SCENE [--steps N] [--inputs EVERY] [--seed S] [--poses] -o FILE\n"
+    "       qphys record SNAPSHOT [--steps N] [--inputs EVERY] [--seed S] [--poses] -o NAME.qpin\n"
     "       qphys replay FILE [--verify]\n"
+    "       qphys verify PATH... [-j N] [--junit FILE]\n"
     "       qphys check SCENE\n"
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
     "       qphys --help\n"
@@ -186,46 +195,6 @@ static void save_snapshot(const char *path)
 
 static double fx(fix16_t v) { return (double)v / 65536.0; }
 static double q30(qp_q30 v) { return (double)v / 1073741824.0; }
-
-/* The engine's result-changing configuration, as written into replay files. */
-static void engine_config(char *buf, size_t size)
-{
-    snprintf(buf, size,
-             "libfixmath FIXMATH_NO_CACHE=%d FIXMATH_NO_ROUNDING=%d FIXMATH_NO_OVERFLOW=%d FIXMATH_NO_64BIT=%d "
-             "FIXMATH_OPTIMIZE_8BIT=%d FIXMATH_FAST_SIN=%d QP_CFG_MAX_BODIES=%d QP_CFG_MAX_SHAPES=%d "
-             "QP_CFG_MAX_PAIRS=%d QP_CFG_MAX_CONTACTS=%d",
-#ifdef FIXMATH_NO_CACHE
-             1,
-#else
-             0,
-#endif
-#ifdef FIXMATH_NO_ROUNDING
-             1,
-#else
-             0,
-#endif
-#ifdef FIXMATH_NO_OVERFLOW
-             1,
-#else
-             0,
-#endif
-#ifdef FIXMATH_NO_64BIT
-             1,
-#else
-             0,
-#endif
-#ifdef FIXMATH_OPTIMIZE_8BIT
-             1,
-#else
-             0,
-#endif
-#ifdef FIXMATH_FAST_SIN
-             1,
-#else
-             0,
-#endif
-             QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS);
-}
 
 /* ---- run ----------------------------------------------------------------------------- */
 
@@ -491,8 +460,14 @@ static int cmd_record(int argc, char **argv)
     const char *path = 0, *dest = 0;
     long steps = DEFAULT_STEPS, every = 0;
     int poses = 0;
+    uint32_t seed = 2463534242u;   /* the driver's default sequence (the test recordings') */
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("record", argc, argv, &i));
+        else if (!strcmp(argv[i], "--seed")) {
+            long v = parse_steps(option_value("record", argc, argv, &i));
+            if (v == 0) die("record: --seed must not be 0");
+            seed = (uint32_t)v;
+        }
         else if (!strcmp(argv[i], "--inputs")) every = parse_steps(option_value("record", argc, argv, &i));
         else if (!strcmp(argv[i], "--poses")) poses = 1;
         else if (!strcmp(argv[i], "-o")) dest = option_value("record", argc, argv, &i);
@@ -502,7 +477,17 @@ static int cmd_record(int argc, char **argv)
     }
     if (!path || !dest) usage();
     blob text = read_file(path);
-    load_scene(path, text.data, text.len, 0);
+    /* From a snapshot: the inputs go to NAME.qpin and the snapshot beside it, as NAME.qps. */
+    int from_snapshot = is_snapshot(&text);
+    size_t dest_len = strlen(dest);
+    if (from_snapshot && (dest_len < 6 || strcmp(dest + dest_len - 5, ".qpin") != 0))
+        die("record: a recording from a snapshot is written as NAME.qpin (its snapshot goes to NAME.qps)");
+    if (!from_snapshot && verify_is_pair(dest))
+        die("record: NAME.qpin is a recording from a snapshot: record a scene into NAME.replay");
+    if (from_snapshot) load_snapshot(path, &text);
+    else load_scene(path, text.data, text.len, 0);
+    long first = (long)qp_world_get_stats(&world).step;
+    if (first > 0x7FFFFFFFL - steps) die("record: the steps would run past step 2147483647");
     static unsigned char log_buf[QP_INPUT_MAX_ENTRY * 8];
     qp_input_log log;
     if (qp_input_log_init(&log, log_buf, sizeof log_buf) != QP_OK) die("input log");
@@ -510,16 +495,21 @@ static int cmd_record(int argc, char **argv)
 
     text_buf t = { 0, 0, 0 };
     char cfg[512];
-    engine_config(cfg, sizeof cfg);
+    verify_engine_config(cfg, sizeof cfg);
     unsigned long lines = 0;
     for (unsigned long i = 0; i < text.len; i++)
         if (text.data[i] == '\n') lines++;
     if (text.len > 0 && text.data[text.len - 1] != '\n') lines++;
     out(&t, "%s\n# recorded by qphys record from %s; format: docs/scene-format.md (Replay files)\n", REPLAY_MAGIC,
         path);
-    out(&t, "engine %s\nsteps %ld\nscene %lu\n", cfg, steps, lines);
+    out(&t, "engine %s\nversion %s\nsteps %ld\n", cfg, verify_version(), steps);
+    if (from_snapshot)
+        out(&t, "snapshot %lu %08lx %ld\n", text.len,
+            (unsigned long)replay_crc32((const unsigned char *)text.data, text.len), first);
+    else
+        out(&t, "scene %lu\n", lines);
     unsigned long start = 0;
-    for (unsigned long i = 0; i <= text.len; i++) {
+    for (unsigned long i = 0; !from_snapshot && i <= text.len; i++) {
         if (i == text.len || text.data[i] == '\n') {
             if (i == text.len && i == start) break;
             out(&t, "| %.*s\n", (int)(i - start), text.data + start);
@@ -531,7 +521,7 @@ static int cmd_record(int argc, char **argv)
     int cap = qp_world_capacity();
     uint32_t *prev = calloc((size_t)cap + 1, sizeof *prev);
     if (!prev) die("out of memory");
-    driver d = { 2463534242u, { 0, 0 }, 0, { 0, 0 } };
+    driver d = { seed, { 0, 0 }, 0, { 0, 0 } };
     for (long s = 0; s <= steps; s++) {
         if (s > 0) qp_world_step(&world);
         if (every > 0 && s > 0 && s % every == 0) {
@@ -539,7 +529,7 @@ static int cmd_record(int argc, char **argv)
             drive(&d);
             if (log.lost) die("record: the input log is full");
             if (log.len > 0) {
-                out(&t, "i %ld ", s);
+                out(&t, "i %ld ", first + s);
                 for (unsigned long k = 0; k < log.len; k++) out(&t, "%02x", log_buf[k]);
                 out(&t, "\n");
             }
@@ -548,9 +538,9 @@ static int cmd_record(int argc, char **argv)
             for (int i = 1; i <= cap; i++) {
                 qp_body_id id = qp_world_body_at(&world, i);
                 uint32_t h = qp_body_hash(&world, id);
-                if ((s == 0 || h != prev[i]) && h != 0) put_pose(&t, s, i, id);
+                if ((s == 0 || h != prev[i]) && h != 0) put_pose(&t, first + s, i, id);
             }
-        out(&t, "s %ld %08lx", s, (unsigned long)qp_world_hash(&world));
+        out(&t, "s %ld %08lx", first + s, (unsigned long)qp_world_hash(&world));
         for (int i = 1; i <= cap; i++) {
             uint32_t h = qp_body_hash(&world, qp_world_body_at(&world, i));
             if ((s == 0 && h != 0) || (s > 0 && h != prev[i])) out(&t, " %d:%08lx", i, (unsigned long)h);
@@ -563,6 +553,18 @@ static int cmd_record(int argc, char **argv)
     out(&t, "check %lu %08lx\n", (unsigned long)body, (unsigned long)replay_crc32((unsigned char *)t.p, body));
     FILE *f = fopen(dest, "wb");
     if (!f || fwrite(t.p, 1, t.n, f) != t.n || fclose(f) != 0) die("%s: cannot write", dest);
+    if (from_snapshot) {
+        char *snap = malloc(dest_len + 1);
+        if (!snap) die("out of memory");
+        memcpy(snap, dest, dest_len - 5);
+        memcpy(snap + dest_len - 5, ".qps", 5);
+        /* The snapshot the inputs start from (unless it is that file already). */
+        if (strcmp(snap, path) != 0) {
+            FILE *g = fopen(snap, "wb");
+            if (!g || fwrite(text.data, 1, text.len, g) != text.len || fclose(g) != 0) die("%s: cannot write", snap);
+        }
+        free(snap);
+    }
     printf("recorded %ld steps of %s into %s (%lu bytes), final hash %08x\n", steps, path, dest,
            (unsigned long)t.n, (unsigned)qp_world_hash(&world));
     free(t.p);
@@ -630,9 +632,10 @@ static int cmd_replay(int argc, char **argv)
         else fprintf(stderr, "%s: error: %s\n", path, err.message);
         exit(EXIT_INPUT);
     }
+    if (rp.from_snapshot) die("%s: a snapshot's inputs (NAME.qpin): verify them with qphys verify", path);
     qp_scene_info scene = load_scene(path, rp.scene, rp.scene_len, rp.scene_line);
     char cfg[512];
-    engine_config(cfg, sizeof cfg);
+    verify_engine_config(cfg, sizeof cfg);
     int cfg_differs = strcmp(rp.engine, cfg) != 0;
     if (cfg_differs)
         fprintf(stderr, "%s: note: recorded with another engine configuration:\n  file:  %s\n  build: %s\n", path,
@@ -711,6 +714,7 @@ static int cmd_replay(int argc, char **argv)
 }
 
 int qphys_render(int argc, char **argv); /* tools/viewer/render.c; cross builds: tools/render_stub.c */
+int qphys_verify(int argc, char **argv, qp_world *w); /* tools/verify_cmd.c */
 
 int main(int argc, char **argv)
 {
@@ -720,6 +724,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "record")) return cmd_record(argc - 2, argv + 2);
     if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "verify")) return qphys_verify(argc - 2, argv + 2, &world);
     if (!strcmp(argv[1], "render")) return qphys_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);

@@ -186,9 +186,17 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
     cursor c;
 
     /* Header. */
-    if (!next_line(&in) || in.n != strlen(REPLAY_MAGIC) || memcmp(in.s, REPLAY_MAGIC, in.n) != 0)
+    if (!next_line(&in) || in.n != strlen(REPLAY_MAGIC) || memcmp(in.s, REPLAY_MAGIC, in.n) != 0) {
+        const char *family = "qphys-replay ";
+        size_t fn = strlen(family);
+        if (in.n > fn && in.n < 40 && memcmp(in.s, family, fn) == 0) {
+            err->other_format = 1;
+            return fail(err, 1, "recorded by another qphys version, in format '%.*s'; this one reads '%s'",
+                        (int)in.n, in.s, REPLAY_MAGIC);
+        }
         return fail(err, 1, "not a qphys replay file of this version (expected '%s')", REPLAY_MAGIC);
-    int have_engine = 0, have_steps = 0;
+    }
+    int have_engine = 0, have_steps = 0, have_version = 0;
     unsigned long steps = 0, scene_lines = 0;
     for (;;) {
         if (!next_line(&in)) return fail(err, in.line, "incomplete header: no 'scene' line");
@@ -206,16 +214,41 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
             if (have_steps || !num(&c, 100000000ul, &steps) || !at_end(&c) || steps > len / 13)
                 return fail(err, in.line, "expected one 'steps N' line with N within the file's size");
             have_steps = 1;
+        } else if (word(&c, "version")) {
+            /* The recording qphys's VERSION: one word of printable characters. */
+            unsigned long n = in.n - 8;
+            int ok = !have_version && !at_end(&c) && n < sizeof r->version;
+            for (unsigned long k = 0; ok && k < n; k++) ok = in.s[8 + k] > ' ' && in.s[8 + k] < 127;
+            if (!ok) return fail(err, in.line, "expected one 'version V' line (V: at most %d printable characters)",
+                                 (int)sizeof r->version - 1);
+            memcpy(r->version, in.s + 8, n);
+            r->version[n] = 0;
+            have_version = 1;
         } else if (word(&c, "scene")) {
             if (!num(&c, 10000000ul, &scene_lines) || !at_end(&c) || scene_lines > len / 2)
                 return fail(err, in.line, "expected 'scene LINES'");
             break;
+        } else if (word(&c, "snapshot")) {
+            /* snapshot BYTES CRC STEP: the world is the snapshot file beside this one. */
+            unsigned long bytes, first;
+            uint32_t crc;
+            if (!num(&c, 0xFFFFFFFFul, &bytes) || !hex32(&c, ' ', &crc) || !num(&c, 0x7FFFFFFFul, &first) ||
+                !at_end(&c))
+                return fail(err, in.line, "expected 'snapshot BYTES CRC32 STEP'");
+            r->from_snapshot = 1;
+            r->snapshot_bytes = bytes;
+            r->snapshot_crc = crc;
+            r->first = (long)first;
+            break;
         } else {
-            return fail(err, in.line, "expected 'engine', 'steps' or 'scene' in the header");
+            return fail(err, in.line, "expected 'engine', 'version', 'steps', 'scene' or 'snapshot' in the header");
         }
     }
     if (!have_engine || !have_steps) return fail(err, in.line, "incomplete header: 'engine' and 'steps' come first");
+    if ((unsigned long)r->first > 0x7FFFFFFFul - steps)
+        return fail(err, in.line, "the steps run past step 2147483647");
     r->steps = (long)steps;
+    const long first = r->first;
 
     /* The scene, one "| " line each. */
     r->scene_line = in.line;
@@ -254,15 +287,16 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
         unsigned long st;
         if (word(&c, "end")) {
             if (!at_end(&c) || step != (long)steps + 1) {
-                fail(err, in.line, "'end' after step %ld; the header says %lu steps", step - 1, steps);
+                fail(err, in.line, "'end' after step %ld; the header says %lu steps", first + step - 1, steps);
                 goto out;
             }
             ended = 1;
         } else if (word(&c, "i")) {
             /* i STEP HEX: one input entry (qphys/record.h) of the coming step. */
-            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != step || step > (long)steps || c.p == c.end ||
+            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != first + step || step > (long)steps || c.p == c.end ||
                 *c.p++ != ' ') {
-                fail(err, in.line, "expected 'i %ld HEX' (inputs come before the 's' line of their step)", step);
+                fail(err, in.line, "expected 'i %ld HEX' (inputs come before the 's' line of their step)",
+                     first + step);
                 goto out;
             }
             unsigned long digits = (unsigned long)(c.end - c.p);
@@ -291,9 +325,9 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
             /* p STEP SLOT 13 numbers: a body's recorded state, before the 's' line. */
             unsigned long slot;
             replay_pose pose;
-            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != step || step > (long)steps ||
+            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != first + step || step > (long)steps ||
                 !num(&c, MAX_SLOT, &slot) || slot == 0) {
-                fail(err, in.line, "expected 'p %ld SLOT' and 13 raw numbers", step);
+                fail(err, in.line, "expected 'p %ld SLOT' and 13 raw numbers", first + step);
                 goto out;
             }
             pose.slot = (int)slot;
@@ -311,8 +345,10 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
         } else if (word(&c, "s")) {
             /* s STEP HASH [SLOT:HASH ...], slots increasing. */
             uint32_t h;
-            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != step || step > (long)steps || !hex32(&c, ' ', &h)) {
-                fail(err, in.line, "expected 's %ld HASH' (steps count up from 0 to %lu)", step, steps);
+            if (!num(&c, 0xFFFFFFFFul, &st) || (long)st != first + step || step > (long)steps ||
+                !hex32(&c, ' ', &h)) {
+                fail(err, in.line, "expected 's %ld HASH' (steps count up from %ld to %ld)", first + step, first,
+                     first + (long)steps);
                 goto out;
             }
             r->world[step] = h;
@@ -344,7 +380,8 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
         }
     }
     if (!ended) {
-        fail(err, in.line, "no 'end' line: the recording stopped at step %ld of %lu", step - 1, steps);
+        fail(err, in.line, "no 'end' line: the recording stopped at step %ld of %ld", first + step - 1,
+             first + (long)steps);
         goto out;
     }
     return 0;

@@ -28,6 +28,11 @@ typedef struct {
 
 typedef struct {
     char engine[512];             /* the recording build's configuration line */
+    char version[32];             /* the recording qphys's version ("version" line); "" when not written */
+    int from_snapshot;            /* the world starts from a snapshot file ("snapshot" line), not a scene */
+    unsigned long snapshot_bytes; /* that snapshot's size */
+    uint32_t snapshot_crc;        /* and its CRC-32 */
+    long first;                   /* the step its lines start at: 0, or the snapshot's step */
     long steps;                   /* steps recorded after step 0 (the loaded scene) */
     char *scene;                  /* the scene text (NUL-terminated) */
     unsigned long scene_len;
@@ -43,10 +48,16 @@ typedef struct {
 
 typedef struct {
     int line;                     /* 0: the file as a whole */
+    int other_format;             /* 1: a replay file of another format version (another qphys) */
     char message[160];
 } replay_error;
 
-/* 0 and *r filled (free it with replay_free), or -1 with *err saying what is wrong and r
+/* The header may also carry "version V" (the recording qphys's VERSION) and, in a
+ * snapshot-plus-inputs file (NAME.qpin beside NAME.qps), "snapshot BYTES CRC STEP" in place of
+ * "scene LINES": the snapshot's size and CRC-32 and the step it was taken at, from which the
+ * step lines count.
+ *
+ * 0 and *r filled (free it with replay_free), or -1 with *err saying what is wrong and r
  * empty. */
 int replay_parse(const char *data, unsigned long len, replay *r, replay_error *err);
 void replay_free(replay *r);

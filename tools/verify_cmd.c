@@ -1,0 +1,359 @@
+/* qphys verify PATH... [-j N] [--junit FILE]: every recording under the paths, verified by N
+ * worker processes (docs/scale.md).
+ *
+ * Recordings: files named *.replay (replay files) and *.qpin (a snapshot's inputs, verified
+ * from the NAME.qps beside it), found by walking directories recursively (symbolic links to
+ * directories are not followed); a file named on the command line is verified whatever its
+ * name. The list is sorted by bytes, so the report's order never depends on the directory
+ * order or on which worker finished first.
+ *
+ * Workers are forked processes, each with its own world, handed one file at a time through
+ * a pipe (so a slow file never holds up the others); each answers with the fixed-size
+ * verify_result. A worker that dies (a signal) costs one file, reported damaged, and is
+ * replaced.
+ *
+ * Output: one line per file (verify_line), then "N files: A matched, B diverged, C damaged,
+ * D of another version"; the time taken on stderr. Exit 0 when every file matched, 1 when
+ * one diverged, 2 when one is damaged or of another version (or on a usage error).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verify.h"
+
+int qphys_verify(int argc, char **argv, qp_world *w);
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+} path_list;
+
+static void fatal(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "qphys: verify: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void add_path(path_list *l, const char *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        char **v = realloc(l->v, l->cap * sizeof *v);
+        if (!v) fatal("%s", "out of memory");
+        l->v = v;
+    }
+    size_t n = strlen(p);
+    l->v[l->n] = malloc(n + 1);
+    if (!l->v[l->n]) fatal("%s", "out of memory");
+    memcpy(l->v[l->n++], p, n + 1);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+/* Every *.replay and *.qpin under dir (depth bounded by the paths the system allows). */
+static void walk(const char *dir, path_list *out)
+{
+    DIR *d = opendir(dir);
+    if (!d) fatal("cannot read directory %s", dir);
+    size_t dn = strlen(dir);
+    int slash = dn > 0 && dir[dn - 1] == '/';
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        size_t n = dn + 1 + strlen(e->d_name) + 1;
+        char *p = malloc(n);
+        if (!p) fatal("%s", "out of memory");
+        snprintf(p, n, "%s%s%s", dir, slash ? "" : "/", e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0) {
+            if (S_ISLNK(st.st_mode) && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+                /* a link to a directory: not followed */
+            } else if (S_ISDIR(st.st_mode)) {
+                walk(p, out);
+            } else if (ends_with(p, ".replay") || ends_with(p, ".qpin")) {
+                add_path(out, p);
+            }
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
+static int by_bytes(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* ---- workers --------------------------------------------------------------------------- */
+
+typedef struct {
+    pid_t pid;
+    int to, from;                 /* job indices out, results in */
+    long job;                     /* the file it holds, -1: none */
+} worker;
+
+static worker *workers;
+static int n_workers;
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* n bytes, or fewer at the end of the stream (the count read). */
+static size_t read_all(int fd, void *p, size_t n)
+{
+    char *c = p;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, c + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+static void worker_loop(int in, int out, char **files, qp_world *w)
+{
+    uint32_t job;
+    while (read_all(in, &job, sizeof job) == sizeof job) {
+        verify_result r;
+        verify_file(w, files[job], &r);
+        if (write_all(out, &r, sizeof r) != 0) break;
+    }
+    _exit(0);
+}
+
+static void spawn(int k, char **files, qp_world *w)
+{
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0) fatal("%s", "cannot create a pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) fatal("%s", "cannot fork a worker");
+    if (pid == 0) {
+        /* Only its own pipe ends: another worker's must see its end of file. */
+        for (int i = 0; i < n_workers; i++)
+            if (i != k && workers[i].pid > 0) {
+                close(workers[i].to);
+                close(workers[i].from);
+            }
+        close(to[1]);
+        close(from[0]);
+        signal(SIGPIPE, SIG_DFL);
+        worker_loop(to[0], from[1], files, w);
+    }
+    close(to[0]);
+    close(from[1]);
+    workers[k].pid = pid;
+    workers[k].to = to[1];
+    workers[k].from = from[0];
+    workers[k].job = -1;
+}
+
+/* ---- the report -------------------------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&') fputs("&amp;", f);
+        else if (c == '<') fputs("&lt;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c == '"') fputs("&quot;", f);
+        else if (c < 0x20 && c != '\t') fputc('?', f);
+        else fputc(c, f);
+    }
+}
+
+/* JUnit XML: one test case per file; a divergence is a failure, damage (or another
+ * version) an error. No times, so that two runs over one corpus write the same bytes. */
+static void write_junit(const char *dest, char **files, const verify_result *res, size_t n, const int *count)
+{
+    FILE *f = fopen(dest, "w");
+    if (!f) fatal("cannot write %s", dest);
+    int bad = count[VERIFY_DAMAGED] + count[VERIFY_OTHER_VERSION];
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites tests=\"%zu\" failures=\"%d\" errors=\"%d\">\n", n, count[VERIFY_DIVERGED], bad);
+    fprintf(f, "  <testsuite name=\"qphys verify\" tests=\"%zu\" failures=\"%d\" errors=\"%d\">\n", n,
+            count[VERIFY_DIVERGED], bad);
+    for (size_t i = 0; i < n; i++) {
+        char line[1024];
+        verify_line(&res[i], files[i], line, sizeof line);
+        fputs("    <testcase classname=\"qphys.verify\" name=\"", f);
+        xml_text(f, files[i]);
+        if (res[i].status == VERIFY_MATCHED) {
+            fputs("\"/>\n", f);
+            continue;
+        }
+        const char *tag = res[i].status == VERIFY_DIVERGED ? "failure" : "error";
+        const char *type = res[i].status == VERIFY_DIVERGED ? "diverged"
+                           : res[i].status == VERIFY_OTHER_VERSION ? "other version" : "damaged";
+        fprintf(f, "\">\n      <%s type=\"%s\" message=\"", tag, type);
+        xml_text(f, line);
+        fprintf(f, "\"/>\n    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+    if (fclose(f) != 0) fatal("cannot write %s", dest);
+}
+
+static void usage_verify(void)
+{
+    fprintf(stderr, "usage: qphys verify PATH... [-j N] [--junit FILE]\n");
+    exit(2);
+}
+
+int qphys_verify(int argc, char **argv, qp_world *w)
+{
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *junit = NULL;
+    path_list files = { 0, 0, 0 };
+    int paths = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (i + 1 >= argc) usage_verify();
+            v = argv[++i];
+        } else if (!strncmp(a, "-j", 2)) {
+            v = a + 2;
+        } else if (!strcmp(a, "--junit")) {
+            if (i + 1 >= argc) usage_verify();
+            junit = argv[++i];
+            continue;
+        } else if (a[0] == '-' && a[1]) {
+            fatal("unknown option '%s'", a);
+        } else {
+            struct stat st;
+            if (stat(a, &st) != 0) fatal("%s: no such file or directory", a);
+            if (S_ISDIR(st.st_mode)) walk(a, &files);
+            else add_path(&files, a);
+            paths++;
+            continue;
+        }
+        char *end;
+        errno = 0;
+        jobs = strtol(v, &end, 10);
+        if (errno || *end || end == v || jobs < 1 || jobs > 1024) fatal("-j: expected 1 .. 1024 processes, not '%s'", v);
+    }
+    if (!paths) usage_verify();
+    if (jobs < 1) jobs = 1;
+    qsort(files.v, files.n, sizeof *files.v, by_bytes);
+    size_t n = 0;   /* without duplicates */
+    for (size_t i = 0; i < files.n; i++) {
+        if (n > 0 && !strcmp(files.v[n - 1], files.v[i])) free(files.v[i]);
+        else files.v[n++] = files.v[i];
+    }
+    files.n = n;
+    if (n == 0) fatal("%s", "no recordings (*.replay, *.qpin) under the paths given");
+    if (n > 0xFFFFFFFFu) fatal("%s", "too many files");
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    verify_result *res = calloc(n, sizeof *res);
+    char *done = calloc(n, 1);
+    n_workers = (int)(jobs < (long)n ? jobs : (long)n);
+    workers = calloc((size_t)n_workers, sizeof *workers);
+    struct pollfd *fds = calloc((size_t)n_workers, sizeof *fds);
+    if (!res || !done || !workers || !fds) fatal("%s", "out of memory");
+    signal(SIGPIPE, SIG_IGN);   /* a worker that died: its write fails, it is not our death */
+
+    size_t next = 0, finished = 0, printed = 0;
+    int count[4] = { 0, 0, 0, 0 };
+    for (int k = 0; k < n_workers; k++) spawn(k, files.v, w);
+    while (finished < n) {
+        /* Each idle worker gets the next file. */
+        for (int k = 0; k < n_workers; k++) {
+            if (workers[k].job >= 0 || next >= n) continue;
+            uint32_t job = (uint32_t)next;
+            workers[k].job = (long)next++;
+            if (write_all(workers[k].to, &job, sizeof job) != 0) { /* dead: found below */ }
+        }
+        int m = 0;
+        for (int k = 0; k < n_workers; k++) {
+            fds[k].fd = workers[k].job >= 0 ? workers[k].from : -1;
+            fds[k].events = POLLIN;
+            fds[k].revents = 0;
+            m += workers[k].job >= 0;
+        }
+        if (m == 0) break;
+        if (poll(fds, (nfds_t)n_workers, -1) < 0) {
+            if (errno == EINTR) continue;
+            fatal("%s", "poll failed");
+        }
+        for (int k = 0; k < n_workers; k++) {
+            if (!fds[k].revents || workers[k].job < 0) continue;
+            long job = workers[k].job;
+            verify_result r;
+            if (read_all(workers[k].from, &r, sizeof r) != sizeof r) {
+                /* The worker died on this file: reported, and replaced. */
+                int status = 0;
+                close(workers[k].to);
+                close(workers[k].from);
+                waitpid(workers[k].pid, &status, 0);
+                memset(&r, 0, sizeof r);
+                r.status = VERIFY_DAMAGED;
+                if (WIFSIGNALED(status))
+                    snprintf(r.message, sizeof r.message, "its verifier process died (signal %d)", WTERMSIG(status));
+                else
+                    snprintf(r.message, sizeof r.message, "its verifier process died (exit %d)", WEXITSTATUS(status));
+                workers[k].pid = 0;
+                spawn(k, files.v, w);
+            }
+            workers[k].job = -1;
+            res[job] = r;
+            done[job] = 1;
+            finished++;
+        }
+        for (; printed < n && done[printed]; printed++) {
+            char line[1024];
+            verify_line(&res[printed], files.v[printed], line, sizeof line);
+            puts(line);
+            int s = res[printed].status;
+            count[s >= 0 && s < 4 ? s : VERIFY_DAMAGED]++;
+        }
+        fflush(stdout);
+    }
+    for (int k = 0; k < n_workers; k++) close(workers[k].to);
+    for (int k = 0; k < n_workers; k++) {
+        close(workers[k].from);
+        waitpid(workers[k].pid, NULL, 0);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%zu files: %d matched, %d diverged, %d damaged, %d of another version\n", n, count[VERIFY_MATCHED],
+           count[VERIFY_DIVERGED], count[VERIFY_DAMAGED], count[VERIFY_OTHER_VERSION]);
+    fprintf(stderr, "qphys verify: %zu files in %.2f s on %d processes\n", n,
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, n_workers);
+    if (junit) write_junit(junit, files.v, res, n, count);
+    int rc = count[VERIFY_DAMAGED] + count[VERIFY_OTHER_VERSION] ? 2 : count[VERIFY_DIVERGED] ? 1 : 0;
+    for (size_t i = 0; i < n; i++) free(files.v[i]);
+    free(files.v);
+    free(res);
+    free(done);
+    free(workers);
+    free(fds);
+    return rc;
+}
