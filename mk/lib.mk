@@ -54,3 +54,32 @@ lib: $(L_LIB)
 	@echo "lib: $(L_DIR)/lib/libqphys.a for $(CPU) ($(CPU_FLAGS)); headers in $(L_DIR)/include"
 -include $(L_CORE_OBJS:.o=.d) $(L_FIX_OBJS:.o=.d)
 endif
+
+# ---- the shared library -----------------------------------------------------------------
+#   make shared      $(OUT)/libqphys.so: the same engine sources as libqphys.a compiled with
+#                    -fPIC (objects in $(OUT)/pic/), plus the replay reader and verifier that
+#                    qphys verify uses and tools/shared_api.c (what ctypes needs: a world
+#                    allocated and initialised with this build's signature, struct sizes,
+#                    the body layout). The Python package (python/qphys) loads it.
+SO_OUT  := $(OUT)/pic
+SO_LIB  := $(OUT)/libqphys.so
+SO_CORE := $(patsubst src/%.c,$(SO_OUT)/core/%.o,$(CORE_SRCS))
+SO_FIX  := $(patsubst $(FIXMATH_DIR)/%.c,$(SO_OUT)/fixmath/%.o,$(FIXMATH_SRCS))
+SO_HOST := $(SO_OUT)/tools/replay.o $(SO_OUT)/tools/verify.o $(SO_OUT)/tools/shared_api.o
+
+$(SO_OUT)/core/%.o: src/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(CORE_WARN) $(HOST_STACK_WARN) $(HOST_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+$(SO_OUT)/fixmath/%.o: $(FIXMATH_DIR)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_OPT) $(FIXMATH_FLAGS) $(EXTRA_CFLAGS) -fPIC -I$(FIXMATH_DIR) -c $< -o $@
+$(SO_OUT)/tools/%.o: tools/%.c VERSION | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -DQPHYS_VERSION='"$(QPHYS_VERSION)"' -std=c11 -Wall -Wextra -Werror -fPIC -MMD -MP \
+	  -c $< -o $@
+$(SO_LIB): $(SO_CORE) $(SO_FIX) $(SO_HOST)
+	$(HOST_CC) -shared -Wl,-soname,libqphys.so -Wl,-z,defs $^ -o $@
+
+.PHONY: shared
+shared: $(SO_LIB)
+-include $(SO_CORE:.o=.d) $(SO_HOST:.o=.d)

@@ -122,7 +122,9 @@ int verify_data(qp_world *w, const char *path, const char *data, unsigned long l
     if (replay_parse(data, len, &rp, &err) != 0) {
         out->line = err.line;
         out->column = err.line > 0 ? 1 : 0;
-        return verdict(out, err.other_format ? VERIFY_OTHER_VERSION : VERIFY_DAMAGED, "%s", err.message);
+        /* The verdict names the damage already: "damaged: X" reads "X". */
+        const char *why = strncmp(err.message, "damaged: ", 9) == 0 ? err.message + 9 : err.message;
+        return verdict(out, err.other_format ? VERIFY_OTHER_VERSION : VERIFY_DAMAGED, "%s", why);
     }
     memcpy(out->version, rp.version, sizeof out->version);
     out->steps = rp.steps;
