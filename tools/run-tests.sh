@@ -119,6 +119,11 @@ check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
 check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tools/test-lockstep.sh
 
+section "replay testing at scale"
+check "python package: the pytest suite (python/tests) over libqphys.so; pip install --no-build-isolation into a venv, then the suite against the installed package" sh tests/scripts/python.sh
+check "qphys verify over a generated corpus of 200 recordings (some damaged, diverged, of another version on purpose): each verdict as planted, -j1 and -j2 the same report and JUnit" sh tests/scripts/verify_corpus.sh
+check "examples/dask/verify.py: a scheduler and two workers on 127.0.0.1 verify the corpus; report and JUnit equal qphys verify's" sh tests/scripts/dask_verify.sh
+
 echo "make test took $(($(date +%s) - t_start)) s"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

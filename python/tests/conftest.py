@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # installed one (QPHYS_TEST_INSTALLED=1, after pip install).
 if not os.environ.get("QPHYS_TEST_INSTALLED"):
     sys.path.insert(0, str(ROOT / "python"))
+else:
+    import qphys as _installed
+    assert not Path(_installed.__file__).resolve().is_relative_to(ROOT / "python"), \
+        f"QPHYS_TEST_INSTALLED: {_installed.__file__} is the checkout's package, not the installed one"
 QPHYS = os.environ.get("QPHYS", str(ROOT / "build" / "host" / "qphys"))
 SCENES = ROOT / "tests" / "scenes"
 
