@@ -12,7 +12,8 @@ See docs/python.md.
 from ._native import LIBRARY_PATH
 from .errors import (DivergedError, FileError, QphysError, ReplayError, Result, SceneError, result_str)
 from .replay import (DAMAGED, DIVERGED, MATCHED, OTHER_VERSION, Recorder, Replay, VerifyResult, exit_status,
-                     find_recordings, junit, report, summary, verify_file, verify_paths)
+                     find_recordings, junit, read_recording, report, summary, verify_bytes, verify_file,
+                     verify_paths)
 from .world import (CAPACITY, ONE, Q30_ONE, BodyEvent, BodyId, BodyState, ContactEvent, Events, Fix, JointId,
                     Raw, RayHit, SensorEvent, World, box, capsule, default_world_def, plane, sphere, to_fix,
                     to_float, worlds_equal)
@@ -23,7 +24,8 @@ __version__: str = _lib.qph_version().decode()
 __all__ = [
     "LIBRARY_PATH", "DivergedError", "FileError", "QphysError", "ReplayError", "Result", "SceneError",
     "result_str", "DAMAGED", "DIVERGED", "MATCHED", "OTHER_VERSION", "Recorder", "Replay", "VerifyResult",
-    "exit_status", "find_recordings", "junit", "report", "summary", "verify_file", "verify_paths", "CAPACITY",
+    "exit_status", "find_recordings", "junit", "read_recording", "report", "summary", "verify_bytes",
+    "verify_file", "verify_paths", "CAPACITY",
     "ONE", "Q30_ONE", "BodyEvent", "BodyId", "BodyState", "ContactEvent", "Events", "Fix", "JointId", "Raw",
     "RayHit", "SensorEvent", "World", "box", "capsule", "default_world_def", "plane", "sphere", "to_fix",
     "to_float", "worlds_equal",

@@ -81,6 +81,34 @@ def verify_file(path: PathLike) -> VerifyResult:
     return VerifyResult._from_c(p, r)
 
 
+def verify_bytes(path: PathLike, data: bytes, snapshot: Optional[bytes] = None) -> VerifyResult:
+    """Verify a recording's bytes read elsewhere (path names it, and says whether it is a pair's
+    NAME.qpin; snapshot is then NAME.qps's bytes, None when it could not be read). Never
+    raises for bad bytes; the verdict is verify_file's for the same files."""
+    p = os.fspath(path)
+    r = N.VerifyResultC()
+    data = bytes(data)
+    lib.verify_data(_world()._w, os.fsencode(p), data, len(data), snapshot,
+                    len(snapshot) if snapshot is not None else 0, 1 if p.endswith(".qpin") else 0, byref(r))
+    return VerifyResult._from_c(p, r)
+
+
+def read_recording(path: PathLike) -> "tuple[bytes, Optional[bytes]]":
+    """A recording's bytes and, for a NAME.qpin, NAME.qps's (None when unreadable), to send to
+    verify_bytes on another machine. OSError when the recording itself cannot be read."""
+    p = os.fspath(path)
+    with open(p, "rb") as f:
+        data = f.read()
+    snap = None
+    if p.endswith(".qpin"):
+        try:
+            with open(p[:-5] + ".qps", "rb") as f:
+                snap = f.read()
+        except OSError:
+            snap = None
+    return data, snap
+
+
 def _is_recording(name: str) -> bool:
     return name.endswith(".replay") and len(name) > 7 or name.endswith(".qpin") and len(name) > 5
 
