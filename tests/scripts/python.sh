@@ -2,7 +2,8 @@
 # python.sh - the Python package (python/qphys, docs/python.md) as a user gets it.
 #   1. make shared and the qphys command, then the pytest suite (python/tests) against the
 #      package of this checkout;
-#   2. pip install --no-build-isolation --no-index ./python into a venv that sees Debian's
+#   2. examples/python/test_replays.py, as a game team runs it;
+#   3. pip install --no-build-isolation --no-index ./python into a venv that sees Debian's
 #      packages (offline: nothing is downloaded), then the same suite against the installed
 #      package, run from outside the checkout (QPHYS_TEST_INSTALLED=1), which must load its
 #      bundled libqphys.so.
@@ -14,6 +15,15 @@ $PY -m pytest -q -p no:cacheprovider python/tests
 
 d=build/test-python
 rm -rf "$d"
+# The example a game team copies: into an empty folder it records a match, which verifies;
+# then one qphys record made is added, and both verify.
+mkdir -p "$d/replays"
+QPHYS_REPLAYS="$d/replays" PYTHONPATH=python $PY -m pytest -q -p no:cacheprovider examples/python/test_replays.py
+[ -f "$d/replays/match-001.replay" ] || { echo "FAIL: the example recorded no match"; exit 1; }
+build/host/qphys record tests/scenes/slope.scene --steps 120 --inputs 9 -o "$d/replays/cli.replay" >/dev/null
+QPHYS_REPLAYS="$d/replays" PYTHONPATH=python $PY -m pytest -q -p no:cacheprovider examples/python/test_replays.py |
+  tee "$d/example.txt"
+grep -q '^3 passed' "$d/example.txt" || { echo "FAIL: expected the example's 3 tests to pass"; exit 1; }
 $PY -m venv --system-site-packages "$d/venv"
 "$d/venv/bin/python" -m pip install -q --no-build-isolation --no-index ./python
 rm -rf python/build python/qphys.egg-info
