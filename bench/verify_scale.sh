@@ -16,7 +16,7 @@ rm -rf "$d"; mkdir -p "$d"
 export PYTHONPATH="$(pwd)/python" QPHYS_LIBRARY="$(pwd)/build/host/libqphys.so"
 for j in 1 2; do
   /usr/bin/time -f "qphys verify -j$j: %e s wall, %U s user" "$q" verify "$corpus" -j $j >"$d/qphys-j$j.txt" 2>"$d/time.txt" || true
-  tail -1 "$d/time.txt"
+  cat "$d/time.txt"
 done
 pids=""
 stop() { for p in $pids; do kill "$p" 2>/dev/null || true; done; sleep 1; for p in $pids; do kill -9 "$p" 2>/dev/null || true; done; pids=""; }

@@ -217,7 +217,7 @@ int replay_parse(const char *data, unsigned long len, replay *r, replay_error *e
         } else if (word(&c, "version")) {
             /* The recording qphys's VERSION: one word of printable characters. */
             unsigned long n = in.n - 8;
-            int ok = !have_version && !at_end(&c) && n < sizeof r->version;
+            int ok = !have_version && !at_end(&c) && n > 0 && n < sizeof r->version;
             for (unsigned long k = 0; ok && k < n; k++) ok = in.s[8 + k] > ' ' && in.s[8 + k] < 127;
             if (!ok) return fail(err, in.line, "expected one 'version V' line (V: at most %d printable characters)",
                                  (int)sizeof r->version - 1);
