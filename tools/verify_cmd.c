@@ -13,7 +13,8 @@
  * replaced.
  *
  * Output: one line per file (verify_line), then "N files: A matched, B diverged, C damaged,
- * D of another version"; the time taken on stderr. Exit 0 when every file matched, 1 when
+ * D of another version"; on stderr the time taken and the workers' CPU time, in all and in the
+ * busiest one (which is the wall time when every worker has a core of its own). Exit 0 when every file matched, 1 when
  * one diverged, 2 when one is damaged or of another version (or on a usage error).
  */
 #define _DEFAULT_SOURCE   /* wait4: each worker's CPU time */
