@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # qphys — one Makefile for the host and the Cortex-M boards.
 #   make            host build: library, qphys tool, demo
 #   make run        build and run the main demo on the host (pyramid20 through the qphys command)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_piles.c - how piles of tumbling cubes come to rest, over many piles, to judge a
  * change that alters results (docs/benchmarks.md, "Profiling on the host").
  *

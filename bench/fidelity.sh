@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/fidelity.sh (make fidelity): the fidelity table of the README ("Fidelity at the edges,
 # beside Bullet"): the cases of issue 15 (bench/fidelity/cases.txt) run in qphys and in Bullet
 # 3.24 on the same scene files (bench/fidelity/*.scene), measured from each engine's per-step

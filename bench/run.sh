@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/run.sh (make bench): build the benchmarks, run qphys, ODE and Bullet on the
 # host in the same run, print them side by side, then the emulated Cortex-M4's
 # instruction counts. Prints tables on stdout and writes no files besides the build

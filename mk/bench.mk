@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/bench.mk - the benchmarks of bench/ (docs/benchmarks.md).
 #
 # Included by the Makefile (best before `ifdef BOARD`, so that the board build sees

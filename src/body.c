@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bodies: creation with mass properties, removal, reads and writes.
  *
  * Internally a body's frame is centred on its centre of mass: shapes are

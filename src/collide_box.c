@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A box against a plane, a sphere and a capsule (seed 001: corners below a
  * plane, closest points; docs/design.md §4).
  *

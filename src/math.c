@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-point math layer (see include/qphys/math.h for forms and bounds).
  *
  * Every product goes through int64_t and is rounded once; sums of three or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The math layer's smallest helpers as static inline functions, for the stages
  * that call them in their inner loops (tens of thousands of times per step): a call
  * across files costs more than the helper itself, and the compiler cannot inline

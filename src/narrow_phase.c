@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 3: narrow phase and persistent manifolds (docs/design.md §4).
  *
  * Each pair is collided at the predicted poses in the frame of shape a

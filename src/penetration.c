@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 9: penetration by split impulse (docs/design.md §3; seed 004).
  *
  * Overlap beyond the slop is removed by pseudo-velocities that move the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 8: shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
  *
  * Walk the contact-graph levels from the ground up. At each level, the

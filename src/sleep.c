@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 11: sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
  *
  * Three-point test (Lengyel, seed 000): each awake body grows three boxes

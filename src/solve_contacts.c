@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 7: the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
  *
  * After gravity and forces, sweep the manifolds bottom up in contact-graph

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Impulse arithmetic shared by the velocity passes (collision, contact,
  * shock, penetration): relative velocity at a point, effective mass along
  * a direction, applying an equal and opposite impulse, manifold friction.

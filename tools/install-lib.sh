@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-lib.sh - install qphys as a library (make install PREFIX=... [DESTDIR=...]).
 #
 #   sh tools/install-lib.sh PREFIX LIB FIXMATH_DIR VERSION

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys - run, record and replay scene files on the host.
  *
  *   qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-install.sh - qphys as a library, the ways another project takes it:
 #   1. make install PREFIX=<temp>: a C program outside the tree (tests/install/step_scene.c)
 #      built with `pkg-config --cflags --libs qphys` only;

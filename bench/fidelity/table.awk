@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/fidelity/table.awk: the fidelity table in markdown, from the summaries of both engines
 # (bench/fidelity/summary.awk) and the rows of bench/fidelity/cases.txt.
 # Usage: awk -f table.awk SUMMARIES CASES

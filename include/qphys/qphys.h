@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys: the umbrella header. Include this, or the headers you need.
  *   math.h     Q16.16 / Q2.30 vectors, quaternions, matrices
  *   collide.h  shapes, manifolds, collide functions, ray casts

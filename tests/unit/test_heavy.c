@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Heavy loads pressed into static geometry (issue 15, item 5): held, or flagged, never a
  * silent sink; and the documented ranges at their edges (README "Numbers", docs/math.md).
  *

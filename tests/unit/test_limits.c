@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine's limits hold at any input (issue reproducers; this file also runs under
  * ASan+UBSan in make test, where any signed overflow stops it):
  *   - every call that changes a velocity leaves it within the world's speed clamp, however

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bodies spawned overlapping come apart without being pushed through static geometry
  * (issue 15, item 4's last part): each layout is built through the API, stepped for 10 s,
  * and measured from the outside: every pair of shapes is collided at the bodies' poses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sleep and wake (docs/design.md §6; src/sleep.c; seed 000, Lengyel's three-point test).
  *
  * Every scene is built through the public API in static worlds; every test

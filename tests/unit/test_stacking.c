@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks at the edges: mass ratios of 1000:1 in contact, and columns of cubes
  * tilted and shifted as a level designer or a drop leaves them. Both failed
  * through one cause: the shock pass could only push, so what the contact pass
