@@ -5,6 +5,7 @@
  *   qphys record SCENE [--steps N] [--inputs EVERY] [--poses] -o FILE
  *   qphys replay FILE [--verify]
  *   qphys check SCENE
+ *   qphys --version
  *
  * run: loads SCENE (docs/scene-format.md) and steps it N times (default 600).
  *   Without options a short summary; --hashes prints only "step hash" lines
@@ -22,6 +23,7 @@
  *   differ, the first body (by slot) whose hash differs with its recorded and computed
  *   values (exit 1), or that every step matched.
  * check: parses and validates SCENE only.
+ * --version: "qphys MAJOR.MINOR.PATCH", the release of the headers (qphys/version.h).
  *
  * Exit status: 0 success, 1 verification failed, 2 bad input or usage
  * (scene errors are reported as FILE:LINE:COLUMN: message on stderr).
@@ -39,6 +41,7 @@
 #include "qphys/hash.h"
 #include "qphys/record.h"
 #include "qphys/scene.h"
+#include "qphys/version.h"
 #include "qphys/world.h"
 #include "replay.h"
 
@@ -68,7 +71,7 @@ static const char usage_text[] =
     "       qphys replay FILE [--verify]\n"
     "       qphys check SCENE\n"
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
-    "       qphys --help\n"
+    "       qphys --help | --version\n"
     "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";
 
@@ -724,6 +727,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "render")) return qphys_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("qphys %s\n", QP_VERSION_STRING);
         return 0;
     }
     fprintf(stderr, "qphys: unknown command '%s'\n", argv[1]);
