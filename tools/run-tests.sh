@@ -71,6 +71,7 @@ check "deps installed" sh tools/deps.sh
 section "host build and guards"
 check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tools/test-api.sh
+check "the C examples of docs/guide.md build with -Werror and run" sh tests/scripts/guide-examples.sh
 check "one version: VERSION, qphys --version, qphys/version.h and CHANGELOG.md agree" sh tests/scripts/version.sh
 check "every source file carries its SPDX-License-Identifier line" sh tools/spdx.sh --check
 check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
