@@ -93,7 +93,7 @@ NR == FNR {
   pat = trim(c[3]); gsub(/\./, "\\.", pat); gsub(/\*/, ".*", pat); pat = "^" pat "$"
   split(trim(c[4]), m, " ")
   if (!header++) {
-    print "| case | measure | qphys | Bullet " bv " | Bullet + CCD | target (issue 15) |"
+    print "| case | measure | qphys | Bullet " bv " | Bullet + CCD | target |"
     print "|---|---|---|---|---|---|"
   }
   printf "| %s | %s | %s | %s | %s | %s |\n", trim(c[1]), trim(c[2]), cell("qphys", pat, m[1], m[2], m[3]), \
