@@ -20,7 +20,7 @@
  *
  * A pile is chaotic: a change of one rounding decides which cube tips. The unit test's eight
  * seeds, and the first forty, are the ones the constants were tuned on; judge a change on other
- * seeds too (FIRST 41, 81, ...), where today's build reads differently (the twenty-first part).
+ * seeds too (FIRST 41, 81, ...), where a build can read differently.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

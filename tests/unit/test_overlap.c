@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Bodies spawned overlapping come apart without being pushed through static geometry
- * (issue 15, item 4's last part): each layout is built through the API, stepped for 10 s,
+/* Bodies spawned overlapping come apart without being pushed through static geometry:
+ * each layout is built through the API, stepped for 10 s,
  * and measured from the outside: every pair of shapes is collided at the bodies' poses
  * with the public qp_collide, so "how deep is anything inside a static body" and "how
  * deep are two dynamic bodies inside each other" need no knowledge of the solver.

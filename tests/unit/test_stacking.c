@@ -415,8 +415,8 @@ static void test_tilted_columns_light(void **st)
 /* The same columns at higher step rates, 20 high, sleep off, 10 s at each
  * rate: up to 240 Hz every top stays within 3 cm at every second (measured:
  * 5.8 mm at 120 Hz, 5.9 mm at 240). This is the edge of the tested range:
- * at 360 Hz 10 of 16 such columns sway and fall (README,
- * known limits: the shock pass feeds energy up a tilted column). */
+ * at 360 Hz 10 of 16 such columns sway and fall (docs/limits.md:
+ * the shock pass feeds energy up a tilted column). */
 static void test_tilted_columns_at_rates(void **st)
 {
     (void)st;
