@@ -2,7 +2,7 @@
 /* Heavy loads pressed into static geometry: held, or flagged, never a silent sink; and the
  * documented ranges at their edges (docs/limits.md, docs/math.md).
  *
- * - The issue's case, a 10 t ball on the ground under g = 500-1000, needs 83-167 kN s a step
+ * - The fidelity table's case, a 10 t ball on the ground under g = 500-1000, needs 83-167 kN s a step
  *   at one point, past what Q16.16 holds (32767 N s): it sinks, and is flagged
  *   QP_FLAG_IMPULSE_LIMIT from its first steps. A 10 t box spreads the same weight over four
  *   points and is held up to g = 750 (31 250 N s a point), flagged at g = 1000.
@@ -69,7 +69,7 @@ static column_result column(int n, double kg, double g, bool boxes)
     return r;
 }
 
-/* The case: a 10 t ball under g = 500, 750, 1000 sinks, flagged from its first steps. */
+/* The fidelity table's case (bench/fidelity/): a 10 t ball under g = 500, 750, 1000 sinks, flagged from its first steps. */
 static void test_heavy_ball_flagged(void **st)
 {
     (void)st;

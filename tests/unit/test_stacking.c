@@ -244,7 +244,7 @@ static qp_body_id build_tilted(int n, uint32_t seed)
     return top;
 }
 
-/* The same as the issue states it, exactly: a uniform random axis, a shift of
+/* The layout of the fidelity table's tilted stacks, exactly: a uniform random axis, a shift of
  * up to 1 cm in any direction, and 1 mm between each cube's lowest point and
  * the top of the one below (the rotated cube's own half height); cubes of
  * half size h and mass m. */
@@ -299,7 +299,7 @@ static double column_drift(int n, uint32_t seed, bool sleep, int *asleep)
     return column_drift_of(n, seed, sleep, asleep, false);
 }
 
-/* 16 columns of 20, 10 s each way, as the issue asks: without sleep every
+/* 16 columns of 20, 10 s each way, as the fidelity targets ask: without sleep every
  * top within 3 cm, with sleep all asleep by step 180 and every top within
  * 2 cm. (Before: tops 5-82 cm without sleep, 1 of 16 within 3 cm; 6 of 16
  * asleep by step 180, 6 never at rest.) */
@@ -354,7 +354,7 @@ static void test_tilted_columns_40(void **st)
     assert_true(worst <= 0.10);
 }
 
-/* 40 high as the issue lays them out (build_tilted_exact), 16 seeds: every
+/* 40 high in the fidelity table's layout (build_tilted_exact), 16 seeds: every
  * column asleep by step 300 and every top within 5 cm (measured: the last
  * asleep at step 229, tops 6.1-40.1 mm; 32 other seeds 4.0-28.4 mm, asleep
  * by step 285). Before the contact pass's ramp was limited to the part of an
