@@ -244,7 +244,7 @@ static qp_body_id build_tilted(int n, uint32_t seed)
     return top;
 }
 
-/* The layout of the fidelity table's tilted stacks, exactly: a uniform random axis, a shift of
+/* The tilted-stack case as its requirement states it, exactly: a uniform random axis, a shift of
  * up to 1 cm in any direction, and 1 mm between each cube's lowest point and
  * the top of the one below (the rotated cube's own half height); cubes of
  * half size h and mass m. */
@@ -354,7 +354,7 @@ static void test_tilted_columns_40(void **st)
     assert_true(worst <= 0.10);
 }
 
-/* 40 high in the fidelity table's layout (build_tilted_exact), 16 seeds: every
+/* 40 high in that exact layout (build_tilted_exact), 16 seeds: every
  * column asleep by step 300 and every top within 5 cm (measured: the last
  * asleep at step 229, tops 6.1-40.1 mm; 32 other seeds 4.0-28.4 mm, asleep
  * by step 285). Before the contact pass's ramp was limited to the part of an
