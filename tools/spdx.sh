@@ -13,7 +13,7 @@ missing=0
 files() {
   git ls-files -- Makefile CMakeLists.txt mk src include port tools tests examples bench boards |
     grep -v '^tests/fuzz/corpus/' |
-    grep -E '(\.(c|h|cpp|sh|mk|ld|awk|cjs)|/CMakeLists\.txt|^CMakeLists\.txt|^Makefile|^tools/wasi-run)$'
+    grep -E '(\.(c|h|cpp|sh|mk|ld|awk|cjs|py)|/CMakeLists\.txt|^CMakeLists\.txt|^Makefile|^tools/wasi-run)$'
 }
 
 for f in $(files); do
