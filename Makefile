@@ -1,9 +1,10 @@
+# SPDX-License-Identifier: MIT
 # qphys — one Makefile for the host and the Cortex-M boards.
 #   make            host build: library, qphys tool, demo
 #   make run        build and run the main demo on the host (pyramid20 through the qphys command)
 #   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
-#   make bench      benchmarks (host and emulated Cortex-M4)
-#   make fidelity   the README's fidelity table: qphys beside Bullet on bench/fidelity/*.scene
+#   make bench      benchmarks (host and emulated Cortex-M4); a full run writes docs/benchmarks/bench.md
+#   make fidelity   qphys beside Bullet on bench/fidelity/*.scene, written into docs/benchmarks/fidelity.md
 #   make BOARD=x [run|size|scene]   see boards/ and README.md
 include mk/common.mk
 # Benchmarks: host runs and the board app (make BOARD=qemu-mps2-an386 APP=bench).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_clock.h - what the host benchmarks share (qphys's bench_host, bench_window and
  * bench_piles, and the peers through peers/peer_common.h): the clock, the fastest run of a
  * step, medians and quantiles, and reading a whole number from the command line. */

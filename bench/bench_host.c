@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_host.c - qphys on the host: time per step, stage shares, stands, sleep.
  *
  *   bench_host [--steps N] [--repeat R] [--scene NAME]... [--no-stages] [--no-energy]

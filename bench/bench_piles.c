@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_piles.c - how piles of tumbling cubes come to rest, over many piles, to judge a
  * change that alters results (docs/benchmarks.md, "Profiling on the host").
  *
@@ -19,7 +20,7 @@
  *
  * A pile is chaotic: a change of one rounding decides which cube tips. The unit test's eight
  * seeds, and the first forty, are the ones the constants were tuned on; judge a change on other
- * seeds too (FIRST 41, 81, ...), where today's build reads differently (the twenty-first part).
+ * seeds too (FIRST 41, 81, ...), where a build can read differently.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_target.c - qphys on an emulated Cortex-M: instructions per step.
  *
  *   make BOARD=qemu-mps2-an386 APP=bench            (APP_SRCS_bench from mk/bench.mk)

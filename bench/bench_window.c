@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_window.c - the host's time for a window of steps of one scene file, steady
  * enough to compare two builds of the core on a shared machine (docs/benchmarks.md,
  * "Profiling on the host").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/callgrind.sh: host instructions per awake step under callgrind (exact and
 # repeatable, unlike wall time on a shared machine), per named scene.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What the peer benchmarks need on a Debian machine: ODE and Bullet (with their
 # headers), a C++ compiler and pkg-config. Installs them with apt-get when it may
 # (root, or sudo without a password), like tools/deps.sh; otherwise prints the command.

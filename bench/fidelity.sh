@@ -1,8 +1,11 @@
 #!/bin/sh
-# bench/fidelity.sh (make fidelity): the fidelity table of the README ("Fidelity at the edges,
-# beside Bullet"): the cases of issue 15 (bench/fidelity/cases.txt) run in qphys and in Bullet
-# 3.24 on the same scene files (bench/fidelity/*.scene), measured from each engine's per-step
-# trace by the same program (bench/fidelity/summary.awk), printed as one markdown table on stdout.
+# SPDX-License-Identifier: MIT
+# bench/fidelity.sh (make fidelity): the fidelity table, qphys beside Bullet at the edges: the
+# cases of bench/fidelity/cases.txt (tilted stacks, mass ratios, bounces, fast bodies, heavy
+# loads, spawned overlaps, a small ball) run in qphys and in Bullet 3.24 on the same scene files
+# (bench/fidelity/*.scene), measured from each engine's per-step trace by the same program
+# (bench/fidelity/summary.awk), printed as one markdown table on stdout and written into
+# docs/benchmarks/fidelity.md (FIDELITY_DOC=FILE elsewhere, "" nowhere), which nobody edits by hand.
 # qphys: build/bench/fidelity_qphys (qp_scene_load, qp_world_step). Bullet: bullet_bench --file,
 # the bench's peer, reading the file through qphys's scene reader (bench/fidelity_scene.h), as
 # Bullet runs by default and again with its opt-in continuous collision (--ccd) on every body.
@@ -40,14 +43,25 @@ for f in bench/fidelity/*.scene; do
 done
 rm -f "$raw/trace"
 
-# The engine measured: the last commit that changed src/ or include/ (and HEAD, if later).
-core=$(git log -1 --format=%h -- src include 2>/dev/null || echo '?')
-head=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
-at="qphys at commit $core"
-[ "$core" = "$head" ] || at="$at (the last change to src/ and include/; HEAD $head)"
-git diff --quiet HEAD -- src include 2>/dev/null || at="$at with uncommitted changes in src/ or include/"
+# The page: the date, the release and whether the core had uncommitted changes; the commit that
+# writes the page is the one it measured.
+changed=$(git diff --quiet HEAD -- src include 2>/dev/null || echo ', with uncommitted changes to the core')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
-printf 'Measured %s: %s, and Bullet %s (single precision, btSequentialImpulseConstraintSolver),\n' \
-  "$(date -u +%Y-%m-%d)" "$at" "$bullet_v"
-printf 'at 60 Hz and 10 iterations on the same scene files (bench/fidelity/). Regenerate: make fidelity.\n\n'
-awk -v bv="$bullet_v" -f bench/fidelity/table.awk "$raw/summary.txt" bench/fidelity/cases.txt
+doc=${FIDELITY_DOC-docs/benchmarks/fidelity.md}
+{
+  printf 'Measured %s: qphys %s%s, and Bullet %s (single precision, btSequentialImpulseConstraintSolver),\n' \
+    "$(date -u +%Y-%m-%d)" "$(cat VERSION)" "$changed" "$bullet_v"
+  printf 'at 60 Hz and 10 iterations on the same scene files (bench/fidelity/). Regenerate: make fidelity.\n\n'
+  awk -v bv="$bullet_v" -f bench/fidelity/table.awk "$raw/summary.txt" bench/fidelity/cases.txt
+} >"$raw/table.md"
+cat "$raw/table.md"
+if [ -n "$doc" ]; then
+  mkdir -p "$(dirname "$doc")"
+  {
+    printf '# make fidelity: the current table\n\n'
+    printf '<!-- Written by bench/fidelity.sh (make fidelity); do not edit: run make fidelity again. -->\n\n'
+    printf 'What it measures and how: docs/benchmarks.md, "Fidelity at the edges".\n\n'
+    cat "$raw/table.md"
+  } >"$doc"
+  printf 'fidelity: the table is in %s\n' "$doc" >&2
+fi

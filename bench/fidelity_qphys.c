@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/fidelity_qphys.c - qphys's side of the fidelity table (bench/fidelity.sh).
  *
  *   fidelity_qphys SCENE [--steps N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/fidelity_scene.h - a scene file as both fidelity tracers see it (C and C++).
  *
  * bench/fidelity_qphys.c (qphys) and bullet_bench --file (Bullet 3.24) read the same

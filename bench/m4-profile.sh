@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/m4-profile.sh: where an emulated Cortex-M4 spends its instructions, by function and
 # by source line (the M4 has no callgrind; make bench gives stage totals only).
 #

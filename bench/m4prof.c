@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/m4prof.c - counts the instructions of an emulated Cortex-M program by address.
  *
  *   m4prof < LOG          reads QEMU's execution log, as qemu-system-arm -singlestep

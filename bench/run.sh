@@ -1,9 +1,13 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/run.sh (make bench): build the benchmarks, run qphys, ODE and Bullet on the
 # host in the same run, print them side by side, then the emulated Cortex-M4's
-# instruction counts. Prints tables on stdout and writes no files besides the build
-# (build/host, build/bench, build/qemu-mps2-an386); the raw key=value lines go to a
-# temporary folder, or to $BENCH_RAW if set (kept).
+# instruction counts. Prints tables on stdout, and a full run (no part skipped, the default
+# steps and repeats) writes the same tables as markdown into docs/benchmarks/bench.md, the
+# page's current figures, which nobody edits by hand; the fidelity table goes likewise into
+# docs/benchmarks/fidelity.md (bench/fidelity.sh). Besides those, only the build is written
+# (build/host, build/bench, build/qemu-mps2-an386); the raw key=value lines go to a temporary
+# folder, or to $BENCH_RAW if set (kept).
 #
 #   BENCH_STEPS=N    host steps per run (default 600, as docs/design.md §9)
 #   BENCH_REPEAT=R   host runs per scene; each step counts its fastest run (default 2)
@@ -12,6 +16,8 @@
 #   BENCH_COUNT=0    skip the Cortex-M4 run of the counting variant (rows per pass, QP_BENCH_COUNT)
 #   BENCH_HOST=0     skip the host part
 #   BENCH_FIDELITY=0 skip the fidelity table at the end (bench/fidelity.sh, make fidelity; ~15 s)
+#   BENCH_DOC=FILE   where the markdown tables go (default docs/benchmarks/bench.md on a full run,
+#                    none on a partial one; "": none)
 #   BENCH_TURNS=N    rounds of qphys and Bullet in turn on each scene, sleep off (default 3; 0: none)
 #   BENCH_RAIN_TURNS="M ..."  rain512 with its cubes turned by (M n) mod 360 degrees instead of (37 n),
 #                    sleep off, qphys then Bullet on each (default 13 multipliers, 37 the file's; "": none)
@@ -133,11 +139,20 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
 fi
 
 # ---- tables -------------------------------------------------------------------------
+# A run with a part skipped or fewer steps is not the page's figures: it writes no page unless
+# BENCH_DOC names one.
+full=1
+for knob in "${BENCH_HOST:-1}" "${BENCH_TARGET:-1}" "${BENCH_LOWRAM:-1}" "${BENCH_COUNT:-1}"; do
+  [ "$knob" != 0 ] || full=0
+done
+[ "$STEPS" = 600 ] && [ "$REPEAT" = 2 ] && [ "${BENCH_TURNS:-3}" = 3 ] && [ -z "${BENCH_RAIN_TURNS+set}" ] || full=0
+if [ -n "${BENCH_DOC+set}" ]; then doc=$BENCH_DOC; elif [ "$full" = 1 ]; then doc=docs/benchmarks/bench.md; else doc=""; fi
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
 cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
 touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt"
 mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
+tables() {
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
     -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" '
@@ -375,7 +390,7 @@ END {
 
 # Snapshots (bench_host's qphys-snapshot lines): take and restore an awake 211-body world.
 if grep -q '^qphys-snapshot' "$raw/qphys.txt"; then
-  printf '\n## Snapshot and restore of pyramid20 (211 bodies, sleep off) against one awake step, host µs\n\n'
+  printf '\n== Host: snapshot and restore of pyramid20 (211 bodies, sleep off) against one awake step, µs\n\n'
   printf '%-10s %5s %7s %9s %11s %10s %6s\n' scene step bytes step_us snapshot_us restore_us ratio
   awk '/^qphys-snapshot/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
        printf "%-10s %5s %7s %9s %11s %10s %6s\n", F["scene"], F["step"], F["bytes"], F["step_us"], F["snapshot_us"], F["restore_us"], F["ratio"] }' \
@@ -393,7 +408,29 @@ if grep -q '^qphys-rays' "$raw/qphys.txt"; then
     "$raw/qphys.txt"
 fi
 
-# The fidelity table (bench/fidelity.sh): qphys beside Bullet at the edges of issue 15.
+}
+tables | tee "$raw/tables.txt"
+
+# The page: each "== title" of the tables becomes a heading, the text under it a fixed-width block.
+if [ -n "$doc" ]; then
+  mkdir -p "$(dirname "$doc")"
+  changed=$(git diff --quiet HEAD -- src include 2>/dev/null || echo ', with uncommitted changes to the core')
+  {
+    printf '# make bench: the current tables\n\n'
+    printf '<!-- Written by bench/run.sh (make bench); do not edit: run make bench again. -->\n\n'
+    printf 'Measured %s on %s: qphys %s%s, gcc %s, ODE %s, Bullet %s.\n' "$(date -u +%Y-%m-%d)" \
+      "${cpu:-an unknown CPU}" "$(cat VERSION)" "$changed" "$cc_v" "$ode_v" "$bullet_v"
+    printf 'What each table measures and how: docs/benchmarks.md. The fidelity table: docs/benchmarks/fidelity.md.\n'
+    awk '/^== / { if (open) print "```"; sub(/^== /, ""); printf "\n## %s\n\n```text\n", $0; open = 1; started = 0; blank = 0; next }
+         !open { next }
+         /^$/ { if (started) blank++; next }
+         { for (; blank > 0; blank--) print ""; started = 1; print }
+         END { if (open) print "```" }' "$raw/tables.txt"
+  } >"$doc"
+  say "bench: the tables are in $doc"
+fi
+
+# The fidelity table (bench/fidelity.sh): qphys beside Bullet on the same edge cases.
 if [ "${BENCH_HOST:-1}" != 0 ] && [ "${BENCH_FIDELITY:-1}" != 0 ]; then
   printf '\n== Fidelity at the edges, qphys beside Bullet on the same scene files (make fidelity)\n\n'
   sh bench/fidelity.sh || say "bench: the fidelity table failed"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/scenes.c - the named scenes of docs/design.md §9 (see scenes.h).
  * Integer and Q16.16 only: this file is compiled for the boards too. */
 #include "scenes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/scenes.h - the named scenes of docs/design.md §9 built through the qphys API.
  *
  * Integer and fixed-point only (no float, no heap): the same file runs on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The car demo (seed 004): a car on ray-cast wheels drives at half throttle (about 10 m/s at impact) into
  * a wall with a 1 kg box in between, and keeps pushing. Shock propagation makes
  * the box immovable against the wall for the car, so the box is squashed in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A box dropped on the ground: the smallest complete qphys program. */
 #include <stdio.h>
 #include "qphys/qphys.h"

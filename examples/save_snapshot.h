@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The demos' --save: a world's snapshot into a file, for qphys render (make pictures).
  * A host program may use the heap for its buffer; the engine never does. */
 #ifndef QPHYS_EXAMPLES_SAVE_SNAPSHOT_H

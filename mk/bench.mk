@@ -1,14 +1,17 @@
+# SPDX-License-Identifier: MIT
 # mk/bench.mk - the benchmarks of bench/ (docs/benchmarks.md).
 #
 # Included by the Makefile (best before `ifdef BOARD`, so that the board build sees
 # APP_SRCS_bench), or used alone:  make -f mk/bench.mk bench-build
 #
-#   make bench                                   bench/run.sh: build, run, print the tables
+#   make bench                                   bench/run.sh: build, run, print the tables (a full
+#       run also writes them into docs/benchmarks/bench.md)
 #   make -f mk/bench.mk bench-build              the host programs in build/bench/:
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet), bench_window (qphys: a
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results)
-#   make fidelity                                bench/fidelity.sh: the fidelity table, qphys and
+#   make fidelity                                bench/fidelity.sh: the fidelity table (also into
+#       docs/benchmarks/fidelity.md), qphys and
 #       Bullet on the scene files of bench/fidelity/ (build/bench/fidelity_qphys, bullet_bench --file)
 #   make BOARD=qemu-mps2-an386 APP=bench [run]   the Cortex-M app (bench/bench_target.c)
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/board.mk - build, run and measure an app on a Cortex-M board (included when BOARD is set).
 #
 #   make BOARD=<name> [APP=probe]   build build/<name>/<app>.elf (fails if the core-symbol guard fails)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the host and board builds: where things are, and the pinned
 # libfixmath configuration. Every target compiles libfixmath from the same
 # source with the same flags, so every target computes the same bits.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/fuzz.mk - fuzz targets of tests/fuzz (libFuzzer, clang, ASan + UBSan); included by the Makefile.
 #
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="scene api restore"]

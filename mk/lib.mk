@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/lib.mk - qphys as a library for other projects (included by the Makefile's host build).
 #
 #   make install PREFIX=/usr/local [DESTDIR=...]   the host libqphys.a (core + libfixmath), the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/lockstep.mk - the lockstep demo (examples/lockstep, docs/lockstep.md).
 #
 # Included twice by the Makefile: before `ifdef BOARD` (the board app's sources, for

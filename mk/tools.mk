@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/tools.mk - host tools, included by the Makefile's host build.
 #
 #   make build/<tag>/qphys     the qphys command (tools/qphys.c): run, record, replay, check, render

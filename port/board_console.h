@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_console.h - the console a board provides to its port (port_cortex_m.c, port_riscv.c).
  *
  * Linked from exactly one of: port/cortex_m/console_semihost.c (CONSOLE = semihost, Arm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_write.c - qp_port_write and qp_port_puts over a board's console (board_console.h),
  * shared by the bare-metal ports (cortex_m/, riscv/). */
 #include "qp_port.h"

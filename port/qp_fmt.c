@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qp_fmt.c - see qp_fmt.h. */
 #include "qp_fmt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qp_fmt.h - tiny number formatting for apps and ports (no printf needed).
  *
  * Each function writes into buf, NUL-terminates it and returns the number of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qp_port.h - the platform contract: what an app, test or benchmark needs from a target.
  *
  * The core (src/) never includes this. Implementations: host/ (stdio, clock_gettime),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Work counters for the benchmarks only (bench/, docs/benchmarks.md): how many
  * solver rows each pass visits, how many pairs the narrow phase collides and how
  * many of those touch, how many integer square roots a step takes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bodies: creation with mass properties, removal, reads and writes.
  *
  * Internally a body's frame is centred on its centre of mass: shapes are
@@ -116,8 +117,8 @@ static uint64_t scale_by(uint64_t mass, uint64_t v, uint64_t t)
 
 /* Mass data of a body's shapes sharing mass by volume (a body's `mass`):
  * computed from ratios of exact moments, so any shape size in range takes
- * any mass in range (scaling a density-1 Q16.16 result, as before, lost a
- * 10 cm ball's inertia to rounding and refused its mass). */
+ * any mass in range (scaling a density-1 Q16.16 result would lose a 10 cm
+ * ball's inertia to rounding and refuse its mass). */
 static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out)
 {
     /* Only ratios matter, so the moments are taken at density 1 on the

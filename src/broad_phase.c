@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 2: broad phase by sweep and prune on x (docs/design.md §4).
  *
  * sap_order keeps every shape sorted by the low x of its box between steps,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A car on ray-cast wheels (include/qphys/car.h, docs/car.md; seed 004).
  *
  * No wheel bodies: each wheel is a ray from its mount on the chassis floor

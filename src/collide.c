@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qp_collide: the narrow-phase dispatch table.
  *
  * The pair functions take the lower shape type as A. For a pair given the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A box against a plane, a sphere and a capsule (seed 001: corners below a
  * plane, closest points; docs/design.md §4).
  *
@@ -23,10 +24,10 @@
  * the true closest points decide instead (SAT only bounds the distance from
  * below, wrongly near a corner): the squared distance to the box along the
  * segment is convex, so the closest point is where its slope changes sign,
- * found by bisection to 1 LSB. (The least of per-feature candidates, the ends
- * against the box and the segment against each of the 12 edges, was tried:
- * near a corner two candidates 1 mm apart differ by less than the rounding
- * and the normal came out 0.4 degree off.) If a face axis explains that
+ * found by bisection to 1 LSB. (Not the least of per-feature candidates, the
+ * ends against the box and the segment against each of the 12 edges: near a
+ * corner two candidates 1 mm apart differ by less than the rounding, and the
+ * normal comes out up to 0.4 degree off.) If a face axis explains that
  * distance within tolerance it is a face contact: the segment is clipped to
  * the face's rectangle and each clipped end becomes a point with its own
  * depth (lying flat: two points, ids 0 and 1 for the -y and +y ends);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Box against box: separating axis test and face clipping (seed 001).
  *
  * Everything happens in A's frame, where A is axis aligned at the origin and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contacts between round shapes: plane, sphere and capsule pairs.
  *
  * Every pair reduces to "two spheres": a point of A's core (a centre or a

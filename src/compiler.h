@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiler attributes used inside the core. */
 #ifndef QPHYS_COMPILER_H
 #define QPHYS_COMPILER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 4: the contact graph (docs/design.md §5; seed 003).
  *
  * Nodes are bodies, edges are contacts. Levels come from a breadth-first

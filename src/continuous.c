@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 10: continuous collision, a time-of-impact net under fast pairs
  * (docs/design.md §4; seed 003).
  *

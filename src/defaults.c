@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every default of qphys, in one place. */
 #include "qphys/world.h"
 

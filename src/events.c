@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Events: what the step tells the game, read after it (world.h, "events").
  *
  * The stages raise events where they see them: the narrow phase a contact's begin and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal geometry helpers (see geometry.h).
  *
  * Closest points of two segments follow Ericson (Real-Time Collision

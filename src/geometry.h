@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal geometry helpers shared by the collide and ray-cast files.
  *
  * Segments are kept in centre form: centre c (Q16.16), unit direction u

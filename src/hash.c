@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "qphys/hash.h"
 
 #define FNV_PRIME UINT32_C(16777619)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stages 6 and 10: forces into velocities, velocities into poses.
  *
  * Positions move with the final velocities plus the split-impulse

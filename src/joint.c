@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints: creation, removal and reads (docs/design.md §7; seed 004).
  *
  * A joint stores its anchors from each body's centre of mass and its axes in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-point math layer (see include/qphys/math.h for forms and bounds).
  *
  * Every product goes through int64_t and is rounded once; sums of three or
@@ -481,7 +482,7 @@ qp_quat qp_quat_integrate(qp_quat q, qp_vec3 w, fix16_t dt)
      * component (the engine stays far below). dq = (0, a/2) * q: each
      * component is one exact sum of three Q62 products (a * q), rounded once
      * to Q30 with the halving folded into the shift (33). Rounding h = a/2 to
-     * Q30 first, as before, tilted the axis by a repeated 0.5 LSB per step. */
+     * Q30 first would tilt the axis by a repeated 0.5 LSB per step. */
     int64_t ax = clamp_q32_half((int64_t)w.x * dt);
     int64_t ay = clamp_q32_half((int64_t)w.y * dt);
     int64_t az = clamp_q32_half((int64_t)w.z * dt);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 3: narrow phase and persistent manifolds (docs/design.md §4).
  *
  * Each pair is collided at the predicted poses in the frame of shape a
@@ -609,9 +610,9 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (old) end_contact(w, old);
         return;
     }
-    /* Every byte written below, without clearing the 224 first (a resting pair's contact
-     * is whole: the memset was about 70 Cortex-M4 instructions for the 40 bytes of zeros
-     * written here). What inherit_impulses may overwrite is zeroed first. */
+    /* Every byte written below, without clearing the 224 first: a memset would cost about 70
+     * Cortex-M4 instructions for the 40 bytes of zeros written here, at every new contact.
+     * What inherit_impulses may overwrite is zeroed first. */
     c->a = (uint16_t)a;
     c->b = (uint16_t)b;
     c->sa = sa->slot;
@@ -711,9 +712,9 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
  * at most two millionths of a metre last step, and no call set it moving since) a contact's
  * manifold differs from last step's by what they moved, a few tenths of a unit: its points,
  * normal and depths are kept instead of found again, two steps in a row at most, then found
- * anew. Found anew every step, a resting pile's manifolds traded a unit here and there as
- * the clipping rounded a slightly turned face differently; the solver answered each with more
- * visits, and piles crept (docs/benchmarks.md, sixteenth part). Flat shapes only: a round
+ * anew. Found anew every step, a resting pile's manifolds would trade a unit here and there as
+ * the clipping rounds a slightly turned face differently; the solver answers each with more
+ * visits, and piles creep. Flat shapes only: a round
  * shape's point travels as it rolls. The arms from b's centre, the centroid and the anchors
  * are made again (b's centre is where it is predicted now). */
 
@@ -772,9 +773,8 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
 void qp__narrow_phase(qp_world *w)
 {
     /* Last step's contacts stay where they are until this step's would reach them
-     * (new_contact): a world whose contacts carry on moves none. (They used to move up at
-     * once when they filled more than half the pool, for a sleeper woken here walked last
-     * step's contact graph by its indices; it walks the pool as it is now: wake_on_impact.) */
+     * (new_contact): a world whose contacts carry on moves none. A sleeper woken here walks
+     * the pool as it is now (wake_on_impact), so nothing needs last step's indices. */
     qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
     int n = 0;
     qp_contact_cache old;

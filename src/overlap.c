@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deep overlaps: bodies spawned (or driven) deep inside static geometry or inside each
  * other come out by a free way, never through the ground (docs/design.md §4, "Deep
  * overlaps").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 9: penetration by split impulse (docs/design.md §3; seed 004).
  *
  * Overlap beyond the slop is removed by pseudo-velocities that move the
@@ -12,9 +13,9 @@
  * the point of contact over a rolling surface), and that drift is undone at
  * the same rate. Flat contacts need no anchors since the shock pass
  * continues the contact pass's friction between levels (shock.c), and with
- * them a pile stayed awake (a corner's anchor drifting) and a column that
- * landed tilted was pulled off line (measured when they were dropped: rain512
- * slept 313 steps later, tilted columns of 20 drifted twice as far).
+ * anchors a pile stays awake longer (a corner's anchor drifting: rain512
+ * sleeps about 300 steps later) and a column that lands tilted is pulled off
+ * line (tilted columns of 20 drift twice as far).
  */
 #include "solver.h"
 

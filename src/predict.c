@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 1: predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
  *
  * Every awake body is moved where gravity and its forces would take it this

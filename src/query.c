@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* World queries: the nearest ray hit, pruned by the broad phase's boxes, and the last
  * step's contacts read back (for viewers; they change nothing).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ragdoll builder (include/qphys/ragdoll.h): eleven parts and ten joints
  * from one table in metres at scale 1, standing upright, arms out along x,
  * facing +z. Everything that could make a creation fail (ranges, bounds, free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ray casts against single shapes.
  *
  * The ray is taken into the shape's frame and measured in metres along its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The input log (include/qphys/record.h): mutating calls as portable byte entries in a
  * caller's buffer, and their replay. Writing is called by body.c and joint.c after each
  * successful call; replay decodes an entry completely, then makes the same public call. */

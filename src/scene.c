@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene files (docs/scene-format.md, version 1).
  *
  * A line reader that needs no heap and no float: each non-empty line is cut

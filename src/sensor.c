@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 3b: sensors (world.h, qp_body_def.sensors).
  *
  * A sensor shape takes part in the broad phase like any shape (filters apply; sensors

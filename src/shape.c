@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shapes: constructors, validation, transforms, bounding boxes and mass.
  *
  * Sizes: zero or negative sizes are malformed (QP_ERR_PARAM); positive sizes

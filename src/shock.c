@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 8: shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
  *
  * Walk the contact-graph levels from the ground up. At each level, the
@@ -22,14 +23,13 @@
 
 /* Low-RAM: the rows of the last four contacts visited, each kept for a visit to the same
  * contact (QP_ROWS_MEMO). A level's sweeps turn round at its ends, so the contacts visited
- * last are the next ones visited first: with one set, only the very last was found again
- * (Cortex-M4 pyramid20 22.15 M -> 22.03 M instructions a step). Since the pass starts every
- * contact from the contact pass's totals, it builds friction rows at more visits, and the
- * fourth set kept the low-RAM layout within 1.5x of the default (pyramid20 1.4972x at
- * b430885, 1.5025x with three). Rows are a pass's scratch there, on the stack: on the
- * micro:bit's Cortex-M0 four sets made this pass the deepest path, 2 996 bytes of the
- * 3 040 tools/test-stack.sh allows, so it keeps three (a hinge's path is the deepest
- * there, 2 864). The default layout keeps every contact's rows and uses none of these. */
+ * last are the next ones visited first. The pass starts every contact from the contact
+ * pass's totals and so builds friction rows at many visits; four sets keep the low-RAM
+ * layout within 1.5x of the default's instructions on pyramid20 (make bench, the low-RAM
+ * table), where three are just past it. Rows are a pass's scratch there, on the stack: on
+ * the micro:bit's Cortex-M0 four sets would make this pass the deepest path, close to the
+ * 3 040 bytes tools/test-stack.sh allows, so it keeps three (a hinge's path is then the
+ * deepest). The default layout keeps every contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
 #define SHOCK_ROWS_KEPT 3
 #elif QP_CFG_LOW_RAM
@@ -390,7 +390,7 @@ void qp__shock(qp_world *w)
      * (tests/unit/test_stacking.c). Within a level too: there the totals are
      * what already balances the level, so its sweeps settle sooner, and over
      * 400 piles of cubes fewer stayed awake after 10 s (4 against 11) and
-     * fewer tipped (docs/benchmarks.md, twenty-second part). A contact of a
+     * fewer tipped (bench/bench_piles). A contact of a
      * body a joint holds starts from zero: the contact pass balanced it
      * against the joint, which this pass does not see (a ragdoll on a box
      * never slept). */

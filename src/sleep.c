@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 11: sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
  *
  * Three-point test (Lengyel, seed 000): each awake body grows three boxes
@@ -62,8 +63,8 @@ static void restart_test(const qp_world *w, qp_body_state *b)
  * sixteenth of a threshold (0.6 mm by default) at one of its points. A body that has not is
  * not rocking nor swaying, whatever its contacts do: a resting box whose manifold swapped
  * an edge's two points for a face's three every few steps (the separating axis test's two
- * axes a unit either side of its tolerance) restarted its test at every swap, and a pile of
- * 512 cubes never slept (docs/benchmarks.md, twenty-second part). */
+ * axes a unit either side of its tolerance) would restart its test at every swap, and keep a
+ * pile of 512 cubes awake for good. */
 static bool moved_since_start(const qp_world *w, const qp_body_state *b)
 {
     if (w->def.sleep_policy == QP_SLEEP_ENERGY) return true;

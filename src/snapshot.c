@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Snapshot and restore (docs/design.md §8): a world's state in a caller's buffer and back,
  * for rollback and for sending a state to another machine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 5: the collision pass, elastic (docs/design.md §3; seeds 003, 004).
  *
  * Runs on the start-of-step velocities, before gravity. In every sweep, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 7: the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
  *
  * After gravity and forces, sweep the manifolds bottom up in contact-graph
@@ -121,9 +122,9 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
  * rest (either way) in full, and the sweep's share push of the rest of it. The
  * ramp is for impacts, whose speed must reach up a stack gradually (seed 003's
  * see-saw); the approach that resting contact gathers in a step is not one, and
- * ramped it only slowed convergence: columns of 40 tilted cubes drifted
+ * ramped it only slows convergence: columns of 40 tilted cubes drift
  * 19-51 mm with every approach ramped, 6-40 mm with this (docs/design.md §3).
- * Without gravity rest is 0 and every approach is ramped, as before. */
+ * Without gravity rest is 0 and every approach is ramped. */
 static inline fix16_t ramped(fix16_t vn, fix16_t push, fix16_t rest)
 {
     fix16_t over = vn > rest ? vn - rest : vn < -rest ? vn + rest : 0;
@@ -261,10 +262,10 @@ static bool islands_sweep_end(qp_world *w)
 
 /* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
  * returns how many. The default layout lists them with their islands once a pass
- * (w->passes.sweep) and drops a settled island's after each sweep: a resting pile's sweeps
- * walked every contact of the world to visit a few (rain512 at rest: ten sweeps over 951
- * contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every contact
- * and skips the others as before (the same visits). */
+ * (w->passes.sweep) and drops a settled island's after each sweep, since a resting pile's
+ * sweeps would walk every contact of the world to visit a few (rain512 at rest: ten sweeps
+ * over 951 contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every
+ * contact and skips the others (the same visits). */
 static int sweep_start(qp_world *w)
 {
 #if QP_CFG_LOW_RAM

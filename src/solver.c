@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Impulse kernels shared by the velocity passes.
  *
  * These run tens of thousands of times per step, so they are written as

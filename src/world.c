@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The world: initialisation, the step as a table of contents, statistics. */
 #include "world_internal.h"
 

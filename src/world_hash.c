@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The state hash (docs/design.md §8): 32-bit FNV-1a over every value that can change a
  * later step, fed word by word with qp_hash_u32 (values, never raw struct bytes, whose
  * padding and byte order differ between targets).

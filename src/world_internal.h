@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal interface between the step's stages (one source file each). */
 #ifndef QPHYS_WORLD_INTERNAL_H
 #define QPHYS_WORLD_INTERNAL_H

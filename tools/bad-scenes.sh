@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bad-scenes.sh - feed every bad scene to `qphys run` and check that each one
 # is rejected cleanly: exit status 2 (never a crash, a hang or success) and a
 # message FILE:LINE:COLUMN: error: ... on stderr. Each file of tests/bad_scenes

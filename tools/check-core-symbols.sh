@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-core-symbols.sh - the ARM guard: the core (src/) and libfixmath, compiled for a
 # Cortex-M with -mfloat-abi=soft, must not call any floating-point helper (a float or
 # double operation slipped in) nor the heap (malloc & co.).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cross-check.sh - the determinism harness: build and run one app on every target and
 # require byte-identical output from all of them.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install what qphys needs on a Debian machine, then fetch libfixmath's source.
 # Runs apt-get itself when it may (root, or sudo without a password); otherwise
 # prints the exact command to run.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # embed-scene.sh SCENE STEPS OUT.h - write a C header holding a scene file's text
 # for tests/target/scene_main.c (boards have no file system):
 #   static const char scene_text[] = "...";  (every byte of SCENE, escaped)

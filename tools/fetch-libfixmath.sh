@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetch libfixmath's source from Debian's source package into build/deps, verify
 # its checksum and unpack it. The system's apt configuration is never touched:
 # apt is pointed at a private source list and private state directories.

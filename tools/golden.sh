@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # golden.sh - regenerate the golden hash sequences of every scene, deliberately
 # (make golden): tests/scenes/golden/<scene>.hashes = `qphys run SCENE --hashes
 # --steps N` of the reference build (gcc -O2, build/host/qphys). Scenes larger

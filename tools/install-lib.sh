@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-lib.sh - install qphys as a library (make install PREFIX=... [DESTDIR=...]).
 #
 #   sh tools/install-lib.sh PREFIX LIB FIXMATH_DIR VERSION
@@ -12,6 +13,9 @@
 #   lib/pkgconfig/qphys.pc              Cflags carry the include folders and -DFIXMATH_NO_CACHE
 #   lib/cmake/qphys/qphysConfig.cmake   find_package(qphys): the imported target qphys::qphys
 #   lib/cmake/qphys/qphysConfigVersion.cmake
+#   share/doc/qphys/LICENSE             qphys's license (MIT)
+#   share/doc/qphys/LICENSE.libfixmath  libfixmath's (MIT), whose objects libqphys.a carries and
+#   include/qphys/libfixmath/LICENSE    whose headers are installed: its notice travels with them
 # The CMake files locate the prefix from their own folder, so the tree can be moved.
 set -eu
 [ $# = 4 ] || { echo "usage: sh tools/install-lib.sh PREFIX LIB FIXMATH_DIR VERSION" >&2; exit 2; }
@@ -19,9 +23,14 @@ prefix=$1 lib=$2 fixdir=$3 version=$4
 case $prefix in /*) ;; *) echo "install-lib: PREFIX must be an absolute path, not '$prefix'" >&2; exit 2 ;; esac
 root=${DESTDIR:-}$prefix
 [ -f "$lib" ] || { echo "install-lib: $lib is missing (make builds it)" >&2; exit 2; }
-mkdir -p "$root/include/qphys/libfixmath" "$root/lib/pkgconfig" "$root/lib/cmake/qphys"
+fixlicense=$fixdir/../LICENSE
+[ -f "$fixlicense" ] || { echo "install-lib: $fixlicense is missing (libfixmath's MIT notice)" >&2; exit 2; }
+mkdir -p "$root/include/qphys/libfixmath" "$root/lib/pkgconfig" "$root/lib/cmake/qphys" "$root/share/doc/qphys"
 cp include/qphys/*.h "$root/include/qphys/"
 cp "$fixdir/fix16.h" "$fixdir/fix16.hpp" "$root/include/qphys/libfixmath/"
+cp "$fixlicense" "$root/include/qphys/libfixmath/LICENSE"
+cp LICENSE "$root/share/doc/qphys/LICENSE"
+cp "$fixlicense" "$root/share/doc/qphys/LICENSE.libfixmath"
 cp "$lib" "$root/lib/libqphys.a"
 
 cat >"$root/lib/pkgconfig/qphys.pc" <<PC
@@ -65,4 +74,4 @@ else()
   set(PACKAGE_VERSION_COMPATIBLE FALSE)
 endif()
 CM
-echo "install-lib: qphys $version in $root (include/qphys, lib/libqphys.a, lib/pkgconfig/qphys.pc, lib/cmake/qphys)"
+echo "install-lib: qphys $version in $root (include/qphys, lib/libqphys.a, lib/pkgconfig/qphys.pc, lib/cmake/qphys, share/doc/qphys)"

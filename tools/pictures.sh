@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pictures.sh - make pictures: an animation of every scene of tests/scenes in docs/pictures/
 # (<scene>.gif, 400x300), drawn by `qphys render` with no display. Run it again after adding
 # a scene. A scene larger than the default pools (pyramid64) is drawn by a build with bigger

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys - run, record and replay scene files on the host.
  *
  *   qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]
@@ -6,6 +7,7 @@
  *   qphys replay FILE [--verify]
  *   qphys verify PATH... [-j N] [--junit FILE]
  *   qphys check SCENE
+ *   qphys --version
  *
  * run: loads SCENE (docs/scene-format.md) and steps it N times (default 600).
  *   Without options a short summary; --hashes prints only "step hash" lines
@@ -27,6 +29,7 @@
  * verify: every recording (*.replay, and *.qpin with its NAME.qps) under the paths, on N
  *   processes (default: every core), one line each and a summary (tools/verify_cmd.c).
  * check: parses and validates SCENE only.
+ * --version: "qphys MAJOR.MINOR.PATCH", the release of the headers (qphys/version.h).
  *
  * Exit status: 0 success, 1 verification failed, 2 bad input or usage
  * (scene errors are reported as FILE:LINE:COLUMN: message on stderr).
@@ -44,6 +47,7 @@
 #include "qphys/hash.h"
 #include "qphys/record.h"
 #include "qphys/scene.h"
+#include "qphys/version.h"
 #include "qphys/world.h"
 #include "replay.h"
 #include "verify.h"
@@ -76,7 +80,7 @@ static const char usage_text[] =
     "       qphys verify PATH... [-j N] [--junit FILE]\n"
     "       qphys check SCENE\n"
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
-    "       qphys --help\n"
+    "       qphys --help | --version\n"
     "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";
 
@@ -728,6 +732,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "render")) return qphys_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("qphys %s\n", QP_VERSION_STRING);
         return 0;
     }
     fprintf(stderr, "qphys: unknown command '%s'\n", argv[1]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `qphys render` of builds without the picture libraries (cross targets, sanitizer
  * and variant builds): the host build links tools/viewer/render.c instead (mk/tools.mk). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replay file reader (tools/replay.h). */
 #include "replay.h"
 

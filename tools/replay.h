@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replay files (docs/scene-format.md, "Replay files"): the reader and the writer's checksum,
  * apart from the qphys command so that the fuzz target (tests/fuzz/fuzz_replay.c) calls the
  * same code. Host code: the heap is fine here.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run-demo.sh OUT SCENE - make run: the viewer on SCENE when there is a display (DISPLAY or
 # WAYLAND_DISPLAY) and the viewer is built; otherwise (or when it cannot open a window) the
 # qphys command runs SCENE for 600 steps, prints its summary and hash, and draws the run as

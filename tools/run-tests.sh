@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make test: every check qphys makes, ending with one line "N passed, M failed".
 # A check is a build, a guard, a cmocka test (counted one by one) or a
 # cross-target comparison. Logs of failures are shown in full.
@@ -70,6 +71,9 @@ check "deps installed" sh tools/deps.sh
 section "host build and guards"
 check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tools/test-api.sh
+check "the C examples of docs/guide.md build with -Werror and run" sh tests/scripts/guide-examples.sh
+check "one version: VERSION, qphys --version, qphys/version.h and CHANGELOG.md agree" sh tests/scripts/version.sh
+check "every source file carries its SPDX-License-Identifier line" sh tools/spdx.sh --check
 check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
 check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tools/test-install.sh
 check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tools/test-viewer.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # scene-check.sh - cross-target scene hashes: every scene of tests/scenes, run on
 # every target, must print the per-step hash sequence of its golden file
 # tests/scenes/golden/<scene>.hashes ("step hash" lines, written by tools/golden.sh).

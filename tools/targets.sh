@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # targets.sh - how to run a program built for a host-side target on this machine.
 # Sourced by tools/cross-check.sh and tools/scene-check.sh.
 #

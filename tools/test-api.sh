@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-api.sh - the public API as a user's program sees it:
 #   1. tests/cpp/cpp_api.cpp, C++17 with -Wall -Wextra -Wpedantic -Werror (g++, and clang++
 #      when installed), links against build/host/libqphys.a and steps a scene to the hash

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-board-images.sh - the flash images (board.mk FLASH_IMAGES) are what the chip boots:
 #   - for every board with images, make BOARD=x writes <app>.bin and <app>.hex, the two hold
 #     the same bytes (the .hex converted back equals the .bin), the .hex starts at FLASH_ORIGIN,

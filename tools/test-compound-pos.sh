@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-compound-pos.sh - `qphys run --json` reports each body's pos as the origin written in the
 # scene file, compounds included (their centre of mass lies elsewhere), and the demo car
 # squashes its box against the wall within 1 cm (exit status of build/host/car).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-fresh-clone.sh - what a new user does first: clone the repository into an empty
 # folder and run `make` there once, with no retry and nothing carried over from this tree
 # (libfixmath is fetched again). Tests the committed HEAD, as a clone would see it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-fuzz-corpus.sh - every fuzz target (tests/fuzz/fuzz_*.c) run by gcc under ASan + UBSan
 # on its checked-in corpus (tests/fuzz/corpus/<target>/: inputs that reach new code, and every
 # input that once crashed), so a finding fixed once stays fixed. `make fuzz` finds new ones.

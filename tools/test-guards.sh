@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-guards.sh - test the "no float, no heap" guards themselves.
 #
 # Copies the project (src/ include/ mk/ Makefile port/ boards/ tools/ tests/probe/) into a scratch

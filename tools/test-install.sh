@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-install.sh - qphys as a library, the ways another project takes it:
 #   1. make install PREFIX=<temp>: a C program outside the tree (tests/install/step_scene.c)
 #      built with `pkg-config --cflags --libs qphys` only;
@@ -10,7 +11,9 @@
 #   each steps stack20 and mixed and must print the per-step hashes of `qphys run --hashes`;
 #   4. make lib CPU=cortex-m4f: a hard-float ARM archive whose objects pass the guard (no float
 #      helpers, no heap, no FPU arithmetic) and whose ABI is the hard-float one; a hard-float
-#      program (examples/hello.c) links against it through its qphys.pc.
+#      program (examples/hello.c) links against it through its qphys.pc;
+#   and every installed tree carries qphys's LICENSE and libfixmath's MIT notice
+#   (share/doc/qphys/LICENSE, LICENSE.libfixmath, include/qphys/libfixmath/LICENSE).
 # Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -37,6 +40,18 @@ same_hashes() {
   done
 }
 
+# licensed WHAT PREFIX: qphys's license and libfixmath's notice, whose objects and headers ship
+# in the tree, are installed beside them.
+licensed() {
+  if grep -q 'Copyright (c) .* the qphys authors' "$2/share/doc/qphys/LICENSE" 2>/dev/null &&
+     grep -q 'libfixmath is Copyright' "$2/share/doc/qphys/LICENSE.libfixmath" 2>/dev/null &&
+     cmp -s "$2/share/doc/qphys/LICENSE.libfixmath" "$2/include/qphys/libfixmath/LICENSE"; then
+    echo "PASS $1 installs qphys's LICENSE and libfixmath's MIT notice (share/doc/qphys, include/qphys/libfixmath)"
+  else
+    fail "$1: the installed tree lacks qphys's LICENSE or libfixmath's notice:"; ls -R "$2/share" "$2/include/qphys/libfixmath" 2>&1 | head -10
+  fi
+}
+
 # 1. make install, then pkg-config.
 prefix=$tmp/prefix
 if make -s install PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
@@ -44,6 +59,7 @@ if make -s install PREFIX="$prefix" >"$tmp/install.log" 2>&1; then
 else
   fail "make install:"; cat "$tmp/install.log"; exit 1
 fi
+licensed "make install" "$prefix"
 if nm "$prefix/lib/libqphys.a" | grep -q ' T fix16_sqrt$'; then echo "PASS libqphys.a holds libfixmath's objects"
 else fail "libqphys.a has no fix16_sqrt: libfixmath is not in the archive"; fi
 cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qphys) &&
@@ -76,6 +92,7 @@ fi
 prefix2=$tmp/prefix-cmake
 if cmake -S . -B "$tmp/top" >"$tmp/top.log" 2>&1 && cmake --build "$tmp/top" -j"$jobs" >>"$tmp/top.log" 2>&1 &&
    cmake --install "$tmp/top" --prefix "$prefix2" >>"$tmp/top.log" 2>&1; then
+  licensed "cmake --install" "$prefix2"
   # shellcheck disable=SC2046
   if cc -std=c11 -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$prefix2/lib/pkgconfig pkg-config --cflags qphys) \
        tests/install/step_scene.c $(PKG_CONFIG_PATH=$prefix2/lib/pkgconfig pkg-config --libs qphys) -o "$tmp/step_cm" 2>"$tmp/cm.log"; then
@@ -90,6 +107,7 @@ fi
 # 4. An ARM library for firmware, hard-float ABI.
 if make -s -j"$jobs" lib CPU=cortex-m4f >"$tmp/lib.log" 2>&1; then
   a=build/lib/cortex-m4f/lib/libqphys.a
+  licensed "make lib CPU=cortex-m4f" build/lib/cortex-m4f
   if arm-none-eabi-readelf -A "$a" | grep -q 'Tag_ABI_VFP_args: VFP registers' &&
      grep -q 'objects clean' "$tmp/lib.log"; then
     echo "PASS make lib CPU=cortex-m4f: $a, hard-float ABI, $(sed -n 's/^check-core-symbols: //p' "$tmp/lib.log")"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-lockstep.sh - the lockstep demo (examples/lockstep, docs/lockstep.md) keeps its promise:
 #   1. two peers over UDP, 600 frames, 10% loss, delay 3 frames, reordering: 0 desyncs, some
 #      rollbacks (so prediction and rollback were exercised), and the final hash of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-port-exit.sh - the Cortex-M port ends a program cleanly with and without a debugger,
 # under QEMU both ways, on an ARMv6-M (microbit) and an ARMv7E-M (qemu-mps2-an386) board.
 # The program is the scene runner on a scene larger than the board's pools, which prints a

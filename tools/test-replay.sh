@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-replay.sh [QPHYS] - qphys record / replay --verify tell a damaged file from a divergence.
 #
 # Records tests/scenes/slope.scene for 120 steps with inputs of every kind (--inputs 7) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-snapshot-cli.sh - snapshots as a user of the qphys command and the boards meets them:
 #   1. `qphys run SCENE --steps K --save F`, then `qphys run F --steps N-K --hashes`: the resumed
 #      run prints steps K+1..N with the golden file's hashes, for every scene the build holds;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-stack.sh - the deepest stack of loading a scene and stepping it, measured on the
 # Cortex-M0 of the micro:bit (QEMU -M microbit) and bounded: fails above STACK_BOUND bytes.
 #

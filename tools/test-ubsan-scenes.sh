@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-ubsan-scenes.sh - the qphys command built with ASan + UBSan (stop at the first report)
 # runs every scene of tests/scenes (UBSAN_SCENE_STEPS steps, default 120) and reads every bad
 # scene of tests/bad_scenes (which must be refused with exit 2): the unit tests are not the

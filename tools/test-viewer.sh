@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-viewer.sh - the pictures and the viewer as a person uses them.
 #
 # qphys render: a PNG of stack20 is 400x300 and shows the stack where it stands (warm

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 'use strict';
 // wasi-run.cjs - run a wasm32-wasi program (the qphys tool, the probe) in node, the way a
 // Linux program runs under qemu-user: its arguments, stdout and exit status pass through,

@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench/fidelity/generate.sh: write the generated scenes of the fidelity table (issue 15):
+# SPDX-License-Identifier: MIT
+# bench/fidelity/generate.sh: write the generated scenes of the fidelity table (make fidelity):
 # the tilted stacks of case a and the lanes of fast bodies of case d. Tilted stacks: cubes each turned up to 1 degree about a random axis and shifted up to 1 cm
 # sideways, placed with 1 mm gaps (between the cubes' vertical extents, and above the ground),
 # as a level designer or a drop leaves them. Seeds 1..5; 20 high with sleep off and on (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/fidelity/summary.awk: what the fidelity table measures, from one engine's trace of one
 # scene (the format of bench/fidelity_scene.h). The same program reads qphys's and Bullet's
 # traces. Prints "ENGINE FILE BODY KEY VALUE" lines (BODY "-" for the whole scene):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/fidelity/table.awk: the fidelity table in markdown, from the summaries of both engines
 # (bench/fidelity/summary.awk) and the rows of bench/fidelity/cases.txt.
 # Usage: awk -f table.awk SUMMARIES CASES
@@ -92,7 +93,7 @@ NR == FNR {
   pat = trim(c[3]); gsub(/\./, "\\.", pat); gsub(/\*/, ".*", pat); pat = "^" pat "$"
   split(trim(c[4]), m, " ")
   if (!header++) {
-    print "| case | measure | qphys | Bullet " bv " | Bullet + CCD | target (issue 15) |"
+    print "| case | measure | qphys | Bullet " bv " | Bullet + CCD | target |"
     print "|---|---|---|---|---|---|"
   }
   printf "| %s | %s | %s | %s | %s | %s |\n", trim(c[1]), trim(c[2]), cell("qphys", pat, m[1], m[2], m[3]), \

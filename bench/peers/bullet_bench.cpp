@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/peers/bullet_bench.cpp - the named scenes of docs/design.md §9 in Bullet, for the side-by-side table.
  *
  * Bullet (Debian libbullet-dev, single precision): btDiscreteDynamicsWorld with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/peers/ode_bench.c - the named scenes of docs/design.md §9 in ODE, for the side-by-side table.
  *
  * ODE (Debian libode-dev, double precision) with dWorldQuickStep: 10 iterations, 1/60 s,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/peers/peer_common.h - what the ODE and Bullet benchmarks share (C and C++).
  *
  * The named scenes of docs/design.md §9 in double precision (the same formulas as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cortex-M4 with its FPU, hard-float ABI: for `make lib CPU=cortex-m4f`, a library that links
 # into firmware built with -mfloat-abi=hard. The core still uses no float:
 # makes any float a compile error and keeps the FPU registers untouched (no FPU context to save

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.c - micro:bit v1 console on the nRF51 UART0 (CONSOLE = uart in board.mk).
  *
  * 115200 8N1 on the interface-chip pins (TX P0.24, RX P0.25); on a real board this is

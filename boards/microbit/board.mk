@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # BBC micro:bit v1 (nRF51822, Cortex-M0), QEMU -M microbit. 256 KB flash, 16 KB RAM.
 CPU_CORE     := cortex-m0
 # SysTick clock in Hz (processor clock; CSR = 5)

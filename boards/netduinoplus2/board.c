@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.c - Netduino Plus 2 (STM32F405RG): the clock tree and a USART console (CONSOLE = uart).
  *
  * Written against the STM32F405/407 reference manual (RM0090): register names and bit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Netduino Plus 2 (STM32F405RG, Cortex-M4F at 168 MHz), QEMU -M netduinoplus2. 1 MB flash at
 # 0x08000000 (aliased at 0 when BOOT0 is low), 128 KB SRAM at 0x20000000 (the 64 KB CCM is unused).
 CPU_CORE     := cortex-m4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.c - nRF52840 DK console: UARTE0 on the J-Link's virtual COM port (VCOM0).
  *
  * Written against the nRF52840 Product Specification (UARTE §6.34, GPIO §6.9): TX on P0.06,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Nordic nRF52840 DK (PCA10056; nRF52840, Cortex-M4F at 64 MHz): build only, no QEMU model.
 # 1 MB flash at 0, 256 KB RAM at 0x20000000. No SoftDevice or bootloader: the image starts at 0.
 # Flash build/nrf52840dk/probe.hex by copying it to the J-Link's USB drive (or nrfjprog

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.c - Nucleo-F411RE (STM32F411RE) console: USART2 on the ST-LINK virtual COM port.
  *
  * Written against the STM32F411 reference manual (RM0383): RCC §6.3, GPIO §8.4, USART §19.6.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ST Nucleo-F411RE (STM32F411RE, Cortex-M4F): build only, no QEMU model. 512 KB flash at
 # 0x08000000, 128 KB SRAM at 0x20000000. Flash build/nucleo-f411re/probe.bin by copying it to the
 # ST-LINK's USB drive (or probe.hex with a debug probe); read the console on the ST-LINK's serial port.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # QEMU mps2-an385: Arm MPS2 FPGA image AN385 (Cortex-M3). 4 MB code SSRAM, 4 MB data SSRAM.
 CPU_CORE     := cortex-m3
 # SysTick clock in Hz (processor clock; CSR = 5)

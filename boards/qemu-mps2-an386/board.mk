@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # QEMU mps2-an386: Arm MPS2 FPGA image AN386 (Cortex-M4, FPU unused). 4 MB code SSRAM, 4 MB data SSRAM.
 CPU_CORE     := cortex-m4
 # SysTick clock in Hz (processor clock; CSR = 5)

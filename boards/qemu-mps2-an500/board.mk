@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # QEMU mps2-an500: Arm MPS2 FPGA image AN500 (Cortex-M7, FPU unused). 4 MB code SSRAM, 4 MB data SSRAM.
 CPU_CORE     := cortex-m7
 # SysTick clock in Hz (processor clock; CSR = 5)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.c - QEMU virt console on its NS16550A UART at 0x10000000 (CONSOLE = uart in board.mk).
  *
  * Under QEMU this is `-serial stdio`. 8N1; QEMU ignores the baud rate, which a real 16550

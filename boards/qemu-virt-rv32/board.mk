@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # QEMU virt, 32-bit (qemu-system-riscv32 -M virt -bios none): a bare-metal RV32IMAC machine.
 # No flash: QEMU loads the ELF into RAM at 0x80000000; the first 2 MB hold the image.
 CPU_CORE     := rv32imac

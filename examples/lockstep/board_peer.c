@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_peer.c - the lockstep demo's board peer (make BOARD=qemu-mps2-an386 APP=lockstep).
  *
  * Peer 1 of the game, in plain lockstep: it sends its input of a frame, waits for the other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* game.c - the lockstep demo's game (game.h). Integer and fixed-point only: it runs on
  * the boards too, and every peer must compute the same bits. */
 #include "game.h"

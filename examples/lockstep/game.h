@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* game.h - the lockstep demo's game: a walled arena, two avatars pushed by their players'
  * sticks, and crates the players throw in from four spawn points.
  *

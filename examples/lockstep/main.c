@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - build/host/lockstep: two qphys worlds kept in lockstep over a lossy network.
  *
  *   lockstep --frames N [--loss PCT] [--delay FRAMES] [--reorder] [--corrupt PCT]

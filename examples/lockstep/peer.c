@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* peer.c - prediction, rollback and hash comparison for one lockstep peer (peer.h). */
 #include "peer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* peer.h - one peer of the lockstep demo: its inputs, the other's, prediction, rollback
  * and the comparison of confirmed-frame hashes. No OS calls (the board runs it too): the
  * caller moves packets (proto.h) in and out and calls these in a loop.

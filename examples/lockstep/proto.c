@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proto.c - the lockstep demo's packet (proto.h). */
 #include "proto.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proto.h - the lockstep demo's packet: a peer's inputs and confirmed-frame hashes.
  *
  * One format for UDP datagrams (host to host) and for a byte stream (a serial line to a

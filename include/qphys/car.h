@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A car on ray-cast wheels (docs/car.md): a box chassis held up by four
  * spring-damper suspensions whose wheels are rays, driven, braked and steered
  * by tyre impulses at the wheels' contacts.

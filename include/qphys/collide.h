@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collision geometry: shapes, manifolds, the pure collide functions and ray casts.
  *
  * Everything here is pure: no world, no state. A collide function takes two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compile-time options of qphys: capacities of the static pools.
  *
  * Define QP_USER_CONFIG as a header name (e.g. -DQP_USER_CONFIG='"my_qp_config.h"')

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 32-bit FNV-1a over integers fed as little-endian bytes, so the same values
  * give the same hash on every target whatever its byte order or padding. */
 #ifndef QPHYS_HASH_H

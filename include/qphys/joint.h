@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints: two bodies held together at points (docs/design.md §7).
  *
  * Three kinds, after JigLib's constraints (solved with the same impulse

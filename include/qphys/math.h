@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys math layer: Q16.16 vectors and matrices, Q2.30 rotations.
  *
  * Two number forms, both plain int32_t so every target computes the same bits:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A ragdoll: eleven bodies (boxes and capsules) held by ball joints
  * at the neck, spine, shoulders and hips and by limited hinges at the elbows
  * and knees (src/ragdoll.c). One call creates all of it or nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Input log: every call that changes a world, recorded with its step into a caller's
  * buffer, and replayed into another world (src/record.c; docs/design.md §8).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene files: a world and its bodies described in text (docs/scene-format.md, version 1;
  * the full grammar is in docs/scene-format.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Results and small types shared by every qphys header. */
 #ifndef QPHYS_TYPES_H
 #define QPHYS_TYPES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The qphys world: definitions, bodies, the step, queries.
  *
  * All state lives in one qp_world that the caller owns (static storage is

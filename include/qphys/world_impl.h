@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The layout of qp_world, public only so that callers can own its storage
  * (static qp_world w;) and know its size at compile time. Read and write it
  * through world.h; the fields may change between versions. */

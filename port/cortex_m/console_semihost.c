@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* console_semihost.c - board console through semihosting (SYS_OPEN ":tt" + SYS_WRITE). */
 #include "board_console.h"
 #include "semihost.h"

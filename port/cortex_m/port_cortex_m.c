@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* port_cortex_m.c - qp_port for Cortex-M: board console, SysTick ticks, semihosting exit.
  *
  * Ticks: SysTick clocked from the processor (CSR = 5: enable, processor clock, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* semihost.h - Arm semihosting calls for Cortex-M (ARMv6-M, ARMv7-M, ARMv7E-M).
  *
  * On M-profile cores the semihosting trap is `bkpt 0xab` (not `svc 0x123456`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* startup.c - vector table, reset and fault handlers shared by all Cortex-M boards.
  *
  * Reset: copy .data from flash, zero .bss, qp_port_init(), main(), then

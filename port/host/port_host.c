@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* port_host.c - qp_port for a hosted POSIX system: stdio console,
  * CLOCK_MONOTONIC in nanoseconds, exit(). */
 #define _POSIX_C_SOURCE 199309L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* port_riscv.c - qp_port for bare-metal RISC-V (machine mode): board console, mtime ticks,
  * exit through a test-finisher device.
  *

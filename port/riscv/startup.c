@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* startup.c - reset and trap handling for the bare-metal RISC-V boards (machine mode).
  *
  * _start sets the stack and global pointers and jumps to C; qp_rv_reset copies .data,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qp_port_template.c - copy this to port/<your-port>/ and fill in the stubs.
  *
  * A port gives apps, tests and benchmarks a console, a tick counter and a way to stop.

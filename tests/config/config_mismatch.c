@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program compiled with other pool sizes or options than its libqphys.a
  * (tools/test-api.sh builds this file with -DQP_CFG_MAX_BODIES=16 and with
  * -DQP_CFG_LOW_RAM=1 against the default library, under AddressSanitizer):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // C++17 against the public API: the umbrella header compiles with
 // -Wall -Wextra -Wpedantic -Werror, the library links, and a scene stepped
 // from C++ gives the hash the C tool prints for it (tools/test-cpp.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_api.c - sequences of API calls read from the fuzzer's bytes (libFuzzer;
  * tools/test-fuzz-corpus.sh replays the corpus with gcc): create bodies of any shape and
  * numbers, destroy with valid and stale ids, set poses and velocities, apply forces, torques

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_replay.c - the replay file reader (tools/replay.c) and the input log's replay
  * (src/record.c) on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays the corpus with
  * gcc). The corpus starts from real recordings (qphys record --inputs, some with --poses);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_restore.c - snapshot restore on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays
  * the corpus with gcc). The corpus starts from real snapshots of the named scenes; the fuzzer
  * mutates them; each input is restored as it is (most mutants stop at the CRC) and again

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_scene.c - the scene reader on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays
  * the corpus with gcc). Promises checked: no sanitizer report; qp_scene_check and
  * qp_scene_load agree; a refused text leaves the world exactly as it was, and a loaded one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* step_scene.c - a program outside the qphys tree that uses the installed library: it loads a
  * scene file, steps it and prints one "step hash" line per step, the lines of
  * `qphys run SCENE --hashes --steps N`. Built by tools/test-install.sh through pkg-config and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Behaviour at the edge of small pools, in the low-RAM layout of the boards.
  *
  * Built against a core with small pools (tools/run-tests.sh passes them as

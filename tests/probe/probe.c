@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Determinism probe: drives the math layer (and the libfixmath functions the
  * core relies on) through a fixed, seeded sequence and prints one hash per
  * kind of operation and one over everything. Every target must print the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerate the named scenes of docs/design.md §9 (stack20, stack50, pyramid20,
 # pyramid64, rain512) into tests/scenes/. The files are checked in; run this
 # only to change them (then regenerate the goldens: make golden).

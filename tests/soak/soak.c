@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* soak - a long run of a pile that is thrown up again and again, checked at every step
  * (make soak: 1 000 000 steps; make test runs 20 000).
  *

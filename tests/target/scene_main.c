@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene runner for the boards: loads a scene compiled in as text and prints
  * one "step hash" line per step, exactly like `qphys run SCENE --hashes
  * --steps N` on the host, so tools/scene-check.sh can compare the two.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the cmocka tests (host only; doubles are fine here).
  * Include after <cmocka.h>. The PRNG is xorshift32: seeded per test file,
  * and every draw is its own statement, so all compilers draw the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The car on ray-cast wheels (include/qphys/car.h): it stands on its
  * suspension, accelerates, brakes to a stop, turns with the steering, pushes
  * back on what it stands on, and squashes a box against a wall without

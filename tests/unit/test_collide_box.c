@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Box collisions: box-box, plane-box, sphere-box, capsule-box.
  *
  * Canonical poses with exact expectations (resting, rotated, on an edge and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Round pairs (plane, sphere, capsule) and the qp_collide dispatch.
  *
  * 1. Canonical cases with exact expectations for every pair: exactly touching

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compound bodies (one body, several shapes) from scene files, and the demo
  * scenes built from boxes and compounds: a table's mass, centre and inertia are
  * the analytic ones; the body keeps the origin written in the file; a stack of

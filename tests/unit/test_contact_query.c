@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The read-only contact query (qp_world_contact_count / qp_world_contact_at, src/query.c)
  * as a viewer uses it:
  * 1. A resting cube: one contact, ground first, a unit normal pointing up, four points on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dynamics: what a user of the engine sees, measured against physics.
  *
  * Every scene is built through the API (qp_create_body), not from scene

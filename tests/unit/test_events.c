@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Events read after the step (world.h, "events"; src/events.c, src/sensor.c).
  *
  * 1. A box dropped 1 m onto the ground: exactly one contact begin, naming the ground and

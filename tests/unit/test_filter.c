@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collision filters (world.h, qp_shape_filter; src/broad_phase.c).
  *
  * 1. Masks: a box dropped on a box it does not collide with passes through it and lands

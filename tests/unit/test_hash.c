@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the state hash covers (include/qphys/world.h, src/world_hash.c).
  *
  * 1. Every covered field, of a body, of its shape, of a free slot, of a contact and of

@@ -1,12 +1,13 @@
-/* Heavy loads pressed into static geometry (issue 15, item 5): held, or flagged, never a
- * silent sink; and the documented ranges at their edges (README "Numbers", docs/math.md).
+/* SPDX-License-Identifier: MIT */
+/* Heavy loads pressed into static geometry: held, or flagged, never a silent sink; and the
+ * documented ranges at their edges (docs/limits.md, docs/math.md).
  *
- * - The issue's case, a 10 t ball on the ground under g = 500-1000, needs 83-167 kN s a step
+ * - The fidelity table's case, a 10 t ball on the ground under g = 500-1000, needs 83-167 kN s a step
  *   at one point, past what Q16.16 holds (32767 N s): it sinks, and is flagged
  *   QP_FLAG_IMPULSE_LIMIT from its first steps. A 10 t box spreads the same weight over four
  *   points and is held up to g = 750 (31 250 N s a point), flagged at g = 1000.
  * - Columns of heavy boxes are held against the ground (no point deeper than 1 cm) and stand
- *   within 2 cm at the edges the README lists; beyond them they lean and topple (not a load
+ *   within 2 cm at the edges docs/limits.md lists; beyond them they lean and topple (not a load
  *   the numbers cannot hold; the cause is not found, 1 kg boxes stand exactly at any g), and a
  *   deep overlap then only comes from the fall (none before the column leans by 15 cm).
  * Every depth is measured from outside with qp_collide at the bodies' poses. */
@@ -68,7 +69,7 @@ static column_result column(int n, double kg, double g, bool boxes)
     return r;
 }
 
-/* The issue's case: a 10 t ball under g = 500, 750, 1000 sinks, flagged from its first steps. */
+/* The fidelity table's case (bench/fidelity/): a 10 t ball under g = 500, 750, 1000 sinks, flagged from its first steps. */
 static void test_heavy_ball_flagged(void **st)
 {
     (void)st;
@@ -91,7 +92,7 @@ static void test_heavy_box_held(void **st)
     assert_true(r.flagged_step > 0);
 }
 
-/* Columns at the edges the README lists: held against the ground and each other (1 cm) and
+/* Columns at the edges docs/limits.md lists: held against the ground and each other (1 cm) and
  * standing within 2 cm for 10 s. */
 static void test_heavy_columns_at_their_edges(void **st)
 {

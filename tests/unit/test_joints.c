@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints (include/qphys/joint.h, src/joint.c, src/solve_joints.c; docs/design.md §7).
  *
  * Every test builds its world through the public API, prints what it measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kinematic bodies: moved by their own velocities, never pushed (infinite
  * mass), carrying and waking what rests on them; static bodies refuse to be
  * moved. */

@@ -1,4 +1,5 @@
-/* The engine's limits hold at any input (issue reproducers; this file also runs under
+/* SPDX-License-Identifier: MIT */
+/* The engine's limits hold at any input (reproducers of inputs that broke them; this file also runs under
  * ASan+UBSan in make test, where any signed overflow stops it):
  *   - every call that changes a velocity leaves it within the world's speed clamp, however
  *     large the impulse (|v| once stayed at 173 m/s after a clamp taken from a saturated length);

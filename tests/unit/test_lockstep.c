@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lockstep demo's packets and peers (examples/lockstep, docs/lockstep.md), in one
  * process, so that make test runs them under ASan and UBSan too:
  * 1. Packets: random packets survive encode and decode; every single-bit flip and every

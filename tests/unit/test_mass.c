@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `mass M` for any shape size in range (0.01 .. 100 m, 0.01 .. 10000 kg): the
  * body weighs exactly M, its inertia is the shape's scaled to M (read back
  * through the response to an impulse: dw = I^-1 (r x J)), small bodies whose

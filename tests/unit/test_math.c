@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the math layer (include/qphys/math.h) against exact and
  * double-precision references.
  *

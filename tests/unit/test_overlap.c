@@ -1,5 +1,6 @@
-/* Bodies spawned overlapping come apart without being pushed through static geometry
- * (issue 15, item 4's last part): each layout is built through the API, stepped for 10 s,
+/* SPDX-License-Identifier: MIT */
+/* Bodies spawned overlapping come apart without being pushed through static geometry:
+ * each layout is built through the API, stepped for 10 s,
  * and measured from the outside: every pair of shapes is collided at the bodies' poses
  * with the public qp_collide, so "how deep is anything inside a static body" and "how
  * deep are two dynamic bodies inside each other" need no knowledge of the solver.
@@ -128,9 +129,9 @@ static double pos(qp_body_id id, int axis)
     return d16(axis == 0 ? p.x : axis == 1 ? p.y : p.z);
 }
 
-/* 50 spheres spawned at one point on the floor (the issue's case). Before: after 10 s the
- * bottom one was still 0.97 m inside the floor and all were 0.9 m inside each other. Now
- * they come apart upward into a column by step 66, the floor within 1 cm. */
+/* 50 spheres spawned at one point on the floor (a case of the fidelity table): they come
+ * apart upward into a column by step 66, the floor within 1 cm, instead of staying inside
+ * the floor and each other. */
 static void test_spheres_at_one_point(void **st)
 {
     (void)st;

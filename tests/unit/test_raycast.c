@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ray casts: for each shape a hit, a miss, grazing rays (1 mm inside / outside
  * the silhouette), an origin inside, rays too short or pointing away; then
  * seeded random rays against a double-precision reference in the shape frame:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Input log and replay (include/qphys/record.h, src/record.c), and ids across restore.
  *
  * 1. A run driven by every kind of mutating call, recorded, replays into a fresh world

@@ -1,4 +1,5 @@
-/* Restitution keeps the energy it should (issue: "a bounce with e = 1 keeps its
+/* SPDX-License-Identifier: MIT */
+/* Restitution keeps the energy it should (the requirement: "a bounce with e = 1 keeps its
  * energy within 5% over 10 s; e between 0 and 1 gives the expected rebound
  * heights; nothing gains energy").
  *

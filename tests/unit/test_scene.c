@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene files (include/qphys/scene.h, src/scene.c).
  *
  * 1. Exact numbers: a table of edge cases (0.1 -> 6554, ties, +-32767.99998,

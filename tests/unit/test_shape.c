@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shapes: constructors and validation (every bad parameter rejected with the
  * right code and *out untouched), mass properties against the closed forms
  * (double), AABBs that contain the shape, transforms against double. */

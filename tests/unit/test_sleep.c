@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sleep and wake (docs/design.md §6; src/sleep.c; seed 000, Lengyel's three-point test).
  *
  * Every scene is built through the public API in static worlds; every test
@@ -1065,8 +1066,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Piles of 64 tumbling cubes, on seeds no constant was tuned on (1001-1032: earlier sessions
- * tuned on seeds 1-40; docs/benchmarks.md, twenty-second part). A pile is chaotic: one
+/* Piles of 64 tumbling cubes, on seeds no constant was tuned on (1001-1032; the constants
+ * were tuned on seeds 1-40). A pile is chaotic: one
  * rounding decides which cube tips off an edge and how long the last one rocks, so the test
  * judges the piles as a whole, at rates measured over 400 other fresh piles (seeds 121-520,
  * build/bench/bench_piles 400 121), not one pile's luck:

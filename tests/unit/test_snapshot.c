@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* State hash, snapshot and restore (docs/design.md §8; src/world_hash.c, src/snapshot.c).
  *
  * 1. Rollback on every scene of tests/scenes: run N steps recording the hash

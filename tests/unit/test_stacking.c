@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stacks at the edges: mass ratios of 1000:1 in contact, and columns of cubes
  * tilted and shifted as a level designer or a drop leaves them. Both failed
  * through one cause: the shock pass could only push, so what the contact pass
@@ -243,7 +244,7 @@ static qp_body_id build_tilted(int n, uint32_t seed)
     return top;
 }
 
-/* The same as the issue states it, exactly: a uniform random axis, a shift of
+/* The tilted-stack case as its requirement states it, exactly: a uniform random axis, a shift of
  * up to 1 cm in any direction, and 1 mm between each cube's lowest point and
  * the top of the one below (the rotated cube's own half height); cubes of
  * half size h and mass m. */
@@ -298,7 +299,7 @@ static double column_drift(int n, uint32_t seed, bool sleep, int *asleep)
     return column_drift_of(n, seed, sleep, asleep, false);
 }
 
-/* 16 columns of 20, 10 s each way, as the issue asks: without sleep every
+/* 16 columns of 20, 10 s each way, as the fidelity targets ask: without sleep every
  * top within 3 cm, with sleep all asleep by step 180 and every top within
  * 2 cm. (Before: tops 5-82 cm without sleep, 1 of 16 within 3 cm; 6 of 16
  * asleep by step 180, 6 never at rest.) */
@@ -353,7 +354,7 @@ static void test_tilted_columns_40(void **st)
     assert_true(worst <= 0.10);
 }
 
-/* 40 high as the issue lays them out (build_tilted_exact), 16 seeds: every
+/* 40 high in that exact layout (build_tilted_exact), 16 seeds: every
  * column asleep by step 300 and every top within 5 cm (measured: the last
  * asleep at step 229, tops 6.1-40.1 mm; 32 other seeds 4.0-28.4 mm, asleep
  * by step 285). Before the contact pass's ramp was limited to the part of an
@@ -414,8 +415,8 @@ static void test_tilted_columns_light(void **st)
 /* The same columns at higher step rates, 20 high, sleep off, 10 s at each
  * rate: up to 240 Hz every top stays within 3 cm at every second (measured:
  * 5.8 mm at 120 Hz, 5.9 mm at 240). This is the edge of the tested range:
- * at 360 Hz 10 of 16 such columns sway and fall (README,
- * known limits: the shock pass feeds energy up a tilted column). */
+ * at 360 Hz 10 of 16 such columns sway and fall (docs/limits.md:
+ * the shock pass feeds energy up a tilted column). */
 static void test_tilted_columns_at_rates(void **st)
 {
     (void)st;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Swept contacts and the time-of-impact net: no sphere, capsule or box of at
  * least 0.1 m passes through a static or dynamic body of at least 0.05 m at any
  * speed up to the clamp (100 m/s), whatever its start offset within a step, its

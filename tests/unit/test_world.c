@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* World-level behaviour not covered elsewhere: ray casts against the world,
  * and full pair and contact pools reported, never overrun. */
 #include <stdarg.h>

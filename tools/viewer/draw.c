@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* draw - a world into a raster image (see draw.h).
  *
  * Every shape becomes flat-shaded triangles (boxes 12, spheres and capsules a latitude-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* draw - a qphys world drawn into a raster image: the camera, shaded bodies, the ground,
  * sleepers half transparent, colours by state, island or contact-graph level, contact
  * points and normals, joints, and the heads-up text. Shared by the viewer and `qphys

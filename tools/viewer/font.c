@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* font - the 5x7 glyphs of the heads-up text (font.h). Each row is 5 bits, the
  * leftmost column in bit 4; the pictures in the comments are the rows. */
 #include "font.h"

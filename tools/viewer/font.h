@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* font - a 5x7 bitmap font for the heads-up text (drawn by hand for qphys). */
 #ifndef QPHYS_FONT_H
 #define QPHYS_FONT_H

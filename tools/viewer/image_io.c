@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_io - PNG and animated GIF out (see image_io.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "image_io.h"

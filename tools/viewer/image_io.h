@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_io - pictures out: one RGBA image as PNG (libpng), several as an animated GIF
  * (giflib: one palette for the whole animation, frames stored as the rectangle that
  * changed). Host-only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load - scene or snapshot files into a world (see load.h). */
 #include "load.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load - a scene file or a snapshot file into a world, for the viewer and `qphys render`
  * (as tools/qphys.c reads them: a snapshot starts with "QPS3"). Host-only. */
 #ifndef QPHYS_LOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster - triangles, lines and text into an RGBA buffer (see raster.h). */
 #include "raster.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster - a small software rasterizer: flat-coloured triangles with a depth buffer and
  * alpha blending, lines, points and 5x7 text, into an RGBA buffer. The viewer shows the
  * buffer through an SDL texture; `qphys render` encodes it as PNG or GIF. Host-only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render - `qphys render`: pictures of a scene with no display and no GPU, drawn by the
  * viewer's code (draw.c, raster.c) and written as PNG or animated GIF (image_io.c).
  *

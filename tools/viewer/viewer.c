@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys-viewer - watch a scene or a snapshot step, and poke it.
  *
  *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]
