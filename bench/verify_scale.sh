@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # verify_scale.sh CORPUS [WORKERS...] - the figures of docs/scale.md: qphys verify -j1 and -j2,
 # then examples/dask/verify.py on a local cluster (a scheduler and N single-threaded workers,
 # separate processes on 127.0.0.1) for each N given (default 1 2 4). Prints wall-clock and CPU

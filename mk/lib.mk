@@ -74,10 +74,9 @@ $(SO_OUT)/core/%.o: src/%.c | $(DEPS_STAMP)
 $(SO_OUT)/fixmath/%.o: $(FIXMATH_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_OPT) $(FIXMATH_FLAGS) $(EXTRA_CFLAGS) -fPIC -I$(FIXMATH_DIR) -c $< -o $@
-$(SO_OUT)/tools/%.o: tools/%.c VERSION | $(DEPS_STAMP)
+$(SO_OUT)/tools/%.o: tools/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -DQPHYS_VERSION='"$(QPHYS_VERSION)"' -std=c11 -Wall -Wextra -Werror -fPIC -MMD -MP \
-	  -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -fPIC -MMD -MP -c $< -o $@
 $(SO_LIB): $(SO_CORE) $(SO_FIX) $(SO_HOST)
 	$(HOST_CC) -shared -Wl,-soname,libqphys.so -Wl,-z,defs $^ -o $@
 

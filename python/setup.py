@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds the package with the engine's shared library inside it (docs/python.md).
 
 The library is $QPHYS_LIBRARY when set, else the one `make shared` builds in the checkout this

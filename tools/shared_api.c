@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What libqphys.so adds to the engine for callers that cannot use C macros, sizeof or
  * offsetof: the Python package (python/qphys, ctypes). Host code: the heap is fine here.
  *

@@ -11,7 +11,7 @@ mode=${1:-fix}
 missing=0
 
 files() {
-  git ls-files -- Makefile CMakeLists.txt mk src include port tools tests examples bench boards |
+  git ls-files -- Makefile CMakeLists.txt mk src include port tools tests examples bench boards python |
     grep -v '^tests/fuzz/corpus/' |
     grep -E '(\.(c|h|cpp|sh|mk|ld|awk|cjs|py)|/CMakeLists\.txt|^CMakeLists\.txt|^Makefile|^tools/wasi-run)$'
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Verifying one recording (tools/verify.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "verify.h"
@@ -10,14 +11,12 @@
 
 #include "qphys/record.h"
 #include "qphys/scene.h"
+#include "qphys/version.h"
 #include "replay.h"
 
-#ifndef QPHYS_VERSION
-#define QPHYS_VERSION "unknown"
-#endif
 #define MAX_FILE (256L * 1024 * 1024)
 
-const char *verify_version(void) { return QPHYS_VERSION; }
+const char *verify_version(void) { return QP_VERSION_STRING; }
 
 void verify_engine_config(char *buf, size_t size)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Verifying one recording: a replay file (NAME.replay, docs/scene-format.md "Replay files")
  * or a snapshot-plus-inputs pair (NAME.qpin, the same format with a "snapshot" header line,
  * beside the snapshot NAME.qps it starts from). Host code (stdio, the heap), shared by
@@ -45,7 +46,7 @@ typedef struct {
 
 /* This build's result-changing configuration (the replay files' "engine" line). */
 void verify_engine_config(char *buf, size_t size);
-/* This qphys's version (the VERSION file; the replay files' "version" line). */
+/* This qphys's version (QP_VERSION_STRING; the replay files' "version" line). */
 const char *verify_version(void);
 
 /* Verify the recording data[0..len) named path, in w. A pair's inputs come with snap (the

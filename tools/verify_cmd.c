@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qphys verify PATH... [-j N] [--junit FILE]: every recording under the paths, verified by N
  * worker processes (docs/scale.md).
  *

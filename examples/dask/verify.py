@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """verify.py --scheduler ADDRESS PATH... [--junit FILE] [--ship] [--workers N] [--chunk K]
 
 Verifies every recording under the paths (*.replay, and *.qpin pairs with their NAME.qps) on a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Replay tests for a game built on qphys: copy this file into your test suite.
 
 Every recorded match in a folder must still verify, bit for bit, with the engine you build

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """qphys: the deterministic Q16.16 physics engine from Python (ctypes over libqphys.so).
 
     import qphys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The shared library libqphys.so and the C structs, declared for ctypes.
 
 Where the library is looked for, in order:

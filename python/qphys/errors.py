@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions: every failing engine call raises one carrying the engine's qp_result."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Replay files: verifying them one by one or a corpus at a time, and recording them.
 
 A recording is a replay file (NAME.replay: the scene, every step's inputs and hashes;

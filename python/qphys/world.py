@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The world: bodies, shapes, joints, the step, hashes, state, snapshots, events, ray casts and
 the input log, over libqphys.so.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures: the repository, the qphys command of the same build, recordings."""
 from __future__ import annotations
 

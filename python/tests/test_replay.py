@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Replays: Python and the qphys command agree on every verdict, line and JUnit byte; a
 recording made in Python verifies in C and the other way round; damage, divergence and other
 versions are told apart."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The World binding: same bits as the C build, bodies, state arrays, snapshots, events, rays,
 joints, errors."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """check_report.py REPORT MANIFEST: each line of a `qphys verify` report (or its Dask twin's)
 gives the verdict make_corpus.py planted (MANIFEST), and every file not in the manifest matched
 with no note. Exit 1 naming each wrong line."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # dask_verify.sh - examples/dask/verify.py on a real (local) Dask cluster: a scheduler and two
 # workers, separate processes listening on 127.0.0.1 only, verify a generated corpus of 200
 # recordings (tests/scripts/make_corpus.py --bad: damaged, diverged and other-version files

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """make_corpus.py DIR [--count N] [--steps S] [--seed K] [--qphys PATH] [--bad]
 
 Writes a corpus of N recordings into DIR for `qphys verify` and its Dask twin

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # python.sh - the Python package (python/qphys, docs/python.md) as a user gets it.
 #   1. make shared and the qphys command, then the pytest suite (python/tests) against the
 #      package of this checkout;

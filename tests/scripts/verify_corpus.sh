@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # verify_corpus.sh - qphys verify over a generated corpus (tests/scripts/make_corpus.py: 200
 # recordings of 120 steps, 25 of them snapshot-plus-inputs pairs, some damaged, diverged or of
 # another version on purpose): every verdict is the planted one (check_report.py), the exit
