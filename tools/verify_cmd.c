@@ -2,10 +2,10 @@
 /* qphys verify PATH... [-j N] [--junit FILE]: every recording under the paths, verified by N
  * worker processes (docs/scale.md).
  *
- * Recordings: files named *.replay (replay files) and *.qpin (a snapshot's inputs, verified
- * from the NAME.qps beside it), found by walking directories recursively (symbolic links to
- * directories are not followed); a file named on the command line is verified whatever its
- * name. The list is sorted by bytes, so the report's order never depends on the directory
+ * Recordings: regular files named *.replay (replay files) and *.qpin (a snapshot's inputs,
+ * verified from the NAME.qps beside it), found by walking directories recursively (symbolic
+ * links to directories are not followed); a file named on the command line is verified
+ * whatever its name. The list is sorted by bytes, so the report's order never depends on the directory
  * order or on which worker finished first.
  *
  * Workers are forked processes, each with its own world, handed one file at a time through
@@ -85,15 +85,13 @@ static void walk(const char *dir, path_list *out)
         char *p = malloc(n);
         if (!p) fatal("%s", "out of memory");
         snprintf(p, n, "%s%s%s", dir, slash ? "" : "/", e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0) {
-            if (S_ISLNK(st.st_mode) && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-                /* a link to a directory: not followed */
-            } else if (S_ISDIR(st.st_mode)) {
-                walk(p, out);
-            } else if (ends_with(p, ".replay") || ends_with(p, ".qpin")) {
+        /* Directories (not links to them) are walked; regular files (or links to them) are
+         * taken by their name: a FIFO or a device would never end. */
+        struct stat ls, st;
+        if (lstat(p, &ls) == 0) {
+            if (S_ISDIR(ls.st_mode)) walk(p, out);
+            else if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (ends_with(p, ".replay") || ends_with(p, ".qpin")))
                 add_path(out, p);
-            }
         }
         free(p);
     }

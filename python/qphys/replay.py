@@ -115,9 +115,9 @@ def _is_recording(name: str) -> bool:
 
 
 def find_recordings(paths: Iterable[PathLike]) -> List[str]:
-    """Every *.replay and *.qpin under paths (directories walked recursively, links to
-    directories not followed; files named directly taken whatever their name), sorted by
-    bytes, without duplicates: the list and order of ``qphys verify``."""
+    """Every regular file named *.replay or *.qpin under paths (directories walked recursively,
+    links to directories not followed; files named directly taken whatever their name), sorted
+    by bytes, without duplicates: the list and order of ``qphys verify``."""
     found = set()
     for path in paths:
         p = os.fspath(path)
@@ -125,7 +125,7 @@ def find_recordings(paths: Iterable[PathLike]) -> List[str]:
             for top, dirs, files in os.walk(p):
                 for name in files:
                     full = os.path.join(top, name)
-                    if _is_recording(full) and not os.path.isdir(full):
+                    if _is_recording(full) and os.path.isfile(full):
                         found.add(full)
         elif os.path.exists(p):
             found.add(p)

@@ -245,6 +245,7 @@ class World:
         self._log_buf: Optional[ctypes.Array] = None
         self.scene_text: Optional[str] = None   #: the scene it was loaded from, if any
         self.path: Optional[str] = None         #: that scene's file
+        self.scene_bodies: int = 0              #: bodies the scene defined
         if world_def is not None and fields:
             raise QphysError(Result.ERR_PARAM, "World: a world_def or fields, not both")
         d = world_def if world_def is not None else default_world_def(**fields)
