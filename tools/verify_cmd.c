@@ -5,34 +5,38 @@
  * Recordings: regular files named *.replay (replay files) and *.qpin (a snapshot's inputs,
  * verified from the NAME.qps beside it), found by walking directories recursively (symbolic
  * links to directories are not followed); a file named on the command line is verified
- * whatever its name. The list is sorted by bytes, so the report's order never depends on the directory
- * order or on which worker finished first.
+ * whatever its name. The list is sorted by bytes, so the report's order never depends on the
+ * directory order or on which worker finished first.
  *
  * Workers are forked processes, each with its own world, handed one file at a time through
  * a pipe (so a slow file never holds up the others); each answers with the fixed-size
  * verify_result. A worker that dies (a signal) costs one file, reported damaged, and is
- * replaced.
+ * replaced. Where there is no fork (WASI), the files are verified in this process.
  *
  * Output: one line per file (verify_line), then "N files: A matched, B diverged, C damaged,
- * D of another version"; on stderr the time taken and the workers' CPU time, in all and in the
- * busiest one (which is the wall time when every worker has a core of its own). Exit 0 when every file matched, 1 when
- * one diverged, 2 when one is damaged or of another version (or on a usage error).
+ * D of another version"; on stderr the time taken and the workers' CPU time, in all and in
+ * the busiest one (which is the wall time when every worker has a core of its own). Exit 0
+ * when every file matched, 1 when one diverged, 2 when one is damaged or of another version
+ * (or on a usage error).
  */
-#define _DEFAULT_SOURCE   /* wait4: each worker's CPU time */
+#define _DEFAULT_SOURCE      /* wait4: each worker's CPU time */
+#define _FILE_OFFSET_BITS 64 /* stat on 32-bit hosts: 64-bit inode numbers */
 #include <dirent.h>
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef __wasi__
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#endif
 
 #include "verify.h"
 
@@ -100,8 +104,32 @@ static void walk(const char *dir, path_list *out)
 
 static int by_bytes(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* ---- workers --------------------------------------------------------------------------- */
+/* ---- verifying --------------------------------------------------------------------------- */
 
+/* The verdicts so far, printed in the files' order as soon as each one and those before it
+ * are in. */
+typedef struct {
+    char **files;
+    size_t n;
+    verify_result *res;
+    char *done;
+    size_t printed;
+    int count[4];                 /* by status */
+} report;
+
+static void print_ready(report *rep)
+{
+    for (; rep->printed < rep->n && rep->done[rep->printed]; rep->printed++) {
+        char line[1024];
+        verify_line(&rep->res[rep->printed], rep->files[rep->printed], line, sizeof line);
+        puts(line);
+        int s = rep->res[rep->printed].status;
+        rep->count[s >= 0 && s < 4 ? s : VERIFY_DAMAGED]++;
+    }
+    fflush(stdout);
+}
+
+#ifndef __wasi__
 typedef struct {
     pid_t pid;
     int to, from;                 /* job indices out, results in */
@@ -187,7 +215,89 @@ static double reap(pid_t pid, int *status)
     return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-/* ---- the report -------------------------------------------------------------------------- */
+/* Verify rep's files on procs forked workers, handing out one file at a time. */
+static void verify_all(report *rep, int procs, qp_world *w, double *cpu, double *busiest)
+{
+    size_t n = rep->n;
+    n_workers = procs;
+    workers = calloc((size_t)n_workers, sizeof *workers);
+    struct pollfd *fds = calloc((size_t)n_workers, sizeof *fds);
+    if (!workers || !fds) fatal("%s", "out of memory");
+    signal(SIGPIPE, SIG_IGN);   /* a worker that died: its write fails, it is not our death */
+    size_t next = 0, finished = 0;
+    for (int k = 0; k < n_workers; k++) spawn(k, rep->files, w);
+    while (finished < n) {
+        /* Each idle worker gets the next file. */
+        for (int k = 0; k < n_workers; k++) {
+            if (workers[k].job >= 0 || next >= n) continue;
+            uint32_t job = (uint32_t)next;
+            workers[k].job = (long)next++;
+            if (write_all(workers[k].to, &job, sizeof job) != 0) { /* dead: found below */ }
+        }
+        int m = 0;
+        for (int k = 0; k < n_workers; k++) {
+            fds[k].fd = workers[k].job >= 0 ? workers[k].from : -1;
+            fds[k].events = POLLIN;
+            fds[k].revents = 0;
+            m += workers[k].job >= 0;
+        }
+        if (m == 0) break;
+        if (poll(fds, (nfds_t)n_workers, -1) < 0) {
+            if (errno == EINTR) continue;
+            fatal("%s", "poll failed");
+        }
+        for (int k = 0; k < n_workers; k++) {
+            if (!fds[k].revents || workers[k].job < 0) continue;
+            long job = workers[k].job;
+            verify_result r;
+            if (read_all(workers[k].from, &r, sizeof r) != sizeof r) {
+                /* The worker died on this file: reported, and replaced. */
+                int status = 0;
+                close(workers[k].to);
+                close(workers[k].from);
+                workers[k].cpu += reap(workers[k].pid, &status);
+                memset(&r, 0, sizeof r);
+                r.status = VERIFY_DAMAGED;
+                if (WIFSIGNALED(status))
+                    snprintf(r.message, sizeof r.message, "its verifier process died (signal %d)", WTERMSIG(status));
+                else
+                    snprintf(r.message, sizeof r.message, "its verifier process died (exit %d)", WEXITSTATUS(status));
+                workers[k].pid = 0;
+                spawn(k, rep->files, w);
+            }
+            workers[k].job = -1;
+            rep->res[job] = r;
+            rep->done[job] = 1;
+            finished++;
+        }
+        print_ready(rep);
+    }
+    for (int k = 0; k < n_workers; k++) close(workers[k].to);
+    for (int k = 0; k < n_workers; k++) {
+        int status;
+        close(workers[k].from);
+        workers[k].cpu += reap(workers[k].pid, &status);
+        *cpu += workers[k].cpu;
+        if (workers[k].cpu > *busiest) *busiest = workers[k].cpu;
+    }
+    free(workers);
+    free(fds);
+}
+#else
+/* No processes to fork (WASI): every file in this one, in order (no CPU clock: 0 s said). */
+static void verify_all(report *rep, int procs, qp_world *w, double *cpu, double *busiest)
+{
+    (void)procs;
+    for (size_t i = 0; i < rep->n; i++) {
+        verify_file(w, rep->files[i], &rep->res[i]);
+        rep->done[i] = 1;
+        print_ready(rep);
+    }
+    *cpu = *busiest = 0.0;
+}
+#endif
+
+/* ---- JUnit ----------------------------------------------------------------------------------- */
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -285,92 +395,26 @@ int qphys_verify(int argc, char **argv, qp_world *w)
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    verify_result *res = calloc(n, sizeof *res);
-    char *done = calloc(n, 1);
-    n_workers = (int)(jobs < (long)n ? jobs : (long)n);
-    workers = calloc((size_t)n_workers, sizeof *workers);
-    struct pollfd *fds = calloc((size_t)n_workers, sizeof *fds);
-    if (!res || !done || !workers || !fds) fatal("%s", "out of memory");
-    signal(SIGPIPE, SIG_IGN);   /* a worker that died: its write fails, it is not our death */
-
-    size_t next = 0, finished = 0, printed = 0;
-    int count[4] = { 0, 0, 0, 0 };
-    for (int k = 0; k < n_workers; k++) spawn(k, files.v, w);
-    while (finished < n) {
-        /* Each idle worker gets the next file. */
-        for (int k = 0; k < n_workers; k++) {
-            if (workers[k].job >= 0 || next >= n) continue;
-            uint32_t job = (uint32_t)next;
-            workers[k].job = (long)next++;
-            if (write_all(workers[k].to, &job, sizeof job) != 0) { /* dead: found below */ }
-        }
-        int m = 0;
-        for (int k = 0; k < n_workers; k++) {
-            fds[k].fd = workers[k].job >= 0 ? workers[k].from : -1;
-            fds[k].events = POLLIN;
-            fds[k].revents = 0;
-            m += workers[k].job >= 0;
-        }
-        if (m == 0) break;
-        if (poll(fds, (nfds_t)n_workers, -1) < 0) {
-            if (errno == EINTR) continue;
-            fatal("%s", "poll failed");
-        }
-        for (int k = 0; k < n_workers; k++) {
-            if (!fds[k].revents || workers[k].job < 0) continue;
-            long job = workers[k].job;
-            verify_result r;
-            if (read_all(workers[k].from, &r, sizeof r) != sizeof r) {
-                /* The worker died on this file: reported, and replaced. */
-                int status = 0;
-                close(workers[k].to);
-                close(workers[k].from);
-                workers[k].cpu += reap(workers[k].pid, &status);
-                memset(&r, 0, sizeof r);
-                r.status = VERIFY_DAMAGED;
-                if (WIFSIGNALED(status))
-                    snprintf(r.message, sizeof r.message, "its verifier process died (signal %d)", WTERMSIG(status));
-                else
-                    snprintf(r.message, sizeof r.message, "its verifier process died (exit %d)", WEXITSTATUS(status));
-                workers[k].pid = 0;
-                spawn(k, files.v, w);
-            }
-            workers[k].job = -1;
-            res[job] = r;
-            done[job] = 1;
-            finished++;
-        }
-        for (; printed < n && done[printed]; printed++) {
-            char line[1024];
-            verify_line(&res[printed], files.v[printed], line, sizeof line);
-            puts(line);
-            int s = res[printed].status;
-            count[s >= 0 && s < 4 ? s : VERIFY_DAMAGED]++;
-        }
-        fflush(stdout);
-    }
-    for (int k = 0; k < n_workers; k++) close(workers[k].to);
+    report rep = { files.v, n, calloc(n, sizeof(verify_result)), calloc(n, 1), 0, { 0, 0, 0, 0 } };
+    if (!rep.res || !rep.done) fatal("%s", "out of memory");
+#ifdef __wasi__
+    jobs = 1;
+#endif
+    int procs = (int)(jobs < (long)n ? jobs : (long)n);
     double cpu = 0.0, busiest = 0.0;
-    for (int k = 0; k < n_workers; k++) {
-        int status;
-        close(workers[k].from);
-        workers[k].cpu += reap(workers[k].pid, &status);
-        cpu += workers[k].cpu;
-        if (workers[k].cpu > busiest) busiest = workers[k].cpu;
-    }
+    verify_all(&rep, procs, w, &cpu, &busiest);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("%zu files: %d matched, %d diverged, %d damaged, %d of another version\n", n, count[VERIFY_MATCHED],
-           count[VERIFY_DIVERGED], count[VERIFY_DAMAGED], count[VERIFY_OTHER_VERSION]);
+    printf("%zu files: %d matched, %d diverged, %d damaged, %d of another version\n", n, rep.count[VERIFY_MATCHED],
+           rep.count[VERIFY_DIVERGED], rep.count[VERIFY_DAMAGED], rep.count[VERIFY_OTHER_VERSION]);
     /* The busiest worker's CPU time is the wall time on free cores: what -j buys. */
     fprintf(stderr, "qphys verify: %zu files in %.2f s on %d processes; %.2f CPU s in all, %.2f in the busiest\n",
-            n, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, n_workers, cpu, busiest);
-    if (junit) write_junit(junit, files.v, res, n, count);
+            n, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, procs, cpu, busiest);
+    const int *count = rep.count;
+    if (junit) write_junit(junit, files.v, rep.res, n, count);
     int rc = count[VERIFY_DAMAGED] + count[VERIFY_OTHER_VERSION] ? 2 : count[VERIFY_DIVERGED] ? 1 : 0;
     for (size_t i = 0; i < n; i++) free(files.v[i]);
     free(files.v);
-    free(res);
-    free(done);
-    free(workers);
-    free(fds);
+    free(rep.res);
+    free(rep.done);
     return rc;
 }
