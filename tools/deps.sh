@@ -47,8 +47,9 @@ have_cmd Xvfb || need="$need xvfb"
 have_cmd xdotool || need="$need xdotool"
 have_cmd xwd || need="$need x11-apps"
 # Replay testing at scale (docs/python.md, docs/scale.md): the Python package's tests, numpy,
-# Dask's scheduler and workers, pip and venv for `pip install`; Debian's python3 runs them.
-for p in python3-pytest python3-numpy python3-distributed python3-setuptools python3-pip python3-venv; do
+# Dask's scheduler and workers, pip and venv for `pip install`, mypy for its type hints;
+# Debian's python3 runs them.
+for p in python3-pytest python3-numpy python3-distributed python3-setuptools python3-pip python3-venv mypy; do
   have_pkg $p || need="$need $p"
 done
 if [ -n "$need" ]; then

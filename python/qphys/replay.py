@@ -16,6 +16,8 @@ from ctypes import byref
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Union
 
+import numpy as np
+
 from . import _native as N
 from ._native import lib
 from .errors import QphysError, ReplayError, Result
@@ -266,7 +268,7 @@ class Recorder:
         self.world = world
         self._first = world.steps
         self._lines: List[str] = []
-        self._prev = None
+        self._prev: Optional[np.ndarray] = None
         self._saved = False
         world.record_inputs(capacity)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import math
 from ctypes import byref, c_int, c_int64, c_ulong
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Union
+from typing import List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -94,13 +94,13 @@ def _q4(q: N.Quat) -> Raw:
 
 class BodyId(NamedTuple):
     """A body's name: slot index (1-based) and the slot's generation."""
-    index: int
+    index: int  # type: ignore[assignment]  # the engine's name for it; tuple.index is shadowed
     generation: int
 
 
 class JointId(NamedTuple):
     """A joint's name: slot index (1-based) and the slot's generation."""
-    index: int
+    index: int  # type: ignore[assignment]  # as BodyId's
     generation: int
 
 
@@ -346,8 +346,8 @@ class World:
             if not 1 <= len(items) <= N.MAX_BODY_SHAPES:
                 raise QphysError(Result.ERR_PARAM, f"a body has 1 to {N.MAX_BODY_SHAPES} shapes, not {len(items)}")
             d.shape_count = len(items)
-            for k, s in enumerate(items):
-                d.shapes[k] = s
+            for k, shape in enumerate(items):
+                d.shapes[k] = shape
             d.position = _vec(position, "position")
             d.rotation = _quat(rotation)
             d.linear_velocity = _vec(velocity, "velocity")
@@ -360,8 +360,8 @@ class World:
             d.user_data = user_data
             for k, f in enumerate(filters or []):
                 d.filters[k] = N.ShapeFilterC(*f)
-            for k, s in enumerate(sensors or []):
-                d.sensors[k] = bool(s)
+            for k, sensor in enumerate(sensors or []):
+                d.sensors[k] = bool(sensor)
             body_def = d
         err = c_int(0)
         b = lib.qp_create_body(self._w, byref(body_def), byref(err))
@@ -463,7 +463,7 @@ class World:
         start = N.BODIES_OFFSET + N.BODY_STRIDE + offset   # slot 1
         shape = (CAPACITY, n) if n > 1 else (CAPACITY,)
         strides = (N.BODY_STRIDE, np.dtype(dtype).itemsize) if n > 1 else (N.BODY_STRIDE,)
-        a = np.ndarray(shape, dtype=dtype, buffer=self._mem, offset=start, strides=strides)
+        a: np.ndarray = np.ndarray(shape, dtype=dtype, buffer=self._mem, offset=start, strides=strides)
         a.flags.writeable = False
         return a
 
@@ -522,10 +522,10 @@ class World:
             d.type = _JOINT_TYPES[type]
             d.a = _bid(a)
             d.b = _bid(b)
-            for name, value in (("anchor", anchor), ("anchor_a", anchor_a), ("anchor_b", anchor_b),
+            for name, point in (("anchor", anchor), ("anchor_a", anchor_a), ("anchor_b", anchor_b),
                                 ("axis", axis)):
-                if value is not None:
-                    setattr(d, name, _vec(value, name))
+                if point is not None:
+                    setattr(d, name, _vec(point, name))
             if limit is not None:
                 d.enable_limit = True
                 d.lower_angle = to_fix(limit[0], "lower angle")
@@ -620,7 +620,7 @@ class World:
 
     def clear_inputs(self) -> None:
         """Empty the log (recording goes on)."""
-        if self._log is not None:
+        if self._log is not None and self._log_buf is not None:
             check(lib.qp_input_log_init(byref(self._log), self._log_buf, ctypes.sizeof(self._log_buf)),
                   "input log")
 
@@ -646,7 +646,7 @@ def worlds_equal(a: World, b: World) -> bool:
     return a.snapshot() == b.snapshot()
 
 
-__all__: Iterable[str] = [
+__all__: List[str] = [
     "ONE", "Q30_ONE", "CAPACITY", "Fix", "Raw", "to_fix", "to_float", "BodyId", "JointId", "BodyState", "RayHit",
     "ContactEvent", "SensorEvent", "BodyEvent", "Events", "box", "sphere", "capsule", "plane",
     "default_world_def", "World", "worlds_equal",

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # python.sh - the Python package (python/qphys, docs/python.md) as a user gets it.
 #   1. make shared and the qphys command, then the pytest suite (python/tests) against the
-#      package of this checkout;
+#      package of this checkout, and mypy over its type hints;
 #   2. examples/python/test_replays.py, as a game team runs it;
 #   3. pip install --no-build-isolation --no-index ./python into a venv that sees Debian's
 #      packages (offline: nothing is downloaded), then the same suite against the installed
@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
 make -s -j"${JOBS:-2}" shared build/host/qphys
 $PY -m pytest -q -p no:cacheprovider python/tests
+# The type hints hold (numpy's own are used; ctypes' are typeshed's).
+(cd python && $PY -m mypy --no-incremental --cache-dir=/dev/null qphys)
 
 d=build/test-python
 rm -rf "$d"
