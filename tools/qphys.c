@@ -22,10 +22,10 @@
  *   a check line (length and CRC-32). --seed S (1 .. 10000000) starts the inputs' pseudo-random
  *   sequence elsewhere. From a SNAPSHOT, the recording is NAME.qpin (a "snapshot" header line
  *   in place of the scene) and the snapshot is written beside it as NAME.qps: a pair.
- * replay: checks the file (exit 2 if damaged, truncated or malformed), runs it again and
- *   compares every step (--verify is the default): reports the first step whose hashes
- *   differ, the first body (by slot) whose hash differs with its recorded and computed
- *   values (exit 1), or that every step matched.
+ * replay: checks the file (exit 2 if damaged, truncated or malformed; a NAME.qpin with the
+ *   NAME.qps it starts from), runs it again and compares every step (--verify is the
+ *   default): reports the first step whose hashes differ, the first body (by slot) whose
+ *   hash differs with its recorded and computed values (exit 1), or that every step matched.
  * verify: every recording (*.replay, and *.qpin with its NAME.qps) under the paths, on N
  *   processes (default: every core), one line each and a summary (tools/verify_cmd.c).
  * check: parses and validates SCENE only.
@@ -636,8 +636,29 @@ static int cmd_replay(int argc, char **argv)
         else fprintf(stderr, "%s: error: %s\n", path, err.message);
         exit(EXIT_INPUT);
     }
-    if (rp.from_snapshot) die("%s: a snapshot's inputs (NAME.qpin): verify them with qphys verify", path);
-    qp_scene_info scene = load_scene(path, rp.scene, rp.scene_len, rp.scene_line);
+    qp_scene_info scene;
+    if (rp.from_snapshot) {
+        /* A pair: the world is the snapshot NAME.qps beside NAME.qpin, the one recorded. */
+        size_t n = strlen(path);
+        if (!verify_is_pair(path)) die("%s: names a snapshot: only a NAME.qpin beside NAME.qps may", path);
+        char *snap_path = malloc(n + 1);
+        if (!snap_path) die("out of memory");
+        memcpy(snap_path, path, n - 5);
+        memcpy(snap_path + n - 5, ".qps", 5);
+        blob snap = read_file(snap_path);
+        if (snap.len != rp.snapshot_bytes ||
+            replay_crc32((const unsigned char *)snap.data, snap.len) != rp.snapshot_crc)
+            die("%s: not the snapshot %s was recorded from (its size or CRC-32 differs)", snap_path, path);
+        scene = load_snapshot(snap_path, &snap);
+        scene.bodies = 0;   /* no scene lines to point at */
+        if ((long)qp_world_get_stats(&world).step != rp.first)
+            die("%s: taken at step %lu, %s starts at %ld", snap_path,
+                (unsigned long)qp_world_get_stats(&world).step, path, rp.first);
+        free(snap.data);
+        free(snap_path);
+    } else {
+        scene = load_scene(path, rp.scene, rp.scene_len, rp.scene_line);
+    }
     char cfg[512];
     verify_engine_config(cfg, sizeof cfg);
     int cfg_differs = strcmp(rp.engine, cfg) != 0;
@@ -659,13 +680,14 @@ static int cmd_replay(int argc, char **argv)
         const unsigned char *in = rp.inputs ? rp.inputs + rp.input_at[s] : NULL; /* none recorded: null */
         qp_result r = qp_input_replay_step(&world, in, n, &at, &info);
         if (r == QP_ERR_BUFFER || (r == QP_OK && at != n)) {
-            fprintf(stderr, "%s: error: an input of step %ld is not a well-formed entry (qphys/record.h)\n", path, s);
+            fprintf(stderr, "%s: error: an input of step %ld is not a well-formed entry (qphys/record.h)\n", path,
+                    rp.first + s);
             status = EXIT_INPUT;
             break;
         }
         if (r != QP_OK) {
             int joint = info.kind >= QP_INPUT_CREATE_JOINT;
-            printf("replay %s: DIVERGED at step %ld: the recorded input '%s' on %s %d:%d ", path, s,
+            printf("replay %s: DIVERGED at step %ld: the recorded input '%s' on %s %d:%d ", path, rp.first + s,
                    input_name(info.kind), joint ? "joint" : "body", joint ? info.joint.index : info.body.index,
                    joint ? info.joint.generation : info.body.generation);
             if (info.result != QP_OK) printf("failed now: %s\n", qp_result_str(info.result));
@@ -683,8 +705,8 @@ static int cmd_replay(int argc, char **argv)
             if (bh != expect[i]) first = i;
         }
         if (h == rp.world[s] && !first) continue;
-        printf("replay %s: DIVERGED at step %ld: world hash %08lx, recorded %08lx\n", path, s, (unsigned long)h,
-               (unsigned long)rp.world[s]);
+        printf("replay %s: DIVERGED at step %ld: world hash %08lx, recorded %08lx\n", path, rp.first + s,
+               (unsigned long)h, (unsigned long)rp.world[s]);
         if (first) {
             qp_body_id id = qp_world_body_at(&world, first);
             printf("first diverging body: slot %d", first);

@@ -407,8 +407,9 @@ int qphys_verify(int argc, char **argv, qp_world *w)
     printf("%zu files: %d matched, %d diverged, %d damaged, %d of another version\n", n, rep.count[VERIFY_MATCHED],
            rep.count[VERIFY_DIVERGED], rep.count[VERIFY_DAMAGED], rep.count[VERIFY_OTHER_VERSION]);
     /* The busiest worker's CPU time is the wall time on free cores: what -j buys. */
-    fprintf(stderr, "qphys verify: %zu files in %.2f s on %d processes; %.2f CPU s in all, %.2f in the busiest\n",
-            n, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, procs, cpu, busiest);
+    fprintf(stderr, "qphys verify: %zu files in %.2f s on %d process%s; %.2f CPU s in all, %.2f in the busiest\n",
+            n, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, procs,
+            procs == 1 ? "" : "es", cpu, busiest);
     const int *count = rep.count;
     if (junit) write_junit(junit, files.v, rep.res, n, count);
     int rc = count[VERIFY_DAMAGED] + count[VERIFY_OTHER_VERSION] ? 2 : count[VERIFY_DIVERGED] ? 1 : 0;

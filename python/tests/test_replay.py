@@ -116,6 +116,7 @@ def test_a_snapshot_plus_inputs_pair(tmp_path):
     result = Replay.load(pair).verify()
     assert result.ok and result.steps == 60
     assert result.report_line == cli_line(pair)
+    assert "matched: 60 steps" in run_qphys("replay", pair).stdout
     # Another snapshot beside the inputs: damaged, never a divergence.
     run_qphys("run", SCENES / "slope.scene", "--steps", "41", "--save", tmp_path / "late.qps")
     result = qphys.verify_file(pair)
