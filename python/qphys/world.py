@@ -209,6 +209,12 @@ def plane(normal: Vector = (0, 1, 0), offset: Number = 0) -> N.ShapeC:
 
 # ---- definitions ----------------------------------------------------------------------------
 
+# qp_world_def's plain int fields (counts, steps, the sleep policy); the other number fields are
+# Q16.16 (ctypes cannot tell them apart: both are 32-bit ints).
+_WORLD_INT_FIELDS = {"collision_iterations", "contact_iterations", "shock_iterations", "penetration_iterations",
+                     "sleep_policy", "sleep_steps", "min_awake_steps"}
+
+
 def default_world_def(**fields: object) -> N.WorldDefC:
     """qp_default_world_def() with fields overridden by name (qp_world_def's fields): vectors
     and Q16.16 fields from numbers (or Raw/Fix), ints and bools as they are."""
@@ -222,7 +228,9 @@ def default_world_def(**fields: object) -> N.WorldDefC:
             setattr(d, name, _vec(value, name))  # type: ignore[arg-type]
         elif t is ctypes.c_bool:
             setattr(d, name, bool(value))
-        elif t is ctypes.c_int and not isinstance(value, float):
+        elif name in _WORLD_INT_FIELDS:
+            if isinstance(value, float) and not value.is_integer():
+                raise QphysError(Result.ERR_PARAM, f"world def: {name} is a whole number, not {value!r}")
             setattr(d, name, int(value))  # type: ignore[call-overload]
         else:
             setattr(d, name, to_fix(value, name))  # type: ignore[arg-type]

@@ -37,6 +37,19 @@ def test_a_dropped_box_comes_to_rest_on_the_ground():
     assert w.body_type(cube) == "dynamic"
 
 
+def test_world_fields_by_name():
+    d = qphys.default_world_def(dt=1 / 120, bounds=500, contact_iterations=20, gravity=(0, -9.81, 0),
+                                sleep_enabled=False)
+    assert d.dt == 546 and d.bounds == 500 * qphys.ONE and d.contact_iterations == 20
+    assert d.gravity.y == -642908 and not d.sleep_enabled
+    assert World(d).world_def.dt == 546
+    with pytest.raises(QphysError) as e:
+        qphys.default_world_def(contact_iterations=2.5)
+    assert e.value.result == Result.ERR_PARAM
+    with pytest.raises(QphysError):
+        qphys.default_world_def(no_such_field=1)
+
+
 def test_raw_and_float_arguments_are_the_same_bits():
     a = World()
     b = World()
