@@ -19,15 +19,23 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     fix16_t dt = w->def.dt;
     qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
     *v = qp__v3_mad(b->v, accel, dt);
-    if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+    *omega = qp__spun(w, b);
+}
+
+qp_vec3 qp__spun(const qp_world *w, const qp_body_state *b)
+{
+    fix16_t dt = w->def.dt;
+    qp_vec3 omega;
+    if ((b->torque.x | b->torque.y | b->torque.z) == 0 && !w->def.gyroscopic) {
         /* What the general form gives without a torque (the inertia times zero is zero,
          * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
          * most bodies, at every pair they are in. */
-        *omega = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
-        return;
+        return qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
     }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-    *omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+    omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+    if (w->def.gyroscopic) omega = qp__gyroscopic(&inv_inertia, omega, dt);
+    return omega;
 }
 
 static fix16_t body_core(const qp_world *w, const qp_body_state *b)

@@ -176,6 +176,8 @@ void qp__sensors(qp_world *w);          /* sensor.c: sensor overlaps begin and e
 void qp__contact_graph(qp_world *w);    /* contact_graph.c: levels and solve order */
 void qp__solve_collisions(qp_world *w); /* solve_collisions.c: elastic pass */
 void qp__apply_forces(qp_world *w);     /* integrate.c: gravity and user forces */
+/* gyroscopic.c: omega after one step of w x I w (implicit), I given by its world inverse. */
+qp_vec3 qp__gyroscopic(const qp_mat3 *inv_inertia, qp_vec3 omega, fix16_t dt);
 void qp__solve_contacts(qp_world *w);   /* solve_contacts.c: inelastic pass + friction */
 void qp__shock(qp_world *w);            /* shock.c: shock propagation by levels */
 void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passes wake */
@@ -230,6 +232,8 @@ static inline bool qp__contact_round(const qp_world *w, const qp_contact *c)
     return qp__shape_round(w, c->a, c->sa) || qp__shape_round(w, c->b, c->sb);
 }
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
+/* predict.c: body b's angular velocity after its torque and (when on) the gyroscopic term. */
+qp_vec3 qp__spun(const qp_world *w, const qp_body_state *b);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 /* Half the thickness of a shape's thinnest part (sphere and capsule:

@@ -63,6 +63,11 @@ typedef struct {
     fix16_t max_linear_speed;     /* m/s; default 100, at most 150 */
     fix16_t max_angular_speed;    /* rad/s; default 50, at most 100 */
     fix16_t bounds;               /* m; a body beyond +-bounds is disabled; default 1000 */
+    bool gyroscopic;              /* spin keeps angular momentum (w x I w, implicit: a body turning
+                                   * about other than a principal axis precesses and tumbles, a
+                                   * T-handle about its middle axis flips); default false (off: spin
+                                   * keeps its angular velocity); costs about a 3x3 solve per awake
+                                   * body, twice a step */
     /* Sleep (docs/design.md §6). */
     bool sleep_enabled;           /* default true */
     qp_sleep_policy sleep_policy; /* default QP_SLEEP_THREE_POINT */
