@@ -41,7 +41,14 @@ void qp__apply_forces(qp_world *w)
         if (!qp__body_moves(b)) continue;
         qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
         b->v = qp__v3_mad(b->v, accel, dt);
-        b->w = qp__spun(w, b);
+        if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+            /* No torque: what the general form gives (w + 0 * dt, saturated), without the
+             * world inertia and its product (as qp__predicted_velocity). */
+            b->w = qp_v3(qp_sat32(b->w.x), qp_sat32(b->w.y), qp_sat32(b->w.z));
+            continue;
+        }
+        qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
     }
 }
 

@@ -4,7 +4,8 @@
  * step; collision detection runs there, so contacts are found a step early
  * (too much separation rather than too much penetration). The real state is
  * never overwritten: predictions live in pred.x / pred.q, which is the
- * "restore" of the seeds for free.
+ * "restore" of the seeds for free. With qp_world_def.gyroscopic on, each moving body's
+ * spin takes its gyroscopic turn first (gyroscopic.c).
  */
 #include "world_internal.h"
 #include "math_inline.h"
@@ -19,23 +20,15 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
     fix16_t dt = w->def.dt;
     qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
     *v = qp__v3_mad(b->v, accel, dt);
-    *omega = qp__spun(w, b);
-}
-
-qp_vec3 qp__spun(const qp_world *w, const qp_body_state *b)
-{
-    fix16_t dt = w->def.dt;
-    qp_vec3 omega;
-    if ((b->torque.x | b->torque.y | b->torque.z) == 0 && !w->def.gyroscopic) {
+    if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
         /* What the general form gives without a torque (the inertia times zero is zero,
          * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
          * most bodies, at every pair they are in. */
-        return qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
+        *omega = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
+        return;
     }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-    omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
-    if (w->def.gyroscopic) omega = qp__gyroscopic(&inv_inertia, omega, dt);
-    return omega;
+    *omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
 }
 
 static fix16_t body_core(const qp_world *w, const qp_body_state *b)
@@ -84,6 +77,12 @@ void qp__predict(qp_world *w)
             w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
 #endif
             continue;
+        }
+        if (w->def.gyroscopic) {
+            /* The gyroscopic term turns the spin here, once a step, before anything reads
+             * it: the predicted poses and the narrow phase's approach speeds see it. */
+            qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+            b->w = qp__gyroscopic(&inv_inertia, b->w, dt);
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);

@@ -232,8 +232,6 @@ static inline bool qp__contact_round(const qp_world *w, const qp_contact *c)
     return qp__shape_round(w, c->a, c->sa) || qp__shape_round(w, c->b, c->sb);
 }
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega);
-/* predict.c: body b's angular velocity after its torque and (when on) the gyroscopic term. */
-qp_vec3 qp__spun(const qp_world *w, const qp_body_state *b);
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */
 void qp__body_update_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3 *r);
 /* Half the thickness of a shape's thinnest part (sphere and capsule:
