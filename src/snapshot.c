@@ -36,7 +36,8 @@
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
 #define SNAP_FORMAT 7u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
-                            7: the world's gyroscopic switch (6 still restores, with it off) */
+                            7: the world's gyroscopic and joint_tree switches (6 still restores,
+                            with both off) */
 #define SNAP_FORMAT_OLDEST 6u
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
@@ -223,6 +224,7 @@ static void put_def(writer *o, const qp_world_def *d)
     put_i(o, d->max_angular_speed);
     put_i(o, d->bounds);
     put_i(o, d->gyroscopic);
+    put_i(o, d->joint_tree);
     put_i(o, d->sleep_enabled);
     put_i(o, (int32_t)d->sleep_policy);
     put_i(o, d->sleep_center_size);
@@ -258,6 +260,7 @@ static void get_def(reader *in, qp_world_def *d, uint32_t format)
     d->max_angular_speed = get_i(in);
     d->bounds = get_i(in);
     d->gyroscopic = format >= 7 && get_in(in, 0, 1) != 0;
+    d->joint_tree = format >= 7 && get_in(in, 0, 1) != 0;
     d->sleep_enabled = get_in(in, 0, 1) != 0;
     d->sleep_policy = (qp_sleep_policy)get_in(in, 0, 1);
     d->sleep_center_size = get_i(in);
