@@ -26,10 +26,11 @@
  * solves with the geometry frozen over a 60 Hz step let a light chain under a heavy end
  * zig-zag apart.
  *
- * todo: a chain of 30 links released horizontal still opens 0.4 m for a moment when the
- * whip at its free end reaches the 50 rad/s angular speed clamp (0.8 m with the clamp at
- * 100), and 18 mm already at 30 rad/s, where qp_quat_integrate's turn of at most 0.5 rad
- * a step on an axis starts to cut the links' turns short of what their velocities hold.
+ * todo: a chain of 30 links released horizontal still opens 17 mm for a moment while its
+ * links turn at 15-30 rad/s (the drift is linearised about the start of the step), and
+ * 0.4 m when the whip at its free end reaches the 50 rad/s angular speed clamp and
+ * qp_quat_integrate's turn of at most 0.5 rad a step on an axis (with that turn limit
+ * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
  */
 #include "solver.h"
 
