@@ -5,7 +5,8 @@
  * step; collision detection runs there, so contacts are found a step early
  * (too much separation rather than too much penetration). The real state is
  * never overwritten: predictions live in pred.x / pred.q, which is the
- * "restore" of the seeds for free.
+ * "restore" of the seeds for free. With qp_world_def.gyroscopic on, each moving body's
+ * spin takes its gyroscopic turn first (gyroscopic.c).
  */
 #include "world_internal.h"
 #include "math_inline.h"
@@ -77,6 +78,12 @@ void qp__predict(qp_world *w)
             w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
 #endif
             continue;
+        }
+        if (w->def.gyroscopic) {
+            /* The gyroscopic term turns the spin here, once a step, before anything reads
+             * it: the predicted poses and the narrow phase's approach speeds see it. */
+            qp_mat3 inv_inertia = qp__body_inv_inertia(b);
+            b->w = qp__gyroscopic(&inv_inertia, b->w, dt);
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);

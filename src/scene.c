@@ -274,8 +274,23 @@ NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
             if (tok_is(lx, &t, "on")) it->def.sleep_enabled = true;
             else if (tok_is(lx, &t, "off")) it->def.sleep_enabled = false;
             else return fail(lx, t.at, "expected 'on' or 'off' after 'sleep'");
+        } else if (tok_is(lx, &t, "gyroscopic")) {
+            if (!once(lx, &seen, 16u, &t)) return false;
+            if (!next_token(lx, &t, &bad))
+                return bad ? false : fail(lx, t.at, "expected 'on' or 'off' after 'gyroscopic'");
+            if (tok_is(lx, &t, "on")) it->def.gyroscopic = true;
+            else if (tok_is(lx, &t, "off")) it->def.gyroscopic = false;
+            else return fail(lx, t.at, "expected 'on' or 'off' after 'gyroscopic'");
+        } else if (tok_is(lx, &t, "joint_tree")) {
+            if (!once(lx, &seen, 32u, &t)) return false;
+            if (!next_token(lx, &t, &bad))
+                return bad ? false : fail(lx, t.at, "expected 'on' or 'off' after 'joint_tree'");
+            if (tok_is(lx, &t, "on")) it->def.joint_tree = true;
+            else if (tok_is(lx, &t, "off")) it->def.joint_tree = false;
+            else return fail(lx, t.at, "expected 'on' or 'off' after 'joint_tree'");
         } else {
-            return fail(lx, t.at, "unknown option for 'world': expected gravity, hz, iterations or sleep");
+            return fail(lx, t.at,
+                        "unknown option for 'world': expected gravity, hz, iterations, sleep, gyroscopic or joint_tree");
         }
     }
     return !bad;

@@ -36,7 +36,10 @@
 #include "world_internal.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 6u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths */
+#define SNAP_FORMAT 7u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+                            7: the world's gyroscopic and joint_tree switches (6 still restores,
+                            with both off) */
+#define SNAP_FORMAT_OLDEST 6u
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -221,6 +224,8 @@ static void put_def(writer *o, const qp_world_def *d)
     put_i(o, d->max_linear_speed);
     put_i(o, d->max_angular_speed);
     put_i(o, d->bounds);
+    put_i(o, d->gyroscopic);
+    put_i(o, d->joint_tree);
     put_i(o, d->sleep_enabled);
     put_i(o, (int32_t)d->sleep_policy);
     put_i(o, d->sleep_center_size);
@@ -234,7 +239,7 @@ static void put_def(writer *o, const qp_world_def *d)
     put_i(o, d->min_awake_steps);
 }
 
-static void get_def(reader *in, qp_world_def *d)
+static void get_def(reader *in, qp_world_def *d, uint32_t format)
 {
     d->gravity = get_v3(in, ANY);
     d->dt = get_i(in);
@@ -255,6 +260,8 @@ static void get_def(reader *in, qp_world_def *d)
     d->max_linear_speed = get_i(in);
     d->max_angular_speed = get_i(in);
     d->bounds = get_i(in);
+    d->gyroscopic = format >= 7 && get_in(in, 0, 1) != 0;
+    d->joint_tree = format >= 7 && get_in(in, 0, 1) != 0;
     d->sleep_enabled = get_in(in, 0, 1) != 0;
     d->sleep_policy = (qp_sleep_policy)get_in(in, 0, 1);
     d->sleep_center_size = get_i(in);
@@ -763,7 +770,7 @@ static bool shape_table_ok(const unsigned char *t, int n)
 
 /* Read the whole stream; into w when it is not null (only after a pass with w null
  * found nothing wrong). */
-static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world *w)
+static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, qp_world *w)
 {
     reader in = { buf, size, SNAP_HEADER, 0 };
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
@@ -795,7 +802,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, qp_world
 
     qp_world_def def;
     memset(&def, 0, sizeof def);
-    get_def(&in, &def);
+    get_def(&in, &def, format);
     qp_world_stats stats;
     get_stats(&in, &stats);
     int body_high = (int)get_un(&in, (uint32_t)last, QP_CFG_MAX_BODIES);
@@ -858,10 +865,10 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
     reader h = { in, SNAP_HEADER, 0, 0 };
     uint32_t magic = get_fixed(&h, 4), format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
     uint32_t len = get_fixed(&h, 4), crc = get_fixed(&h, 4);
-    if (magic != SNAP_MAGIC || format != SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
+    if (magic != SNAP_MAGIC || format < SNAP_FORMAT_OLDEST || format > SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
         crc != crc32_of(in + SNAP_HEADER, len))
         return QP_ERR_BUFFER;
-    qp_result r = read_all(in, size, NULL);
-    if (r == QP_OK) r = read_all(in, size, w); /* the same bytes: cannot fail now */
+    qp_result r = read_all(in, size, format, NULL);
+    if (r == QP_OK) r = read_all(in, size, format, w); /* the same bytes: cannot fail now */
     return r;
 }

@@ -248,7 +248,56 @@ static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_join
     return qp_v3_sub(end[1], end[0]);
 }
 
-static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+/* The change of the points' relative velocity the point rows ask for (DRIFT: toward the
+ * gap kept this step; otherwise to zero), Q16.16. */
+static qp_vec3 point_target(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    if (mode != DRIFT) return qp_v3_neg(point_velocity(v, r));
+    /* Where the position update would take the points at the velocities plus the split
+     * impulses so far: the change asked is what brings that end gap to the present gap
+     * less its share for this step (nonlinear Gauss-Seidel: each sweep predicts anew). */
+    fix16_t dt = w->def.dt;
+    qp_vec3 end = predicted_gap(w, j, r, v);
+    fix16_t len = qp_v3_len(r->gap);
+    qp_vec3 keep = r->gap;
+    if (len > 0) keep = qp_v3_sub(r->gap, qp_v3_scale(r->gap, qp_div(qp_mul(drift_speed(w, j, len), dt), len)));
+    qp_vec3 dv = qp_v3_scale(qp_v3_sub(keep, end), qp_div(QP_ONE, dt));
+    qp__clamp_speed(&dv, w->def.max_linear_speed);
+    return dv;
+}
+
+#if QP_CFG_JOINT_TREE
+/* point_target's drift with the end gap taken at no split impulse and the split impulses'
+ * own relative velocity subtracted: linear in them, so that the tree's exact solve meets it
+ * in one step (its nonlinear form, re-predicted at each solve, diverged on a whipping chain:
+ * the solve's large turns of a link about its long axis moved no anchor in the linear model
+ * and swung them in the predicted one). */
+static qp_vec3 drift_target_linear(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v)
+{
+    qp_vec3 zero[4] = { qp_v3_zero(), qp_v3_zero(), qp_v3_zero(), qp_v3_zero() };
+    vel none = { &zero[0], &zero[1], &zero[2], &zero[3] };
+    qp_vec3 d = point_target(w, j, r, &none, DRIFT);
+    return qp_v3_sub(d, point_velocity(v, r));
+}
+#endif
+
+/* The change of the relative spin across a hinge's axis its alignment rows ask for. */
+static void align_target(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
+                         fix16_t *e0, fix16_t *e1)
+{
+    qp_vec3 rel = qp_v3_sub(*v->wb, *v->wa);
+    *e0 = -qp_v3_dot(rel, r->perp[0]);
+    *e1 = -qp_v3_dot(rel, r->perp[1]);
+    if (mode == DRIFT) {
+        *e0 = qp_sat32((int64_t)*e0 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[0])));
+        *e1 = qp_sat32((int64_t)*e1 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[1])));
+    }
+}
+
+/* One joint's rows; its equality rows (point, alignment) only when `equality` (a joint of
+ * a tree has them solved with the tree's, solve_tree). */
+static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
+                        bool equality)
 {
     bool any = false;
     fix16_t dt = w->def.dt;
@@ -273,37 +322,21 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
      * position update would open (a fast turn's second-order term, what the velocity rows
      * left) is cancelled whole, and the gap already open is closed over drift_time. */
-    qp_vec3 p;
-    if (mode == DRIFT) {
-        /* Where the position update would take the points at the velocities plus the split
-         * impulses so far: the change asked is what brings that end gap to the present gap
-         * less its share for this step (nonlinear Gauss-Seidel: each sweep predicts anew). */
-        qp_vec3 end = predicted_gap(w, j, r, v);
-        fix16_t len = qp_v3_len(r->gap);
-        qp_vec3 keep = r->gap;
-        if (len > 0) keep = qp_v3_sub(r->gap, qp_v3_scale(r->gap, qp_div(qp_mul(drift_speed(w, j, len), dt), len)));
-        qp_vec3 dv = qp_v3_scale(qp_v3_sub(keep, end), qp_div(QP_ONE, dt));
-        qp__clamp_speed(&dv, w->def.max_linear_speed);
-        p = qp_mat3_mul_v3(&r->k_inv, dv);
-    } else {
-        p = qp_mat3_mul_v3(&r->k_inv, qp_v3_neg(point_velocity(v, r)));
-    }
-    if (p.x | p.y | p.z) {
-        apply_linear(v, r, p);
-        any = true;
-        if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+    if (equality) {
+        qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, point_target(w, j, r, v, mode));
+        if (p.x | p.y | p.z) {
+            apply_linear(v, r, p);
+            any = true;
+            if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+        }
     }
     if (j->type != QP_JOINT_HINGE) return any;
     /* Alignment rows: no relative turn across the axis (and b's axis turned back to a's). */
-    qp_vec3 rel = qp_v3_sub(*v->wb, *v->wa);
-    fix16_t e0 = -qp_v3_dot(rel, r->perp[0]), e1 = -qp_v3_dot(rel, r->perp[1]);
-    if (mode == DRIFT) {
-        e0 = qp_sat32((int64_t)e0 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[0])));
-        e1 = qp_sat32((int64_t)e1 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[1])));
-    }
+    fix16_t e0, e1;
+    align_target(w, j, r, v, mode, &e0, &e1);
     fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
     fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
-    if (l0 | l1) {
+    if (equality && (l0 | l1)) {
         apply_angular(v, r, qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1)));
         any = true;
         if (mode == CONTACT) {
@@ -394,7 +427,81 @@ void qp__prepare_joints(qp_world *w)
             if (!listed) w->joint_order[n++] = (uint16_t)i;
         }
     }
+    (void)qp__joint_tree_prepare(w);
 }
+
+static bool in_tree(const qp_world *w, int slot)
+{
+#if QP_CFG_JOINT_TREE
+    return w->joint_tree.count > 0 && w->joint_tree.pos[slot - 1] != 0;
+#else
+    (void)w;
+    (void)slot;
+    return false;
+#endif
+}
+
+#if !QP_CFG_JOINT_TREE
+static bool solve_tree(qp_world *w, int mode)
+{
+    (void)w;
+    (void)mode;
+    return false;
+}
+#else
+
+/* The equality rows of every joint of the trees at once (solve_joint_tree.c): the targets
+ * solve_joint would ask of each, one exact solve, the impulses applied. */
+static bool solve_tree(qp_world *w, int mode)
+{
+    qp_joint_tree *t = &w->joint_tree;
+    for (int p = 0; p < t->count; p++) {
+        int i = t->joint[p];
+        qp_joint *j = &w->joints[i - 1];
+        qp_joint_rows scratch;
+        const qp_joint_rows *r = rows_of(w, i, &scratch);
+        vel v = mode == DRIFT ? pseudo_vel(w, j) : real_vel(w, j);
+        qp_vec3 d = mode == DRIFT ? drift_target_linear(w, j, r, &v) : point_target(w, j, r, &v, mode);
+        t->vec[p][0] = d.x;
+        t->vec[p][1] = d.y;
+        t->vec[p][2] = d.z;
+        if (j->type == QP_JOINT_HINGE) {
+            fix16_t e0, e1;
+            align_target(w, j, r, &v, mode, &e0, &e1);
+            t->vec[p][3] = e0;
+            t->vec[p][4] = e1;
+        }
+    }
+    qp__joint_tree_solve(w);
+    bool any = false;
+    for (int p = 0; p < t->count; p++) {
+        int i = t->joint[p];
+        qp_joint *j = &w->joints[i - 1];
+        qp_joint_rows scratch;
+        qp_joint_rows r_stiff = *rows_of(w, i, &scratch);   /* the tree's inertia (solve_joint_tree.c) */
+        r_stiff.ia = t->ia[p][0];
+        r_stiff.ib = t->ia[p][1];
+        const qp_joint_rows *r = &r_stiff;
+        vel v = mode == DRIFT ? pseudo_vel(w, j) : real_vel(w, j);
+        const int64_t *x = t->vec[p];
+        qp_vec3 pt = qp_v3((fix16_t)x[0], (fix16_t)x[1], (fix16_t)x[2]);
+        if (pt.x | pt.y | pt.z) {
+            apply_linear(&v, r, pt);
+            any = true;
+            if (mode == CONTACT) j->jp = qp_v3_add(j->jp, pt);
+        }
+        if (j->type != QP_JOINT_HINGE || !(x[3] | x[4])) continue;
+        fix16_t l0 = (fix16_t)x[3], l1 = (fix16_t)x[4];
+        apply_angular(&v, r, qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1)));
+        any = true;
+        if (mode == CONTACT) {
+            j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
+            j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
+        }
+    }
+    return any;
+}
+#endif
 
 bool qp__collide_joints(qp_world *w)
 {
@@ -405,8 +512,9 @@ bool qp__collide_joints(qp_world *w)
         if (!joint_moves(w, j)) continue;
         qp_joint_rows scratch;
         vel v = real_vel(w, j);
-        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, ELASTIC);
+        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, ELASTIC, !in_tree(w, i));
     }
+    if (qp__joint_tree_count(w) > 0) any |= solve_tree(w, ELASTIC);
     return any;
 }
 
@@ -430,6 +538,12 @@ void qp__warm_joints(qp_world *w)
             apply_linear(&v, r, qp_v3_scale(r->axis, axial));
             continue;
         }
+        if (in_tree(w, i)) {
+            /* Solved exactly each pass: nothing to start from. Its last impulse has been
+             * read (the tree's stiffness); from here jp sums this step's. */
+            j->jp = qp_v3_zero();
+            j->ja[0] = j->ja[1] = 0;
+        }
         apply_linear(&v, r, j->jp);
         if (j->type == QP_JOINT_HINGE)
             apply_angular(&v, r, qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
@@ -450,10 +564,12 @@ bool qp__solve_joints(qp_world *w, bool reverse)
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
         qp_joint *j = &w->joints[i - 1];
-        if (!joint_moves(w, j)) continue;
-        qp_joint_rows scratch;
-        vel v = real_vel(w, j);
-        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT);
+        if (joint_moves(w, j)) {
+            qp_joint_rows scratch;
+            vel v = real_vel(w, j);
+            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT, !in_tree(w, i));
+        }
+        if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, CONTACT);
     }
     return any;
 }
@@ -465,10 +581,12 @@ bool qp__drift_joints(qp_world *w)
         int k = o % w->joint_count;
         int i = w->joint_order[(o / w->joint_count) & 1 ? w->joint_count - 1 - k : k];
         qp_joint *j = &w->joints[i - 1];
-        if (!joint_drifts(w, j)) continue;
-        qp_joint_rows scratch;
-        vel v = pseudo_vel(w, j);
-        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT);
+        if (joint_drifts(w, j)) {
+            qp_joint_rows scratch;
+            vel v = pseudo_vel(w, j);
+            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT, !in_tree(w, i));
+        }
+        if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, DRIFT);
     }
     return any;
 }

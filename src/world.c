@@ -53,6 +53,8 @@ static void copy_def(qp_world_def *to, const qp_world_def *d)
     to->max_linear_speed = d->max_linear_speed;
     to->max_angular_speed = d->max_angular_speed;
     to->bounds = d->bounds;
+    to->gyroscopic = d->gyroscopic;
+    to->joint_tree = d->joint_tree;
     to->sleep_enabled = d->sleep_enabled;
     to->sleep_policy = d->sleep_policy;
     to->sleep_center_size = d->sleep_center_size;

@@ -87,6 +87,8 @@ static uint32_t hash_def(uint32_t h, const qp_world *w)
     h = h32(h, d->max_linear_speed);
     h = h32(h, d->max_angular_speed);
     h = h32(h, d->bounds);
+    if (d->gyroscopic) h = h32(h, 1);   /* only when on: off adds nothing to the hash */
+    if (d->joint_tree) h = h32(h, 2);
     h = h32(h, d->sleep_enabled);
     h = h32(h, (int32_t)d->sleep_policy);
     h = h32(h, d->sleep_center_size);

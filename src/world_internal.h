@@ -177,6 +177,8 @@ void qp__sensors(qp_world *w);          /* sensor.c: sensor overlaps begin and e
 void qp__contact_graph(qp_world *w);    /* contact_graph.c: levels and solve order */
 void qp__solve_collisions(qp_world *w); /* solve_collisions.c: elastic pass */
 void qp__apply_forces(qp_world *w);     /* integrate.c: gravity and user forces */
+/* gyroscopic.c: omega after one step of w x I w (implicit), I given by its world inverse. */
+qp_vec3 qp__gyroscopic(const qp_mat3 *inv_inertia, qp_vec3 omega, fix16_t dt);
 void qp__solve_contacts(qp_world *w);   /* solve_contacts.c: inelastic pass + friction */
 void qp__shock(qp_world *w);            /* shock.c: shock propagation by levels */
 void qp__check_sleepers(qp_world *w);   /* sleep.c: sleepers pushed by the passes wake */
@@ -292,6 +294,18 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__destroy_body_joints(qp_world *w, int body);  /* each wakes the other body */
 bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b from colliding */
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
+bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
+void qp__joint_tree_solve(qp_world *w);               /* joint_tree.vec: right-hand sides in, impulses out */
+/* Joints this step solves as trees (none without QP_CFG_JOINT_TREE). */
+static inline int qp__joint_tree_count(const qp_world *w)
+{
+#if QP_CFG_JOINT_TREE
+    return w->joint_tree.count;
+#else
+    (void)w;
+    return 0;
+#endif
+}
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */

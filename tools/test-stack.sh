@@ -26,7 +26,7 @@ failed=0
 worst=0
 for scene in tests/scenes/stack20.scene tests/scenes/slope.scene tests/scenes/bounce.scene tests/scenes/mixed.scene \
              tests/scenes/door.scene tests/scenes/rope.scene tests/scenes/platform.scene tests/scenes/spawn.scene \
-             tests/scenes/fastshots.scene; do
+             tests/scenes/fastshots.scene tests/scenes/tumble.scene; do
   n=$(basename "$scene" .scene)
   sh tools/embed-scene.sh "$scene" "$steps" "$gen/scene_data.h" || exit 2
   make -s -j"${JOBS:-2}" BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \

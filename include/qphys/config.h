@@ -66,6 +66,13 @@
 #define QP_CFG_MAX_JOINTS 32
 #endif
 
+/* Storage to solve joints along their trees (qp_world_def.joint_tree, src/solve_joint_tree.c):
+ * 1 keeps it, about 760 bytes a joint; 0 leaves it out, and the option then changes nothing.
+ * Default: 1 when a world holds two joints or more (a joint alone is solved exactly by itself). */
+#ifndef QP_CFG_JOINT_TREE
+#define QP_CFG_JOINT_TREE (QP_CFG_MAX_JOINTS >= 2)
+#endif
+
 /* Events a world keeps for the caller to read after a step (qp_world_contact_events,
  * qp_world_sensor_events, qp_world_body_events): each of the three buffers holds this
  * many; what does not fit is counted (qp_world_events_lost), never written. 40, 12 and 8
@@ -98,6 +105,9 @@
 #endif
 #if QP_CFG_MAX_JOINTS < 1 || QP_CFG_MAX_JOINTS > 65535
 #error "QP_CFG_MAX_JOINTS must be 1..65535"
+#endif
+#if QP_CFG_JOINT_TREE != 0 && QP_CFG_JOINT_TREE != 1
+#error "QP_CFG_JOINT_TREE must be 0 or 1"
 #endif
 #if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
 #error "QP_CFG_LOW_RAM must be 0 or 1"

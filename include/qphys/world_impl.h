@@ -269,6 +269,26 @@ typedef struct {
     qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error) */
 } qp_joint_rows;
 
+#if QP_CFG_JOINT_TREE
+/* The joints solved together along their trees this step (src/solve_joint_tree.c): per
+ * step scratch, neither state nor hashed. Positions are in elimination order (leaves
+ * first); blocks are Q2.30 of the row-scaled effective mass, then its Cholesky factor. */
+#define QP_TREE_LATER 6               /* joints still to come a joint may share a body with */
+typedef struct {
+    int count;                                        /* 0: none this step */
+    uint16_t joint[QP_CFG_MAX_JOINTS];                /* slot at each position */
+    uint16_t pos[QP_CFG_MAX_JOINTS];                  /* slot i's position + 1 at [i - 1]; 0: not in */
+    uint8_t rows[QP_CFG_MAX_JOINTS];                  /* 3 (ball) or 5 (hinge) */
+    uint8_t later_n[QP_CFG_MAX_JOINTS];
+    uint16_t later[QP_CFG_MAX_JOINTS][QP_TREE_LATER]; /* positions of the later joints it touches */
+    int8_t scale[QP_CFG_MAX_JOINTS][5];               /* row r scaled by 2^-scale */
+    int32_t diag[QP_CFG_MAX_JOINTS][5][5];
+    int32_t off[QP_CFG_MAX_JOINTS][QP_TREE_LATER][5][5]; /* later joint's rows by this one's */
+    int64_t vec[QP_CFG_MAX_JOINTS][5];                /* right-hand side in (Q16.16), impulses out */
+    qp_mat3 ia[QP_CFG_MAX_JOINTS][2];                 /* each side's inverse inertia, stiffened */
+} qp_joint_tree;
+#endif
+
 struct qp_world {
     qp_world_def def;
     qp_world_stats stats;
@@ -319,6 +339,9 @@ struct qp_world {
 #if !QP_CFG_LOW_RAM
     qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
                                                   * computed at each use (the same bits) */
+#endif
+#if QP_CFG_JOINT_TREE
+    qp_joint_tree joint_tree;                  /* per step (def.joint_tree) */
 #endif
     /* Not state: where mutating calls are recorded (record.h), null when not. */
     struct qp_input_log *input_log;

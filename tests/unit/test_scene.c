@@ -333,7 +333,7 @@ static void test_world_line_and_options(void **state)
     (void)state;
     static const char text[] =
         "# comment line\r\n"
-        "\t world gravity 0 -9.81 0.5 hz 120 iterations 12 sleep off   # trailing comment\r\n"
+        "\t world gravity 0 -9.81 0.5 hz 120 iterations 12 sleep off gyroscopic on joint_tree on # trailing comment\r\n"
         "\n"
         "plane normal 0 2 0 offset -1 friction 0.25 restitution 0.5\n"
         "box half 0.5 0.25 0.125 pos 1 2 3 rot 0 0 1 90 vel 1 0 0 spin 0 0 2 mass 3 friction 0.75 restitution 1\n"
@@ -351,6 +351,8 @@ static void test_world_line_and_options(void **state)
     assert_int_equal(d->dt, QP_FRAC(1, 120));
     assert_int_equal(d->contact_iterations, 12);
     assert_false(d->sleep_enabled);
+    assert_true(d->gyroscopic);
+    assert_true(d->joint_tree);
     qp_body_id plane = qp_scene_body(&world, 0), box = qp_scene_body(&world, 1), ball = qp_scene_body(&world, 2),
                cap = qp_scene_body(&world, 3);
     assert_int_equal(qp_body_get_type(&world, plane), QP_BODY_STATIC);

@@ -1,0 +1,424 @@
+/* Joints solved together along their tree (qp_world_def.joint_tree).
+ *
+ * One joint at a time (solve_joints.c), a pull at one end of a chain of n links reaches
+ * the other after about n sweeps, and a heavy end stretches a light chain by metres.
+ * Here the equality rows of every ball and hinge joint whose joints form a tree over the
+ * moving bodies (no loop through them) are solved at once, exactly: A lambda = b with
+ * A = J M^-1 J^T, the joints' effective mass seen from each other (Baraff, "Linear-time
+ * dynamics using Lagrange multipliers", 1996, in its joint-space form).
+ *
+ * Why linear: two joints are coupled when they share a body. Ordered leaves first (the
+ * reverse of a breadth-first walk of the joints from one root joint per tree), the joints
+ * still to come that touch a joint when it is eliminated all share one body (its parent
+ * body): they are coupled already, so elimination adds no new coupling (no fill), and
+ * the work is the sum over bodies of the square of their joint counts.
+ *
+ * Fixed point: rows are scaled by powers of two so that every diagonal entry of A lies in
+ * [1/4, 1) (S A S, S diagonal); a symmetric positive definite matrix scaled so has every
+ * entry below 1 in magnitude, and so has its Cholesky factor (|L_ij| <= sqrt(A_ii)), so
+ * blocks are Q2.30 and every product of two fits in 64 bits: a 100:1 mass ratio costs no
+ * range, only the conditioning it has. A pivot that rounding leaves at or below zero (rows
+ * that depend on each other) drops its row: its impulse is 0. Vectors are Q8.24 (int64).
+ * A tree that does not fit (a joint with more than QP_TREE_LATER later neighbours, or any
+ * fill found) is not solved here: its joints fall back to the joint-at-a-time solve.
+ *
+ * The solve's inertia carries the joints' geometric stiffness (stiffen, below): exact
+ * solves with the geometry frozen over a 60 Hz step let a light chain under a heavy end
+ * zig-zag apart.
+ *
+ * todo: a chain of 30 links released horizontal still opens 17 mm for a moment while its
+ * links turn at 15-30 rad/s (the drift is linearised about the start of the step), and
+ * 0.4 m when the whip at its free end reaches the 50 rad/s angular speed clamp and
+ * qp_quat_integrate's turn of at most 0.5 rad a step on an axis (with that turn limit
+ * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
+ */
+#include "solver.h"
+
+#if !QP_CFG_JOINT_TREE
+bool qp__joint_tree_prepare(qp_world *w)
+{
+    (void)w;
+    return false;
+}
+#else
+
+#define VEC_Q 24                      /* right-hand sides and solutions: Q8.24 */
+#define VEC_MAX (((int64_t)1 << 47) - 1)
+
+static int64_t clamp64(int64_t v, int64_t m) { return v > m ? m : v < -m ? -m : v; }
+
+/* v 2^n for any int64 v and -62 <= n <= 62 (saturating up, rounding down). */
+static int64_t scale2(int64_t v, int n)
+{
+    if (n >= 0) {
+        int64_t lim = INT64_MAX >> n;
+        return v > lim ? INT64_MAX : v < -lim ? -INT64_MAX : v * ((int64_t)1 << n);
+    }
+    return qp__shift_round64(v, -n);
+}
+
+/* y l / 2^30 for |y| < 2^47 and a Q2.30 l (|l| <= 2^30): the product in two halves. */
+static int64_t mul30(int64_t y, int32_t l)
+{
+    int64_t hi = y >> 16, lo = y & 0xFFFF;
+    return (hi * l + ((lo * l) >> 16)) >> 14;
+}
+
+/* y 2^30 / l for l > 0, truncated toward zero and saturated to +-VEC_MAX. */
+static int64_t div30(int64_t y, int32_t l)
+{
+    int64_t q = y / l, r = y % l;
+    if (q >= ((int64_t)1 << 17) || q <= -((int64_t)1 << 17)) return q > 0 ? VEC_MAX : -VEC_MAX;
+    return clamp64(q * ((int64_t)1 << 30) + r * ((int64_t)1 << 30) / l, VEC_MAX);
+}
+
+/* ---- rows -------------------------------------------------------------------------------- */
+
+/* Number of equality rows: ball 3 (the point), hinge 5 (the point and two across its axis). */
+static int rows_of_type(int type) { return type == QP_JOINT_HINGE ? 5 : 3; }
+
+/* Row k's Jacobian on side `side` (0: a, 1: b): linear and angular parts, Q16.16. */
+static void jacobian(const qp_joint_rows *r, int k, int side, qp_vec3 *lin, qp_vec3 *ang)
+{
+    if (k < 3) {
+        qp_vec3 e = qp_v3(k == 0 ? QP_ONE : 0, k == 1 ? QP_ONE : 0, k == 2 ? QP_ONE : 0);
+        *lin = e;
+        *ang = qp_v3_cross(side ? r->rb : r->ra, e);
+    } else {
+        *lin = qp_v3_zero();
+        *ang = r->perp[k - 3];
+    }
+    if (!side) {
+        *lin = qp_v3_neg(*lin);
+        *ang = qp_v3_neg(*ang);
+    }
+}
+
+/* Coupling of row k of joint x (rows rx) and row l of joint y through the body on
+ * x's side sx and y's side sy (the same body), Q32: lin.lin / m + ang . I^-1 ang. */
+static int64_t coupling(const qp_joint_rows *rx, int k, int sx, const qp_joint_rows *ry, int l, int sy,
+                        const qp_mat3 *ii)
+{
+    qp_vec3 lx, ax, ly, ay;
+    jacobian(rx, k, sx, &lx, &ax);
+    jacobian(ry, l, sy, &ly, &ay);
+    fix16_t inv_m = sx ? rx->mb : rx->ma;
+    qp_vec3 iay = qp_mat3_mul_v3(ii, ay);
+    int64_t lin = ((int64_t)lx.x * ly.x + (int64_t)lx.y * ly.y + (int64_t)lx.z * ly.z) >> 16;   /* Q16 */
+    return lin * inv_m + (int64_t)ax.x * iay.x + (int64_t)ax.y * iay.y + (int64_t)ax.z * iay.z;
+}
+
+/* The body joint slot s shares with slot u that moves (0 if none), and its side in each. */
+static int shared_body(const qp_world *w, int s, int u, int *side_s, int *side_u)
+{
+    const qp_joint *x = &w->joints[s - 1], *y = &w->joints[u - 1];
+    for (int i = 0; i < 2; i++) {
+        int body = i ? x->b : x->a;
+        if (!qp__body_moves(&w->bodies[body])) continue;
+        if (body == y->a || body == y->b) {
+            *side_s = i;
+            *side_u = body == y->b;
+            return body;
+        }
+    }
+    return 0;
+}
+
+static bool takes_part(const qp_world *w, const qp_joint *j)
+{
+    if (j->a == 0 || (j->type != QP_JOINT_BALL && j->type != QP_JOINT_HINGE)) return false;
+    const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
+    bool ma = qp__body_moves(a), mb = qp__body_moves(b);
+    return (ma || mb) && (ma || !qp__body_dynamic(a)) && (mb || !qp__body_dynamic(b));
+}
+
+static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratch)
+{
+#if QP_CFG_LOW_RAM
+    qp__joint_rows(w, &w->joints[slot - 1], scratch);
+    return scratch;
+#else
+    (void)scratch;
+    return &w->joint_rows[slot - 1];
+#endif
+}
+
+/* Geometric stiffness (Andrews, Teichmann and Kry, "Geometric stiffness for real-time
+ * constrained multibody dynamics", 2017). A joint force f at arm r turns with its body:
+ * a torque that changes by |f| |r| a radian. Solved with the geometry of the start of the
+ * step, that stiffness is explicit, and a light chain pulled straight by a heavy end has
+ * bending modes faster than a 60 Hz step holds: its links' turns zig-zag and grow (ten
+ * 1 kg links under a 100 kg ball opened a metre in 3 s; at 240 Hz they held within
+ * 0.1 mm). Taken implicitly in a diagonal form, it adds to the body's inertia, on every
+ * axis and for the tree's solve only (its rows and the impulses it applies),
+ * a = STIFF_GAIN dt |jp| |r| summed over its tree joints (jp: the joint's impulse of the
+ * last step, dt |jp| |r| = dt^2 |f| |r|), capped at STIFF_CAP times the body's largest
+ * moment: I'^-1 = I^-1 (E + a I^-1)^-1. A stiffer body answers a joint's pull by turning
+ * less: it damps those modes and adds no energy. The gain and cap are measured: gain 1
+ * left the 100 kg chain opening 0.9 m, 2 holds it within 0.2 mm; a cap of 2 or less let
+ * it open, 32 opened a thrown ragdoll's joints 19 cm at its landing (8: 4 cm). Below
+ * 1/STIFF_FLOOR of that moment nothing is added: a resting ragdoll's small, changing
+ * additions kept it creeping awake for 38 s instead of 6.5. */
+#define STIFF_GAIN 2
+#define STIFF_CAP 8
+#define STIFF_FLOOR 16
+
+static void stiffen(qp_world *w, qp_joint_tree *t, int n)
+{
+    for (int p = 0; p < n; p++) {
+        qp_joint_rows scratch;
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch);
+        for (int side = 0; side < 2; side++) {
+            int body = side ? w->joints[t->joint[p] - 1].b : w->joints[t->joint[p] - 1].a;
+            const qp_mat3 *ii = side ? &r->ib : &r->ia;
+            t->ia[p][side] = *ii;
+            if (!qp__body_moves(&w->bodies[body])) continue;
+            int64_t add = 0;   /* Q16.16, kg m^2 */
+            for (int q = 0; q < n; q++) {
+                const qp_joint *jq = &w->joints[t->joint[q] - 1];
+                if (jq->a != body && jq->b != body) continue;
+                qp_joint_rows sq;
+                const qp_joint_rows *rq = rows_at(w, t->joint[q], &sq);
+                fix16_t arm = qp_v3_len(jq->a == body ? rq->ra : rq->rb);
+                add += (int64_t)qp_mul(qp_mul(qp_v3_len(jq->jp), arm), w->def.dt);
+            }
+            if (add <= 0) continue;
+            add *= STIFF_GAIN;
+            fix16_t least = ii->m[0][0] < ii->m[1][1] ? ii->m[0][0] : ii->m[1][1];   /* 1 / largest moment */
+            if (ii->m[2][2] < least) least = ii->m[2][2];
+            if (least > 0 && add > ((int64_t)STIFF_CAP << 32) / least) add = ((int64_t)STIFF_CAP << 32) / least;
+            if (least > 0 && add < ((int64_t)1 << 32) / least / STIFF_FLOOR) continue;
+            fix16_t a = qp_sat32(add);
+            qp_mat3 m;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) m.m[i][j] = qp_sat32((int64_t)qp__mul(ii->m[i][j], a) + (i == j ? QP_ONE : 0));
+            qp_mat3 inv;
+            if (qp_mat3_inverse(&m, &inv)) t->ia[p][side] = qp_mat3_mul(ii, &inv);
+        }
+    }
+}
+
+/* ---- the order ----------------------------------------------------------------------------- */
+
+/* The joints of the trees, leaves first: per tree, a breadth-first walk from its first joint
+ * in w->joint_order over joints sharing a moving body, skipping any that would close a loop,
+ * then reversed. comp[] holds each listed joint's tree (its root's position). */
+static int order_trees(qp_world *w, qp_joint_tree *t)
+{
+    int n = 0;
+    for (int i = 0; i < QP_CFG_MAX_JOINTS; i++) t->pos[i] = 0;
+    for (int o = 0; o < w->joint_count; o++) {
+        int root = w->joint_order[o];
+        if (n >= QP_CFG_MAX_JOINTS) break;   /* n counts distinct joints: never, but said */
+        if (t->pos[root - 1] || !takes_part(w, &w->joints[root - 1])) continue;
+        int first = n;
+        t->joint[n] = (uint16_t)root;
+        t->pos[root - 1] = (uint16_t)(n + 1);
+        n++;
+        for (int head = first; head < n; head++) {
+            int s = t->joint[head];
+            for (int k = 0; k < w->joint_count; k++) {
+                int u = w->joint_order[k];
+                int ss, su;
+                if (t->pos[u - 1] || !takes_part(w, &w->joints[u - 1]) || !shared_body(w, s, u, &ss, &su)) continue;
+                /* A loop: u's other moving body is already in this tree (through another joint). */
+                const qp_joint *ju = &w->joints[u - 1];
+                int other = su ? ju->a : ju->b;
+                bool loop = false;
+                if (qp__body_moves(&w->bodies[other]))
+                    for (int m = first; m < n && !loop; m++) {
+                        const qp_joint *jm = &w->joints[t->joint[m] - 1];
+                        loop = jm->a == other || jm->b == other;
+                    }
+                if (loop || n >= QP_CFG_MAX_JOINTS) continue;
+                t->joint[n] = (uint16_t)u;
+                t->pos[u - 1] = (uint16_t)(n + 1);
+                n++;
+            }
+        }
+    }
+    /* Reverse: leaves first. */
+    for (int i = 0, k = n - 1; i < k && k < QP_CFG_MAX_JOINTS; i++, k--) {
+        uint16_t x = t->joint[i];
+        t->joint[i] = t->joint[k];
+        t->joint[k] = x;
+    }
+    for (int i = 0; i < n; i++) t->pos[t->joint[i] - 1] = (uint16_t)(i + 1);
+    return n;
+}
+
+/* ---- building and factoring ----------------------------------------------------------------- */
+
+/* Position of q among p's later neighbours, -1 if none. */
+static int later_index(const qp_joint_tree *t, int p, int q)
+{
+    for (int m = 0; m < t->later_n[p]; m++)
+        if (t->later[p][m] == q) return m;
+    return -1;
+}
+
+
+/* Scale of a row from its diagonal entry (Q32, > 0): e with A 4^-e in [1/4, 1). */
+static int row_scale(int64_t d)
+{
+    int p = 63 - __builtin_clzll((unsigned long long)d) - 32;   /* 2^p <= A < 2^(p+1) */
+    return (p >= 0 ? p / 2 : -((1 - p) / 2)) + 1;
+}
+
+static int32_t scaled(int64_t a, int er, int ec)
+{
+    int64_t v = scale2(a, -2 - er - ec);   /* Q32 -> Q30, times 2^(-er - ec) */
+    return (int32_t)clamp64(v, ((int64_t)1 << 30));
+}
+
+/* In-place Cholesky of the n x n block d (lower part): false never; a pivot at or below
+ * zero drops its row (its column of L set to 0). */
+static void cholesky(int32_t d[5][5], int n)
+{
+    for (int k = 0; k < n; k++) {
+        int64_t p = (int64_t)d[k][k] * ((int64_t)1 << 30);
+        for (int j = 0; j < k; j++) p -= (int64_t)d[k][j] * d[k][j];
+        int32_t lkk = p > ((int64_t)1 << 40) ? (int32_t)qp_isqrt64((uint64_t)p) : 0;   /* Q30; pivots below 2^-20 drop */
+        d[k][k] = lkk;
+        for (int i = k + 1; i < n; i++) {
+            int64_t s = (int64_t)d[i][k] * ((int64_t)1 << 30);
+            for (int j = 0; j < k; j++) s -= (int64_t)d[i][j] * d[k][j];
+            d[i][k] = lkk ? (int32_t)clamp64(s / lkk, (int64_t)1 << 30) : 0;
+        }
+    }
+}
+
+/* x (r rows of joint p's block, c columns of the later joint's) times L_pp^-T, in place. */
+static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
+{
+    for (int i = 0; i < nr; i++)
+        for (int k = 0; k < nc; k++) {
+            int64_t s = (int64_t)x[i][k] * ((int64_t)1 << 30);
+            for (int j = 0; j < k; j++) s -= (int64_t)x[i][j] * l[k][j];
+            x[i][k] = l[k][k] ? (int32_t)clamp64(s / l[k][k], (int64_t)1 << 30) : 0;
+        }
+}
+
+bool qp__joint_tree_prepare(qp_world *w)
+{
+    qp_joint_tree *t = &w->joint_tree;
+    t->count = 0;
+    if (!w->def.joint_tree || w->joint_count == 0) return false;
+    int n = order_trees(w, t);
+    for (int p = 0; p < n; p++) {
+        int s = t->joint[p];
+        t->rows[p] = (uint8_t)rows_of_type(w->joints[s - 1].type);
+        t->later_n[p] = 0;
+        for (int q = p + 1; q < n; q++) {
+            int ss, su;
+            if (!shared_body(w, s, t->joint[q], &ss, &su)) continue;
+            if (t->later_n[p] == QP_TREE_LATER) return false;
+            t->later[p][t->later_n[p]++] = (uint16_t)q;
+        }
+    }
+    stiffen(w, t, n);
+    /* Diagonal blocks and scales, then the later blocks: (later joint's rows) x (p's rows). */
+    for (int p = 0; p < n; p++) {
+        qp_joint_rows ra;
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra);
+        int64_t a[5][5];
+        for (int k = 0; k < t->rows[p]; k++)
+            for (int l = 0; l < t->rows[p]; l++)
+                a[k][l] = coupling(r, k, 0, r, l, 0, &t->ia[p][0]) + coupling(r, k, 1, r, l, 1, &t->ia[p][1]);
+        for (int k = 0; k < t->rows[p]; k++) t->scale[p][k] = (int8_t)(a[k][k] > 0 ? row_scale(a[k][k]) : 0);
+        for (int k = 0; k < t->rows[p]; k++)
+            for (int l = 0; l < t->rows[p]; l++)
+                t->diag[p][k][l] = a[k][k] > 0 && a[l][l] > 0 ? scaled(a[k][l], t->scale[p][k], t->scale[p][l]) : 0;
+    }
+    for (int p = 0; p < n; p++) {
+        qp_joint_rows ra, rb;
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra);
+        for (int m = 0; m < t->later_n[p]; m++) {
+            int q = t->later[p][m], sp, sq;
+            const qp_joint_rows *rq = rows_at(w, t->joint[q], &rb);
+            shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
+            for (int k = 0; k < t->rows[q]; k++)
+                for (int l = 0; l < t->rows[p]; l++)
+                    t->off[p][m][k][l] =
+                        scaled(coupling(rq, k, sq, r, l, sp, &t->ia[q][sq]), t->scale[q][k], t->scale[p][l]);
+        }
+    }
+    /* Block Cholesky, leaves first: L_pp, then L_qp = A_qp L_pp^-T, then the Schur updates
+     * A_q2q1 -= L_q2p L_q1p^T of every pair of later neighbours (q1 before q2). */
+    for (int p = 0; p < n; p++) {
+        cholesky(t->diag[p], t->rows[p]);
+        for (int m = 0; m < t->later_n[p]; m++)
+            solve_right(t->off[p][m], t->rows[t->later[p][m]], t->diag[p], t->rows[p]);
+        for (int m1 = 0; m1 < t->later_n[p]; m1++)
+            for (int m2 = 0; m2 < t->later_n[p]; m2++) {
+                int e = t->later[p][m1], l = t->later[p][m2];   /* e no later than l */
+                if (l < e) continue;
+                int32_t(*dst)[5];
+                if (e == l) dst = t->diag[e];
+                else {
+                    int k = later_index(t, e, l);
+                    if (k < 0) return false;   /* fill: not a tree as ordered */
+                    dst = t->off[e][k];        /* A_le: l's rows by e's */
+                }
+                int32_t(*le)[5] = t->off[p][m1], (*ll)[5] = t->off[p][m2];
+                for (int i = 0; i < t->rows[l]; i++)
+                    for (int j = 0; j < t->rows[e]; j++) {
+                        int64_t sum = 0;
+                        for (int c = 0; c < t->rows[p]; c++) sum += (int64_t)ll[i][c] * le[j][c];
+                        dst[i][j] = (int32_t)clamp64(dst[i][j] - qp__shift_round64(sum, 30), (int64_t)1 << 30);
+                    }
+            }
+    }
+    t->count = n;
+    return true;
+}
+
+/* ---- solving ------------------------------------------------------------------------------- */
+
+void qp__joint_tree_solve(qp_world *w)
+{
+    qp_joint_tree *t = &w->joint_tree;
+    int n = t->count;
+    /* b (Q16 in vec, as the caller put it) scaled: S b in Q24. */
+    for (int p = 0; p < n; p++)
+        for (int k = 0; k < t->rows[p]; k++) t->vec[p][k] = clamp64(scale2(t->vec[p][k], VEC_Q - 16 - t->scale[p][k]), VEC_MAX);
+    /* Forward: L y = b. */
+    for (int p = 0; p < n; p++) {
+        int64_t *y = t->vec[p];
+        for (int k = 0; k < t->rows[p]; k++) {
+            int64_t s = y[k];
+            for (int j = 0; j < k; j++) s -= mul30(y[j], t->diag[p][k][j]);
+            y[k] = t->diag[p][k][k] ? div30(clamp64(s, VEC_MAX), t->diag[p][k][k]) : 0;
+        }
+        for (int m = 0; m < t->later_n[p]; m++) {
+            int q = t->later[p][m];
+            for (int i = 0; i < t->rows[q]; i++) {
+                int64_t s = t->vec[q][i];
+                for (int c = 0; c < t->rows[p]; c++) s -= mul30(y[c], t->off[p][m][i][c]);
+                t->vec[q][i] = clamp64(s, VEC_MAX);
+            }
+        }
+    }
+    /* Back: L^T x = y, the latest first. */
+    for (int p = n - 1; p >= 0; p--) {
+        int64_t *x = t->vec[p];
+        for (int m = 0; m < t->later_n[p]; m++) {
+            int q = t->later[p][m];
+            for (int c = 0; c < t->rows[p]; c++) {
+                int64_t s = 0;
+                for (int i = 0; i < t->rows[q]; i++) s += mul30(t->vec[q][i], t->off[p][m][i][c]);
+                x[c] = clamp64(x[c] - s, VEC_MAX);
+            }
+        }
+        for (int k = t->rows[p] - 1; k >= 0; k--) {
+            int64_t s = x[k];
+            for (int j = k + 1; j < t->rows[p]; j++) s -= mul30(x[j], t->diag[p][j][k]);
+            x[k] = t->diag[p][k][k] ? div30(clamp64(s, VEC_MAX), t->diag[p][k][k]) : 0;
+        }
+    }
+    /* lambda = S x, back to Q16.16. */
+    for (int p = 0; p < n; p++)
+        for (int k = 0; k < t->rows[p]; k++)
+            t->vec[p][k] = qp__sat32(scale2(t->vec[p][k], 16 - VEC_Q - t->scale[p][k]));
+}
+#endif
