@@ -10,7 +10,7 @@
  * For stack20, stack50 and pyramid20, with sleep off, then on with the default policy
  * (QP_SLEEP_THREE_POINT, "sleep=on"), then on with QP_SLEEP_ENERGY ("sleep=energy"),
  * TARGET_STEPS steps (default 120; docs/design.md §9 runs 600 on the host) are run through the
- * stage table of qp_world_step (qp__step_stages, src/world_internal.h) with the tick
+ * stage table of qp_world_step (qp__step_stages, src/stages.h) with the tick
  * counter read around collision detection: mean and median instructions per step and
  * the share of collision detection (broad + narrow phase). With sleep on: the bodies
  * asleep after steps 60 and 120 ("asleep_at=60:n,120:n"); the run goes on until every
@@ -31,7 +31,8 @@
 #include "qp_fmt.h"
 #include "qp_port.h"
 #include "scenes.h"
-#include "world_internal.h"
+#include "stages.h"
+#include "bench_count.h"
 
 #ifndef TARGET_STEPS
 #define TARGET_STEPS 120

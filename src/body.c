@@ -6,7 +6,12 @@
  * the world, so a failed call changes nothing.
  */
 #include "geometry.h"
-#include "world_internal.h"
+#include "body.h"
+#include "contact_graph.h"
+#include "events.h"
+#include "input_log.h"
+#include "joint.h"
+#include "sleep.h"
 
 static qp_body_state *get(qp_world *w, qp_body_id id)
 {

@@ -9,7 +9,10 @@
  * the sweep. Shape filters (world.h, qp_shape_filter) drop a pair before it is made.
  * A full pool is counted and flagged, never overrun.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "joint.h"
+#include "stages.h"
 
 static bool sap_less(const qp_world *w, uint16_t a, uint16_t b)
 {

@@ -17,7 +17,9 @@
  * column takes dozens of steps for its weight to reach the ground, and sinks
  * meanwhile.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact_graph.h"
+#include "stages.h"
 
 #define LEVEL_NONE 0xFFFFu
 

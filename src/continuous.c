@@ -34,7 +34,9 @@
  * visited in their key order and each cut is made at once, so later pairs see
  * the shortened motion: the result is a function of the state alone.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "stages.h"
 #include "geometry.h"
 #include "math_inline.h"
 

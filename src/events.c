@@ -15,7 +15,9 @@
  * normal and impulse from the contact as the step leaves it.
  */
 #include <string.h>
-#include "world_internal.h"
+#include "contact.h"
+#include "events.h"
+#include "stages.h"
 
 static bool room(qp_world *w, int n)
 {

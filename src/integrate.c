@@ -5,7 +5,8 @@
  * world's limits first, and a body that leaves the world bounds is frozen:
  * both raise a flag the user can read, never a silent overflow.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "stages.h"
 #include "math_inline.h"
 
 /* Scale v down to length max (> 0) when it is longer; 1 if it was. The length is taken in

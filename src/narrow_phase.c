@@ -23,7 +23,12 @@
  * sensor make no contact (sensor.c reads them).
  */
 #include <string.h>
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "events.h"
+#include "sleep.h"
+#include "stages.h"
+#include "bench_count.h"
 #include "math_inline.h"
 
 /* qp__v3_add and qp__v3_sub (each component's exact sum or difference clamped to

@@ -16,7 +16,12 @@
  * landed tilted was pulled off line (measured when they were dropped: rain512
  * slept 313 steps later, tilted columns of 20 drifted twice as far).
  */
+#include "contact_graph.h"
+#include "joint.h"
+#include "overlap.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* Does this contact have anchors to hold: sticking, where a sphere or capsule
  * touches (the only contacts with them)? */

@@ -6,7 +6,8 @@
  * never overwritten: predictions live in pred.x / pred.q, which is the
  * "restore" of the seeds for free.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "stages.h"
 #include "math_inline.h"
 
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega)

@@ -2,7 +2,8 @@
  * caller's buffer, and their replay. Writing is called by body.c and joint.c after each
  * successful call; replay decodes an entry completely, then makes the same public call. */
 #include "qphys/record.h"
-#include "world_internal.h"
+#include "input_log.h"
+#include "joint.h"
 
 #define ENTRY_HEADER 9ul   /* kind u8, step u32, index u16, generation u16 */
 #define SHAPE_BYTES 52ul   /* a shape with its sensor flag and filter */

@@ -14,7 +14,10 @@
  * counted (stats.overflows) and the overlap it cannot hold ends or never begins.
  */
 #include <string.h>
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "events.h"
+#include "stages.h"
 
 /* Do the pair's shapes touch or overlap at the predicted poses? Out of line: the collide
  * functions are the deepest calls of a step. */

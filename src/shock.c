@@ -4,7 +4,7 @@
  * contacts between a body of this level and a lower one are solved with
  * the lower body immovable (infinite mass), up to shock_iterations sweeps
  * per level, each part of it (below) stopping on its own once it settles or
- * no longer converges (QP_SHOCK_NOISE_UNITS, solver.h), normal and friction;
+ * no longer converges (QP_SHOCK_NOISE_UNITS, quiet.h), normal and friction;
  * then the level counts as immovable for the
  * next. Impulses only push in sum (inelastic): the pass removes what approach
  * the iterative passes left, and between levels takes back what they
@@ -12,7 +12,12 @@
  * a heavy body rest on a light one. Known flaw
  * (seed 003): an overhanging staircase can stand.
  */
+#include "contact_graph.h"
+#include "quiet.h"
+#include "sleep.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* Joints are not edges of the contact graph and this pass never solves them:
  * a link of a hanging chain is not taken as resting on the link below it,

@@ -29,7 +29,10 @@
  * stack falls at once).
  */
 #include <stddef.h>
-#include "world_internal.h"
+#include "body.h"
+#include "events.h"
+#include "sleep.h"
+#include "stages.h"
 
 static void reset_boxes(qp_body_state *b)
 {

@@ -10,7 +10,11 @@
  * passes momentum along chains (a line of billiard balls: each ball stops
  * and the next one takes over).
  */
+#include "joint.h"
+#include "quiet.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* A body's acceleration this step (gravity and the user's force), as the
  * forces stage will apply it: zero for what does not move. */

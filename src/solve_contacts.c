@@ -10,9 +10,15 @@
  * holds, else dynamic friction slides). With accumulate_impulses, totals
  * are clamped (Catto) and may start from last step's (warm_start);
  * otherwise every impulse only pushes. An island's sweep that settled (no
- * impulse beyond QP_SETTLED_UNITS, solver.h) is its last.
+ * impulse beyond QP_SETTLED_UNITS, quiet.h) is its last.
  */
+#include "contact_graph.h"
+#include "joint.h"
+#include "quiet.h"
+#include "sleep.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 #include <stddef.h>
 
@@ -72,7 +78,7 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
 }
 
 /* Visits that would change at most the last unit of an impulse are skipped. A visit is quiet
- * when it applied no impulse beyond QP_QUIET_UNITS (solver.h) and none of its points
+ * when it applied no impulse beyond QP_QUIET_UNITS (quiet.h) and none of its points
  * depended on the sweep's push (ramped): each within the resting band, which every sweep
  * takes whole, or separating with nothing accumulated. Its inputs are then the contact's own
  * totals, its rows and its bodies' velocities: while neither body's velocity has been changed

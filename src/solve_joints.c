@@ -29,6 +29,7 @@
  * 100 m (joint.c), inverse inertia at most 10 000 (body.c).
  */
 #include "geometry.h"
+#include "joint.h"
 #include "solver.h"
 
 /* atan(2^-i) in Q2.30, for the CORDIC below. */

@@ -1,5 +1,7 @@
 /* The world: initialisation, the step as a table of contents, statistics. */
-#include "world_internal.h"
+#include "body.h"
+#include "stages.h"
+#include "world_check.h"
 
 static bool in_range(fix16_t v, fix16_t lo, fix16_t hi) { return v >= lo && v <= hi; }
 static bool int_in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }

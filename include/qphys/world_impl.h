@@ -17,12 +17,9 @@ enum {
     QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
     QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
                                     deep inside then was spawned there (overlap.c) */
-    QP_STATE_STILL   = 1u << 6,  /* its last step moved it (split impulse included) at most
+    QP_STATE_STILL   = 1u << 6   /* its last step moved it (split impulse included) at most
                                     QP_STILL_SPEED: its contacts may keep their manifolds */
-    QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
-    QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
-    QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */
-    QP_STATE_CUT     = 1u << 11  /* scratch inside the continuous stage only: its motion was cut */
+    /* bits 8-11: the stages' scratch, clear between steps (src/body.h) */
 };
 
 typedef struct {
@@ -126,7 +123,7 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
     fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
     fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
-    int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/world_internal.h);
+    int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/contact.h);
                                      mn, mt (and mn_pin, mt_pin) are scaled by 2^shift */
 #if !QP_CFG_LOW_RAM
     /* Kept for the whole step in the default layout only (low-RAM finds them on use):

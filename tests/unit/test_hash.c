@@ -218,7 +218,7 @@ static void scratch_pairs(qp_world *w)
     for (int i = 0; i < w->pair_count; i++) w->pairs[i].a = w->pairs[i].b = 0;
     w->pair_count = 0;
 }
-/* Whether a contact's depths are state (src/world_internal.h, qp__contact_depths_live): its
+/* Whether a contact's depths are state (src/contact.h, qp__contact_depths_live): its
  * manifold may be kept by the next step, as far as the contact says. */
 static bool depths_live(const qp_contact *c)
 {

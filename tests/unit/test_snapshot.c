@@ -289,7 +289,7 @@ static void test_snapshot_sizes(void **state)
 
 /* ---- 4. what the hash sees ------------------------------------------------------------------ */
 
-/* Whether a contact's depths are state (src/world_internal.h, qp__contact_depths_live): its
+/* Whether a contact's depths are state (src/contact.h, qp__contact_depths_live): its
  * manifold may be kept by the next step, as far as the contact says. */
 static bool depths_live(const qp_contact *c)
 {
