@@ -1,4 +1,4 @@
-/* Stage 2: broad phase by sweep and prune on x (docs/design.md §4).
+/* Stages "broad" and "bounds": broad phase by sweep and prune on x (docs/design.md §3, §4).
  *
  * sap_order keeps every shape sorted by the low x of its box between steps,
  * so insertion sort is nearly linear on coherent scenes. The sweep emits the

@@ -1,4 +1,4 @@
-/* Stage 4: the contact graph (docs/design.md §5; seed 003).
+/* Stage "graph": the contact graph (docs/design.md §3, §5; seed 003).
  *
  * Nodes are bodies, edges are contacts. Levels come from a breadth-first
  * walk that starts at the static bodies (level 0) and only climbs: an edge is

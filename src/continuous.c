@@ -1,4 +1,4 @@
-/* Stage 10: continuous collision, a time-of-impact net under fast pairs
+/* Stage "continuous": continuous collision, a time-of-impact net under fast pairs
  * (docs/design.md §4; seed 003).
  *
  * Runs after the velocity passes, before positions move. A pair whose bodies

@@ -1,4 +1,4 @@
-/* Events: what the step tells the game, read after it (world.h, "events").
+/* Stages "events" and "events out": what the step tells the game, read after it (world.h, "events").
  *
  * The stages raise events where they see them: the narrow phase a contact's begin and
  * end, the sensor stage an overlap's, sleep and wake a body's; calls between steps raise

@@ -1,4 +1,4 @@
-/* Stages 6 and 10: forces into velocities, velocities into poses.
+/* Stages "forces" and "integrate": forces into velocities, velocities into poses.
  *
  * Positions move with the final velocities plus the split-impulse
  * pseudo-velocities (which are then dropped). Speeds are clamped to the

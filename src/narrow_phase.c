@@ -1,4 +1,4 @@
-/* Stage 3: narrow phase and persistent manifolds (docs/design.md §4).
+/* Stage "narrow": narrow phase and persistent manifolds (docs/design.md §4).
  *
  * Each pair is collided at the predicted poses in the frame of shape a
  * (relative coordinates: the result does not depend on where the pair is).

@@ -1,4 +1,4 @@
-/* Deep overlaps: bodies spawned (or driven) deep inside static geometry or inside each
+/* Stage "overlaps": bodies spawned (or driven) deep inside static geometry or inside each
  * other come out by a free way, never through the ground (docs/design.md §4, "Deep
  * overlaps").
  *

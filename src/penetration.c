@@ -1,4 +1,4 @@
-/* Stage 9: penetration by split impulse (docs/design.md §3; seed 004).
+/* Stage "penetration": split impulse (docs/design.md §3; seed 004).
  *
  * Overlap beyond the slop is removed by pseudo-velocities that move the
  * bodies in the position update and are then forgotten: no momentum is

@@ -1,4 +1,4 @@
-/* Stage 1: predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
+/* Stage "predict": predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
  *
  * Every awake body is moved where gravity and its forces would take it this
  * step; collision detection runs there, so contacts are found a step early

@@ -1,4 +1,4 @@
-/* Stage 3b: sensors (world.h, qp_body_def.sensors).
+/* Stage "sensors": sensor overlaps (world.h, qp_body_def.sensors).
  *
  * A sensor shape takes part in the broad phase like any shape (filters apply; sensors
  * do not pair with sensors), but the narrow phase makes no contact of its pairs: no

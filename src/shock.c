@@ -1,4 +1,4 @@
-/* Stage 8: shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
+/* Stage "shock": shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
  *
  * Walk the contact-graph levels from the ground up. At each level, the
  * contacts between a body of this level and a lower one are solved with

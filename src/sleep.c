@@ -1,4 +1,4 @@
-/* Stage 11: sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
+/* Stages "check sleepers" and "sleep": sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
  *
  * Three-point test (Lengyel, seed 000): each awake body grows three boxes
  * around C, C + x and C + y (x, y: first two columns of its rotation, so the

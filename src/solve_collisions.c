@@ -1,4 +1,4 @@
-/* Stage 5: the collision pass, elastic (docs/design.md §3; seeds 003, 004).
+/* Stage "collisions": the collision pass, elastic (docs/design.md §3; seeds 003, 004).
  *
  * Runs on the start-of-step velocities, before gravity. In every sweep, a
  * point that is approaching now, faster than the speed that would just

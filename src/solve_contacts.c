@@ -1,4 +1,4 @@
-/* Stage 7: the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
+/* Stage "contacts": the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
  *
  * After gravity and forces, sweep the manifolds bottom up in contact-graph
  * order. Iteration k of N uses a restitution of -(N-1-k)/N: from just above
