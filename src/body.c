@@ -41,12 +41,7 @@ qp_body_id qp_world_body_at(const qp_world *w, int index)
 
 void qp__body_sync(qp_body_state *b)
 {
-#if QP_CFG_LOW_RAM
-    (void)b;   /* nothing kept: qp__body_rot and qp__body_inv_inertia compute them */
-#else
-    b->r = qp_quat_to_rot3(b->q);
-    if (b->state & QP_STATE_DYNAMIC) b->inv_inertia = qp_mat3_rotate(&b->r, &b->inv_inertia_local);
-#endif
+    qp__body_keep_derived(b);
 }
 
 static bool is_identity(qp_quat q)

@@ -5,6 +5,7 @@
 
 #include "qphys/world.h"
 #include "compiler.h"
+#include "layout.h"
 
 /* Body state bits the stages use as scratch (qp_body_state.state, beside the public
  * QP_STATE_* bits of world_impl.h), each clear outside the stage named. */
@@ -57,28 +58,6 @@ static inline bool qp__body_drives(const qp_body_state *b)
 static inline bool qp__body_held(const qp_body_state *b)
 {
     return !qp__body_moves(b) && !qp__body_drives(b);
-}
-
-/* A body's rotation matrix and world inverse inertia: kept up to date by
- * qp__body_sync, or (QP_CFG_LOW_RAM) computed here by the same functions. */
-static inline qp_rot3 qp__body_rot(const qp_body_state *b)
-{
-#if QP_CFG_LOW_RAM
-    return qp_quat_to_rot3(b->q);
-#else
-    return b->r;
-#endif
-}
-
-static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
-{
-#if QP_CFG_LOW_RAM
-    if (!(b->state & QP_STATE_DYNAMIC)) return qp_mat3_zero();
-    qp_rot3 r = qp_quat_to_rot3(b->q);
-    return qp_mat3_rotate(&r, &b->inv_inertia_local);
-#else
-    return b->inv_inertia;
-#endif
 }
 
 void qp__body_sync(qp_body_state *b);   /* rotation matrix and world inertia from q (if kept) */

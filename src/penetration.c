@@ -145,9 +145,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 
 void qp__penetration(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
-    w->passes_kept = 0;   /* its memory becomes the pseudo-velocities */
-#endif
+    qp__passes_forget(w);   /* its memory becomes the pseudo-velocities */
     for (int i = 0; i <= w->body_high; i++)
         for (int k = 0; k < 6; k++) w->split.pseudo_v[i][k] = 0;
     /* The sweeps visit only the contacts with something to do: a resting pile's sweeps

@@ -46,20 +46,14 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
  * low-RAM converts again where it needs it. */
 static void predicted_aabbs(qp_world *w, int i)
 {
-#if !QP_CFG_LOW_RAM
-    qp_rot3 *r = &w->pred.r[i];
-#else
-    qp_rot3 kept, *r = &kept;
-#endif
+    qp_rot3 scratch, *r = qp__predicted_rot_at(w, i, &scratch);
     *r = qp_quat_to_rot3(w->pred.q[i]);
     qp__body_update_aabbs(w, i, &w->pred.x[i], r);
 }
 
 void qp__predict(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
-    w->passes_kept = 0;   /* its memory becomes the predicted poses */
-#endif
+    qp__passes_forget(w);   /* its memory becomes the predicted poses */
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
@@ -73,9 +67,7 @@ void qp__predict(qp_world *w)
         if (!qp__body_moves(b)) {
             w->pred.x[i] = b->x;
             w->pred.q[i] = b->q;
-#if !QP_CFG_LOW_RAM
-            w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
-#endif
+            qp__predicted_rot_unmoved(w, i, b);
             continue;
         }
         qp_vec3 v, omega;
