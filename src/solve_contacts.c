@@ -15,6 +15,7 @@
 #include "contact_graph.h"
 #include "joint.h"
 #include "quiet.h"
+#include "scratch.h"
 #include "sleep.h"
 #include "solver.h"
 #include "stages.h"
@@ -116,10 +117,10 @@ static void set_sliding(qp_contact *c, bool sliding)
 
 static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
 {
-    uint16_t at = w->passes.quiet_at[c - w->contacts] >> 1;
-    if (q->visit == 0 || at == 0 || w->passes.moved_at[c->a] >= at || w->passes.moved_at[c->b] >= at) return false;
+    uint16_t at = qp__scratch(w)->passes.quiet_at[c - w->contacts] >> 1;
+    if (q->visit == 0 || at == 0 || qp__scratch(w)->passes.moved_at[c->a] >= at || qp__scratch(w)->passes.moved_at[c->b] >= at) return false;
     QP__COUNT(contact_skipped, 1);
-    set_sliding(c, (w->passes.quiet_at[c - w->contacts] & 1) != 0);
+    set_sliding(c, (qp__scratch(w)->passes.quiet_at[c - w->contacts] & 1) != 0);
     return true;
 }
 
@@ -203,7 +204,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     }
     if (q->visit != 0) {
         bool quiet = most <= QP_QUIET_UNITS && steady;
-        w->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
+        qp__scratch(w)->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
         if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
         quiet_next(q);
     }
@@ -267,7 +268,7 @@ static bool islands_sweep_end(qp_world *w)
 
 /* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
  * returns how many. The default layout lists them with their islands once a pass
- * (w->passes.sweep) and drops a settled island's after each sweep: a resting pile's sweeps
+ * (qp__scratch(w)->passes.sweep) and drops a settled island's after each sweep: a resting pile's sweeps
  * walked every contact of the world to visit a few (rain512 at rest: ten sweeps over 951
  * contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every contact
  * and skips the others as before (the same visits). */
@@ -280,8 +281,8 @@ static int sweep_start(qp_world *w)
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
         if ((c->flags & QP_CONTACT_SLEEPING) || !qp__movable(w, c)) continue;
-        w->passes.sweep[n].contact = w->order[o];
-        w->passes.sweep[n++].group = (uint16_t)island_of(w, c);
+        qp__scratch(w)->passes.sweep[n].contact = w->order[o];
+        qp__scratch(w)->passes.sweep[n++].group = (uint16_t)island_of(w, c);
     }
     return n;
 #endif
@@ -295,8 +296,8 @@ static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
     *island = island_of(w, c);
     return c;
 #else
-    *island = w->passes.sweep[o].group;
-    return &w->contacts[w->passes.sweep[o].contact];
+    *island = qp__scratch(w)->passes.sweep[o].group;
+    return &w->contacts[qp__scratch(w)->passes.sweep[o].contact];
 #endif
 }
 
@@ -309,7 +310,7 @@ static int sweep_drop_settled(qp_world *w, int n)
 #else
     int kept = 0;
     for (int o = 0; o < n; o++)
-        if (!(w->bodies[w->passes.sweep[o].group].state & ISLAND_SETTLED)) w->passes.sweep[kept++] = w->passes.sweep[o];
+        if (!(w->bodies[qp__scratch(w)->passes.sweep[o].group].state & ISLAND_SETTLED)) qp__scratch(w)->passes.sweep[kept++] = qp__scratch(w)->passes.sweep[o];
     return kept;
 #endif
 }

@@ -8,6 +8,7 @@
 #include "body.h"
 #include "contact.h"
 #include "math_inline.h"
+#include "scratch.h"
 
 /* Round to nearest, ties away from zero: symmetric, so rounding has no
  * preferred direction (round-half-up made stacks lean one way: the arms of
@@ -64,8 +65,8 @@ static inline qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
 
 static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 {
-    qp_vel_ref r = { (qp_vec3 *)&w->split.pseudo_v[c->a][0], (qp_vec3 *)&w->split.pseudo_v[c->a][3],
-                     (qp_vec3 *)&w->split.pseudo_v[c->b][0], (qp_vec3 *)&w->split.pseudo_v[c->b][3] };
+    qp_vel_ref r = { (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->a][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->a][3],
+                     (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->b][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->b][3] };
     return r;
 }
 /* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)

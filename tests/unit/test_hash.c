@@ -248,7 +248,7 @@ static void scratch_step_buffers(qp_world *w)
     memset(w->order, 0x5A, sizeof w->order);
     memset(w->queue, 0xA5, sizeof w->queue);
     memset(w->adj, 0x33, sizeof w->adj);
-    memset(&w->pred, 0x77, sizeof w->pred);
+    memset(w->step_scratch, 0x77, sizeof w->step_scratch);
 #if !QP_CFG_LOW_RAM
     memset(w->rows, 0x11, sizeof w->rows);
 #endif

@@ -323,7 +323,7 @@ static void test_hash_covers_state(void **state)
     /* Scratch is not state. */
     assert_int_equal(load(&w2, "tests/scenes/bounce.scene", &b), QP_OK);
     w2.queue[0] = 77;
-    w2.pred.x[1].x = 12345;
+    w2.step_scratch[3] = 12345;   /* body 1's predicted x */
     assert_int_equal(qp_world_hash(&w2), h0);
     /* Sleep state. */
     w2.bodies[2].state ^= QP_STATE_ASLEEP;
