@@ -91,7 +91,7 @@ void qp__integrate(qp_world *w)
         if (!qp__body_moves(b)) continue;
         if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
             b->flags |= QP_FLAG_SPEED_CLAMPED;
-        const fix16_t *pv = qp__scratch(w)->split.pseudo_v[i];
+        const fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
         /* Still: what moves it now (split impulse included) would take it about a

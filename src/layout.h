@@ -56,7 +56,7 @@ static QP__ALWAYS_INLINE qp_rot3 *qp__predicted_rot_at(qp_world *w, int i, qp_ro
 {
 #if QP_LAYOUT_KEEPS_DERIVED
     (void)scratch;
-    return &qp__scratch(w)->pred.r[i];
+    return &qp__pred(w)->r[i];
 #else
     (void)w, (void)i;
     return scratch;
@@ -67,7 +67,7 @@ static QP__ALWAYS_INLINE qp_rot3 *qp__predicted_rot_at(qp_world *w, int i, qp_ro
 static QP__ALWAYS_INLINE void qp__predicted_rot_unmoved(qp_world *w, int i, const qp_body_state *b)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
-    qp__scratch(w)->pred.r[i] = b->r;   /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
+    qp__pred(w)->r[i] = b->r;   /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
 #else
     (void)w, (void)i, (void)b;
 #endif
@@ -136,10 +136,10 @@ static inline void qp__pair_rotations_at(qp_pair_rotations *p, const qp_world *w
 {
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
 #if QP_LAYOUT_KEEPS_DERIVED
-    p->ra = swept ? &ba->r : &qp__scratch(w)->pred.r[a];
-    p->rb = swept ? &bb->r : &qp__scratch(w)->pred.r[b];
+    p->ra = swept ? &ba->r : &qp__pred(w)->r[a];
+    p->rb = swept ? &bb->r : &qp__pred(w)->r[b];
 #else
-    qp__pair_rotations_make(p, swept ? ba->q : qp__scratch(w)->pred.q[a], swept ? bb->q : qp__scratch(w)->pred.q[b]);
+    qp__pair_rotations_make(p, swept ? ba->q : qp__pred(w)->q[a], swept ? bb->q : qp__pred(w)->q[b]);
 #endif
 }
 

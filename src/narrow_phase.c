@@ -551,7 +551,7 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
-    qp_vec3 da = v3_sub(qp__scratch(w)->pred.x[a], ba->x), db = v3_sub(qp__scratch(w)->pred.x[b], bb->x);
+    qp_vec3 da = v3_sub(qp__pred(w)->x[a], ba->x), db = v3_sub(qp__pred(w)->x[b], bb->x);
     qp_vec3 d = v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
     at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
@@ -560,7 +560,7 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
         at->xa = ba->x, at->xb = bb->x;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
     } else {
-        at->xa = qp__scratch(w)->pred.x[a], at->xb = qp__scratch(w)->pred.x[b];
+        at->xa = qp__pred(w)->x[a], at->xb = qp__pred(w)->x[b];
         at->margin = w->def.contact_margin;
     }
 }

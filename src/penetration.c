@@ -148,7 +148,7 @@ void qp__penetration(qp_world *w)
 {
     qp__passes_forget(w);   /* its memory becomes the pseudo-velocities */
     for (int i = 0; i <= w->body_high; i++)
-        for (int k = 0; k < 6; k++) qp__scratch(w)->split.pseudo_v[i][k] = 0;
+        for (int k = 0; k < 6; k++) qp__split(w)->pseudo_v[i][k] = 0;
     /* The sweeps visit only the contacts with something to do: a resting pile's sweeps
      * walked all of them for a few (rain512 at rest: four sweeps over 951 contacts, of
      * which 157 have work). Not even listed without sweeps: finding a contact's sides can
@@ -156,12 +156,12 @@ void qp__penetration(qp_world *w)
     int n = 0;
     for (int o = 0; w->def.penetration_iterations > 0 && o < w->contact_count; o++) {
         qp_split_visit s;
-        if (plan_visit(w, &w->contacts[w->order[o]], &s)) qp__scratch(w)->split.visit[n++] = w->order[o];
+        if (plan_visit(w, &w->contacts[w->order[o]], &s)) qp__split(w)->visit[n++] = w->order[o];
     }
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
         QP__COUNT(pen_sweeps, 1);
-        for (int o = 0; o < n; o++) any |= separate(w, &w->contacts[qp__scratch(w)->split.visit[o]]);
+        for (int o = 0; o < n; o++) any |= separate(w, &w->contacts[qp__split(w)->visit[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;

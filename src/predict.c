@@ -48,8 +48,8 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
 static void predicted_aabbs(qp_world *w, int i)
 {
     qp_rot3 scratch, *r = qp__predicted_rot_at(w, i, &scratch);
-    *r = qp_quat_to_rot3(qp__scratch(w)->pred.q[i]);
-    qp__body_update_aabbs(w, i, &qp__scratch(w)->pred.x[i], r);
+    *r = qp_quat_to_rot3(qp__pred(w)->q[i]);
+    qp__body_update_aabbs(w, i, &qp__pred(w)->x[i], r);
 }
 
 void qp__predict(qp_world *w)
@@ -60,26 +60,26 @@ void qp__predict(qp_world *w)
         qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
-            qp__scratch(w)->pred.x[i] = qp__v3_mad(b->x, b->v, dt);
-            qp__scratch(w)->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
+            qp__pred(w)->x[i] = qp__v3_mad(b->x, b->v, dt);
+            qp__pred(w)->q[i] = qp_quat_integrate(b->q, b->w, dt);
             predicted_aabbs(w, i);
             continue;
         }
         if (!qp__body_moves(b)) {
-            qp__scratch(w)->pred.x[i] = b->x;
-            qp__scratch(w)->pred.q[i] = b->q;
+            qp__pred(w)->x[i] = b->x;
+            qp__pred(w)->q[i] = b->q;
             qp__predicted_rot_unmoved(w, i, b);
             continue;
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
-        qp__scratch(w)->pred.x[i] = qp__v3_mad(b->x, v, dt);
-        qp__scratch(w)->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
+        qp__pred(w)->x[i] = qp__v3_mad(b->x, v, dt);
+        qp__pred(w)->q[i] = qp_quat_integrate(b->q, omega, dt);
         predicted_aabbs(w, i);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */
-        if (qp__v3_max_abs(qp_v3_sub(qp__scratch(w)->pred.x[i], b->x)) > body_core(w, b) / 4) {
+        if (qp__v3_max_abs(qp_v3_sub(qp__pred(w)->x[i], b->x)) > body_core(w, b) / 4) {
             qp_rot3 r0 = qp__body_rot(b);
             qp__body_sweep_aabbs(w, i, &b->x, &r0);
         }

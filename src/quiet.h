@@ -44,15 +44,15 @@
  * every visit is made. */
 static inline uint16_t qp__quiet_start(qp_world *w)
 {
-    for (int i = 0; i <= w->body_high; i++) qp__scratch(w)->passes.moved_at[i] = 0;
-    for (int i = 0; i < w->contact_count; i++) qp__scratch(w)->passes.quiet_at[i] = 0;
+    for (int i = 0; i <= w->body_high; i++) qp__passes(w)->moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) qp__passes(w)->quiet_at[i] = 0;
     return 1;
 }
 
 static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16_t visit)
 {
-    uint16_t at = qp__scratch(w)->passes.quiet_at[c - w->contacts];
-    return visit != 0 && at != 0 && qp__scratch(w)->passes.moved_at[c->a] < at && qp__scratch(w)->passes.moved_at[c->b] < at;
+    uint16_t at = qp__passes(w)->quiet_at[c - w->contacts];
+    return visit != 0 && at != 0 && qp__passes(w)->moved_at[c->a] < at && qp__passes(w)->moved_at[c->b] < at;
 }
 
 /* After visit number *visit to contact c, which changed the velocities of its sides in move
@@ -62,13 +62,13 @@ static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16
  * from being skipped: what a group does depended on what happened where it never touched. */
 static inline void qp__quiet_moved_sides(qp_world *w, const qp_contact *c, int move, uint16_t visit)
 {
-    if (move & QP_MOVE_A) qp__scratch(w)->passes.moved_at[c->a] = visit;
-    if (move & QP_MOVE_B) qp__scratch(w)->passes.moved_at[c->b] = visit;
+    if (move & QP_MOVE_A) qp__passes(w)->moved_at[c->a] = visit;
+    if (move & QP_MOVE_B) qp__passes(w)->moved_at[c->b] = visit;
 }
 static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bool changed, uint16_t *visit)
 {
     if (*visit == 0) return;
-    qp__scratch(w)->passes.quiet_at[c - w->contacts] = changed ? 0 : *visit;
+    qp__passes(w)->quiet_at[c - w->contacts] = changed ? 0 : *visit;
     if (changed) qp__quiet_moved_sides(w, c, move, *visit);
     *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
 }
@@ -76,7 +76,7 @@ static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bo
 /* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */
 static inline void qp__quiet_moved(qp_world *w, int i, uint16_t visit)
 {
-    if (visit != 0) qp__scratch(w)->passes.moved_at[i] = visit;
+    if (visit != 0) qp__passes(w)->moved_at[i] = visit;
 }
 
 /* Every body a joint holds: the joints' sweep may have changed their velocities. */

@@ -70,9 +70,12 @@ _Static_assert(sizeof(qp_step_scratch) == sizeof(((qp_world *)0)->step_scratch),
                "qp_world.step_scratch (QP__STEP_SCRATCH_WORDS, world_impl.h) is the size of the scratch layouts");
 _Static_assert(_Alignof(qp_step_scratch) <= _Alignof(uint32_t), "qp_world.step_scratch is aligned for them");
 
-/* w's scratch, const for a const world. */
+/* w's scratch, and each of the three in it: const for a const world. */
 #define qp__scratch(w)                                                                                        \
     _Generic((w), const qp_world *: (const qp_step_scratch *)(const void *)(w)->step_scratch,                \
              qp_world *: (qp_step_scratch *)(void *)(w)->step_scratch)
+#define qp__pred(w) (&qp__scratch(w)->pred)
+#define qp__passes(w) (&qp__scratch(w)->passes)
+#define qp__split(w) (&qp__scratch(w)->split)
 
 #endif

@@ -25,9 +25,9 @@
 static QP__NOINLINE bool overlapping(const qp_world *w, const qp_pair *p)
 {
     const qp_shape_slot *sa = &w->shapes[p->a], *sb = &w->shapes[p->b];
-    qp_rot3 ra = qp_quat_to_rot3(qp__scratch(w)->pred.q[sa->body]), rb = qp_quat_to_rot3(qp__scratch(w)->pred.q[sb->body]);
-    qp_transform xa = qp__shape_world(w, p->a, &qp__scratch(w)->pred.x[sa->body], &ra);
-    qp_transform xb = qp__shape_world(w, p->b, &qp__scratch(w)->pred.x[sb->body], &rb);
+    qp_rot3 ra = qp_quat_to_rot3(qp__pred(w)->q[sa->body]), rb = qp_quat_to_rot3(qp__pred(w)->q[sb->body]);
+    qp_transform xa = qp__shape_world(w, p->a, &qp__pred(w)->x[sa->body], &ra);
+    qp_transform xb = qp__shape_world(w, p->b, &qp__pred(w)->x[sb->body], &rb);
     qp_transform rel = qp_transform_relative(&xa, &xb);
     qp_manifold m;
     return qp_collide(&sa->shape, &sb->shape, &rel, 0, &m) > 0;

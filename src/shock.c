@@ -211,7 +211,7 @@ static bool settles(uint32_t most, uint32_t before, int sweep, bool quiet)
 }
 
 /* A level's contacts are order[start..end), walked by their index o from start. The
- * default layout lists those with a side this pass moves in qp__scratch(w)->passes.sweep, each with its
+ * default layout lists those with a side this pass moves in passes.sweep (scratch.h), each with its
  * sides and, once parts_start found it, its part: the level's setup and its sweeps read
  * each contact's bodies once, not at every walk (a resting pile's sweeps visit a few of
  * them; rain512 at rest: 25 sweeps over 951 contacts for 2 500 visits), and a settled
@@ -234,7 +234,7 @@ static int level_start(qp_world *w, int start, int *n)
         if (qp__contact_level(w, c) != level) break;
         int move = qp__shock_movable(w, c);
         if (!move) continue;
-        qp_sweep_item *it = &qp__scratch(w)->passes.sweep[listed++];
+        qp_sweep_item *it = &qp__passes(w)->sweep[listed++];
         it->contact = w->order[end];
         it->move = (uint16_t)move;
         it->group = 1;   /* a whole level's one part, until parts_start */
@@ -252,8 +252,8 @@ static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move
     *move = qp__shock_movable(w, c);
 #else
     (void)start;
-    qp_contact *c = &w->contacts[qp__scratch(w)->passes.sweep[o].contact];
-    *move = qp__scratch(w)->passes.sweep[o].move;
+    qp_contact *c = &w->contacts[qp__passes(w)->sweep[o].contact];
+    *move = qp__passes(w)->sweep[o].move;
 #endif
     return c;
 }
@@ -306,7 +306,7 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
         int root = qp__island_find(w, moving_side(c, move));
         w->bodies[moving_side(c, move)].island = (uint16_t)root;
 #if !QP_CFG_LOW_RAM
-        qp__scratch(w)->passes.sweep[o].group = (uint16_t)root;
+        qp__passes(w)->sweep[o].group = (uint16_t)root;
 #endif
         uint32_t rec = w->queue[root];
         if (rec & PART_COUNTED) continue;
@@ -350,7 +350,7 @@ static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, 
 #if QP_CFG_LOW_RAM
     *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
 #else
-    *part = whole ? 1 : qp__scratch(w)->passes.sweep[o].group;
+    *part = whole ? 1 : qp__passes(w)->sweep[o].group;
 #endif
     return c;
 }
@@ -363,9 +363,10 @@ static int level_drop_settled(qp_world *w, int n)
     (void)w;
     return n;
 #else
+    qp_sweep_item *sweep = qp__passes(w)->sweep;
     int kept = 0;
     for (int o = 0; o < n; o++)
-        if (!(w->queue[qp__scratch(w)->passes.sweep[o].group] & PART_SETTLED)) qp__scratch(w)->passes.sweep[kept++] = qp__scratch(w)->passes.sweep[o];
+        if (!(w->queue[sweep[o].group] & PART_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
 #endif
 }

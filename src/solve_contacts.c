@@ -117,10 +117,11 @@ static void set_sliding(qp_contact *c, bool sliding)
 
 static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
 {
-    uint16_t at = qp__scratch(w)->passes.quiet_at[c - w->contacts] >> 1;
-    if (q->visit == 0 || at == 0 || qp__scratch(w)->passes.moved_at[c->a] >= at || qp__scratch(w)->passes.moved_at[c->b] >= at) return false;
+    const qp_pass_scratch *s = qp__passes(w);
+    uint16_t at = s->quiet_at[c - w->contacts] >> 1;
+    if (q->visit == 0 || at == 0 || s->moved_at[c->a] >= at || s->moved_at[c->b] >= at) return false;
     QP__COUNT(contact_skipped, 1);
-    set_sliding(c, (qp__scratch(w)->passes.quiet_at[c - w->contacts] & 1) != 0);
+    set_sliding(c, (qp__passes(w)->quiet_at[c - w->contacts] & 1) != 0);
     return true;
 }
 
@@ -204,7 +205,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     }
     if (q->visit != 0) {
         bool quiet = most <= QP_QUIET_UNITS && steady;
-        qp__scratch(w)->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
+        qp__passes(w)->quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
         if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
         quiet_next(q);
     }
@@ -268,7 +269,7 @@ static bool islands_sweep_end(qp_world *w)
 
 /* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
  * returns how many. The default layout lists them with their islands once a pass
- * (qp__scratch(w)->passes.sweep) and drops a settled island's after each sweep: a resting pile's sweeps
+ * (passes.sweep, scratch.h) and drops a settled island's after each sweep: a resting pile's sweeps
  * walked every contact of the world to visit a few (rain512 at rest: ten sweeps over 951
  * contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every contact
  * and skips the others as before (the same visits). */
@@ -281,8 +282,8 @@ static int sweep_start(qp_world *w)
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
         if ((c->flags & QP_CONTACT_SLEEPING) || !qp__movable(w, c)) continue;
-        qp__scratch(w)->passes.sweep[n].contact = w->order[o];
-        qp__scratch(w)->passes.sweep[n++].group = (uint16_t)island_of(w, c);
+        qp__passes(w)->sweep[n].contact = w->order[o];
+        qp__passes(w)->sweep[n++].group = (uint16_t)island_of(w, c);
     }
     return n;
 #endif
@@ -296,8 +297,8 @@ static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
     *island = island_of(w, c);
     return c;
 #else
-    *island = qp__scratch(w)->passes.sweep[o].group;
-    return &w->contacts[qp__scratch(w)->passes.sweep[o].contact];
+    *island = qp__passes(w)->sweep[o].group;
+    return &w->contacts[qp__passes(w)->sweep[o].contact];
 #endif
 }
 
@@ -308,9 +309,10 @@ static int sweep_drop_settled(qp_world *w, int n)
     (void)w;
     return n;
 #else
+    qp_sweep_item *sweep = qp__passes(w)->sweep;
     int kept = 0;
     for (int o = 0; o < n; o++)
-        if (!(w->bodies[qp__scratch(w)->passes.sweep[o].group].state & ISLAND_SETTLED)) qp__scratch(w)->passes.sweep[kept++] = qp__scratch(w)->passes.sweep[o];
+        if (!(w->bodies[sweep[o].group].state & ISLAND_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
 #endif
 }

@@ -163,8 +163,8 @@ static vel real_vel(qp_world *w, const qp_joint *j)
 
 static vel pseudo_vel(qp_world *w, const qp_joint *j)
 {
-    vel v = { (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[j->a][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[j->a][3],
-              (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[j->b][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[j->b][3] };
+    vel v = { (qp_vec3 *)&qp__split(w)->pseudo_v[j->a][0], (qp_vec3 *)&qp__split(w)->pseudo_v[j->a][3],
+              (qp_vec3 *)&qp__split(w)->pseudo_v[j->b][0], (qp_vec3 *)&qp__split(w)->pseudo_v[j->b][3] };
     return v;
 }
 

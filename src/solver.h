@@ -65,8 +65,8 @@ static inline qp_vel_ref qp__vel_ref(qp_world *w, const qp_contact *c)
 
 static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
 {
-    qp_vel_ref r = { (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->a][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->a][3],
-                     (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->b][0], (qp_vec3 *)&qp__scratch(w)->split.pseudo_v[c->b][3] };
+    qp_vel_ref r = { (qp_vec3 *)&qp__split(w)->pseudo_v[c->a][0], (qp_vec3 *)&qp__split(w)->pseudo_v[c->a][3],
+                     (qp_vec3 *)&qp__split(w)->pseudo_v[c->b][0], (qp_vec3 *)&qp__split(w)->pseudo_v[c->b][3] };
     return r;
 }
 /* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)
