@@ -3,12 +3,13 @@
  * as it holds: each body's rotation matrix and world inverse inertia, the predicted
  * rotations, the solver rows of contacts and joints. The low-RAM layout (the micro:bit's)
  * keeps none of it and derives it again, to the same bits, where it is used. The
- * functions below are that difference for the bodies, the predicted poses and the
- * rotations the narrow phase collides a pair at; the solver rows' is in solver.h
- * (qp__rows, qp__rows_for and the functions beside them). */
+ * functions below are that difference for the bodies, the predicted poses, the broad
+ * phase's sort and the rotations the narrow phase collides a pair at; the solver rows'
+ * is in solver.h (qp__rows, qp__rows_for and the functions beside them). */
 #ifndef QPHYS_LAYOUT_H
 #define QPHYS_LAYOUT_H
 
+#include <stddef.h>
 #include "qphys/world.h"
 #include "compiler.h"
 #include "scratch.h"
@@ -81,6 +82,18 @@ static QP__ALWAYS_INLINE void qp__passes_forget(qp_world *w)
     (void)w;
 #else
     w->passes_kept = 0;
+#endif
+}
+
+/* Room for the broad phase to sort the pairs through (broad_phase.c): the rows' memory,
+ * dead until the collision pass makes the rows; none in low-RAM, which keeps no rows. */
+static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return w->pair_scratch;
+#else
+    (void)w;
+    return NULL;
 #endif
 }
 
