@@ -20,7 +20,7 @@
  *     the last of those steps), then SLEEP_STEPS fully asleep steps: their
  *     median, also as a fraction of the median sleep-off (awake) step;
  *   - the same N steps running the stage table of qp_world_step
- *     (qp__step_stages, src/world_internal.h) one stage at a time with a clock
+ *     (qp__step_stages, src/stages.h) one stage at a time with a clock
  *     read between them, R times, fastest per step and stage: the share of each
  *     stage and the time of collision detection (broad + narrow phase). Steps
  *     still over 1.5 times the median of their 15 neighbours are left out. The
@@ -44,7 +44,8 @@
 #include "qphys/scene.h"
 #include "bench_clock.h"
 #include "scenes.h"
-#include "world_internal.h"
+#include "body.h"
+#include "stages.h"
 
 #define SLEEP_STEPS 300
 #define MAX_STEPS   20000

@@ -11,7 +11,7 @@
  * For stack20, stack50 and pyramid20, with sleep off, then on with the default policy
  * (QP_SLEEP_THREE_POINT, "sleep=on"), then on with QP_SLEEP_ENERGY ("sleep=energy"),
  * TARGET_STEPS steps (default 120; docs/design.md §9 runs 600 on the host) are run through the
- * stage table of qp_world_step (qp__step_stages, src/world_internal.h) with the tick
+ * stage table of qp_world_step (qp__step_stages, src/stages.h) with the tick
  * counter read around collision detection: mean and median instructions per step and
  * the share of collision detection (broad + narrow phase). With sleep on: the bodies
  * asleep after steps 60 and 120 ("asleep_at=60:n,120:n"); the run goes on until every
@@ -32,7 +32,9 @@
 #include "qp_fmt.h"
 #include "qp_port.h"
 #include "scenes.h"
-#include "world_internal.h"
+#include "scratch.h"
+#include "stages.h"
+#include "bench_count.h"
 
 #ifndef TARGET_STEPS
 #define TARGET_STEPS 120
@@ -319,15 +321,16 @@ int main(void)
      * split-impulse velocities and the passes' scratch, whose arrays by contact are
      * counted, as one more contact makes it larger than the poses at some count). */
     const qp_world *wp = &world;
+    const qp_step_scratch *sp = qp__scratch(wp);
     uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
-                        (sizeof wp->split.pseudo_v[0] > sizeof wp->pred.x[0] + sizeof wp->pred.q[0]
-                             ? sizeof wp->split.pseudo_v[0] : sizeof wp->pred.x[0] + sizeof wp->pred.q[0]);
+                        (sizeof sp->split.pseudo_v[0] > sizeof sp->pred.x[0] + sizeof sp->pred.q[0]
+                             ? sizeof sp->split.pseudo_v[0] : sizeof sp->pred.x[0] + sizeof sp->pred.q[0]);
     uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0] +
-                           sizeof wp->passes.quiet_at[0];
+                           sizeof sp->passes.quiet_at[0];
 #if !QP_CFG_LOW_RAM
-    per_contact += sizeof wp->rows[0] + sizeof wp->passes.sweep[0];
+    per_contact += sizeof wp->rows[0] + sizeof sp->passes.sweep[0];
 #else
-    per_contact += sizeof wp->passes.tangent[0];
+    per_contact += sizeof sp->passes.tangent[0];
 #endif
     put_kv("bytes_body", per_body);
     put_kv("bytes_contact", per_contact);

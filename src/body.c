@@ -7,7 +7,12 @@
  * the world, so a failed call changes nothing.
  */
 #include "geometry.h"
-#include "world_internal.h"
+#include "body.h"
+#include "contact_graph.h"
+#include "events.h"
+#include "input_log.h"
+#include "joint.h"
+#include "sleep.h"
 
 static qp_body_state *get(qp_world *w, qp_body_id id)
 {
@@ -37,12 +42,7 @@ qp_body_id qp_world_body_at(const qp_world *w, int index)
 
 void qp__body_sync(qp_body_state *b)
 {
-#if QP_CFG_LOW_RAM
-    (void)b;   /* nothing kept: qp__body_rot and qp__body_inv_inertia compute them */
-#else
-    b->r = qp_quat_to_rot3(b->q);
-    if (b->state & QP_STATE_DYNAMIC) b->inv_inertia = qp_mat3_rotate(&b->r, &b->inv_inertia_local);
-#endif
+    qp__body_keep_derived(b);
 }
 
 static bool is_identity(qp_quat q)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 2: broad phase by sweep and prune on x (docs/design.md §4).
+/* Stages "broad" and "bounds": broad phase by sweep and prune on x (docs/design.md §3, §4).
  *
  * sap_order keeps every shape sorted by the low x of its box between steps,
  * so insertion sort is nearly linear on coherent scenes. The sweep emits the
@@ -10,7 +10,10 @@
  * the sweep. Shape filters (world.h, qp_shape_filter) drop a pair before it is made.
  * A full pool is counted and flagged, never overrun.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "joint.h"
+#include "stages.h"
 
 static bool sap_less(const qp_world *w, uint16_t a, uint16_t b)
 {
@@ -111,7 +114,6 @@ static QP__ALWAYS_INLINE void heap_sort(const qp_world *w, qp_pair *p, int n, bo
     }
 }
 
-#if !QP_CFG_LOW_RAM
 /* One stable counting pass of the pairs in `in` into `out` by the body of their shape a
  * (by_a) or b, with w->queue (free until the contact graph) for the counts. */
 static void count_pass(qp_world *w, const qp_pair *in, qp_pair *out, int n, bool by_a)
@@ -129,13 +131,14 @@ static void count_pass(qp_world *w, const qp_pair *in, qp_pair *out, int n, bool
  * (body a, body b); an insertion sort on the whole key then puts the rare pairs of the same
  * two bodies (compounds) in slot order, next to each other. The same order as the heap
  * sort's, as keys are unique; a host mispredicts the heap sort's choices of child (coin
- * tosses), where these loops only count. Low-RAM has no rows, and counts past 16 bits
- * (more than 65 535 pairs) do not fit w->queue: both keep the heap sort. */
+ * tosses), where these loops only count. Low-RAM has no rows (qp__pair_sort_scratch), and
+ * counts past 16 bits (more than 65 535 pairs) do not fit w->queue: both keep the heap sort. */
 static bool count_sort(qp_world *w, qp_pair *p, int n, bool by_index)
 {
-    if (n > 0xFFFF) return false;
-    count_pass(w, p, w->pair_scratch, n, false);
-    count_pass(w, w->pair_scratch, p, n, true);
+    qp_pair *scratch = qp__pair_sort_scratch(w);
+    if (!scratch || n > 0xFFFF) return false;
+    count_pass(w, p, scratch, n, false);
+    count_pass(w, scratch, p, n, true);
     if (by_index) return true;   /* one shape a body: (body a, body b) is the whole key */
     for (int i = 1; i < n; i++) {
         const qp_pair t = p[i];
@@ -149,15 +152,12 @@ static bool count_sort(qp_world *w, qp_pair *p, int n, bool by_index)
     }
     return true;
 }
-#endif
 
 /* The sort made twice, each with its key inline. */
 static void sort_pairs(qp_world *w, qp_pair *p, int n)
 {
     bool by_index = shapes_in_body_order(w);
-#if !QP_CFG_LOW_RAM
     if (count_sort(w, p, n, by_index)) return;
-#endif
     if (by_index) heap_sort(w, p, n, true);
     else heap_sort(w, p, n, false);
 }

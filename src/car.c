@@ -11,7 +11,7 @@
  * is the chassis' world inverse inertia, for the tyres' effective masses.
  */
 #include "qphys/car.h"
-#include "world_internal.h"
+#include "body.h"
 
 qp_car_def qp_default_car_def(void)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 4: the contact graph (docs/design.md §5; seed 003).
+/* Stage "graph": the contact graph (docs/design.md §3, §5; seed 003).
  *
  * Nodes are bodies, edges are contacts. Levels come from a breadth-first
  * walk that starts at the static bodies (level 0) and only climbs: an edge is
@@ -18,7 +18,9 @@
  * column takes dozens of steps for its weight to reach the ground, and sinks
  * meanwhile.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact_graph.h"
+#include "stages.h"
 
 #define LEVEL_NONE 0xFFFFu
 

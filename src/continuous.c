@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 10: continuous collision, a time-of-impact net under fast pairs
+/* Stage "continuous": continuous collision, a time-of-impact net under fast pairs
  * (docs/design.md §4; seed 003).
  *
  * Runs after the velocity passes, before positions move. A pair whose bodies
@@ -35,7 +35,10 @@
  * visited in their key order and each cut is made at once, so later pairs see
  * the shortened motion: the result is a function of the state alone.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "scratch.h"
+#include "stages.h"
 #include "geometry.h"
 #include "math_inline.h"
 
@@ -52,7 +55,7 @@ static void motion_of(const qp_world *w, int i, qp_vec3 *v, qp_vec3 *omega, qp_v
     *wc = b->w;
     (void)qp__clamp_speed(vc, w->def.max_linear_speed);
     (void)qp__clamp_speed(wc, w->def.max_angular_speed);
-    const fix16_t *pv = w->split.pseudo_v[i];
+    const fix16_t *pv = qp__split(w)->pseudo_v[i];
     *v = qp_v3_add(*vc, qp_v3(pv[0], pv[1], pv[2]));
     *omega = qp_v3_add(*wc, qp_v3(pv[3], pv[4], pv[5]));
 }
@@ -66,7 +69,7 @@ static void cut_motion(qp_world *w, int i, fix16_t t, bool turn)
     motion_of(w, i, &v, &omega, &vc, &wc);
     v = qp_v3_sub(qp_v3_scale(v, t), vc);
     omega = qp_v3_sub(qp_v3_scale(omega, turn ? t : QP_ONE), wc);
-    fix16_t *pv = w->split.pseudo_v[i];
+    fix16_t *pv = qp__split(w)->pseudo_v[i];
     pv[0] = v.x, pv[1] = v.y, pv[2] = v.z;
     pv[3] = omega.x, pv[4] = omega.y, pv[5] = omega.z;
 }
@@ -133,7 +136,7 @@ static bool reaches(qp_world *w)
             if (core < thinnest) thinnest = core;
         }
         if (!qp__body_moves(b)) continue;
-        const fix16_t *pv = w->split.pseudo_v[i];
+        const fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         int64_t ax = v.x < 0 ? -(int64_t)v.x : v.x, ay = v.y < 0 ? -(int64_t)v.y : v.y, az = v.z < 0 ? -(int64_t)v.z : v.z;
         int64_t most = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);

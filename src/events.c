@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Events: what the step tells the game, read after it (world.h, "events").
+/* Stages "events" and "events out": what the step tells the game, read after it (world.h, "events").
  *
  * The stages raise events where they see them: the narrow phase a contact's begin and
  * end, the sensor stage an overlap's, sleep and wake a body's; calls between steps raise
@@ -16,7 +16,9 @@
  * normal and impulse from the contact as the step leaves it.
  */
 #include <string.h>
-#include "world_internal.h"
+#include "contact.h"
+#include "events.h"
+#include "stages.h"
 
 static bool room(qp_world *w, int n)
 {

@@ -28,7 +28,7 @@
  * bits. J is inverted by its adjugate over its determinant; a determinant of zero or
  * below (no inertia left by rounding) leaves w0 as it was.
  */
-#include "world_internal.h"
+#include "body.h"
 #include "math_inline.h"
 
 #define GYRO_BITS 20   /* the scaled inertia's largest entry: [2^19, 2^20) */

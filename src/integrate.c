@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Stages 6 and 10: forces into velocities, velocities into poses.
+/* Stages "forces" and "integrate": forces into velocities, velocities into poses.
  *
  * Positions move with the final velocities plus the split-impulse
  * pseudo-velocities (which are then dropped). Speeds are clamped to the
  * world's limits first, and a body that leaves the world bounds is frozen:
  * both raise a flag the user can read, never a silent overflow.
  */
-#include "world_internal.h"
+#include "body.h"
+#include "scratch.h"
+#include "stages.h"
 #include "math_inline.h"
 
 /* Scale v down to length max (> 0) when it is longer; 1 if it was. The length is taken in
@@ -90,7 +92,7 @@ void qp__integrate(qp_world *w)
         if (!qp__body_moves(b)) continue;
         if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
             b->flags |= QP_FLAG_SPEED_CLAMPED;
-        const fix16_t *pv = w->split.pseudo_v[i];
+        const fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
         /* Still: what moves it now (split impulse included) would take it about a

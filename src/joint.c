@@ -8,7 +8,10 @@
  * their generation when freed, so a stale id is detected.
  */
 #include "geometry.h"
-#include "world_internal.h"
+#include "body.h"
+#include "input_log.h"
+#include "joint.h"
+#include "sleep.h"
 
 #define JOINT_MAX_ARM QP_INT(100)   /* m: an anchor within 100 m of each body's centre */
 #define JOINT_MAX_LENGTH QP_INT(1000)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 3: narrow phase and persistent manifolds (docs/design.md §4).
+/* Stage "narrow": narrow phase and persistent manifolds (docs/design.md §4).
  *
  * Each pair is collided at the predicted poses in the frame of shape a
  * (relative coordinates: the result does not depend on where the pair is).
@@ -24,7 +24,13 @@
  * sensor make no contact (sensor.c reads them).
  */
 #include <string.h>
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "events.h"
+#include "scratch.h"
+#include "sleep.h"
+#include "stages.h"
+#include "bench_count.h"
 #include "math_inline.h"
 
 /* qp__v3_add and qp__v3_sub (each component's exact sum or difference clamped to
@@ -54,42 +60,9 @@ typedef struct {
     qp_vec3 xa, xb;               /* centres of mass */
     fix16_t margin;
     bool swept;                   /* start poses: depths are already the step's start */
-    const qp_rot3 *ra, *rb;       /* the rotations: kept by predict or qp__body_sync */
-#if QP_CFG_LOW_RAM
-    qp_quat qa, qb;               /* low-RAM: the quaternions, and r[k] made from them */
-    qp_rot3 r[2];
-    bool made;
-#endif
+    qp_pair_rotations rot;        /* the rotations (layout.h) */
 } qp_poses;
 
-#if QP_CFG_LOW_RAM
-static bool same_quat(qp_quat a, qp_quat b)
-{
-    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
-}
-
-/* Low-RAM: a pair's rotations made from its quaternions qa, qb, where at holds the pair
- * before's. Pairs come sorted by body, so a quaternion of that pair (body a's again, or
- * the last b's as this a) comes back often: its rotation is reused when it is the same
- * quaternion bit for bit. */
-static void make_rotations(qp_poses *at, qp_quat qa, qp_quat qb)
-{
-    const qp_quat q[2] = { qa, qb };
-    qp_rot3 r[2];
-    for (int s = 0; s < 2; s++) {
-        if (at->made && same_quat(q[s], at->qa)) r[s] = at->r[0];
-        else if (at->made && same_quat(q[s], at->qb)) r[s] = at->r[1];
-        else r[s] = qp_quat_to_rot3(q[s]);
-    }
-    at->qa = qa;
-    at->qb = qb;
-    at->r[0] = r[0];
-    at->r[1] = r[1];
-    at->made = true;
-    at->ra = &at->r[0];
-    at->rb = &at->r[1];
-}
-#endif
 
 /* add_contact writes every byte of a contact field by field: there is no padding. */
 _Static_assert(sizeof(qp_contact_point) == 7 * 4 && sizeof(qp_contact) == 8 + 26 * 4 + QP_MAX_MANIFOLD_POINTS * 7 * 4,
@@ -311,15 +284,15 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
         c->anchor_b = old->anchor_b;
         return;
     }
-    c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->ra, c->ca, true) : qp_rot3_tmul_v3(at->ra, c->ca);
+    c->anchor_a = v3_below(c->ca, ARM_POINT) ? rot_point_t(at->rot.ra, c->ca, true) : qp_rot3_tmul_v3(at->rot.ra, c->ca);
     if (sticking) {
-        qp_vec3 step = v3_sub(c->ca, qp__rot3_mul_v3(at->ra, old->anchor_a));   /* world */
-        c->anchor_b = v3_add(old->anchor_b, qp_rot3_tmul_v3(at->rb, step));
+        qp_vec3 step = v3_sub(c->ca, qp__rot3_mul_v3(at->rot.ra, old->anchor_a));   /* world */
+        c->anchor_b = v3_add(old->anchor_b, qp_rot3_tmul_v3(at->rot.rb, step));
         fix16_t rolling = w->def.sleep_center_size / w->def.sleep_steps;
         if (qp__v3_max_abs(step) > (rolling > 4 ? rolling : 4)) c->flags |= QP_CONTACT_CHANGED;
         return;
     }
-    c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rb, c->cb, true) : qp_rot3_tmul_v3(at->rb, c->cb);
+    c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rot.rb, c->cb, true) : qp_rot3_tmul_v3(at->rot.rb, c->cb);
 }
 
 static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
@@ -548,8 +521,8 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_transform xb;
-    shape_pose(w, pair->a, &at->xa, at->ra, xa);
-    shape_pose(w, pair->b, &at->xb, at->rb, &xb);
+    shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
+    shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
     if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
     qp_transform rel;
     relative_pose(xa, &xb, &rel);
@@ -579,21 +552,16 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
     const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
-    qp_vec3 da = v3_sub(w->pred.x[a], ba->x), db = v3_sub(w->pred.x[b], bb->x);
+    qp_vec3 da = v3_sub(qp__pred(w)->x[a], ba->x), db = v3_sub(qp__pred(w)->x[b], bb->x);
     qp_vec3 d = v3_sub(db, da);
     fix16_t ca = qp__shape_core(&sa->shape), cb = qp__shape_core(&sb->shape);
     at->swept = closer_than_len(d, (ca < cb ? ca : cb) / 2);
-#if QP_CFG_LOW_RAM
-    make_rotations(at, at->swept ? ba->q : w->pred.q[a], at->swept ? bb->q : w->pred.q[b]);
-#else
-    at->ra = at->swept ? &ba->r : &w->pred.r[a];
-    at->rb = at->swept ? &bb->r : &w->pred.r[b];
-#endif
+    qp__pair_rotations_at(&at->rot, w, a, b, at->swept);
     if (at->swept) {
         at->xa = ba->x, at->xb = bb->x;
         at->margin = qp_sat32((int64_t)w->def.contact_margin + qp_v3_len(d));
     } else {
-        at->xa = w->pred.x[a], at->xb = w->pred.x[b];
+        at->xa = qp__pred(w)->x[a], at->xb = qp__pred(w)->x[b];
         at->margin = w->def.contact_margin;
     }
 }
@@ -778,10 +746,8 @@ void qp__narrow_phase(qp_world *w)
     qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
     int n = 0;
     qp_contact_cache old;
-    qp_poses at;   /* kept from pair to pair: make_rotations reuses the rotations */
-#if QP_CFG_LOW_RAM
-    at.made = false;
-#endif
+    qp_poses at;   /* kept from pair to pair: low-RAM reuses the rotations (layout.h) */
+    qp__pair_rotations_start(&at.rot);
     /* Merge walk: pairs and old contacts are both sorted by the same key. */
     for (int i = 0; i < w->pair_count; i++) {
         if (qp__pair_is_sensor(w, &w->pairs[i])) continue;   /* sensor.c */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Deep overlaps: bodies spawned (or driven) deep inside static geometry or inside each
+/* Stage "overlaps": bodies spawned (or driven) deep inside static geometry or inside each
  * other come out by a free way, never through the ground (docs/design.md §4, "Deep
  * overlaps").
  *
@@ -27,7 +27,11 @@
  *   horizontal). Neither is pushed into static geometry it touches (a ceiling, a wall);
  *   when that leaves neither to move, both are flagged.
  */
-#include "solver.h"
+#include "body.h"
+#include "contact.h"
+#include "math_inline.h"
+#include "overlap.h"
+#include "stages.h"
 
 /* Deeper than this (m) is a deep overlap: 5 cm, far beyond what a resting or landing
  * contact reaches at the solver's defaults. */

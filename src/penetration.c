@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 9: penetration by split impulse (docs/design.md §3; seed 004).
+/* Stage "penetration": split impulse (docs/design.md §3; seed 004).
  *
  * Overlap beyond the slop is removed by pseudo-velocities that move the
  * bodies in the position update and are then forgotten: no momentum is
@@ -17,7 +17,13 @@
  * sleeps about 300 steps later) and a column that lands tilted is pulled off
  * line (tilted columns of 20 drift twice as far).
  */
+#include "contact_graph.h"
+#include "joint.h"
+#include "overlap.h"
+#include "scratch.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* Does this contact have anchors to hold: sticking, where a sphere or capsule
  * touches (the only contacts with them)? */
@@ -141,11 +147,9 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 
 void qp__penetration(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
-    w->passes_kept = 0;   /* its memory becomes the pseudo-velocities */
-#endif
+    qp__passes_forget(w);   /* its memory becomes the pseudo-velocities */
     for (int i = 0; i <= w->body_high; i++)
-        for (int k = 0; k < 6; k++) w->split.pseudo_v[i][k] = 0;
+        for (int k = 0; k < 6; k++) qp__split(w)->pseudo_v[i][k] = 0;
     /* The sweeps visit only the contacts with something to do: a resting pile's sweeps
      * walked all of them for a few (rain512 at rest: four sweeps over 951 contacts, of
      * which 157 have work). Not even listed without sweeps: finding a contact's sides can
@@ -153,12 +157,12 @@ void qp__penetration(qp_world *w)
     int n = 0;
     for (int o = 0; w->def.penetration_iterations > 0 && o < w->contact_count; o++) {
         qp_split_visit s;
-        if (plan_visit(w, &w->contacts[w->order[o]], &s)) w->split.visit[n++] = w->order[o];
+        if (plan_visit(w, &w->contacts[w->order[o]], &s)) qp__split(w)->visit[n++] = w->order[o];
     }
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
         QP__COUNT(pen_sweeps, 1);
-        for (int o = 0; o < n; o++) any |= separate(w, &w->contacts[w->split.visit[o]]);
+        for (int o = 0; o < n; o++) any |= separate(w, &w->contacts[qp__split(w)->visit[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 1: predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
+/* Stage "predict": predicted poses (seeds 003, 004; Guendelman-Bridson-Fedkiw).
  *
  * Every awake body is moved where gravity and its forces would take it this
  * step; collision detection runs there, so contacts are found a step early
@@ -8,7 +8,9 @@
  * "restore" of the seeds for free. With qp_world_def.gyroscopic on, each moving body's
  * spin takes its gyroscopic turn first (gyroscopic.c).
  */
-#include "world_internal.h"
+#include "body.h"
+#include "scratch.h"
+#include "stages.h"
 #include "math_inline.h"
 
 void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *v, qp_vec3 *omega)
@@ -47,36 +49,28 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
  * low-RAM converts again where it needs it. */
 static void predicted_aabbs(qp_world *w, int i)
 {
-#if !QP_CFG_LOW_RAM
-    qp_rot3 *r = &w->pred.r[i];
-#else
-    qp_rot3 kept, *r = &kept;
-#endif
-    *r = qp_quat_to_rot3(w->pred.q[i]);
-    qp__body_update_aabbs(w, i, &w->pred.x[i], r);
+    qp_rot3 scratch, *r = qp__predicted_rot_at(w, i, &scratch);
+    *r = qp_quat_to_rot3(qp__pred(w)->q[i]);
+    qp__body_update_aabbs(w, i, &qp__pred(w)->x[i], r);
 }
 
 void qp__predict(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
-    w->passes_kept = 0;   /* its memory becomes the predicted poses */
-#endif
+    qp__passes_forget(w);   /* its memory becomes the predicted poses */
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
-            w->pred.x[i] = qp__v3_mad(b->x, b->v, dt);
-            w->pred.q[i] = qp_quat_integrate(b->q, b->w, dt);
+            qp__pred(w)->x[i] = qp__v3_mad(b->x, b->v, dt);
+            qp__pred(w)->q[i] = qp_quat_integrate(b->q, b->w, dt);
             predicted_aabbs(w, i);
             continue;
         }
         if (!qp__body_moves(b)) {
-            w->pred.x[i] = b->x;
-            w->pred.q[i] = b->q;
-#if !QP_CFG_LOW_RAM
-            w->pred.r[i] = b->r;     /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
-#endif
+            qp__pred(w)->x[i] = b->x;
+            qp__pred(w)->q[i] = b->q;
+            qp__predicted_rot_unmoved(w, i, b);
             continue;
         }
         if (w->def.gyroscopic) {
@@ -87,13 +81,13 @@ void qp__predict(qp_world *w)
         }
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
-        w->pred.x[i] = qp__v3_mad(b->x, v, dt);
-        w->pred.q[i] = qp_quat_integrate(b->q, omega, dt);
+        qp__pred(w)->x[i] = qp__v3_mad(b->x, v, dt);
+        qp__pred(w)->q[i] = qp_quat_integrate(b->q, omega, dt);
         predicted_aabbs(w, i);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */
-        if (qp__v3_max_abs(qp_v3_sub(w->pred.x[i], b->x)) > body_core(w, b) / 4) {
+        if (qp__v3_max_abs(qp_v3_sub(qp__pred(w)->x[i], b->x)) > body_core(w, b) / 4) {
             qp_rot3 r0 = qp__body_rot(b);
             qp__body_sweep_aabbs(w, i, &b->x, &r0);
         }

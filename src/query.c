@@ -21,7 +21,8 @@
  */
 #include <string.h>
 
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
 
 #define UNIT_SHIFT 8   /* box test units: 2^-8 m */
 

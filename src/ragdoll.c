@@ -4,7 +4,6 @@
  * facing +z. Everything that could make a creation fail (ranges, bounds, free
  * slots) is checked first, so the parts are created all or none. */
 #include "qphys/ragdoll.h"
-#include "world_internal.h"
 
 typedef struct {
     uint8_t shape;                /* qp_shape_type */

@@ -17,8 +17,10 @@
  * any number of digits, so "0.1" is 6554 on every target; libfixmath's
  * fix16_from_str goes through a rounded division and differs in the last bit.
  */
+#include "qphys/joint.h"
 #include "qphys/scene.h"
-#include "world_internal.h"
+#include "body.h"
+#include "world_check.h"
 
 /* Keep the line parsers out of each other's frames: each stays well below
  * the core's 2 KB per-function stack bound, sanitizers included. */

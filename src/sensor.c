@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 3b: sensors (world.h, qp_body_def.sensors).
+/* Stage "sensors": sensor overlaps (world.h, qp_body_def.sensors).
  *
  * A sensor shape takes part in the broad phase like any shape (filters apply; sensors
  * do not pair with sensors), but the narrow phase makes no contact of its pairs: no
@@ -15,16 +15,20 @@
  * counted (stats.overflows) and the overlap it cannot hold ends or never begins.
  */
 #include <string.h>
-#include "world_internal.h"
+#include "body.h"
+#include "contact.h"
+#include "events.h"
+#include "scratch.h"
+#include "stages.h"
 
 /* Do the pair's shapes touch or overlap at the predicted poses? Out of line: the collide
  * functions are the deepest calls of a step. */
 static QP__NOINLINE bool overlapping(const qp_world *w, const qp_pair *p)
 {
     const qp_shape_slot *sa = &w->shapes[p->a], *sb = &w->shapes[p->b];
-    qp_rot3 ra = qp_quat_to_rot3(w->pred.q[sa->body]), rb = qp_quat_to_rot3(w->pred.q[sb->body]);
-    qp_transform xa = qp__shape_world(w, p->a, &w->pred.x[sa->body], &ra);
-    qp_transform xb = qp__shape_world(w, p->b, &w->pred.x[sb->body], &rb);
+    qp_rot3 ra = qp_quat_to_rot3(qp__pred(w)->q[sa->body]), rb = qp_quat_to_rot3(qp__pred(w)->q[sb->body]);
+    qp_transform xa = qp__shape_world(w, p->a, &qp__pred(w)->x[sa->body], &ra);
+    qp_transform xb = qp__shape_world(w, p->b, &qp__pred(w)->x[sb->body], &rb);
     qp_transform rel = qp_transform_relative(&xa, &xb);
     qp_manifold m;
     return qp_collide(&sa->shape, &sb->shape, &rel, 0, &m) > 0;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 8: shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
+/* Stage "shock": shock propagation (docs/design.md §3; seeds 003, 004; Guendelman et al.).
  *
  * Walk the contact-graph levels from the ground up. At each level, the
  * contacts between a body of this level and a lower one are solved with
  * the lower body immovable (infinite mass), up to shock_iterations sweeps
  * per level, each part of it (below) stopping on its own once it settles or
- * no longer converges (QP_SHOCK_NOISE_UNITS, solver.h), normal and friction;
+ * no longer converges (QP_SHOCK_NOISE_UNITS, quiet.h), normal and friction;
  * then the level counts as immovable for the
  * next. Impulses only push in sum (inelastic): the pass removes what approach
  * the iterative passes left, and between levels takes back what they
@@ -13,7 +13,13 @@
  * a heavy body rest on a light one. Known flaw
  * (seed 003): an overhanging staircase can stand.
  */
+#include "contact_graph.h"
+#include "quiet.h"
+#include "scratch.h"
+#include "sleep.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* Joints are not edges of the contact graph and this pass never solves them:
  * a link of a hanging chain is not taken as resting on the link below it,
@@ -205,7 +211,7 @@ static bool settles(uint32_t most, uint32_t before, int sweep, bool quiet)
 }
 
 /* A level's contacts are order[start..end), walked by their index o from start. The
- * default layout lists those with a side this pass moves in w->passes.sweep, each with its
+ * default layout lists those with a side this pass moves in passes.sweep (scratch.h), each with its
  * sides and, once parts_start found it, its part: the level's setup and its sweeps read
  * each contact's bodies once, not at every walk (a resting pile's sweeps visit a few of
  * them; rain512 at rest: 25 sweeps over 951 contacts for 2 500 visits), and a settled
@@ -228,7 +234,7 @@ static int level_start(qp_world *w, int start, int *n)
         if (qp__contact_level(w, c) != level) break;
         int move = qp__shock_movable(w, c);
         if (!move) continue;
-        qp_sweep_item *it = &w->passes.sweep[listed++];
+        qp_sweep_item *it = &qp__passes(w)->sweep[listed++];
         it->contact = w->order[end];
         it->move = (uint16_t)move;
         it->group = 1;   /* a whole level's one part, until parts_start */
@@ -246,8 +252,8 @@ static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move
     *move = qp__shock_movable(w, c);
 #else
     (void)start;
-    qp_contact *c = &w->contacts[w->passes.sweep[o].contact];
-    *move = w->passes.sweep[o].move;
+    qp_contact *c = &w->contacts[qp__passes(w)->sweep[o].contact];
+    *move = qp__passes(w)->sweep[o].move;
 #endif
     return c;
 }
@@ -300,7 +306,7 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
         int root = qp__island_find(w, moving_side(c, move));
         w->bodies[moving_side(c, move)].island = (uint16_t)root;
 #if !QP_CFG_LOW_RAM
-        w->passes.sweep[o].group = (uint16_t)root;
+        qp__passes(w)->sweep[o].group = (uint16_t)root;
 #endif
         uint32_t rec = w->queue[root];
         if (rec & PART_COUNTED) continue;
@@ -344,7 +350,7 @@ static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, 
 #if QP_CFG_LOW_RAM
     *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
 #else
-    *part = whole ? 1 : w->passes.sweep[o].group;
+    *part = whole ? 1 : qp__passes(w)->sweep[o].group;
 #endif
     return c;
 }
@@ -357,9 +363,10 @@ static int level_drop_settled(qp_world *w, int n)
     (void)w;
     return n;
 #else
+    qp_sweep_item *sweep = qp__passes(w)->sweep;
     int kept = 0;
     for (int o = 0; o < n; o++)
-        if (!(w->queue[w->passes.sweep[o].group] & PART_SETTLED)) w->passes.sweep[kept++] = w->passes.sweep[o];
+        if (!(w->queue[sweep[o].group] & PART_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
 #endif
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 11: sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
+/* Stages "check sleepers" and "sleep": sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
  *
  * Three-point test (Lengyel, seed 000): each awake body grows three boxes
  * around C, C + x and C + y (x, y: first two columns of its rotation, so the
@@ -30,7 +30,10 @@
  * stack falls at once).
  */
 #include <stddef.h>
-#include "world_internal.h"
+#include "body.h"
+#include "events.h"
+#include "sleep.h"
+#include "stages.h"
 
 static void reset_boxes(qp_body_state *b)
 {

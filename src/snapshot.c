@@ -33,7 +33,11 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "world_internal.h"
+#include "qphys/joint.h"
+#include "body.h"
+#include "contact.h"
+#include "contact_graph.h"
+#include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
 #define SNAP_FORMAT 7u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 5: the collision pass, elastic (docs/design.md §3; seeds 003, 004).
+/* Stage "collisions": the collision pass, elastic (docs/design.md §3; seeds 003, 004).
  *
  * Runs on the start-of-step velocities, before gravity. In every sweep, a
  * point that is approaching now, faster than the speed that would just
@@ -11,7 +11,11 @@
  * passes momentum along chains (a line of billiard balls: each ball stops
  * and the next one takes over).
  */
+#include "joint.h"
+#include "quiet.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 /* A body's acceleration this step (gravity and the user's force), as the
  * forces stage will apply it: zero for what does not move. */

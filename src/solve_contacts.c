@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Stage 7: the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
+/* Stage "contacts": the contact pass, inelastic, with friction (docs/design.md §3; seeds 003, 004).
  *
  * After gravity and forces, sweep the manifolds bottom up in contact-graph
  * order. Iteration k of N uses a restitution of -(N-1-k)/N: from just above
@@ -11,9 +11,16 @@
  * holds, else dynamic friction slides). With accumulate_impulses, totals
  * are clamped (Catto) and may start from last step's (warm_start);
  * otherwise every impulse only pushes. An island's sweep that settled (no
- * impulse beyond QP_SETTLED_UNITS, solver.h) is its last.
+ * impulse beyond QP_SETTLED_UNITS, quiet.h) is its last.
  */
+#include "contact_graph.h"
+#include "joint.h"
+#include "quiet.h"
+#include "scratch.h"
+#include "sleep.h"
 #include "solver.h"
+#include "stages.h"
+#include "bench_count.h"
 
 #include <stddef.h>
 
@@ -73,7 +80,7 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
 }
 
 /* Visits that would change at most the last unit of an impulse are skipped. A visit is quiet
- * when it applied no impulse beyond QP_QUIET_UNITS (solver.h) and none of its points
+ * when it applied no impulse beyond QP_QUIET_UNITS (quiet.h) and none of its points
  * depended on the sweep's push (ramped): each within the resting band, which every sweep
  * takes whole, or separating with nothing accumulated. Its inputs are then the contact's own
  * totals, its rows and its bodies' velocities: while neither body's velocity has been changed
@@ -111,10 +118,11 @@ static void set_sliding(qp_contact *c, bool sliding)
 
 static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
 {
-    uint16_t at = w->passes.quiet_at[c - w->contacts] >> 1;
-    if (q->visit == 0 || at == 0 || w->passes.moved_at[c->a] >= at || w->passes.moved_at[c->b] >= at) return false;
+    const qp_pass_scratch *s = qp__passes(w);
+    uint16_t at = s->quiet_at[c - w->contacts] >> 1;
+    if (q->visit == 0 || at == 0 || s->moved_at[c->a] >= at || s->moved_at[c->b] >= at) return false;
     QP__COUNT(contact_skipped, 1);
-    set_sliding(c, (w->passes.quiet_at[c - w->contacts] & 1) != 0);
+    set_sliding(c, (qp__passes(w)->quiet_at[c - w->contacts] & 1) != 0);
     return true;
 }
 
@@ -198,7 +206,7 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     }
     if (q->visit != 0) {
         bool quiet = most <= QP_QUIET_UNITS && steady;
-        w->passes.quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
+        qp__passes(w)->quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
         if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
         quiet_next(q);
     }
@@ -262,7 +270,7 @@ static bool islands_sweep_end(qp_world *w)
 
 /* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
  * returns how many. The default layout lists them with their islands once a pass
- * (w->passes.sweep) and drops a settled island's after each sweep, since a resting pile's
+ * (passes.sweep, scratch.h) and drops a settled island's after each sweep, since a resting pile's
  * sweeps would walk every contact of the world to visit a few (rain512 at rest: ten sweeps
  * over 951 contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every
  * contact and skips the others (the same visits). */
@@ -275,8 +283,8 @@ static int sweep_start(qp_world *w)
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
         if ((c->flags & QP_CONTACT_SLEEPING) || !qp__movable(w, c)) continue;
-        w->passes.sweep[n].contact = w->order[o];
-        w->passes.sweep[n++].group = (uint16_t)island_of(w, c);
+        qp__passes(w)->sweep[n].contact = w->order[o];
+        qp__passes(w)->sweep[n++].group = (uint16_t)island_of(w, c);
     }
     return n;
 #endif
@@ -290,8 +298,8 @@ static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
     *island = island_of(w, c);
     return c;
 #else
-    *island = w->passes.sweep[o].group;
-    return &w->contacts[w->passes.sweep[o].contact];
+    *island = qp__passes(w)->sweep[o].group;
+    return &w->contacts[qp__passes(w)->sweep[o].contact];
 #endif
 }
 
@@ -302,9 +310,10 @@ static int sweep_drop_settled(qp_world *w, int n)
     (void)w;
     return n;
 #else
+    qp_sweep_item *sweep = qp__passes(w)->sweep;
     int kept = 0;
     for (int o = 0; o < n; o++)
-        if (!(w->bodies[w->passes.sweep[o].group].state & ISLAND_SETTLED)) w->passes.sweep[kept++] = w->passes.sweep[o];
+        if (!(w->bodies[sweep[o].group].state & ISLAND_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
 #endif
 }

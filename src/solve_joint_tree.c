@@ -32,6 +32,7 @@
  * qp_quat_integrate's turn of at most 0.5 rad a step on an axis (with that turn limit
  * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
  */
+#include "joint.h"
 #include "solver.h"
 
 #if !QP_CFG_JOINT_TREE

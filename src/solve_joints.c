@@ -30,6 +30,8 @@
  * 100 m (joint.c), inverse inertia at most 10 000 (body.c).
  */
 #include "geometry.h"
+#include "joint.h"
+#include "scratch.h"
 #include "solver.h"
 
 /* atan(2^-i) in Q2.30, for the CORDIC below. */
@@ -162,8 +164,8 @@ static vel real_vel(qp_world *w, const qp_joint *j)
 
 static vel pseudo_vel(qp_world *w, const qp_joint *j)
 {
-    vel v = { (qp_vec3 *)&w->split.pseudo_v[j->a][0], (qp_vec3 *)&w->split.pseudo_v[j->a][3],
-              (qp_vec3 *)&w->split.pseudo_v[j->b][0], (qp_vec3 *)&w->split.pseudo_v[j->b][3] };
+    vel v = { (qp_vec3 *)&qp__split(w)->pseudo_v[j->a][0], (qp_vec3 *)&qp__split(w)->pseudo_v[j->a][3],
+              (qp_vec3 *)&qp__split(w)->pseudo_v[j->b][0], (qp_vec3 *)&qp__split(w)->pseudo_v[j->b][3] };
     return v;
 }
 

@@ -11,6 +11,7 @@
  * int32 once at the end.
  */
 #include "solver.h"
+#include "scratch.h"
 
 #include <stddef.h>
 
@@ -292,7 +293,7 @@ static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
     /* From the six kept entries, as rows_inv_inertia lays them out (m01 = m10 = k[3],
      * m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
     if (w->passes_kept) {
-        const fix16_t *k = w->passes.inv_inertia6[i];
+        const fix16_t *k = qp__passes(w)->inv_inertia6[i];
         if ((k[3] | k[4] | k[5]) == 0)
             return qp_v3(qp__r16((int64_t)k[0] * row.x), qp__r16((int64_t)k[1] * row.y),
                          qp__r16((int64_t)k[2] * row.z));
@@ -404,9 +405,9 @@ static int tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
  * share their normal (the manifolds of one face): the one before's is copied. */
 static void keep_tangent(qp_world *w, const qp_contact *c, const qp_contact *prev)
 {
-    int32_t *k = w->passes.tangent[c - w->contacts];
+    int32_t *k = qp__passes(w)->tangent[c - w->contacts];
     if (prev && prev->n.x == c->n.x && prev->n.y == c->n.y && prev->n.z == c->n.z) {
-        const int32_t *p = w->passes.tangent[prev - w->contacts];
+        const int32_t *p = qp__passes(w)->tangent[prev - w->contacts];
         k[0] = p[0], k[1] = p[1];
         return;
     }
@@ -433,7 +434,7 @@ static void kept_tangents(const qp_world *w, const qp_contact *c, qp_vec3 *t1, q
         tangents(c->n, t1, t2);
         return;
     }
-    const int32_t *k = w->passes.tangent[c - w->contacts];
+    const int32_t *k = qp__passes(w)->tangent[c - w->contacts];
     const qp_vec3 n = c->n;
     const int i = tangent_zero(n);
     const fix16_t ni = i == 0 ? n.x : i == 1 ? n.y : n.z, nj = i == 0 ? n.y : i == 1 ? n.z : n.x,
@@ -477,7 +478,7 @@ static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
 #if QP_CFG_LOW_RAM
     if (w->passes_kept) {
-        const fix16_t *k = w->passes.inv_inertia6[i];
+        const fix16_t *k = qp__passes(w)->inv_inertia6[i];
         qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
         return m;
     }
@@ -491,7 +492,7 @@ static void keep_inv_inertia(qp_world *w)
 #if QP_CFG_LOW_RAM
     for (int i = 0; i <= w->body_high; i++) {
         qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
-        fix16_t *k = w->passes.inv_inertia6[i];
+        fix16_t *k = qp__passes(w)->inv_inertia6[i];
         k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
         k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
     }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The world: initialisation, the step as a table of contents, statistics. */
-#include "world_internal.h"
+/* The world: initialisation, the step as a table of contents, statistics (stage "count"). */
+#include "body.h"
+#include "stages.h"
+#include "world_check.h"
 
 static bool in_range(fix16_t v, fix16_t lo, fix16_t hi) { return v >= lo && v <= hi; }
 static bool int_in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
@@ -106,28 +108,29 @@ void qp__count_bodies(qp_world *w)
         w->stats.first_all_asleep_step = (int)w->stats.step;
 }
 
-/* One step, as a table of contents (docs/design.md §3). The benchmarks run the same
- * table stage by stage to time each one. */
+/* One step, as a table of contents: the stages in order, by the names docs/design.md §3
+ * and each stage file's header comment give them. The benchmarks run the same table
+ * stage by stage to time each one. */
 const qp__stage qp__step_stages[] = {
-    { "events", qp__events_begin },               /*    drop the last readout */
-    { "predict", qp__predict },                   /* 1. predicted poses */
-    { "broad", qp__broad_phase },                 /*    detection at them */
+    { "events", qp__events_begin },               /* drop the last readout */
+    { "predict", qp__predict },                   /* predicted poses */
+    { "broad", qp__broad_phase },                 /* detection at them */
     { "narrow", qp__narrow_phase },
-    { "overlaps", qp__deep_overlaps },            /*    deep ones leave by a free way (overlap.c) */
+    { "overlaps", qp__deep_overlaps },            /* deep ones leave by a free way */
     { "sensors", qp__sensors },
-    { "graph", qp__contact_graph },               /*    levels and order */
-    { "collisions", qp__solve_collisions },       /* 2. elastic pass */
-    { "forces", qp__apply_forces },               /* 3. gravity and forces */
-    { "contacts", qp__solve_contacts },           /* 4. inelastic pass, friction */
-    { "shock", qp__shock },                       /* 5. shock propagation */
-    { "check sleepers", qp__check_sleepers },
-    { "penetration", qp__penetration },           /* 6. split impulse */
-    { "continuous", qp__continuous },             /*    fast bodies stop at their time of impact */
-    { "integrate", qp__integrate },               /* 7. positions */
-    { "sleep", qp__sleep },                       /* 8. sleep and wake */
-    { "bounds", qp__sap_refresh },                /*    boxes at the new poses, for queries */
-    { "count", qp__count_bodies },
-    { "events out", qp__events_end },             /*    events in order, for the caller */
+    { "graph", qp__contact_graph },               /* levels and order */
+    { "collisions", qp__solve_collisions },       /* elastic pass */
+    { "forces", qp__apply_forces },               /* gravity and forces */
+    { "contacts", qp__solve_contacts },           /* inelastic pass, friction */
+    { "shock", qp__shock },                       /* shock propagation */
+    { "check sleepers", qp__check_sleepers },     /* sleepers pushed hard enough wake */
+    { "penetration", qp__penetration },           /* split impulse */
+    { "continuous", qp__continuous },             /* fast bodies stop at their time of impact */
+    { "integrate", qp__integrate },               /* positions */
+    { "sleep", qp__sleep },                       /* sleep and wake */
+    { "bounds", qp__sap_refresh },                /* boxes at the new poses, for queries */
+    { "count", qp__count_bodies },                /* awake and asleep counts */
+    { "events out", qp__events_end },             /* events in order, for the caller */
 };
 const int qp__step_stage_count = (int)(sizeof qp__step_stages / sizeof qp__step_stages[0]);
 

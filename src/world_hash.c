@@ -32,7 +32,7 @@
  */
 #include "qphys/hash.h"
 #include "qphys/world.h"
-#include "world_internal.h"
+#include "contact.h"
 
 /* Block tags: "DEF ", "SLOT", "CONT" as numbers. */
 #define TAG_DEF 0x20464544u

@@ -78,6 +78,7 @@ check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
 check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tools/test-install.sh
 check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tools/test-viewer.sh
 check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
+check "module boundaries: the geometry layer sees no world, the replayer calls the public API, no scratch in public headers" sh tests/scripts/module-deps.sh
 
 # Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
 pools_suite() {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Input log: every call that changes a world, recorded with its step into a caller's
- * buffer, and replayed into another world (src/record.c; docs/design.md §8).
+ * buffer, and replayed into another world (src/input_log.c, src/input_replay.c; docs/design.md §8).
  *
  * A world with a log attached appends one entry per successful mutating call (create,
  * destroy, set pose, set velocities, force, torque, impulse, wake, clear flags, set shape

@@ -18,12 +18,9 @@ enum {
     QP_STATE_KINEMATIC = 1u << 4, /* moved by its own velocities only (never with DYNAMIC) */
     QP_STATE_PLACED  = 1u << 5,  /* created or set_pose'd since its last step: what it is found
                                     deep inside then was spawned there (overlap.c) */
-    QP_STATE_STILL   = 1u << 6,  /* its last step moved it (split impulse included) at most
+    QP_STATE_STILL   = 1u << 6   /* its last step moved it (split impulse included) at most
                                     QP_STILL_SPEED: its contacts may keep their manifolds */
-    QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
-    QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
-    QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */
-    QP_STATE_CUT     = 1u << 11  /* scratch inside the continuous stage only: its motion was cut */
+    /* bits 8-11: the stages' scratch, clear between steps (src/body.h) */
 };
 
 typedef struct {
@@ -127,7 +124,7 @@ typedef struct {
     qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
     fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
     fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
-    int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/world_internal.h);
+    int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/contact.h);
                                      mn, mt (and mn_pin, mt_pin) are scaled by 2^shift */
 #if !QP_CFG_LOW_RAM
     /* Kept for the whole step in the default layout only (low-RAM finds them on use):
@@ -167,14 +164,6 @@ typedef struct {
     uint16_t a, b;                /* shape indices (into qp_world.shapes), ordered by body */
 } qp_pair;
 
-/* Poses at the end of the step if nothing collided (predict.c), by body index. */
-typedef struct {
-    qp_vec3 x[QP_CFG_MAX_BODIES + 1];
-    qp_quat q[QP_CFG_MAX_BODIES + 1];
-#if !QP_CFG_LOW_RAM
-    qp_rot3 r[QP_CFG_MAX_BODIES + 1];  /* qp_quat_to_rot3(q): once per body, not per pair */
-#endif
-} qp_predicted_poses;
 
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
  * the next step drops, the rest were raised by calls since. */
@@ -210,48 +199,6 @@ typedef struct {
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
 } qp_joint;
 
-/* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
- * moving side, and (shock pass) the sides that move. */
-typedef struct {
-    uint16_t contact, group, move;
-} qp_sweep_item;
-
-/* Scratch of the velocity passes, from the collision pass to the shock pass: a
- * named type, so that the public header stays standard C++ (no anonymous type in
- * the anonymous union below). */
-typedef struct {
-#if QP_CFG_LOW_RAM
-    /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
-     * found once in the collision pass for the solver rows of the passes up to
-     * the penetration pass, which leave this memory unused; passes_kept says so. */
-    fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
-    /* ...and each awake contact's first friction tangent (Q2.30), found there too: its
-     * two components beside the zero that its normal puts in it (solver.c, tangents).
-     * The passes visit a contact ten to twenty times a step, and finding it again
-     * took a square root and two divisions each time. */
-    int32_t tangent[QP_CFG_MAX_CONTACTS][2];
-#endif
-    /* The contact pass's record of which visits can be skipped (solve_contacts.c):
-     * the visit count at which a body's velocity last changed, and at which each
-     * contact was last visited to no effect (0: never; low bit: it was sliding). */
-    uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
-    uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
-#if !QP_CFG_LOW_RAM
-    /* The contacts a pass's sweeps still visit, in their order, each with the island
-     * or part it settles with (solve_contacts.c, shock.c): the sweeps walk this list,
-     * which drops what settled, instead of every contact. Low-RAM walks every contact
-     * (the same visits): this would grow its world by six bytes a contact. */
-    qp_sweep_item sweep[QP_CFG_MAX_CONTACTS];
-#endif
-} qp_pass_scratch;
-
-/* Scratch of the penetration pass and the position update: a named type, as above. */
-typedef struct {
-    fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6];   /* split-impulse velocities */
-    /* The contacts the pass's sweeps visit, in contact-graph order: those with a point
-     * past the slop or anchors to hold, and a side to move (penetration.c). */
-    uint16_t visit[QP_CFG_MAX_CONTACTS];
-} qp_split_scratch;
 
 /* A joint's solver rows for one step: functions of its bodies' poses, masses
  * and inertia, which the velocity passes do not change (src/solve_joints.c). */
@@ -288,6 +235,27 @@ typedef struct {
     qp_mat3 ia[QP_CFG_MAX_JOINTS][2];                 /* each side's inverse inertia, stiffened */
 } qp_joint_tree;
 #endif
+/* The size of qp_world.step_scratch in 32-bit words: the largest of the three scratch
+ * layouts that share it (src/scratch.h, which checks this against them). B bodies + 1
+ * (index 0 is null), C contacts:
+ *   predicted poses:  x (12 bytes a body), q (16) and, in the default layout, r (36)
+ *   split impulse:    pseudo-velocities (24 bytes a body), a visit list (2 bytes a contact)
+ *   velocity passes:  moved_at (2 bytes a body), quiet_at (2 a contact), and a sweep list
+ *                     (6 a contact; default layout) or each body's inverse inertia (24) and
+ *                     each contact's tangent (8) (low-RAM) */
+#define QP__SCRATCH_B ((unsigned long)QP_CFG_MAX_BODIES + 1ul)
+#define QP__SCRATCH_C ((unsigned long)QP_CFG_MAX_CONTACTS)
+#define QP__SCRATCH_MAX(a, b) ((a) > (b) ? (a) : (b))
+#if !QP_CFG_LOW_RAM
+#define QP__SCRATCH_PRED_BYTES (64ul * QP__SCRATCH_B)
+#define QP__SCRATCH_PASSES_BYTES (2ul * QP__SCRATCH_B + 8ul * QP__SCRATCH_C)
+#else
+#define QP__SCRATCH_PRED_BYTES (28ul * QP__SCRATCH_B)
+#define QP__SCRATCH_PASSES_BYTES (26ul * QP__SCRATCH_B + 10ul * QP__SCRATCH_C)
+#endif
+#define QP__SCRATCH_SPLIT_BYTES (24ul * QP__SCRATCH_B + 2ul * QP__SCRATCH_C)
+#define QP__STEP_SCRATCH_WORDS \
+    ((QP__SCRATCH_MAX(QP__SCRATCH_PRED_BYTES, QP__SCRATCH_MAX(QP__SCRATCH_SPLIT_BYTES, QP__SCRATCH_PASSES_BYTES)) + 3ul) / 4ul)
 
 struct qp_world {
     qp_world_def def;
@@ -311,14 +279,9 @@ struct qp_world {
         qp_pair pair_scratch[QP_CFG_MAX_PAIRS];     /* the broad phase's sort, before the rows are made */
     };
 #endif
-    /* Per-step scratch. The predicted poses live from predict to the end of
-     * the narrow phase, the split-impulse velocities in the penetration pass
-     * and the position update: they can share their memory. */
-    union {
-        qp_predicted_poses pred;
-        qp_split_scratch split;   /* the penetration pass and the position update */
-        qp_pass_scratch passes;   /* from the collision pass to the shock pass (the predicted poses are dead) */
-    };
+    /* Per-step scratch of the stages, storage only: the predicted poses, the velocity
+     * passes' and the penetration pass's scratch share it (src/scratch.h). */
+    uint32_t step_scratch[QP__STEP_SCRATCH_WORDS];
 #if QP_CFG_LOW_RAM
     int passes_kept;                           /* passes.inv_inertia6 and passes.tangent are valid */
 #endif

@@ -219,7 +219,7 @@ static void scratch_pairs(qp_world *w)
     for (int i = 0; i < w->pair_count; i++) w->pairs[i].a = w->pairs[i].b = 0;
     w->pair_count = 0;
 }
-/* Whether a contact's depths are state (src/world_internal.h, qp__contact_depths_live): its
+/* Whether a contact's depths are state (src/contact.h, qp__contact_depths_live): its
  * manifold may be kept by the next step, as far as the contact says. */
 static bool depths_live(const qp_contact *c)
 {
@@ -249,7 +249,7 @@ static void scratch_step_buffers(qp_world *w)
     memset(w->order, 0x5A, sizeof w->order);
     memset(w->queue, 0xA5, sizeof w->queue);
     memset(w->adj, 0x33, sizeof w->adj);
-    memset(&w->pred, 0x77, sizeof w->pred);
+    memset(w->step_scratch, 0x77, sizeof w->step_scratch);
 #if !QP_CFG_LOW_RAM
     memset(w->rows, 0x11, sizeof w->rows);
 #endif

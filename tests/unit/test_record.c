@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Input log and replay (include/qphys/record.h, src/record.c), and ids across restore.
+/* Input log and replay (include/qphys/record.h, src/input_log.c, src/input_replay.c), and ids across restore.
  *
  * 1. A run driven by every kind of mutating call, recorded, replays into a fresh world
  *    with the same hash at every step; replaying while recording gives the same bytes.

@@ -290,7 +290,7 @@ static void test_snapshot_sizes(void **state)
 
 /* ---- 4. what the hash sees ------------------------------------------------------------------ */
 
-/* Whether a contact's depths are state (src/world_internal.h, qp__contact_depths_live): its
+/* Whether a contact's depths are state (src/contact.h, qp__contact_depths_live): its
  * manifold may be kept by the next step, as far as the contact says. */
 static bool depths_live(const qp_contact *c)
 {
@@ -324,7 +324,7 @@ static void test_hash_covers_state(void **state)
     /* Scratch is not state. */
     assert_int_equal(load(&w2, "tests/scenes/bounce.scene", &b), QP_OK);
     w2.queue[0] = 77;
-    w2.pred.x[1].x = 12345;
+    w2.step_scratch[3] = 12345;   /* body 1's predicted x */
     assert_int_equal(qp_world_hash(&w2), h0);
     /* Sleep state. */
     w2.bodies[2].state ^= QP_STATE_ASLEEP;

@@ -387,7 +387,7 @@ static void test_tilted_columns_40_exact(void **st)
  * top within 5 cm). With impulses in plain N s, whose Q16.16 step moves a
  * 0.1 kg cube by about 1 mm/s, the 0.1 kg tops crept up to 4.6 cm (20 high)
  * and columns of 40 never slept; contacts of light bodies now keep their
- * impulses in a finer unit (qp__impulse_shift, src/world_internal.h). */
+ * impulses in a finer unit (qp__impulse_shift, src/contact.h). */
 static void test_tilted_columns_light(void **st)
 {
     (void)st;

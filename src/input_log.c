@@ -1,0 +1,192 @@
+/* The input log's writer (include/qphys/record.h): each mutating call that succeeded, as a
+ * portable byte entry in the caller's buffer. body.c and joint.c call it through
+ * input_log.h after the call; input_replay.c reads the entries back. */
+#include "qphys/record.h"
+#include "input_log.h"
+
+#define ENTRY_HEADER 9ul   /* kind u8, step u32, index u16, generation u16 */
+#define SHAPE_BYTES 52ul   /* a shape with its sensor flag and filter */
+#define DEF_BYTES 79ul     /* a body def without its shapes */
+#define FILTER_BYTES 7ul   /* set shape filter: slot u8, category, mask, group */
+#define JOINT_BYTES 79ul   /* a joint def */
+
+_Static_assert(ENTRY_HEADER + JOINT_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
+_Static_assert(ENTRY_HEADER + DEF_BYTES + SHAPE_BYTES * QP_CFG_MAX_BODY_SHAPES == QP_INPUT_MAX_ENTRY,
+               "QP_INPUT_MAX_ENTRY is the largest body create");
+
+qp_result qp_input_log_init(qp_input_log *log, void *buf, unsigned long size)
+{
+    if (!log || !buf) return QP_ERR_PARAM;
+    log->data = (unsigned char *)buf;
+    log->size = size;
+    log->len = 0;
+    log->count = 0;
+    log->lost = 0;
+    return QP_OK;
+}
+
+void qp_world_set_input_log(qp_world *w, qp_input_log *log)
+{
+    if (w) w->input_log = log;
+}
+
+typedef struct {
+    unsigned char *p;
+    unsigned long n;
+} out_bytes;
+
+static void put(out_bytes *o, uint32_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) o->p[o->n++] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_i(out_bytes *o, int32_t v) { put(o, (uint32_t)v, 4); }
+
+static void put_v3(out_bytes *o, qp_vec3 v)
+{
+    put_i(o, v.x);
+    put_i(o, v.y);
+    put_i(o, v.z);
+}
+
+static void put_quat(out_bytes *o, qp_quat q)
+{
+    put_i(o, q.w);
+    put_i(o, q.x);
+    put_i(o, q.y);
+    put_i(o, q.z);
+}
+
+static void put_filter(out_bytes *o, qp_shape_filter f)
+{
+    put(o, f.category, 2);
+    put(o, f.mask, 2);
+    put(o, (uint16_t)f.group, 2);
+}
+
+static unsigned long payload_size(qp_input_kind kind, const qp_body_def *def)
+{
+    switch (kind) {
+    case QP_INPUT_CREATE_BODY: return DEF_BYTES + SHAPE_BYTES * (unsigned long)def->shape_count;
+    case QP_INPUT_SET_POSE: return 28;
+    case QP_INPUT_SET_LINEAR_VELOCITY:
+    case QP_INPUT_SET_ANGULAR_VELOCITY:
+    case QP_INPUT_APPLY_FORCE:
+    case QP_INPUT_APPLY_TORQUE: return 12;
+    case QP_INPUT_APPLY_IMPULSE: return 24;
+    case QP_INPUT_SET_SHAPE_FILTER: return FILTER_BYTES;
+    case QP_INPUT_CREATE_JOINT: return JOINT_BYTES;
+    default: return 0;
+    }
+}
+
+/* Room for an entry of `payload` bytes after its header, which it writes into *o (kind,
+ * w's step, index, generation); false when w has no log, or it is full: then the log
+ * stops here and counts the entry lost. */
+static bool begin(qp_world *w, out_bytes *o, qp_input_kind kind, uint16_t index, uint16_t generation,
+                  unsigned long payload)
+{
+    qp_input_log *log = w->input_log;
+    if (!log) return false;
+    unsigned long need = ENTRY_HEADER + payload;
+    if (log->lost || log->len > log->size || need > log->size - log->len) {
+        log->lost++;
+        return false;
+    }
+    o->p = log->data + log->len;
+    o->n = 0;
+    put(o, (uint32_t)kind, 1);
+    put(o, w->stats.step, 4);
+    put(o, index, 2);
+    put(o, generation, 2);
+    return true;
+}
+
+static void finish(qp_world *w, const out_bytes *o)
+{
+    w->input_log->len += o->n;
+    w->input_log->count++;
+}
+
+/* Append one entry for a call that succeeded: a and b are its vectors, q its rotation,
+ * def its body def (create), as the kind needs. */
+void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_vec3 *a, const qp_vec3 *b,
+                      const qp_quat *q, const qp_body_def *def)
+{
+    out_bytes o;
+    if (!begin(w, &o, kind, id.index, id.generation, payload_size(kind, def))) return;
+    switch (kind) {
+    case QP_INPUT_CREATE_BODY:
+        put(&o, (uint32_t)def->type, 1);
+        put_v3(&o, def->position);
+        put_quat(&o, def->rotation);
+        put_v3(&o, def->linear_velocity);
+        put_v3(&o, def->angular_velocity);
+        put_i(&o, def->mass);
+        put_i(&o, def->density);
+        put_i(&o, def->friction);
+        put_i(&o, def->static_friction);
+        put_i(&o, def->restitution);
+        put(&o, def->asleep ? 1u : 0u, 1);
+        put(&o, def->user_data, 4);
+        put(&o, (uint32_t)def->shape_count, 1);
+        for (int k = 0; k < def->shape_count; k++) {
+            const qp_shape *s = &def->shapes[k];
+            put(&o, (uint32_t)s->type, 1);
+            put_v3(&o, s->offset);
+            put_quat(&o, s->rotation);
+            put_v3(&o, s->half);
+            put_i(&o, s->half_height);
+            put(&o, def->sensors[k] ? 1u : 0u, 1);
+            put_filter(&o, def->filters[k]);
+        }
+        break;
+    case QP_INPUT_SET_POSE:
+        put_v3(&o, *a);
+        put_quat(&o, *q);
+        break;
+    case QP_INPUT_APPLY_IMPULSE:
+        put_v3(&o, *a);
+        put_v3(&o, *b);
+        break;
+    default:
+        if (payload_size(kind, def) == 12) put_v3(&o, *a);
+        break;
+    }
+    finish(w, &o);
+}
+
+void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_filter filter)
+{
+    out_bytes o;
+    if (!begin(w, &o, QP_INPUT_SET_SHAPE_FILTER, id.index, id.generation, FILTER_BYTES)) return;
+    put(&o, (uint32_t)shape, 1);
+    put_filter(&o, filter);
+    finish(w, &o);
+}
+
+/* Create (with its def) or destroy (def null) of joint id. */
+void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def)
+{
+    out_bytes o;
+    if (!begin(w, &o, kind, id.index, id.generation, def ? JOINT_BYTES : 0)) return;
+    if (def) {
+        put(&o, (uint32_t)def->type, 1);
+        put(&o, def->a.index, 2);
+        put(&o, def->a.generation, 2);
+        put(&o, def->b.index, 2);
+        put(&o, def->b.generation, 2);
+        put_v3(&o, def->anchor);
+        put_v3(&o, def->anchor_a);
+        put_v3(&o, def->anchor_b);
+        put_v3(&o, def->axis);
+        put(&o, def->enable_limit ? 1u : 0u, 1);
+        put_i(&o, def->lower_angle);
+        put_i(&o, def->upper_angle);
+        put_i(&o, def->min_length);
+        put_i(&o, def->max_length);
+        put_i(&o, def->drift_time);
+        put(&o, def->collide_connected ? 1u : 0u, 1);
+    }
+    finish(w, &o);
+}

@@ -1,0 +1,159 @@
+/* The two memory layouts of a world (include/qphys/config.h, QP_CFG_LOW_RAM), as the
+ * stages see them. The default layout keeps what it derives from the state for as long
+ * as it holds: each body's rotation matrix and world inverse inertia, the predicted
+ * rotations, the solver rows of contacts and joints. The low-RAM layout (the micro:bit's)
+ * keeps none of it and derives it again, to the same bits, where it is used. The
+ * functions below are that difference for the bodies, the predicted poses, the broad
+ * phase's sort and the rotations the narrow phase collides a pair at; the solver rows'
+ * is in solver.h (qp__rows, qp__rows_for and the functions beside them). */
+#ifndef QPHYS_LAYOUT_H
+#define QPHYS_LAYOUT_H
+
+#include <stddef.h>
+#include "qphys/world.h"
+#include "compiler.h"
+#include "scratch.h"
+
+/* 1 where the world keeps the data derived from the state (the default), 0 in low-RAM. */
+#define QP_LAYOUT_KEEPS_DERIVED (!QP_CFG_LOW_RAM)
+
+/* A body's rotation matrix and world inverse inertia: kept up to date by
+ * qp__body_sync, or (low-RAM) computed here by the same functions. */
+static inline qp_rot3 qp__body_rot(const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return b->r;
+#else
+    return qp_quat_to_rot3(b->q);
+#endif
+}
+
+static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return b->inv_inertia;
+#else
+    if (!(b->state & QP_STATE_DYNAMIC)) return qp_mat3_zero();
+    qp_rot3 r = qp_quat_to_rot3(b->q);
+    return qp_mat3_rotate(&r, &b->inv_inertia_local);
+#endif
+}
+
+/* After b's orientation changed: its kept rotation matrix and world inverse inertia
+ * from q (low-RAM keeps nothing: the two functions above compute them). */
+static QP__ALWAYS_INLINE void qp__body_keep_derived(qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    b->r = qp_quat_to_rot3(b->q);
+    if (b->state & QP_STATE_DYNAMIC) b->inv_inertia = qp_mat3_rotate(&b->r, &b->inv_inertia_local);
+#else
+    (void)b;
+#endif
+}
+
+/* Where the predicted rotation of body i goes: the world's copy, which the narrow phase
+ * reads (one conversion a body, not one a pair), or (low-RAM) the caller's *scratch. */
+static QP__ALWAYS_INLINE qp_rot3 *qp__predicted_rot_at(qp_world *w, int i, qp_rot3 *scratch)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)scratch;
+    return &qp__pred(w)->r[i];
+#else
+    (void)w, (void)i;
+    return scratch;
+#endif
+}
+
+/* The predicted rotation of body i, b, is its rotation now (it does not move this step). */
+static QP__ALWAYS_INLINE void qp__predicted_rot_unmoved(qp_world *w, int i, const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    qp__pred(w)->r[i] = b->r;   /* qp_quat_to_rot3(b->q), kept by qp__body_sync */
+#else
+    (void)w, (void)i, (void)b;
+#endif
+}
+
+/* A stage is about to use the memory the velocity passes share with it: low-RAM's
+ * per-body inverse inertia and contact tangents there (passes_kept) are gone. */
+static QP__ALWAYS_INLINE void qp__passes_forget(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+#else
+    w->passes_kept = 0;
+#endif
+}
+
+/* Room for the broad phase to sort the pairs through (broad_phase.c): the rows' memory,
+ * dead until the collision pass makes the rows; none in low-RAM, which keeps no rows. */
+static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return w->pair_scratch;
+#else
+    (void)w;
+    return NULL;
+#endif
+}
+
+/* The rotations a pair of bodies a, b is collided at (narrow_phase.c): at their start
+ * poses (swept) or predicted ones. The default layout points at the kept ones; low-RAM
+ * makes them from the quaternions, and reuses the pair before's for a quaternion that
+ * comes back bit for bit (pairs come sorted by body, so body a's comes back often, or the
+ * last b's as this a). Started once per narrow phase, then kept from pair to pair. */
+typedef struct {
+    const qp_rot3 *ra, *rb;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    qp_quat qa, qb;               /* the quaternions r[0], r[1] were made from */
+    qp_rot3 r[2];
+    bool made;
+#endif
+} qp_pair_rotations;
+
+static inline void qp__pair_rotations_start(qp_pair_rotations *p)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)p;
+#else
+    p->made = false;
+#endif
+}
+
+#if !QP_LAYOUT_KEEPS_DERIVED
+static inline bool qp__same_quat(qp_quat a, qp_quat b)
+{
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+
+static inline void qp__pair_rotations_make(qp_pair_rotations *p, qp_quat qa, qp_quat qb)
+{
+    const qp_quat q[2] = { qa, qb };
+    qp_rot3 r[2];
+    for (int s = 0; s < 2; s++) {
+        if (p->made && qp__same_quat(q[s], p->qa)) r[s] = p->r[0];
+        else if (p->made && qp__same_quat(q[s], p->qb)) r[s] = p->r[1];
+        else r[s] = qp_quat_to_rot3(q[s]);
+    }
+    p->qa = qa;
+    p->qb = qb;
+    p->r[0] = r[0];
+    p->r[1] = r[1];
+    p->made = true;
+    p->ra = &p->r[0];
+    p->rb = &p->r[1];
+}
+#endif
+
+static inline void qp__pair_rotations_at(qp_pair_rotations *p, const qp_world *w, int a, int b, bool swept)
+{
+    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
+#if QP_LAYOUT_KEEPS_DERIVED
+    p->ra = swept ? &ba->r : &qp__pred(w)->r[a];
+    p->rb = swept ? &bb->r : &qp__pred(w)->r[b];
+#else
+    qp__pair_rotations_make(p, swept ? ba->q : qp__pred(w)->q[a], swept ? bb->q : qp__pred(w)->q[b]);
+#endif
+}
+
+#endif

@@ -1,0 +1,91 @@
+/* The velocity passes' bounds and their skipping of visits that would change nothing
+ * (solve_collisions.c, solve_contacts.c, shock.c): numbers of visits and of bodies'
+ * last changes, kept in the passes' scratch. */
+#ifndef QPHYS_QUIET_H
+#define QPHYS_QUIET_H
+
+#include "qphys/world.h"
+#include "contact.h"
+#include "scratch.h"
+
+/* A sweep of the contact pass settles when it changed no impulse by more than this many
+ * units (2^-16 N s; a light pair's unit, qp__impulse_shift, is finer): converged fixed-point
+ * sweeps go on trading the last units of their totals back and forth (pyramid20: from the
+ * third sweep on, 88 % of the rows change nothing and the rest 1-4 units, every sweep).
+ * The pass ends with that sweep (solve_contacts.c). 3 by measurement: 96 tilted columns of
+ * 20 sleep as soon as with no such end (90 % by step 97); at 4, only by step 114. */
+#define QP_SETTLED_UNITS 3
+
+/* The contact pass skips a visit that would at most trade the last unit of an impulse: one
+ * that applied no impulse beyond this many units is passed over by the sweeps after it
+ * while neither of its bodies is moved by a visit that applied more. Its neighbours' unit
+ * changes are not worth another visit (a resting pile's sweeps are nine tenths of such
+ * visits: rain512 visited its 720 resting contacts in each of its ten sweeps a step), and
+ * warm starting carries what it left to the next step. 1 by measurement: at 3, one of 16
+ * tilted columns of 20 sleeps 90 steps later; at 1 and 2 they sleep as without the skip. */
+#define QP_QUIET_UNITS 1
+
+/* The shock pass ends a part's sweeps (shock.c) once they no longer converge: a sweep whose largest
+ * change of a total is this many units or less (2^-16 N s, finer for light pairs) and no
+ * smaller than the sweep before's. pyramid20's levels reach that after 2-3 of their 7 sweeps
+ * and then trade 2-16 units for ever; tilted columns converge sweep after sweep until they
+ * rest (docs/benchmarks.md). */
+#define QP_SHOCK_NOISE_UNITS 8
+
+/* Skipping visits that would change nothing (the collision and shock passes; the contact
+ * pass keeps a sliding bit with its marks, and takes a visit of at most QP_QUIET_UNITS as
+ * quiet: solve_contacts.c). A visit that applied nothing
+ * is a function of its rows, which a pass does not change, and of its bodies' velocities:
+ * while neither body's velocity has changed since, the next visit would apply nothing
+ * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
+ * (w->passes: moved_at, the visit at which a body's velocity last changed, and quiet_at,
+ * the visit at which a contact last applied nothing); past 0xFFFF, the number is 0 and
+ * every visit is made. */
+static inline uint16_t qp__quiet_start(qp_world *w)
+{
+    for (int i = 0; i <= w->body_high; i++) qp__passes(w)->moved_at[i] = 0;
+    for (int i = 0; i < w->contact_count; i++) qp__passes(w)->quiet_at[i] = 0;
+    return 1;
+}
+
+static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16_t visit)
+{
+    uint16_t at = qp__passes(w)->quiet_at[c - w->contacts];
+    return visit != 0 && at != 0 && qp__passes(w)->moved_at[c->a] < at && qp__passes(w)->moved_at[c->b] < at;
+}
+
+/* After visit number *visit to contact c, which changed the velocities of its sides in move
+ * or not. Only those are marked: a static body, or one the shock pass pins, keeps its
+ * velocity. Marked too, the ground "moved" at every visit to any of its contacts that
+ * changed something, and a heap's jitter anywhere kept every other contact on the ground
+ * from being skipped: what a group does depended on what happened where it never touched. */
+static inline void qp__quiet_moved_sides(qp_world *w, const qp_contact *c, int move, uint16_t visit)
+{
+    if (move & QP_MOVE_A) qp__passes(w)->moved_at[c->a] = visit;
+    if (move & QP_MOVE_B) qp__passes(w)->moved_at[c->b] = visit;
+}
+static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bool changed, uint16_t *visit)
+{
+    if (*visit == 0) return;
+    qp__passes(w)->quiet_at[c - w->contacts] = changed ? 0 : *visit;
+    if (changed) qp__quiet_moved_sides(w, c, move, *visit);
+    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
+}
+
+/* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */
+static inline void qp__quiet_moved(qp_world *w, int i, uint16_t visit)
+{
+    if (visit != 0) qp__passes(w)->moved_at[i] = visit;
+}
+
+/* Every body a joint holds: the joints' sweep may have changed their velocities. */
+static inline void qp__quiet_joints(qp_world *w, uint16_t visit)
+{
+    for (int o = 0; o < w->joint_count; o++) {
+        const qp_joint *j = &w->joints[w->joint_order[o] - 1];
+        qp__quiet_moved(w, j->a, visit);
+        qp__quiet_moved(w, j->b, visit);
+    }
+}
+
+#endif

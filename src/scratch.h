@@ -1,0 +1,81 @@
+/* The stages' per-step scratch (qp_world.step_scratch): three layouts that share its
+ * memory, each live for part of the step only. The predicted poses live from the predict
+ * stage to the end of the narrow phase (and the sensor stage), the velocity passes'
+ * scratch from the collision pass to the shock pass, and the split-impulse velocities in
+ * the penetration pass, the continuous stage and the position update. The public header
+ * gives the storage its size only; its layout is here. */
+#ifndef QPHYS_SCRATCH_H
+#define QPHYS_SCRATCH_H
+
+#include "qphys/world.h"
+
+/* Poses at the end of the step if nothing collided (predict.c), by body index. */
+typedef struct {
+    qp_vec3 x[QP_CFG_MAX_BODIES + 1];
+    qp_quat q[QP_CFG_MAX_BODIES + 1];
+#if !QP_CFG_LOW_RAM
+    qp_rot3 r[QP_CFG_MAX_BODIES + 1];  /* qp_quat_to_rot3(q): once per body, not per pair */
+#endif
+} qp_predicted_poses;
+
+/* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
+ * moving side, and (shock pass) the sides that move. */
+typedef struct {
+    uint16_t contact, group, move;
+} qp_sweep_item;
+
+/* Scratch of the velocity passes, from the collision pass to the shock pass. */
+typedef struct {
+#if QP_CFG_LOW_RAM
+    /* Low-RAM: each body's world inverse inertia (symmetric: xx yy zz xy xz yz),
+     * found once in the collision pass for the solver rows of the passes up to
+     * the penetration pass, which leave this memory unused; passes_kept says so. */
+    fix16_t inv_inertia6[QP_CFG_MAX_BODIES + 1][6];
+    /* ...and each awake contact's first friction tangent (Q2.30), found there too: its
+     * two components beside the zero that its normal puts in it (solver.c, tangents).
+     * The passes visit a contact ten to twenty times a step, and finding it again
+     * took a square root and two divisions each time. */
+    int32_t tangent[QP_CFG_MAX_CONTACTS][2];
+#endif
+    /* The contact pass's record of which visits can be skipped (solve_contacts.c):
+     * the visit count at which a body's velocity last changed, and at which each
+     * contact was last visited to no effect (0: never; low bit: it was sliding). */
+    uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
+    uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
+#if !QP_CFG_LOW_RAM
+    /* The contacts a pass's sweeps still visit, in their order, each with the island
+     * or part it settles with (solve_contacts.c, shock.c): the sweeps walk this list,
+     * which drops what settled, instead of every contact. Low-RAM walks every contact
+     * (the same visits): this would grow its world by six bytes a contact. */
+    qp_sweep_item sweep[QP_CFG_MAX_CONTACTS];
+#endif
+} qp_pass_scratch;
+
+/* Scratch of the penetration pass and the position update. */
+typedef struct {
+    fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6];   /* split-impulse velocities */
+    /* The contacts the pass's sweeps visit, in contact-graph order: those with a point
+     * past the slop or anchors to hold, and a side to move (penetration.c). */
+    uint16_t visit[QP_CFG_MAX_CONTACTS];
+} qp_split_scratch;
+
+/* The three, in the storage they share. */
+typedef union {
+    qp_predicted_poses pred;
+    qp_split_scratch split;       /* the penetration pass and the position update */
+    qp_pass_scratch passes;       /* from the collision pass to the shock pass (the predicted poses are dead) */
+} qp_step_scratch;
+
+_Static_assert(sizeof(qp_step_scratch) == sizeof(((qp_world *)0)->step_scratch),
+               "qp_world.step_scratch (QP__STEP_SCRATCH_WORDS, world_impl.h) is the size of the scratch layouts");
+_Static_assert(_Alignof(qp_step_scratch) <= _Alignof(uint32_t), "qp_world.step_scratch is aligned for them");
+
+/* w's scratch, and each of the three in it: const for a const world. */
+#define qp__scratch(w)                                                                                        \
+    _Generic((w), const qp_world *: (const qp_step_scratch *)(const void *)(w)->step_scratch,                \
+             qp_world *: (qp_step_scratch *)(void *)(w)->step_scratch)
+#define qp__pred(w) (&qp__scratch(w)->pred)
+#define qp__passes(w) (&qp__scratch(w)->passes)
+#define qp__split(w) (&qp__scratch(w)->split)
+
+#endif
