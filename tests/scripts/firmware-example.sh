@@ -52,7 +52,8 @@ int main(void)
     return 0;
 }
 C
-if cc -std=c11 -O2 -Iinclude -Ibuild/deps/libfixmath/libfixmath -DFIXMATH_NO_CACHE -I$dir "$tmp/host.c" $dir/scene.c \
+fix=$(make -s --no-print-directory print-fixmath-dir)
+if cc -std=c11 -O2 -Iinclude -I"$fix" -DFIXMATH_NO_CACHE -I$dir "$tmp/host.c" $dir/scene.c \
      build/host/libqphys.a -o "$tmp/host" 2>"$tmp/cc.log" && "$tmp/host" >"$tmp/host.txt"; then :
 else fail "host build of $dir/scene.c:"; sed 's/^/    /' "$tmp/cc.log"; fi
 
