@@ -15,13 +15,15 @@
 #   Cortex-M4 (TRM r0p1, table 3-1): ALU 1, LDR 2, STR 1 (immediate offset), LDRD/STRD 3,
 #       LDM/STM/PUSH/POP 1+N (POP {..,pc} 1+N+P), MUL/MLA/UMULL/SMULL/UMLAL/SMLAL 1,
 #       UDIV/SDIV 2..12 (7 taken), B/BL/BX 1+P, Bcc and CBZ 1+P taken / 1 not, IT 1 (not folded)
-# with P, the pipeline refill after a taken branch, 2 (1..3), half the conditional branches
-# taken, and code fetched with no wait state (the flash accelerators' and caches' hits).
+# with P, the pipeline refill after a taken branch, 2 (1..3), and code fetched with no wait
+# state (the flash accelerators' and caches' hits). Conditional branches count as taken as often
+# as the profile's third column says (bench/m4prof.c: the next instruction was not the one
+# after); a profile without it is taken as half taken.
 # Conditional non-branch instructions (in IT blocks) count as executed.
 set -eu
 [ $# = 2 ] || { echo "usage: $0 ELF PROFILE" >&2; exit 2; }
 arm-none-eabi-objdump -d --no-show-raw-insn "$1" | awk -v prof="$2" '
-  BEGIN { while ((getline l < prof) > 0) { split(l, f, " "); n[f[1]] = f[2] } }
+  BEGIN { while ((getline l < prof) > 0) { k = split(l, f, " "); n[f[1]] = f[2]; if (k >= 3) j[f[1]] = f[3]; else halves = 1 } }
   /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); next }
   /^ *[0-9a-f]+:\t/ {
     addr = $1; sub(/:$/, "", addr); sub(/^0+/, "", addr)
@@ -51,6 +53,7 @@ arm-none-eabi-objdump -d --no-show-raw-insn "$1" | awk -v prof="$2" '
     else if (m ~ /^it/) cls = "it"
     else cls = "alu"
     cnt[cls] += c; total += c; rsum[cls] += c * regs
+    if (cls == "bcc") taken += (addr in j) ? j[addr] : c / 2
   }
   END {
     printf "instructions counted %d (left out: restore, memset, hash: %d)\n", total, skipped
@@ -58,14 +61,16 @@ arm-none-eabi-objdump -d --no-show-raw-insn "$1" | awk -v prof="$2" '
     for (i = 1; i in order; i++) { k = order[i]; if (cnt[k]) printf "  %-7s %6.2f%%%s\n", k, 100 * cnt[k] / total,
       (k ~ /ldm|stm|pop_pc/) ? sprintf("  (%.1f registers each)", rsum[k] / cnt[k]) : "" }
     P = 2
+    nt = cnt["bcc"] - taken
+    printf "conditional branches taken: %.1f%%%s\n", cnt["bcc"] ? 100 * taken / cnt["bcc"] : 0, halves ? " (assumed: no jump counts in the profile)" : ""
     # Cortex-M0+
     m0 = cnt["alu"] + 2 * (cnt["ldr"] + cnt["str"]) + cnt["ldm"] + rsum["ldm"] + cnt["stm"] + rsum["stm"] \
-       + 3 * cnt["pop_pc"] + rsum["pop_pc"] + cnt["mul"] + 2 * cnt["b"] + 3 * cnt["bl"] + 2 * cnt["bx"] + 1.5 * cnt["bcc"]
+       + 3 * cnt["pop_pc"] + rsum["pop_pc"] + cnt["mul"] + 2 * cnt["b"] + 3 * cnt["bl"] + 2 * cnt["bx"] + 2 * taken + nt
     other0 = cnt["ldrd"] + cnt["strd"] + cnt["mull"] + cnt["div"] + cnt["it"]
     # Cortex-M4
     m4 = cnt["alu"] + 2 * cnt["ldr"] + cnt["str"] + 3 * (cnt["ldrd"] + cnt["strd"]) + cnt["ldm"] + rsum["ldm"] \
        + cnt["stm"] + rsum["stm"] + (1 + P) * cnt["pop_pc"] + rsum["pop_pc"] + cnt["mul"] + cnt["mull"] + 7 * cnt["div"] \
-       + (1 + P) * (cnt["b"] + cnt["bl"] + cnt["bx"]) + (1 + (1 + P)) / 2 * cnt["bcc"] + cnt["it"]
+       + (1 + P) * (cnt["b"] + cnt["bl"] + cnt["bx"]) + (1 + P) * taken + nt + cnt["it"]
     if (other0 == 0) printf "Cortex-M0+ cycles per instruction %.2f\n", m0 / total
     else printf "Cortex-M0+: not Armv6-M code (%d Armv7-M instructions)\n", other0
     printf "Cortex-M4 cycles per instruction %.2f\n", m4 / total

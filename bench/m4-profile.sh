@@ -13,12 +13,13 @@
 #
 # Builds the board scene runner (tests/target/scene_main.c) for qemu-mps2-an386 with SCENE
 # compiled in, runs it under qemu-system-arm -singlestep -d exec,nochain and counts every
-# executed address (bench/m4prof.c). Counts are exact instructions, as make bench's, of
-# loading the scene (or snapshot), STEPS steps and a hash after each step: keep STEPS small
-# (each step of pyramid20 is about 20 M instructions, which QEMU takes about a minute to
-# log), and read the core's functions. Only the code's addresses change with -g (checked: the same
-# instructions), so the lines are those of the benchmarked build. Output in build/m4prof*/:
-# profile.pcs (address count), functions.txt, lines.txt (the innermost inlined line).
+# executed address (bench/m4prof.c) and the branches taken there. Counts are exact
+# instructions, as make bench's, of loading the scene (or snapshot), STEPS steps and a hash
+# after each step: keep STEPS small (each step of pyramid20 is about 20 M instructions, which
+# QEMU takes about a minute to log), and read the core's functions. Only the code's addresses
+# change with -g (checked: the same instructions), so the lines are those of the benchmarked
+# build. Output in build/m4prof*/: profile.pcs (address, count, branches taken there),
+# functions.txt, lines.txt (the innermost inlined line).
 set -eu
 cd "$(dirname "$0")/.."
 lowram=0
