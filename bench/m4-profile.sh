@@ -3,29 +3,34 @@
 # bench/m4-profile.sh: where an emulated Cortex-M4 spends its instructions, by function and
 # by source line (the M4 has no callgrind; make bench gives stage totals only).
 #
-#   sh bench/m4-profile.sh [-l] [-a AT] [-n N] SCENE STEPS
+#   sh bench/m4-profile.sh [-l] [-0] [-a AT] [-n N] SCENE STEPS
 #     -l    the low-RAM layout (QP_CFG_LOW_RAM=1, the micro:bit's)
+#     -0    Cortex-M0 code (ARMv6-M, -mcpu=cortex-m0), run unchanged on the Cortex-M3 model
+#           (qemu-mps2-an385, 4 MB of RAM where the micro:bit has 16 KB): the M0's instructions
 #     -a AT start from step AT: the host's qphys runs the scene AT steps and saves a snapshot,
 #           which the board resumes (a later window than the first steps, which collide anew)
 #     -n N  print the N largest functions and lines (default 30)
 #
 # Builds the board scene runner (tests/target/scene_main.c) for qemu-mps2-an386 with SCENE
 # compiled in, runs it under qemu-system-arm -singlestep -d exec,nochain and counts every
-# executed address (bench/m4prof.c). Counts are exact instructions, as make bench's, of
-# loading the scene (or snapshot), STEPS steps and a hash after each step: keep STEPS small
-# (each step of pyramid20 is about 20 M instructions, which QEMU takes about a minute to
-# log), and read the core's functions. Only the code's addresses change with -g (checked: the same
-# instructions), so the lines are those of the benchmarked build. Output in build/m4prof*/:
-# profile.pcs (address count), functions.txt, lines.txt (the innermost inlined line).
+# executed address (bench/m4prof.c) and the branches taken there. Counts are exact
+# instructions, as make bench's, of loading the scene (or snapshot), STEPS steps and a hash
+# after each step: keep STEPS small (each step of pyramid20 is about 20 M instructions, which
+# QEMU takes about a minute to log), and read the core's functions. Only the code's addresses
+# change with -g (checked: the same instructions), so the lines are those of the benchmarked
+# build. Output in build/m4prof*/: profile.pcs (address, count, branches taken there),
+# functions.txt, lines.txt (the innermost inlined line).
 set -eu
 cd "$(dirname "$0")/.."
 lowram=0
+m0=0
 top=30
 at=0
-usage="usage: $0 [-l] [-a AT] [-n N] SCENE STEPS"
-while getopts la:n: opt; do
+usage="usage: $0 [-l] [-0] [-a AT] [-n N] SCENE STEPS"
+while getopts l0a:n: opt; do
   case $opt in
     l) lowram=1 ;;
+    0) m0=1 ;;
     a) at=$OPTARG ;;
     n) top=$OPTARG ;;
     *) echo "$usage" >&2; exit 2 ;;
@@ -44,6 +49,8 @@ done
 
 if [ $lowram = 1 ]; then dir=build/m4prof-lowram; pools="-DQP_CFG_LOW_RAM=1 -g"
 else dir=build/m4prof; pools="-g"; fi
+board=qemu-mps2-an386 cpu=""
+if [ $m0 = 1 ]; then dir=$dir-m0 board=qemu-mps2-an385 cpu="-mthumb -mcpu=cortex-m0 -mfloat-abi=soft"; fi
 gen=$dir/gen
 mkdir -p "$gen"
 if [ "$at" -gt 0 ]; then
@@ -52,8 +59,9 @@ if [ "$at" -gt 0 ]; then
   scene=$gen/at.qps
 fi
 sh tools/embed-scene.sh "$scene" "$steps" "$gen/scene_data.h"
-set -- BOARD=qemu-mps2-an386 BOARD_DIR="$dir" BOARD_POOLS="$pools" APP=scene \
+set -- BOARD=$board BOARD_DIR="$dir" BOARD_POOLS="$pools" APP=scene \
   APP_SRCS_scene=tests/target/scene_main.c APP_CFLAGS_scene="-I$gen"
+[ -z "$cpu" ] || set -- "$@" CPU_FLAGS="$cpu"
 ${MAKE:-make} -s "$@" >&2
 ${CC:-cc} -O2 -o "$dir/m4prof" bench/m4prof.c
 run=$(${MAKE:-make} -s --no-print-directory "$@" RUN_TIMEOUT=3600 print-run | sed 's/-icount shift=0//')

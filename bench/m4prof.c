@@ -4,7 +4,9 @@
  *   m4prof < LOG          reads QEMU's execution log, as qemu-system-arm -singlestep
  *                         -d exec,nochain writes it: one "Trace N: HOST [CPU/PC/FLAGS/CFLAGS]"
  *                         line per translation block, which -singlestep makes one instruction.
- *                         Prints "PC COUNT" (PC in hex, ascending) for every address executed.
+ *                         Prints "PC COUNT JUMPS" (PC in hex, ascending) for every address
+ *                         executed: JUMPS counts the times the next instruction was not the
+ *                         one after it (PC+2 or PC+4), i.e. a branch taken there (or an exception).
  *   m4prof -f SYMBOLS < PCS   sums those counts by function: SYMBOLS is `nm -S -n` of the
  *                         program (address, size, type, name), text symbols only; prints
  *                         "COUNT SHARE NAME" per function, unsorted ("?" outside them).
@@ -18,12 +20,13 @@
 /* Thumb instructions sit on even addresses; the boards' code is in the first 4 MB. */
 #define CODE_HALFWORDS (1u << 21)
 
-static uint64_t counts[CODE_HALFWORDS];
+static uint64_t counts[CODE_HALFWORDS], jumps[CODE_HALFWORDS];
 
 static int count_trace(void)
 {
     char line[512];
     uint64_t total = 0, outside = 0;
+    unsigned long prev = ~0ul;
     while (fgets(line, sizeof line, stdin)) {
         if (strncmp(line, "Trace ", 6) != 0) continue;
         const char *open = strchr(line, '[');
@@ -33,9 +36,11 @@ static int count_trace(void)
         total++;
         if (pc / 2 < CODE_HALFWORDS) counts[pc / 2]++;
         else outside++;
+        if (prev / 2 < CODE_HALFWORDS && pc != prev + 2 && pc != prev + 4) jumps[prev / 2]++;
+        prev = pc;
     }
     for (uint32_t i = 0; i < CODE_HALFWORDS; i++)
-        if (counts[i]) printf("%" PRIx32 " %" PRIu64 "\n", i * 2, counts[i]);
+        if (counts[i]) printf("%" PRIx32 " %" PRIu64 " %" PRIu64 "\n", i * 2, counts[i], jumps[i]);
     fprintf(stderr, "m4prof: %" PRIu64 " instructions", total);
     if (outside) fprintf(stderr, " (%" PRIu64 " above 4 MB, not listed)", outside);
     fprintf(stderr, "\n");
@@ -73,7 +78,7 @@ static int by_function(const char *path)
     int s = 0;
     unsigned long pc;
     uint64_t c;
-    while (scanf("%lx %" SCNu64, &pc, &c) == 2) {   /* ascending, as count_trace prints */
+    while (fgets(line, sizeof line, stdin) && sscanf(line, "%lx %" SCNu64, &pc, &c) == 2) { /* ascending */
         total += c;
         while (s < n && symbols[s].hi <= pc) s++;
         if (s < n && symbols[s].lo <= pc) symbols[s].count += c;

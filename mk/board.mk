@@ -7,6 +7,11 @@
 #   make BOARD=<name> size          flash (text+data) and RAM (data+bss+stack) against the board's limits
 #   make BOARD=<name> check-core    no float helpers and no heap calls in the core's ARM objects
 #   make BOARD=<name> clean         remove build/<name>/ only
+#   make BOARD=<name> scene SCENE=path [STEPS=300]   the scene's "step hash" lines, from the board
+#   make BOARD=<name> movie SCENE=path [STEPS=60] [MOVIE=out.gif] [EVERY=2] [SIZE=400x300]
+#                                   the board streams every step's poses (frame lines with a CRC);
+#                                   the host draws them into a GIF and fails unless every frame's
+#                                   hash and poses equal its own run's (qphys render --poses)
 #   make BOARD=<name> print-run     the QEMU command line [RUN_ELF=file]; make itself can only exit 0 or
 #                                   2, so for the app's exact exit status: sh -c "$(make -s BOARD=x print-run)"
 #
@@ -43,6 +48,9 @@ APP_SRCS_probe ?= tests/probe/probe.c
 # make BOARD=x scene SCENE=path STEPS=N: the scene's text is compiled into the image.
 APP_SRCS_scene ?= tests/target/scene_main.c
 APP_CFLAGS_scene ?= -I$(BOARD_DIR)/scene-gen
+# make BOARD=x movie SCENE=path STEPS=N: the same runner, printing every step's poses.
+APP_SRCS_movie ?= tests/target/scene_main.c
+APP_CFLAGS_movie ?= -DSCENE_POSES -I$(BOARD_DIR)/movie-gen
 ifeq ($(strip $(APP_SRCS_$(APP))),)
 $(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
 endif
@@ -284,4 +292,24 @@ ifeq ($(BOARD_RUN),none)
 	@echo "scene: with: head -n $(or $(STEPS),300) tests/scenes/golden/$(basename $(notdir $(SCENE))).hashes (docs/porting.md)"
 else
 	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=scene run
+endif
+
+# ---- what the board computed, as a picture ----------------------------------------------
+# make BOARD=x movie SCENE=path [STEPS=60]: the board runs the scene and prints one frame line per
+# step (tests/target/scene_main.c with SCENE_POSES), kept in $(B_DIR)/movie.poses; the host's qphys
+# checks each against its own run and draws them (qphys render --poses) into MOVIE.
+MOVIE ?= $(B_DIR)/movie.gif
+.PHONY: movie
+movie:
+	@test -n "$(SCENE)" || { echo "usage: make BOARD=$(BOARD) movie SCENE=path/to.scene [STEPS=60] [MOVIE=out.gif]" >&2; exit 2; }
+	@sh tools/embed-scene.sh "$(SCENE)" "$(or $(STEPS),60)" $(BOARD_DIR)/movie-gen/scene_data.h
+	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=movie board
+	@$(MAKE) -s --no-print-directory BOARD= build/host/qphys
+ifeq ($(BOARD_RUN),none)
+	@echo "movie: $(BOARD) is build only: flash $(B_DIR)/movie.$(or $(lastword $(FLASH_IMAGES)),elf), save its console"
+	@echo "movie: to a file and draw it: build/host/qphys render $(SCENE) --poses FILE -o $(MOVIE)"
+else
+	@$(MAKE) -s --no-print-directory BOARD=$(BOARD) APP=movie run > $(B_DIR)/movie.poses
+	@build/host/qphys render "$(SCENE)" --poses $(B_DIR)/movie.poses --every $(or $(EVERY),2) \
+	  --size $(or $(SIZE),400x300) --title "$(BOARD): $(basename $(notdir $(SCENE)))" -o $(MOVIE)
 endif

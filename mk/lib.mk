@@ -11,6 +11,10 @@
 #                                 objects: no float helpers, no heap, and no FPU instruction.
 # Both use the pinned libfixmath configuration (FIXMATH_FLAGS) and the default pool sizes of
 # include/qphys/config.h: a program must be compiled with the same (else QP_ERR_CONFIG).
+# make lib takes other pools for a board's RAM, and a folder of its own for them (its objects
+# are not rebuilt when only the flags change), e.g. examples/firmware/Makefile:
+#   make lib CPU=cortex-m4f LIB_POOLS="-DQP_CFG_MAX_BODIES=16 ..." LIB_DIR=/abs/path
+# and the program is compiled with the same LIB_POOLS.
 
 QPHYS_VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
@@ -31,9 +35,10 @@ endif
 include boards/cpu/$(CPU).mk
 L_CROSS  := $(if $(filter riscv,$(CPU_ARCH)),riscv64-unknown-elf-,arm-none-eabi-)
 L_CC     := $(L_CROSS)gcc
-L_DIR    := build/lib/$(CPU)
+LIB_DIR  ?= build/lib/$(CPU)
+L_DIR    := $(LIB_DIR)
 LIB_OPT  ?= -O2
-L_BASE   := $(CPU_FLAGS) $(LIB_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP
+L_BASE   := $(CPU_FLAGS) $(LIB_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP $(LIB_POOLS)
 L_FIX_OBJS  := $(patsubst $(FIXMATH_DIR)/%.c,$(L_DIR)/obj/fixmath/%.o,$(FIXMATH_SRCS))
 L_CORE_OBJS := $(patsubst src/%.c,$(L_DIR)/obj/core/%.o,$(CORE_SRCS))
 L_LIB       := $(L_DIR)/obj/libqphys.a

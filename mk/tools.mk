@@ -22,7 +22,7 @@ HAVE_PICTURE_LIBS = $(shell printf '\#include <png.h>\n\#include <gif_lib.h>\n' 
 QPHYS_RENDER ?= $(if $(filter host,$(BUILD_TAG)),$(HAVE_PICTURE_LIBS))
 VIEWER_DRAW_OBJS := $(addprefix $(OUT)/viewer/,raster.o font.o draw.o load.o image_io.o)
 ifeq ($(QPHYS_RENDER),1)
-RENDER_OBJS := $(VIEWER_DRAW_OBJS) $(OUT)/viewer/render.o
+RENDER_OBJS := $(VIEWER_DRAW_OBJS) $(OUT)/viewer/poses.o $(OUT)/viewer/render.o
 RENDER_LIBS := -lpng -lgif -lm
 else
 RENDER_OBJS := $(OUT)/tools/render_stub.o
@@ -79,4 +79,4 @@ $(OUT)/pixels: tools/viewer/pixels.c $(OUT)/viewer/image_io.o
 pictures: $(QPHYS_TOOL)
 	@sh tools/pictures.sh
 
--include $(QPHYS_TOOL).d $(VIEWER_DRAW_OBJS:.o=.d) $(OUT)/viewer/render.d $(OUT)/viewer/viewer.d
+-include $(QPHYS_TOOL).d $(VIEWER_DRAW_OBJS:.o=.d) $(OUT)/viewer/render.d $(OUT)/viewer/poses.d $(OUT)/viewer/viewer.d

@@ -31,6 +31,13 @@ uint32_t qp_port_ticks(void);
 uint32_t qp_port_tick_hz(void);
 /* The same counter widened to 64 bits; on Cortex-M read it at least once per 2^24 ticks. */
 uint64_t qp_port_ticks64(void);
+/* Core clock cycles, free-running, wrapping at 2^32 (take differences as uint32_t):
+ * DWT CYCCNT on ARMv7-M (M3, M4, M7), SysTick on ARMv6-M (M0, M0+; read it at least once
+ * per 2^24 cycles). qp_port_cycles_running() says whether the count is real: it times a
+ * loop of known length, and a counter that moves less than once per instruction (QEMU's
+ * models: no DWT, SysTick on virtual time) or not at all (host, RISC-V) is not. */
+int qp_port_cycles_running(void);
+uint32_t qp_port_cycles(void);
 /* Flush the console and stop with exit status code (0..255); never returns. */
 QP_PORT_NORETURN void qp_port_exit(int code);
 

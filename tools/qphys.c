@@ -80,6 +80,7 @@ static const char usage_text[] =
     "       qphys verify PATH... [-j N] [--junit FILE]\n"
     "       qphys check SCENE\n"
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
+    "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       qphys --help | --version\n"
     "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";

@@ -119,6 +119,9 @@ done
 [ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
 check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
 check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
+check "cycles per step only from a counter that counts: n/a on QEMU's clock, counted and doubling when QEMU's clock is slowed (micro:bit SysTick), n/a on the M4 without DWT" sh tests/scripts/port-cycles.sh
+check "what the board computed: make BOARD=microbit movie draws stack20's 60 steps from the board's poses, every frame equal to the host's; damage and divergence caught" sh tests/scripts/board-movie.sh
+check "examples/firmware (Nucleo-F411RE against make lib CPU=cortex-m4f): builds, fits 512 KB/128 KB, no heap or float helper; on QEMU's STM32F405 its lines carry the host's hashes" sh tests/scripts/firmware-example.sh
 check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tools/test-stack.sh
 [ -f tools/scene-check.sh ] && . tools/scene-check.sh
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh

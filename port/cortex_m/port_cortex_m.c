@@ -10,6 +10,13 @@
  * instructions (microbit: 16 MHz, 62.5 instructions), the same on every run. Call these
  * figures "instructions", not cycles: real Cortex-M cycles differ.
  *
+ * Cycles: DWT CYCCNT on ARMv7-M (enabled here: DEMCR.TRCENA, then DWT_CTRL.CYCCNTENA),
+ * SysTick itself on ARMv6-M, which has no DWT counter (its SysTick counts the core clock).
+ * Whether the count is real is measured once: a loop of LOOP_ITERATIONS iterations takes at
+ * least one cycle each on any core (its turn is several instructions, and the M7 issues two
+ * a cycle at best), so a cycle counter moves at least that much. QEMU implements no DWT (CYCCNT stays 0) and its
+ * SysTick runs on virtual time, one tick per 40 or 62.5 instructions, so neither passes.
+ *
  * Exit: with a debugger (or QEMU) to report to, SYS_EXIT_EXTENDED with
  * {ADP_Stopped_ApplicationExit, code}, so QEMU exits with the program's exit status.
  * Without one a semihosting breakpoint hard-faults, so the board resets instead
@@ -32,10 +39,18 @@
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 #define SYST_MASK 0x00FFFFFFu
+#define DEMCR (*(volatile uint32_t *)0xE000EDFCu)
+#define DEMCR_TRCENA (1u << 24)
+#define DWT_CTRL (*(volatile uint32_t *)0xE0001000u)
+#define DWT_CTRL_NOCYCCNT (1u << 25)
+#define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
+#define DWT_LAR (*(volatile uint32_t *)0xE0001FB0u) /* the M7's lock; elsewhere ignored */
+#define LOOP_ITERATIONS 1024u
 
 static uint8_t port_ready;
 static uint32_t tick_last; /* last raw SysTick value read */
 static uint64_t tick_acc;  /* ticks counted so far */
+static int8_t cycles_state = -1; /* -1 not measured yet, 0 no cycle counter, 1 counting */
 
 void qp_port_init(void)
 {
@@ -49,6 +64,14 @@ void qp_port_init(void)
     tick_last = 0u;
     tick_acc = 0u;
     SYST_CSR = 5u; /* ENABLE | CLKSOURCE (processor clock), no TICKINT */
+#if !defined(__ARM_ARCH_6M__)
+    DEMCR |= DEMCR_TRCENA;
+    DWT_LAR = 0xC5ACCE55u;
+    if (!(DWT_CTRL & DWT_CTRL_NOCYCCNT)) {
+        DWT_CYCCNT = 0u;
+        DWT_CTRL |= 1u; /* CYCCNTENA */
+    }
+#endif
     board_console_init();
 }
 
@@ -68,6 +91,27 @@ uint32_t qp_port_ticks(void)
 uint32_t qp_port_tick_hz(void)
 {
     return QP_BOARD_CPU_HZ;
+}
+
+uint32_t qp_port_cycles(void)
+{
+#if defined(__ARM_ARCH_6M__)
+    return (uint32_t)qp_port_ticks64();
+#else
+    return DWT_CYCCNT;
+#endif
+}
+
+int qp_port_cycles_running(void)
+{
+    if (cycles_state < 0) {
+        volatile uint32_t n = LOOP_ITERATIONS; /* volatile: the loop stays, load and store each turn */
+        const uint32_t t0 = qp_port_cycles();
+        while (n > 0u) n = n - 1u;
+        const uint32_t dt = qp_port_cycles() - t0;
+        cycles_state = dt >= LOOP_ITERATIONS ? 1 : 0;
+    }
+    return cycles_state;
 }
 
 /* Report the exit status to a debugger (semihosting)? Board.mk's PORT_EXIT decides, and

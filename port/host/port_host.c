@@ -40,6 +40,17 @@ uint32_t qp_port_tick_hz(void)
     return 1000000000u;
 }
 
+/* A hosted program has no cycle counter of its own (perf counters need privileges). */
+int qp_port_cycles_running(void)
+{
+    return 0;
+}
+
+uint32_t qp_port_cycles(void)
+{
+    return 0u;
+}
+
 void qp_port_exit(int code)
 {
     fflush(stdout);

@@ -55,6 +55,19 @@ uint32_t qp_port_tick_hz(void)
     return 1u;
 }
 
+int qp_port_cycles_running(void)
+{
+    /* 1 if qp_port_cycles() counts the core's clock cycles (time a loop of known length,
+     * as port/cortex_m does), else 0: the apps then print "n/a" instead of a number. */
+    return 0;
+}
+
+uint32_t qp_port_cycles(void)
+{
+    /* A free-running cycle counter (low 32 bits), or 0 when there is none. */
+    return 0u;
+}
+
 void qp_port_exit(int code)
 {
     /* Flush the console, hand code to whoever runs the program, then stop. */

@@ -4,6 +4,7 @@
  * kind of operation and one over everything. Every target must print the same
  * lines: tools/cross-check.sh compares them. */
 #include <stdint.h>
+#include "qp_fmt.h"
 #include "qp_port.h"
 #include "qphys/hash.h"
 #include "qphys/math.h"
@@ -89,6 +90,8 @@ int main(void)
     uint32_t h[K_COUNT];
     for (int k = 0; k < K_COUNT; k++) h[k] = QP_HASH_INIT;
     const int32_t M = 0x7FFFFFFF, R100 = QP_INT(100), R180 = QP_INT(180);
+    const int counting = qp_port_cycles_running();
+    const uint32_t c0 = counting ? qp_port_cycles() : 0u;
 
     for (long i = 0; i < PROBE_ROUNDS; i++) {
         fix16_t a = rnd(M);
@@ -151,6 +154,15 @@ int main(void)
         sym.m[0][1] = sym.m[1][0] = rnd(QP_INT(10));
         qp_mat3 rot = qp_mat3_rotate(&ra, &sym);
         h[K_MAT] = hm(h[K_MAT], (const int32_t(*)[3])rot.m);
+    }
+    /* On a board with a cycle counter (not QEMU, not the host): the cycles of one round. */
+    if (counting) {
+        char buf[QP_FMT_BUF];
+        qp_port_puts("cycles per round: ");
+        qp_port_write(buf, qp_fmt_u32(buf, (qp_port_cycles() - c0) / (uint32_t)PROBE_ROUNDS));
+        qp_port_puts("\n");
+    } else {
+        qp_port_puts("cycles: n/a (counter not running)\n");
     }
     uint32_t all = QP_HASH_INIT;
     for (int k = 0; k < K_COUNT; k++) {

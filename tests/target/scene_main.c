@@ -15,6 +15,17 @@
  * at the step where the pair or contact pool overflows.
  * Output goes through qp_port.h and qp_fmt.h only (no printf).
  *
+ * After the last step it prints "cycles per step: mean N, max M" when the port has a cycle
+ * counter that counts (qp_port_cycles_running: a real Cortex-M board), else
+ * "cycles: n/a (counter not running)" (QEMU, the host).
+ *
+ * Built with -DSCENE_POSES (make BOARD=x movie), each step prints a frame line instead of
+ * the "step hash" line: every body's pose, checked by a CRC, for `qphys render --poses`:
+ *   F STEP HASH COUNT BODY... *CRC
+ * STEP decimal; HASH the world hash, 8 hex digits; COUNT the bodies, then one word per body in
+ * slot order: 56 hex digits, the centre of mass x y z (Q16.16) and the rotation w x y z
+ * (Q2.30), 8 digits each as uint32; CRC the CRC-32 (IEEE) of the line's bytes before the '*'.
+ *
  * Built with -DSCENE_STACK_REPORT (Cortex-M boards: the linker script's __stack_limit and
  * __stack_top), it paints the free stack first and, after the last step, prints
  * "stack N of M bytes": the deepest use of loading the scene and stepping it
@@ -64,6 +75,67 @@ static void put_num(int v)
     qp_port_write(buf, qp_fmt_i32(buf, v));
 }
 
+#ifdef SCENE_POSES
+static uint32_t line_crc;
+
+/* CRC-32 (IEEE 802.3, reflected, bit by bit: no table in a 16 KB board's RAM or flash). */
+static void emit(const char *s, unsigned n)
+{
+    uint32_t c = line_crc;
+    for (unsigned i = 0; i < n; i++) {
+        c ^= (uint8_t)s[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    line_crc = c;
+    qp_port_write(s, n);
+}
+
+static void emit_frame(long step)
+{
+    char buf[8 * 7 + 1];
+    unsigned n = 0;
+    int count = 0;
+    for (int i = 1; i <= qp_world_capacity(); i++) count += !qp_body_id_is_null(qp_world_body_at(&world, i));
+    line_crc = 0xFFFFFFFFu;
+    emit("F ", 2);
+    emit(buf, qp_fmt_u32(buf, (uint32_t)step));
+    emit(" ", 1);
+    emit(buf, qp_fmt_hex32(buf, qp_world_hash(&world)));
+    emit(" ", 1);
+    emit(buf, qp_fmt_u32(buf, (uint32_t)count));
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(&world, i);
+        if (qp_body_id_is_null(id)) continue;
+        const qp_vec3 c = qp_body_center(&world, id);
+        const qp_quat q = qp_body_rotation(&world, id);
+        const int32_t v[7] = { c.x, c.y, c.z, q.w, q.x, q.y, q.z };
+        emit(" ", 1);
+        for (n = 0; n < 7u * 8u; n += 8) (void)qp_fmt_hex32(buf + n, (uint32_t)v[n / 8]);
+        emit(buf, n);
+    }
+    emit(" ", 1);
+    n = qp_fmt_hex32(buf + 1, ~line_crc) + 1;
+    buf[0] = '*';
+    buf[n++] = '\n';
+    qp_port_write(buf, n);
+}
+#endif
+
+/* Cycles per step, or why there are none. */
+static void put_cycles(uint64_t sum, uint32_t max, long steps)
+{
+    if (!qp_port_cycles_running()) {
+        qp_port_puts("cycles: n/a (counter not running)\n");
+        return;
+    }
+    char buf[QP_FMT_BUF];
+    qp_port_puts("cycles per step: mean ");
+    qp_port_write(buf, qp_fmt_u32(buf, (uint32_t)(steps > 0 ? sum / (uint64_t)steps : 0u)));
+    qp_port_puts(", max ");
+    qp_port_write(buf, qp_fmt_u32(buf, max));
+    qp_port_puts("\n");
+}
+
 int main(void)
 {
 #ifdef SCENE_STACK_REPORT
@@ -96,10 +168,21 @@ int main(void)
         qp_port_puts("\n");
         qp_port_exit(2);
     }
-    char line[QP_FMT_BUF * 2 + 2];
     const long first = (long)qp_world_get_stats(&world).step; /* a resumed run numbers on */
+    const int counting = qp_port_cycles_running(); /* measured once, before the steps */
+    uint64_t cycles_sum = 0;
+    uint32_t cycles_max = 0;
+#ifdef SCENE_POSES
+    emit_frame(first); /* the scene as loaded */
+#endif
     for (long s = 1; s <= (long)(SCENE_STEPS); s++) {
+        const uint32_t c0 = counting ? qp_port_cycles() : 0u;
         qp_world_step(&world);
+        if (counting) {
+            const uint32_t dc = qp_port_cycles() - c0;
+            cycles_sum += dc;
+            if (dc > cycles_max) cycles_max = dc;
+        }
 #ifdef QP_CFG_POOLS_CUSTOM
         if (qp_world_get_stats(&world).overflows > 0) {
             /* Pairs and contacts are only known as the scene runs: from here on
@@ -112,12 +195,18 @@ int main(void)
             qp_port_exit(3);
         }
 #endif
+#ifdef SCENE_POSES
+        emit_frame(first + s);
+#else
+        char line[QP_FMT_BUF * 2 + 2];
         unsigned n = qp_fmt_u32(line, (uint32_t)(first + s));
         line[n++] = ' ';
         n += qp_fmt_hex32(line + n, qp_world_hash(&world));
         line[n++] = '\n';
         qp_port_write(line, n);
+#endif
     }
+    put_cycles(cycles_sum, cycles_max, (long)(SCENE_STEPS));
 #ifdef SCENE_STACK_REPORT
     qp_port_puts("stack ");
     put_num((int)stack_used());

@@ -141,15 +141,26 @@ void vw_camera_ray(const vw_camera *c, int w, int h, float sx, float sy, float o
 
 /* ---- bounds -------------------------------------------------------------------------- */
 
-/* A shape's world pose: centre and rotation. */
-static void shape_pose(const qp_world *w, qp_body_id id, const qp_shape *s, v3 *centre, m3 *rot)
+/* A body's centre of mass, from the world or from poses (slot-indexed) when given. */
+static v3 body_center(const qp_world *w, qp_body_id id, const vw_pose *poses)
 {
-    m3 rb = quat_m3(qp_body_rotation(w, id)), rs = quat_m3(s->rotation);
-    *centre = add(vfx(qp_body_center(w, id)), mul(&rb, vfx(s->offset)));
+    return vfx(poses ? poses[id.index].center : qp_body_center(w, id));
+}
+
+/* A shape's world pose: centre and rotation. */
+static void shape_pose(const qp_world *w, qp_body_id id, const qp_shape *s, const vw_pose *poses, v3 *centre, m3 *rot)
+{
+    m3 rb = quat_m3(poses ? poses[id.index].rotation : qp_body_rotation(w, id)), rs = quat_m3(s->rotation);
+    *centre = add(body_center(w, id, poses), mul(&rb, vfx(s->offset)));
     *rot = mmul(&rb, &rs);
 }
 
 bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
+{
+    return vw_posed_bounds(w, 0, lo, hi);
+}
+
+bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float hi[3])
 {
     bool any = false;
     for (int i = 1; i <= qp_world_capacity(); i++) {
@@ -160,7 +171,7 @@ bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
             if (!s || s->type == QP_SHAPE_PLANE) continue;
             v3 c;
             m3 r;
-            shape_pose(w, id, s, &c, &r);
+            shape_pose(w, id, s, poses, &c, &r);
             v3 e;
             if (s->type == QP_SHAPE_BOX) {
                 v3 h = vfx(s->half);
@@ -190,6 +201,7 @@ typedef struct {
     v3 light;
     rs_color color;      /* base colour of what is being drawn; alpha used as is */
     bool write_depth;
+    const vw_pose *poses; /* vw_draw_opts.poses */
 } painter;
 
 static rs_vertex project(const view *v, v3 p)
@@ -407,7 +419,7 @@ static void draw_body(painter *pt, const qp_world *w, qp_body_id id)
         if (!s || s->type == QP_SHAPE_PLANE) continue;
         v3 c;
         m3 r;
-        shape_pose(w, id, s, &c, &r);
+        shape_pose(w, id, s, pt->poses, &c, &r);
         if (s->type == QP_SHAPE_BOX) draw_box(pt, c, &r, vfx(s->half));
         else draw_round(pt, c, &r, fx(s->radius), s->type == QP_SHAPE_CAPSULE ? fx(s->half_height) : 0.0f);
     }
@@ -472,6 +484,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     pt.v = make_view(cam, img->w, img->h);
     pt.light = norm(V(0.35f, 0.85f, 0.5f));
     pt.write_depth = true;
+    pt.poses = o->poses;
     rs_color sky_top = { 46, 52, 64, 255 }, sky_bottom = { 118, 126, 138, 255 };
     rs_clear(img, sky_top, sky_bottom);
     compute_islands(w);
@@ -491,7 +504,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
             if (!s || s->type != QP_SHAPE_PLANE) continue;
             v3 c;
             m3 r;
-            shape_pose(w, id, s, &c, &r);
+            shape_pose(w, id, s, pt.poses, &c, &r);
             v3 n = norm(mul(&r, vq30(s->normal)));
             /* n.p = offset in the shape frame, whose origin is at c. */
             pt.color = ground_color;
@@ -499,7 +512,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
         }
         rs_color col = body_color(w, id, o, levels);
         if (col.a < 255) {
-            v3 d = sub(vfx(qp_body_center(w, id)), pt.v.eye);
+            v3 d = sub(body_center(w, id, pt.poses), pt.v.eye);
             order[sleepers].d = dot(d, d);
             order[sleepers].index = i;
             sleepers++;
@@ -517,8 +530,8 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
         draw_body(&pt, w, id);
     }
     pt.write_depth = true;
-    if (o->contacts) draw_contacts(&pt, w);
-    draw_joints(&pt, w);
+    if (o->contacts && !o->poses) draw_contacts(&pt, w);
+    if (!o->poses) draw_joints(&pt, w); /* given poses carry no joints: drawn from the world, they could disagree */
     if (o->text_scale > 0) {
         rs_color tc = { 240, 240, 240, 255 };
         for (int l = 0; l < 4 && o->text[l]; l++)

@@ -12,6 +12,12 @@
 #include "qphys/world.h"
 #include "raster.h"
 
+/* A body's pose given from outside the world (what a board computed: qphys render --poses). */
+typedef struct {
+    qp_vec3 center;       /* centre of mass */
+    qp_quat rotation;
+} vw_pose;
+
 /* An orbit camera: it looks at target from dist metres away, turned yaw radians about
  * the vertical (0: from +z) and raised pitch radians above the horizon. */
 typedef struct {
@@ -32,12 +38,16 @@ typedef struct {
     bool contacts;        /* contact points and normals, drawn on top */
     int text_scale;       /* pixels per font pixel (0: no text) */
     const char *text[4];  /* lines of heads-up text, top left (null: none) */
+    const vw_pose *poses; /* null: the world's poses; else body slot i (1-based) is drawn at
+                           * poses[i] and the world gives only shapes and colours */
 } vw_draw_opts;
 
 const char *vw_color_mode_name(vw_color_mode m);
 
 /* The box holding every body but planes (false if there is none). */
 bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3]);
+/* The same with the bodies at poses (slot-indexed as vw_draw_opts.poses; null: the world's). */
+bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float hi[3]);
 /* A camera looking from the front, a little from the right and above. */
 void vw_camera_default(vw_camera *c);
 /* Move the camera back along its view until the box lo..hi fills the picture (aspect =

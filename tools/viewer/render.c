@@ -7,12 +7,20 @@
  *   options: --size WxH (default 400x300), --color state|islands|levels, --contacts,
  *            --hud (the viewer's heads-up line), --title TEXT (default: the file's name),
  *            --yaw DEG (the camera's turn about the vertical, 0: from +z; default 26)
+ *   qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif
+ *
+ * With --poses, the frames are what a board computed (make BOARD=x movie: the board scene
+ * runner's frame lines, poses.h): each frame draws the board's poses, every K-th of them
+ * (default 4). Meanwhile the host steps SCENE itself and checks every frame, drawn or not:
+ * the board's world hash and each body's pose must equal the host's, bit for bit. Exit
+ * status 1 when one differs (the GIF is written all the same: it shows the board's bodies).
  *
  * A PNG shows the world after N steps (default 0). A GIF shows steps A, A+K, ... up to B
  * (defaults A = 0, K = 4), each frame shown for K steps of simulated time. The camera
  * frames every body: in a GIF, every body at every frame (a first pass steps through
  * the range from a snapshot, a second one draws), so the camera holds still.
- * Exit status: 0 written, 2 bad input or usage.
+ * Exit status: 0 written (and with --poses, every frame equal), 1 a frame differs, 2 bad input
+ * or usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -24,6 +32,7 @@
 #include "draw.h"
 #include "image_io.h"
 #include "load.h"
+#include "poses.h"
 #include "qphys/world.h"
 
 int qphys_render(int argc, char **argv);
@@ -33,6 +42,7 @@ static qp_world world;
 static const char usage_text[] =
     "usage: qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png\n"
     "       qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif\n"
+    "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT,\n"
     "                --yaw DEG (the camera turned about the vertical; 0: from +z)\n";
 
@@ -79,9 +89,104 @@ static void grow_bounds(float lo[3], float hi[3], bool *any)
     *any = true;
 }
 
+/* The frames of a board (poses.h) checked against the host's run of the same world, from
+ * where it was loaded, and drawn into a GIF. */
+static int render_board(const char *poses_path, long every, const char *title, rs_image *img, vw_camera *cam,
+                        vw_draw_opts *opts, const char *out)
+{
+    vw_frames fr;
+    if (!vw_read_frames(poses_path, &fr)) return 2;
+    static vw_pose slot[QP_CFG_MAX_BODIES + 1]; /* one frame's poses by body slot */
+    int bodies = 0;
+    for (int i = 1; i <= qp_world_capacity(); i++) bodies += !qp_body_id_is_null(qp_world_body_at(&world, i));
+    long first = (long)qp_world_get_stats(&world).step;
+    /* Order and shape before anything is stepped or drawn. */
+    for (int k = 0; k < fr.n; k++) {
+        const vw_frame *f = &fr.frames[k];
+        if (f->count != bodies || f->step < first || (k > 0 && f->step <= fr.frames[k - 1].step)) {
+            fprintf(stderr, "qphys: render: %s: frame of step %ld: %s\n", poses_path, f->step,
+                    f->count != bodies ? "another number of bodies than the scene's" : "steps out of order");
+            vw_free_frames(&fr);
+            return 2;
+        }
+    }
+    /* Framing: every body of every frame, where the board put it. */
+    float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
+    bool any = false;
+    for (int k = 0; k < fr.n; k++) {
+        for (int i = 1, j = 0; i <= qp_world_capacity(); i++)
+            if (!qp_body_id_is_null(qp_world_body_at(&world, i))) slot[i] = fr.frames[k].poses[j++];
+        float l[3], h[3];
+        if (!vw_posed_bounds(&world, slot, l, h)) continue;
+        for (int a = 0; a < 3; a++) {
+            if (!any || l[a] < lo[a]) lo[a] = l[a];
+            if (!any || h[a] > hi[a]) hi[a] = h[a];
+        }
+        any = true;
+    }
+    vw_camera_fit(cam, lo, hi, (float)img->w / (float)img->h);
+
+    long long delay = ((long long)every * 100 * qp_world_get_def(&world)->dt + 32768) / 65536;
+    int delay_cs = delay > 65535 ? 65535 : delay < 2 ? 2 : (int)delay;
+    gif_anim *anim = gif_begin(img->w, img->h);
+    char line[160], check[160];
+    int drawn = 0, differ = 0;
+    long first_differ = -1;
+    opts->poses = slot;
+    opts->text_scale = img->w >= 800 ? 2 : 1;
+    for (int k = 0; k < fr.n; k++) {
+        const vw_frame *f = &fr.frames[k];
+        while ((long)qp_world_get_stats(&world).step < f->step) qp_world_step(&world);
+        uint32_t host = qp_world_hash(&world);
+        int moved = 0; /* the first body (slot) whose pose differs */
+        for (int i = 1, j = 0; i <= qp_world_capacity(); i++) {
+            qp_body_id id = qp_world_body_at(&world, i);
+            if (qp_body_id_is_null(id)) continue;
+            slot[i] = f->poses[j++];
+            qp_vec3 c = qp_body_center(&world, id);
+            qp_quat q = qp_body_rotation(&world, id);
+            bool equal = slot[i].center.x == c.x && slot[i].center.y == c.y && slot[i].center.z == c.z &&
+                         slot[i].rotation.w == q.w && slot[i].rotation.x == q.x && slot[i].rotation.y == q.y &&
+                         slot[i].rotation.z == q.z;
+            if (!equal && !moved) moved = i;
+        }
+        bool same = f->hash == host && !moved;
+        if (!same && differ++ == 0) {
+            first_differ = f->step;
+            if (f->hash != host)
+                fprintf(stderr, "qphys: render: step %ld: the board's world hash %08x differs from the host's %08x\n",
+                        f->step, (unsigned)f->hash, (unsigned)host);
+            else
+                fprintf(stderr, "qphys: render: step %ld: the board's pose of body %d differs from the host's\n", f->step,
+                        moved - 1);
+        }
+        if (k % every) continue;
+        snprintf(line, sizeof line, "%s  step %ld", title, f->step);
+        snprintf(check, sizeof check, "hash %08x %s", (unsigned)f->hash, same ? "= host" : " board != host");
+        opts->text[0] = line;
+        opts->text[1] = check;
+        opts->text[2] = 0;
+        vw_draw_world(img, &world, cam, opts);
+        drawn++;
+        if (!gif_add(anim, img->rgba, delay_cs)) {
+            vw_free_frames(&fr);
+            return fail("%s: out of memory", out);
+        }
+    }
+    bool ok = gif_finish(anim, out);
+    if (ok && differ)
+        fprintf(stderr, "render: %s: %d frames drawn; %d of %d board frames differ from the host's, the first at step %ld\n",
+                out, drawn, differ, fr.n, first_differ);
+    else if (ok)
+        fprintf(stderr, "render: %s: %d frames drawn; all %d board frames (steps %ld .. %ld) equal the host's: hash and every pose\n",
+                out, drawn, fr.n, fr.frames[0].step, fr.frames[fr.n - 1].step);
+    vw_free_frames(&fr);
+    return !ok ? 2 : differ ? 1 : 0;
+}
+
 int qphys_render(int argc, char **argv)
 {
-    const char *path = 0, *out = 0, *title = 0;
+    const char *path = 0, *out = 0, *title = 0, *poses = 0;
     double yaw_deg = 0;
     int has_yaw = 0;
     long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300;
@@ -92,7 +197,7 @@ int qphys_render(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
         bool takes = !strcmp(a, "--steps") || !strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--every") ||
                      !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title") ||
-                     !strcmp(a, "--yaw");
+                     !strcmp(a, "--yaw") || !strcmp(a, "--poses");
         if (takes && !v) return fail("option '%s' needs a value", a);
         if (!strcmp(a, "--steps")) { if (!parse_long(v, 0, 10000000, &steps)) return fail("--steps: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--from")) { if (!parse_long(v, 0, 10000000, &from)) return fail("--from: expected 0 .. 10000000, not '%s'", v); }
@@ -100,6 +205,7 @@ int qphys_render(int argc, char **argv)
         else if (!strcmp(a, "--every")) { if (!parse_long(v, 1, 100000, &every)) return fail("--every: expected 1 .. 100000, not '%s'", v); }
         else if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--title")) title = v;
+        else if (!strcmp(a, "--poses")) poses = v;
         else if (!strcmp(a, "--yaw")) {
             char *end;
             yaw_deg = strtod(v, &end);
@@ -136,9 +242,10 @@ int qphys_render(int argc, char **argv)
     }
     bool gif = ends_with(out, ".gif");
     if (!gif && !ends_with(out, ".png")) return fail("-o %s: the name must end in .png or .gif", out);
-    if (gif && to < 0) return fail("%s: an animation needs --to B (its last step)", out);
-    if (gif && to < from) return fail("--to must not be before --from (%s)", out);
-    if (gif && (to - from) / every + 1 > 2000) return fail("%s: more than 2000 frames", out);
+    if (poses && (!gif || to >= 0 || from || steps)) return fail("--poses %s: a GIF of the board's frames, with no --steps, --from or --to", poses);
+    if (gif && to < 0 && !poses) return fail("%s: an animation needs --to B (its last step)", out);
+    if (gif && !poses && to < from) return fail("--to must not be before --from (%s)", out);
+    if (gif && !poses && (to - from) / every + 1 > 2000) return fail("%s: more than 2000 frames", out);
     vw_file file;
     if (!vw_read_file(path, &file)) return 2;
     if (!vw_load(&world, path, &file)) {
@@ -158,6 +265,12 @@ int qphys_render(int argc, char **argv)
     vw_camera cam;
     vw_camera_default(&cam);
     if (has_yaw) cam.yaw = (float)(yaw_deg * 3.14159265358979 / 180.0);
+    if (poses) {
+        int rc = render_board(poses, every, title, &img, &cam, &opts, out);
+        rs_free(&img);
+        vw_free_file(&file);
+        return rc;
+    }
     long first = (long)qp_world_get_stats(&world).step;
     long start = gif ? from : steps, last = gif ? to : steps;
     for (long s = 0; s < start; s++) qp_world_step(&world);
