@@ -9,8 +9,10 @@
 #define DEF_BYTES 79ul     /* a body def without its shapes */
 #define FILTER_BYTES 7ul   /* set shape filter: slot u8, category, mask, group */
 #define JOINT_BYTES 79ul   /* a joint def */
+#define JOINT_FULL_BYTES (JOINT_BYTES + 42ul)   /* and the later kinds' options */
+#define MOTOR_BYTES 9ul    /* set joint motor: enable u8, speed, max force */
 
-_Static_assert(ENTRY_HEADER + JOINT_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
+_Static_assert(ENTRY_HEADER + JOINT_FULL_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
 _Static_assert(ENTRY_HEADER + DEF_BYTES + SHAPE_BYTES * QP_CFG_MAX_BODY_SHAPES == QP_INPUT_MAX_ENTRY,
                "QP_INPUT_MAX_ENTRY is the largest body create");
 
@@ -78,6 +80,9 @@ static unsigned long payload_size(qp_input_kind kind, const qp_body_def *def)
     case QP_INPUT_APPLY_IMPULSE: return 24;
     case QP_INPUT_SET_SHAPE_FILTER: return FILTER_BYTES;
     case QP_INPUT_CREATE_JOINT: return JOINT_BYTES;
+    case QP_INPUT_CREATE_JOINT_FULL: return JOINT_FULL_BYTES;
+    case QP_INPUT_SET_JOINT_MOTOR: return MOTOR_BYTES;
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: return 4;
     default: return 0;
     }
 }
@@ -167,11 +172,14 @@ void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_fil
     finish(w, &o);
 }
 
-/* Create (with its def) or destroy (def null) of joint id. */
+/* Create (with its def) or destroy (def null) of joint id. A def that uses the later
+ * kinds' options takes the longer entry; the first ones keep their bytes. */
 void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def)
 {
     out_bytes o;
-    if (!begin(w, &o, kind, id.index, id.generation, def ? JOINT_BYTES : 0)) return;
+    bool full = def && qp__joint_def_extended(def);
+    if (full) kind = QP_INPUT_CREATE_JOINT_FULL;
+    if (!begin(w, &o, kind, id.index, id.generation, def ? payload_size(kind, 0) : 0)) return;
     if (def) {
         put(&o, (uint32_t)def->type, 1);
         put(&o, def->a.index, 2);
@@ -189,6 +197,35 @@ void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_
         put_i(&o, def->max_length);
         put_i(&o, def->drift_time);
         put(&o, def->collide_connected ? 1u : 0u, 1);
+    }
+    if (full) {
+        put_i(&o, def->lower_translation);
+        put_i(&o, def->upper_translation);
+        put_i(&o, def->swing_angle);
+        put(&o, def->enable_motor ? 1u : 0u, 1);
+        put_i(&o, def->motor_speed);
+        put_i(&o, def->max_motor_force);
+        put(&o, def->enable_spring ? 1u : 0u, 1);
+        put_i(&o, def->spring_hz);
+        put_i(&o, def->spring_damping);
+        put_i(&o, def->spring_target);
+        put_i(&o, def->max_spring_force);
+        put_i(&o, def->break_impulse);
+    }
+    finish(w, &o);
+}
+
+void qp__record_joint_setting(qp_world *w, qp_input_kind kind, qp_joint_id id, bool enable, fix16_t value,
+                              fix16_t max_force)
+{
+    out_bytes o;
+    if (!begin(w, &o, kind, id.index, id.generation, payload_size(kind, 0))) return;
+    if (kind == QP_INPUT_SET_JOINT_MOTOR) {
+        put(&o, enable ? 1u : 0u, 1);
+        put_i(&o, value);
+        put_i(&o, max_force);
+    } else {
+        put_i(&o, value);
     }
     finish(w, &o);
 }
@@ -263,6 +300,8 @@ typedef struct {
     qp_shape_filter filter;
     qp_body_def def;
     qp_joint_def joint_def;
+    bool enable;                  /* set joint motor */
+    fix16_t value, max_force;     /* set joint motor, set spring target */
 } entry;
 
 static void get_def(in_bytes *in, qp_body_def *d)
@@ -309,7 +348,7 @@ static qp_body_id get_body_id(in_bytes *in)
 
 /* A joint def; damaged unless its bodies are named (not null) and different, and its
  * values pass the checks of qp_create_joint that need no world. */
-static void get_joint_def(in_bytes *in, qp_joint_def *d)
+static void get_joint_def(in_bytes *in, qp_joint_def *d, bool full)
 {
     *d = qp_default_joint_def();
     uint32_t type = get(in, 1);
@@ -327,8 +366,22 @@ static void get_joint_def(in_bytes *in, qp_joint_def *d)
     d->max_length = get_i(in);
     d->drift_time = get_i(in);
     d->collide_connected = get_bool(in);
+    if (full) {
+        d->lower_translation = get_i(in);
+        d->upper_translation = get_i(in);
+        d->swing_angle = get_i(in);
+        d->enable_motor = get_bool(in);
+        d->motor_speed = get_i(in);
+        d->max_motor_force = get_i(in);
+        d->enable_spring = get_bool(in);
+        d->spring_hz = get_i(in);
+        d->spring_damping = get_i(in);
+        d->spring_target = get_i(in);
+        d->max_spring_force = get_i(in);
+        d->break_impulse = get_i(in);
+    }
     if (in->bad) return;
-    if (type > QP_JOINT_DISTANCE || d->a.index == 0 || d->a.generation == 0 || d->b.index == 0 ||
+    if (type > (full ? QP_JOINT_CONE : QP_JOINT_DISTANCE) || (!full && qp__joint_def_extended(d)) || d->a.index == 0 || d->a.generation == 0 || d->b.index == 0 ||
         d->b.generation == 0 || d->a.index == d->b.index || qp__joint_def_check_values(d) != QP_OK)
         in->bad = 1;
 }
@@ -372,7 +425,14 @@ static void get_entry(in_bytes *in, entry *e)
         if (e->shape >= QP_CFG_MAX_BODY_SHAPES) in->bad = 1;
         e->filter = get_filter(in);
         break;
-    case QP_INPUT_CREATE_JOINT: get_joint_def(in, &e->joint_def); break;
+    case QP_INPUT_CREATE_JOINT: get_joint_def(in, &e->joint_def, false); break;
+    case QP_INPUT_CREATE_JOINT_FULL: get_joint_def(in, &e->joint_def, true); break;
+    case QP_INPUT_SET_JOINT_MOTOR:
+        e->enable = get_bool(in);
+        e->value = get_i(in);
+        e->max_force = get_i(in);
+        break;
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: e->value = get_i(in); break;
     default: break;
     }
 }
@@ -400,12 +460,15 @@ static qp_result apply(qp_world *w, const entry *e, qp_body_id *got, qp_joint_id
         qp_body_clear_flags(w, e->id);
         return QP_OK;
     case QP_INPUT_SET_SHAPE_FILTER: return qp_body_set_shape_filter(w, e->id, e->shape, e->filter);
-    case QP_INPUT_CREATE_JOINT: {
+    case QP_INPUT_CREATE_JOINT:
+    case QP_INPUT_CREATE_JOINT_FULL: {
         qp_result r;
         *joint_got = qp_create_joint(w, &e->joint_def, &r);
         return r;
     }
     case QP_INPUT_DESTROY_JOINT: return qp_destroy_joint(w, e->joint);
+    case QP_INPUT_SET_JOINT_MOTOR: return qp_joint_set_motor(w, e->joint, e->enable, e->value, e->max_force);
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: return qp_joint_set_spring_target(w, e->joint, e->value);
     default: return QP_ERR_PARAM;   /* not reached: get_entry refused it */
     }
 }
@@ -442,7 +505,7 @@ qp_result qp_input_replay_step(qp_world *w, const void *buf, unsigned long len, 
         if (r != QP_OK) return r;
         if (e.kind == QP_INPUT_CREATE_BODY && (got.index != e.id.index || got.generation != e.id.generation))
             return QP_ERR_INVALID_ID;
-        if (e.kind == QP_INPUT_CREATE_JOINT &&
+        if ((e.kind == QP_INPUT_CREATE_JOINT || e.kind == QP_INPUT_CREATE_JOINT_FULL) &&
             (joint_got.index != e.joint.index || joint_got.generation != e.joint.generation))
             return QP_ERR_INVALID_ID;
     }

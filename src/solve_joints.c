@@ -81,6 +81,99 @@ static fix16_t inverse_of(int64_t k)
 
 static bool body_can_move(const qp_body_state *b) { return qp__body_dynamic(b); }
 
+/* 1 / (d . (Ia + Ib) d): the effective mass of an angular row along unit d. */
+static fix16_t angular_mass(const qp_joint_rows *r, qp_vec3 d)
+{
+    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
+    return inverse_of(qp_v3_dot(d, qp_mat3_mul_v3(&isum, d)));
+}
+
+/* The inverse of the 2x2 matrix [d_i . M d_j] of two unit directions, into m (zero when singular). */
+static void inverse_2x2(const qp_mat3 *mat, const qp_vec3 d[2], fix16_t m[2][2])
+{
+    qp_vec3 m0 = qp_mat3_mul_v3(mat, d[0]), m1 = qp_mat3_mul_v3(mat, d[1]);
+    int64_t k00 = qp_v3_dot(d[0], m0), k01 = qp_v3_dot(d[0], m1);
+    int64_t k10 = qp_v3_dot(d[1], m0), k11 = qp_v3_dot(d[1], m1);
+    int64_t det = k00 * k11 - k01 * k10;   /* Q32 */
+    m[0][0] = m[0][1] = m[1][0] = m[1][1] = 0;
+    if (det <= 0) return;
+    m[0][0] = qp_sat32((k11 * 4294967296LL) / det);
+    m[0][1] = qp_sat32((-k01 * 4294967296LL) / det);
+    m[1][0] = qp_sat32((-k10 * 4294967296LL) / det);
+    m[1][1] = qp_sat32((k00 * 4294967296LL) / det);
+}
+
+/* Fixed and slider: b's turn from a since creation, as a small rotation vector (rad), and
+ * the 3x3 angular rows that hold it. The frames agree at creation; half the sum of the
+ * crosses of their three unit vectors is the turn for small turns (and points its way
+ * for large ones). */
+static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 ca = qp_v3_cross_q30(na, pa), cb = qp_v3_cross_q30(nb, pb);
+    qp_vec3 t = qp_v3_add(qp_v3_add(qp_v3_from_q30(qp_v3_cross_q30(na, nb)), qp_v3_from_q30(qp_v3_cross_q30(pa, pb))),
+                          qp_v3_from_q30(qp_v3_cross_q30(ca, cb)));
+    r->tilt = qp_v3(t.x / 2, t.y / 2, t.z / 2);
+    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
+    if (!qp_mat3_inverse(&isum, &r->k_ang)) r->k_ang = qp_mat3_zero();
+}
+
+/* Slider: the two point rows across a's axis (2x2 block of the point rows' K), the row
+ * along it and its translation, and the rotation rows. */
+static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
+                        const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a);
+    r->axis = qp_v3_from_q30(na);
+    qp_vec3 across = qp__perpendicular(na);
+    r->perp[0] = qp_v3_from_q30(across);
+    r->perp[1] = qp_v3_from_q30(qp_v3_cross_q30(na, across));
+    inverse_2x2(k, r->perp, r->m_perp);
+    r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(k, r->axis)));
+    r->value = qp_v3_dot(r->gap, r->axis);
+    rotation_rows(j, r, rota, rotb);
+}
+
+/* v / 2^30 of a 64-bit Q60 sum, rounded toward zero. */
+static int32_t q60_to_q30(int64_t v) { return (int32_t)(v >= 0 ? v >> 30 : -((-v) >> 30)); }
+
+/* Cone: the swing (the angle between the axes) with the direction that opens it, and the
+ * twist: the angle about a's axis of b's reference once b's axis is turned back onto a's
+ * by the shortest turn (Rodrigues: x c + w x x + w (w . x) / (1 + c), w = nb x na). */
+static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 opening = qp_v3_cross_q30(na, nb);   /* Q2.30, |.| = sin(swing) */
+    int32_t c = q60_to_q30((int64_t)na.x * nb.x + (int64_t)na.y * nb.y + (int64_t)na.z * nb.z);
+    qp_vec3 u;
+    fix16_t sin16 = qp_v3_len(qp_v3_from_q30(opening));
+    r->swing = atan2_fix((int64_t)sin16 << 14, c);
+    if (qp_v3_normalize_q30(opening, &u) && sin16 > 0) {
+        r->tilt = qp_v3_from_q30(u);
+        r->m_swing = angular_mass(r, r->tilt);
+    }
+    /* Twist axis: halfway between the two axes (both turn b about it alike). */
+    qp_vec3 h;
+    if (!qp_v3_normalize(qp_v3_add(qp_v3_from_q30(na), qp_v3_from_q30(nb)), &h)) h = qp_v3_from_q30(na);
+    r->axis = h;
+    r->m_axis = angular_mass(r, h);
+    if (c <= -(QP_Q30_ONE - QP_Q30_ONE / 64)) return;   /* axes nearly opposed: no shortest turn */
+    qp_vec3 wv = qp_v3_neg(opening);
+    qp_vec3 wxp = qp_v3_cross_q30(wv, pb);
+    int32_t wdp = q60_to_q30((int64_t)wv.x * pb.x + (int64_t)wv.y * pb.y + (int64_t)wv.z * pb.z);
+    int64_t f = ((int64_t)wdp << 30) / ((int64_t)QP_Q30_ONE + c);   /* Q2.30 */
+    qp_vec3 back;
+    back.x = qp_sat32((((int64_t)pb.x * c) >> 30) + wxp.x + (((int64_t)wv.x * f) >> 30));
+    back.y = qp_sat32((((int64_t)pb.y * c) >> 30) + wxp.y + (((int64_t)wv.y * f) >> 30));
+    back.z = qp_sat32((((int64_t)pb.z * c) >> 30) + wxp.z + (((int64_t)wv.z * f) >> 30));
+    qp_vec3 cr = qp_v3_cross_q30(pa, back);
+    int64_t s_raw = (int64_t)cr.x * na.x + (int64_t)cr.y * na.y + (int64_t)cr.z * na.z;   /* Q60 */
+    int64_t c_raw = (int64_t)pa.x * back.x + (int64_t)pa.y * back.y + (int64_t)pa.z * back.z;
+    r->value = atan2_fix(s_raw >> 24, c_raw >> 24);
+}
+
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
 {
     const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
@@ -98,7 +191,8 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     r->perp[0] = r->perp[1] = qp_v3_zero();
     r->m_perp[0][0] = r->m_perp[0][1] = r->m_perp[1][0] = r->m_perp[1][1] = 0;
     r->m_axis = 0;
-    r->k_inv = qp_mat3_zero();
+    r->k_inv = r->k_ang = qp_mat3_zero();
+    r->swing = r->m_swing = 0;
     if (j->type == QP_JOINT_DISTANCE) {
         r->value = qp_v3_len(r->gap);
         if (!qp_v3_normalize(r->gap, &r->axis)) return;
@@ -108,6 +202,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_axis = inverse_of(k);
         return;
     }
+    if (j->type == QP_JOINT_SLIDER) r->ra = qp_v3_add(r->ra, r->gap);   /* a's arm to b's point */
     /* Point rows: K e_i = (ma + mb) e_i - ra x (Ia (ra x e_i)) - rb x (Ib (rb x e_i)). */
     qp_mat3 k;
     for (int i = 0; i < 3; i++) {
@@ -119,7 +214,19 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         k.m[1][i] = col.y;
         k.m[2][i] = col.z;
     }
+    if (j->type == QP_JOINT_SLIDER) {
+        slider_rows(j, r, &k, &rota, &rotb);
+        return;
+    }
     if (!qp_mat3_inverse(&k, &r->k_inv)) r->k_inv = qp_mat3_zero();
+    if (j->type == QP_JOINT_FIXED) {
+        rotation_rows(j, r, &rota, &rotb);
+        return;
+    }
+    if (j->type == QP_JOINT_CONE) {
+        cone_rows(j, r, &rota, &rotb);
+        return;
+    }
     if (j->type != QP_JOINT_HINGE) return;
     qp_vec3 na = qp_rot3_mul_v3(&rota, j->axis_a), nb = qp_rot3_mul_v3(&rotb, j->axis_b);   /* Q2.30 */
     qp_vec3 pa = qp_rot3_mul_v3(&rota, j->ref_a), pb = qp_rot3_mul_v3(&rotb, j->ref_b);
@@ -206,12 +313,13 @@ static fix16_t drift_speed(const qp_world *w, const qp_joint *j, fix16_t err)
 }
 
 /* One bounded row along unit direction d (linear at the points when linear, else
- * angular): speed s must stay >= lo (sign +1) or <= hi (sign -1). *acc is the
- * accumulated impulse (CONTACT) or null (one push that only acts one way). */
-static bool bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t s, fix16_t target,
-                      int sign, fix16_t *acc)
+ * angular) of effective mass m: speed s must stay >= target (sign +1) or <= target (sign
+ * -1). *acc is the accumulated impulse (CONTACT) or null (one push that only acts one
+ * way). Returns the impulse applied. */
+static fix16_t bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t m, fix16_t s,
+                         fix16_t target, int sign, fix16_t *acc)
 {
-    fix16_t j = qp__mul(qp_sat32((int64_t)target - s), r->m_axis);
+    fix16_t j = qp__mul(qp_sat32((int64_t)target - s), m);
     if (acc) {
         fix16_t total = qp_sat32((int64_t)*acc + j);
         if (sign * (int64_t)total < 0) total = 0;
@@ -220,9 +328,147 @@ static bool bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool line
     } else if (sign * (int64_t)j < 0) {
         j = 0;
     }
-    if (j == 0) return false;
+    if (j == 0) return 0;
     if (linear) apply_linear(v, r, qp_v3_scale(d, j));
     else apply_angular(v, r, qp_v3_scale(d, j));
+    return j;
+}
+
+/* The collision pass's impulses, kept for the step's load (linear or angular along d). */
+static void note_elastic(qp_joint *j, int mode, bool linear, qp_vec3 d, fix16_t applied)
+{
+    if (mode != ELASTIC || applied == 0) return;
+    if (linear) j->je = qp_v3_add(j->je, qp_v3_scale(d, applied));
+    else j->jea = qp_v3_add(j->jea, qp_v3_scale(d, applied));
+}
+
+/* bound_row, noting what the collision pass applies. */
+static bool bound(qp_joint *j, int mode, const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t m,
+                  fix16_t s, fix16_t target, int sign, fix16_t *acc)
+{
+    fix16_t applied = bound_row(v, r, d, linear, m, s, target, sign, acc);
+    note_elastic(j, mode, linear, d, applied);
+    return applied != 0;
+}
+
+/* The relative speed along d: of the points (linear) or the turn (angular). */
+static fix16_t speed_along(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear)
+{
+    return linear ? qp_v3_dot(point_velocity(v, r), d) : qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), d);
+}
+
+/* Limit rows on a value (angle or translation) moving at the relative speed along d:
+ * value >= lower, value <= upper; speculative in the velocity passes, the error removed
+ * over drift_time in the drift pass. wraps: an angle, whose limits within 0.01 rad of
+ * +-pi are no limits. */
+static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 d,
+                       bool linear, fix16_t value, bool wraps)
+{
+    bool any = false;
+    fix16_t dt = w->def.dt;
+    fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
+    fix16_t above = qp_sat32((int64_t)value - j->lower), below = qp_sat32((int64_t)j->upper - value);
+    fix16_t lo = mode == DRIFT ? (above < 0 ? drift_speed(w, j, -above) : -QP_FIX_MAX)
+                               : (above > 0 ? -qp_div(above, dt) : 0);
+    if ((!wraps || j->lower > -PI_WRAP) && lo != -QP_FIX_MAX)
+        any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), lo, 1, lo_acc);
+    fix16_t hi = mode == DRIFT ? (below < 0 ? -drift_speed(w, j, -below) : QP_FIX_MAX)
+                               : (below > 0 ? qp_div(below, dt) : 0);
+    if ((!wraps || j->upper < PI_WRAP) && hi != QP_FIX_MAX)
+        any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), hi, -1, hi_acc);
+    return any;
+}
+
+/* ---- motors and springs (contact pass only: they drive, they do not correct) -------------- */
+
+#define TWO_PI_FIX ((fix16_t)411775)
+
+/* A soft row (Box2D's and Jolt's soft step: the spring integrated implicitly in the step):
+ * impulse = -(m (a s + h w^2 C) + acc) / (1 + a), a = h w (2 zeta + h w), w = 2 pi hz,
+ * for error C and speed s along the row of effective mass m. Stable for any frequency
+ * and mass: the mass scales the impulse, never the stiffness. */
+static fix16_t soft_impulse(const qp_world *w, const qp_joint *j, fix16_t m, fix16_t err, fix16_t s, fix16_t acc)
+{
+    fix16_t h = w->def.dt;
+    fix16_t omega = qp__mul(j->spring_hz, TWO_PI_FIX);
+    fix16_t hw = qp__mul(h, omega);
+    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->spring_damping + hw)) >> 16;   /* Q16 */
+    int64_t hw2 = ((int64_t)hw * omega) >> 16;                                         /* h w^2, Q16 */
+    int64_t t = qp_sat32((a * s + hw2 * err) >> 16);                                  /* Q16 */
+    int64_t num = (int64_t)m * t + ((int64_t)acc << 16);                              /* Q32 */
+    return qp_sat32(-(num / (QP_ONE + a)));
+}
+
+/* Add impulse dj to *acc within +-cap (cap < 0: no bound); returns the change made. */
+static fix16_t add_capped(fix16_t *acc, fix16_t dj, fix16_t cap)
+{
+    int64_t total = (int64_t)*acc + dj;
+    if (cap >= 0) total = total > cap ? cap : total < -cap ? -cap : total;
+    fix16_t change = qp_sat32(total - *acc);
+    *acc = qp_sat32(total);
+    return change;
+}
+
+/* Angle difference wrapped into (-pi, pi]. */
+static fix16_t wrap_angle(int64_t d)
+{
+    const int64_t pi = 205887, two_pi = 411775;
+    while (d > pi) d -= two_pi;
+    while (d <= -pi) d += two_pi;
+    return (fix16_t)d;
+}
+
+/* Hinge and slider: the motor, then the spring, along d (angular for a hinge). */
+static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, qp_vec3 d, bool linear)
+{
+    bool any = false;
+    fix16_t dt = w->def.dt;
+    if (j->flags & QP_JOINT_MOTOR) {
+        fix16_t s = speed_along(v, r, d, linear);
+        fix16_t dj = qp__mul(qp_sat32((int64_t)j->motor_speed - s), r->m_axis);
+        dj = add_capped(&j->jm, dj, qp__mul(j->motor_max, dt));
+        if (dj) {
+            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
+            else apply_angular(v, r, qp_v3_scale(d, dj));
+            any = true;
+        }
+    }
+    if (j->flags & QP_JOINT_SPRING) {
+        fix16_t s = speed_along(v, r, d, linear);
+        int64_t e = (int64_t)r->value - j->spring_target;
+        fix16_t err = linear ? qp_sat32(e) : wrap_angle(e);
+        fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->js);
+        dj = add_capped(&j->js, dj, j->spring_max > 0 ? qp__mul(j->spring_max, dt) : -1);
+        if (dj) {
+            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
+            else apply_angular(v, r, qp_v3_scale(d, dj));
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* A distance joint with a spring: its length kept in [lower, upper] softly (lower = upper:
+ * a spring of that rest length), pulling only while outside. */
+static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
+{
+    fix16_t err = r->value > j->upper ? r->value - j->upper : r->value < j->lower ? r->value - j->lower : 0;
+    bool two_sided = j->lower == j->upper;
+    if (err == 0 && !two_sided) {
+        if (j->js == 0) return false;
+        fix16_t back = -j->js;   /* inside: the spring lets go */
+        j->js = 0;
+        apply_linear(v, r, qp_v3_scale(r->axis, back));
+        return true;
+    }
+    fix16_t s = qp_v3_dot(point_velocity(v, r), r->axis);
+    fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->js);
+    int64_t total = (int64_t)j->js + dj;
+    if (!two_sided && (err > 0 ? total > 0 : total < 0)) total = 0;   /* a limit only pulls back */
+    dj = qp_sat32(total - j->js);
+    j->js = qp_sat32(total);
+    if (dj == 0) return false;
+    apply_linear(v, r, qp_v3_scale(r->axis, dj));
     return true;
 }
 
@@ -247,6 +493,59 @@ static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_join
     return qp_v3_sub(end[1], end[0]);
 }
 
+/* Fixed and slider: no relative turn (and b's turn from a undone in the drift pass). */
+static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    qp_vec3 e = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    if (mode == DRIFT)
+        e = qp_v3_sub(e, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y), drift_speed(w, j, r->tilt.z)));
+    qp_vec3 l = qp_mat3_mul_v3(&r->k_ang, e);
+    if (!(l.x | l.y | l.z)) return false;
+    apply_angular(v, r, l);
+    if (mode == CONTACT) {
+        j->ja[0] = qp_sat32((int64_t)j->ja[0] + l.x);
+        j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
+        j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
+    }
+    if (mode == ELASTIC) j->jea = qp_v3_add(j->jea, l);
+    return true;
+}
+
+/* Slider: no relative motion of the points across the axis (2x2 block). */
+static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    qp_vec3 pv = point_velocity(v, r);
+    fix16_t e0 = -qp_v3_dot(pv, r->perp[0]), e1 = -qp_v3_dot(pv, r->perp[1]);
+    if (mode == DRIFT) {
+        e0 = qp_sat32((int64_t)e0 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[0])));
+        e1 = qp_sat32((int64_t)e1 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[1])));
+    }
+    fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
+    fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
+    if (!(l0 | l1)) return false;
+    qp_vec3 p = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+    apply_linear(v, r, p);
+    if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+    if (mode == ELASTIC) j->je = qp_v3_add(j->je, p);
+    return true;
+}
+
+/* Cone: b's axis within the cone (one row along the direction that opens it), then the twist. */
+static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    bool any = false;
+    if (r->m_swing != 0) {
+        fix16_t over = qp_sat32((int64_t)r->swing - j->swing);
+        fix16_t hi = mode == DRIFT ? (over > 0 ? -drift_speed(w, j, over) : QP_FIX_MAX)
+                                   : (over < 0 ? qp_div(-over, w->def.dt) : 0);
+        if (hi != QP_FIX_MAX)
+            any |= bound(j, mode, v, r, r->tilt, false, r->m_swing, speed_along(v, r, r->tilt, false), hi, -1,
+                         mode == CONTACT ? &j->ja[0] : 0);
+    }
+    if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true);
+    return any;
+}
+
 static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
     bool any = false;
@@ -254,19 +553,29 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
     if (j->type == QP_JOINT_DISTANCE) {
         if (r->value < QP_MM(1)) return false;   /* no direction */
+        if (j->flags & QP_JOINT_SPRING) return mode == CONTACT && soft_distance(w, j, r, v);
         qp_vec3 d = r->axis;
         fix16_t s = qp_v3_dot(point_velocity(v, r), d);
         fix16_t over = qp_sat32((int64_t)r->value - j->upper), under = qp_sat32((int64_t)j->lower - r->value);
         /* max: s <= (upper - L) / dt while slack, pulled back in the drift pass when over. */
         fix16_t hi = mode == DRIFT ? (over > 0 ? -drift_speed(w, j, over) : QP_FIX_MAX)
                                    : (over < 0 ? qp_div(-over, dt) : 0);
-        if (hi != QP_FIX_MAX) any |= bound_row(v, r, d, true, s, hi, -1, hi_acc);
+        if (hi != QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, hi, -1, hi_acc);
         if (j->lower > 0) {
             s = qp_v3_dot(point_velocity(v, r), d);
             fix16_t lo = mode == DRIFT ? (under > 0 ? drift_speed(w, j, under) : -QP_FIX_MAX)
                                        : (under < 0 ? -qp_div(-under, dt) : 0);
-            if (lo != -QP_FIX_MAX) any |= bound_row(v, r, d, true, s, lo, 1, lo_acc);
+            if (lo != -QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, lo, 1, lo_acc);
         }
+        return any;
+    }
+    /* Motor and spring first: the rows that hold the joint together have the last word. */
+    if (mode == CONTACT && (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)))
+        any |= drive_rows(w, j, r, v, r->axis, j->type == QP_JOINT_SLIDER);
+    if (j->type == QP_JOINT_SLIDER) {
+        any |= slide_rows(w, j, r, v, mode);
+        any |= lock_rotation(w, j, r, v, mode);
+        if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, true, r->value, false);
         return any;
     }
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
@@ -291,7 +600,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         apply_linear(v, r, p);
         any = true;
         if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+        if (mode == ELASTIC) j->je = qp_v3_add(j->je, p);
     }
+    if (j->type == QP_JOINT_FIXED) return lock_rotation(w, j, r, v, mode) || any;
+    if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode) || any;
     if (j->type != QP_JOINT_HINGE) return any;
     /* Alignment rows: no relative turn across the axis (and b's axis turned back to a's). */
     qp_vec3 rel = qp_v3_sub(*v->wb, *v->wa);
@@ -303,26 +615,19 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
     fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
     if (l0 | l1) {
-        apply_angular(v, r, qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1)));
+        qp_vec3 l = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+        apply_angular(v, r, l);
         any = true;
         if (mode == CONTACT) {
             j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
             j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
         }
+        if (mode == ELASTIC) j->jea = qp_v3_add(j->jea, l);
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return any;
     /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
      * limit within 0.01 rad of it is no limit (it would hold a hinge turning through pi). */
-    fix16_t above = qp_sat32((int64_t)r->value - j->lower), below = qp_sat32((int64_t)j->upper - r->value);
-    fix16_t s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
-    fix16_t lo = mode == DRIFT ? (above < 0 ? drift_speed(w, j, -above) : -QP_FIX_MAX)
-                               : (above > 0 ? -qp_div(above, dt) : 0);
-    if (j->lower > -PI_WRAP && lo != -QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, lo, 1, lo_acc);
-    s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
-    fix16_t hi = mode == DRIFT ? (below < 0 ? -drift_speed(w, j, -below) : QP_FIX_MAX)
-                               : (below > 0 ? qp_div(below, dt) : 0);
-    if (j->upper < PI_WRAP && hi != QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, hi, -1, hi_acc);
-    return any;
+    return limit_rows(w, j, r, v, mode, r->axis, false, r->value, true) || any;
 }
 
 /* ---- the passes --------------------------------------------------------------------------- */
@@ -367,6 +672,7 @@ void qp__prepare_joints(qp_world *w)
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
+        j->je = j->jea = qp_v3_zero();
 #if !QP_CFG_LOW_RAM
         qp__joint_rows(w, j, &w->joint_rows[i - 1]);
 #endif
@@ -418,21 +724,30 @@ void qp__warm_joints(qp_world *w)
         if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
-            j->ja[0] = j->ja[1] = j->jlo = j->jhi = 0;
+            j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = j->jm = j->js = 0;
             continue;
         }
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = real_vel(w, j);
-        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi);
+        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + j->jm + j->js);
         if (j->type == QP_JOINT_DISTANCE) {
             apply_linear(&v, r, qp_v3_scale(r->axis, axial));
+            continue;
+        }
+        if (j->type == QP_JOINT_SLIDER) {
+            apply_linear(&v, r, qp_v3_add(j->jp, qp_v3_scale(r->axis, axial)));
+            apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
             continue;
         }
         apply_linear(&v, r, j->jp);
         if (j->type == QP_JOINT_HINGE)
             apply_angular(&v, r, qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
                                            qp_v3_scale(r->axis, axial)));
+        else if (j->type == QP_JOINT_FIXED)
+            apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
+        else if (j->type == QP_JOINT_CONE)
+            apply_angular(&v, r, qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)));
     }
 }
 
@@ -470,4 +785,45 @@ bool qp__drift_joints(qp_world *w)
         any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT);
     }
     return any;
+}
+
+/* ---- loads and breaking ------------------------------------------------------------------ */
+
+/* The impulse the joint applied to b in this step: its accumulated rows (as the warm
+ * start applies them) plus what the collision pass applied. */
+static fix16_t step_load(const qp_joint *j, const qp_joint_rows *r)
+{
+    fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + j->jm + j->js);
+    qp_vec3 lin = j->jp, ang = qp_v3_zero();
+    switch (j->type) {
+    case QP_JOINT_DISTANCE: lin = qp_v3_scale(r->axis, axial); break;
+    case QP_JOINT_SLIDER:
+        lin = qp_v3_add(lin, qp_v3_scale(r->axis, axial));
+        ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]);
+        break;
+    case QP_JOINT_FIXED: ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]); break;
+    case QP_JOINT_HINGE:
+        ang = qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
+                        qp_v3_scale(r->axis, axial));
+        break;
+    case QP_JOINT_CONE: ang = qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)); break;
+    default: break;
+    }
+    lin = qp_v3_add(lin, j->je);
+    ang = qp_v3_add(ang, j->jea);
+    return qp_v3_len(qp_v3(qp_v3_len(lin), qp_v3_len(ang), 0));
+}
+
+void qp__break_joints(qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+        qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0 || !joint_moves(w, j)) continue;
+        qp_joint_rows scratch;
+        j->load = step_load(j, rows_of(w, i, &scratch));
+        if (j->break_impulse > 0 && j->load > j->break_impulse) {
+            qp__event_joint(w, i, j->load);
+            qp__free_joint(w, i);
+        }
+    }
 }

@@ -119,6 +119,7 @@ const qp__stage qp__step_stages[] = {
     { "shock", qp__shock },                       /* 5. shock propagation */
     { "check sleepers", qp__check_sleepers },
     { "penetration", qp__penetration },           /* 6. split impulse */
+    { "breaks", qp__break_joints },               /*    joint loads; joints past their break impulse go */
     { "continuous", qp__continuous },             /*    fast bodies stop at their time of impact */
     { "integrate", qp__integrate },               /* 7. positions */
     { "sleep", qp__sleep },                       /* 8. sleep and wake */

@@ -207,6 +207,10 @@ void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_fil
 void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def);
 /* joint.c: the checks of a joint def that need no world (record.c refuses what fails them). */
 qp_result qp__joint_def_check_values(const qp_joint_def *d);
+bool qp__joint_def_extended(const qp_joint_def *d);   /* needs the longer create entry */
+/* A joint's motor (enable, speed, max force) or spring target (value) changed. */
+void qp__record_joint_setting(qp_world *w, qp_input_kind kind, qp_joint_id id, bool enable, fix16_t value,
+                              fix16_t max_force);
 
 /* Deep overlaps (overlap.c): a stage after the narrow phase, where a deep contact with
  * static geometry whose way out is blocked takes a free one (or flags its body), and
@@ -295,5 +299,14 @@ bool qp__collide_joints(qp_world *w);                 /* one sweep of the collis
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
+/* A joint of the later kinds or with their options (world_hash.c, snapshot.c hash and
+ * store those fields only then). */
+static inline bool qp__joint_extended(const qp_joint *j)
+{
+    return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) || j->break_impulse != 0;
+}
+void qp__free_joint(qp_world *w, int index);          /* empty slot index (1-based); wakes both bodies */
+void qp__break_joints(qp_world *w);                   /* step stage: loads, and joints that broke */
+void qp__event_joint(qp_world *w, int index, fix16_t load);  /* events.c: joint slot index broke */
 
 #endif

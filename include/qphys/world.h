@@ -33,6 +33,13 @@ typedef struct {
     uint16_t generation;
 } qp_body_id;
 
+/* A joint's name (include/qphys/joint.h): index is 1-based (0 = null id), generation
+ * counts reuses of the slot. */
+typedef struct {
+    uint16_t index;
+    uint16_t generation;
+} qp_joint_id;
+
 static inline qp_body_id qp_null_body(void) { qp_body_id id = { 0, 0 }; return id; }
 static inline bool qp_body_id_is_null(qp_body_id id) { return id.index == 0; }
 
@@ -277,7 +284,8 @@ enum {
     QP_EVENT_BEGIN = 0,           /* a contact or an overlap began */
     QP_EVENT_END = 1,             /* it ended */
     QP_EVENT_SLEPT = 2,           /* a body fell asleep */
-    QP_EVENT_WOKE = 3             /* a body woke */
+    QP_EVENT_WOKE = 3,            /* a body woke */
+    QP_EVENT_BROKE = 4            /* a joint broke */
 };
 
 /* A contact begins when a manifold appears between two shapes (points within the
@@ -313,11 +321,22 @@ typedef struct {
     uint8_t pad0[3];              /* zero */
 } qp_body_event;
 
+/* A joint broke: its load in the step exceeded its break_impulse (joint.h), and the step
+ * removed it. Sorted by joint index. */
+typedef struct {
+    qp_joint_id joint;            /* the id it had (now stale) */
+    qp_body_id a, b;              /* its bodies */
+    fix16_t load;                 /* N s: the load that broke it */
+    uint8_t kind;                 /* QP_EVENT_BROKE */
+    uint8_t pad0[3];              /* zero */
+} qp_joint_event;
+
 /* The events to read: their number, and *out (if out) pointing at the first. The
  * pointer stays valid until the next step or call that raises events. */
 int qp_world_contact_events(const qp_world *w, const qp_contact_event **out);
 int qp_world_sensor_events(const qp_world *w, const qp_sensor_event **out);
 int qp_world_body_events(const qp_world *w, const qp_body_event **out);
+int qp_world_joint_events(const qp_world *w, const qp_joint_event **out);
 /* Events of this readout that did not fit their buffer (all kinds). */
 uint32_t qp_world_events_lost(const qp_world *w);
 
@@ -399,7 +418,7 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
     (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
      5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
             4ul * QP_CFG_MAX_SENSOR_OVERLAPS) +                                                              \
-     5ul * (1ul + 35ul * QP_CFG_MAX_JOINTS))
+     5ul * (1ul + 46ul * QP_CFG_MAX_JOINTS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

@@ -181,15 +181,18 @@ typedef struct {
     qp_contact_event contact[QP_CFG_MAX_EVENTS];
     qp_sensor_event sensor[QP_CFG_MAX_EVENTS];
     qp_body_event body[QP_CFG_MAX_EVENTS];
+    qp_joint_event joint[QP_CFG_MAX_EVENTS];
     uint32_t lost, lost_done;
-    uint16_t contact_n, sensor_n, body_n;
-    uint16_t contact_done, sensor_done, body_done;
+    uint16_t contact_n, sensor_n, body_n, joint_n;
+    uint16_t contact_done, sensor_done, body_done, joint_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
 } qp_events;
 /* Joint flags (qp_joint.flags). */
 enum {
-    QP_JOINT_LIMIT   = 1u << 0,   /* hinge limits enabled */
-    QP_JOINT_COLLIDE = 1u << 1    /* the two bodies collide with each other */
+    QP_JOINT_LIMIT   = 1u << 0,   /* hinge or slider limits, cone twist limits enabled */
+    QP_JOINT_COLLIDE = 1u << 1,   /* the two bodies collide with each other */
+    QP_JOINT_MOTOR   = 1u << 2,   /* hinge, slider: velocity motor */
+    QP_JOINT_SPRING  = 1u << 3    /* hinge, slider: spring to a target; distance: soft length */
 };
 
 /* A joint (src/joint.c). Anchors from each body's centre of mass and axes in
@@ -200,13 +203,24 @@ typedef struct {
     uint8_t type;                 /* qp_joint_type */
     uint8_t flags;                /* QP_JOINT_* */
     qp_vec3 la, lb;               /* anchors, body frames, from the centres of mass (m) */
-    qp_vec3 axis_a, axis_b;       /* hinge: the axis in each body's frame, Q2.30 */
-    qp_vec3 ref_a, ref_b;         /* hinge: a direction across the axis, Q2.30 (angle 0: they agree) */
-    fix16_t lower, upper;         /* hinge: limits (rad); distance: min and max length (m) */
+    qp_vec3 axis_a, axis_b;       /* hinge, slider, cone, fixed: the axis in each body's frame, Q2.30 */
+    qp_vec3 ref_a, ref_b;         /* the same: a direction across the axis, Q2.30 (angle 0: they agree) */
+    fix16_t lower, upper;         /* hinge: limits (rad); distance: min and max length (m);
+                                   * slider: limits (m); cone: twist limits (rad) */
     fix16_t drift_time;           /* s */
     qp_vec3 jp;                   /* accumulated impulse of the point rows (warm start) */
-    fix16_t ja[2];                /* hinge: accumulated impulses of the alignment rows */
+    fix16_t ja[3];                /* accumulated angular impulses: hinge the two alignment rows
+                                   * ([2] unused); fixed, slider the world vector; cone [0] swing */
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
+    /* Options of the later kinds (zero for a joint that uses none). */
+    fix16_t swing;                /* cone: the cone's half angle (rad) */
+    fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
+    fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
+    fix16_t break_impulse;        /* N s; 0: never breaks */
+    fix16_t jm, js;               /* accumulated motor and spring impulses */
+    /* Reports, not state (neither hashed nor in snapshots). */
+    fix16_t load;                 /* the last step's load (N s, qp_joint_load) */
+    qp_vec3 je, jea;              /* this step's collision-pass impulses, linear and angular */
 } qp_joint;
 
 /* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
@@ -265,7 +279,11 @@ typedef struct {
     fix16_t m_axis;               /* effective mass of the limit (hinge) or length (distance) row */
     fix16_t value;                /* hinge: angle (rad); distance: length (m) */
     qp_vec3 gap;                  /* point rows: b's point minus a's (m) */
-    qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error) */
+    qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error); fixed, slider:
+                                   * b's turn from a (rad, small); cone: the swing row's direction */
+    qp_mat3 k_ang;                /* fixed, slider: inverse of the 3x3 angular effective mass */
+    fix16_t swing;                /* cone: the angle between the two axes (rad) */
+    fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
 
 struct qp_world {
