@@ -119,6 +119,49 @@ static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *ro
     if (!qp_mat3_inverse(&isum, &r->k_ang)) r->k_ang = qp_mat3_zero();
 }
 
+/* Fixed: the point and rotation rows solved as one 6x6 block, so a long weld under a
+ * heavy load holds in one step instead of the two halves passing the load back and forth.
+ * With B the coupling (an angular impulse L moves the points by B L, a point impulse P
+ * turns them by B^T P) and A the angular block: P = S^-1 (el - B A^-1 ea),
+ * S = K - B A^-1 B^T, L = A^-1 (ea - B^T P). */
+static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
+{
+    for (int i = 0; i < 3; i++) {
+        qp_vec3 e = qp_v3(i == 0 ? QP_ONE : 0, i == 1 ? QP_ONE : 0, i == 2 ? QP_ONE : 0);
+        qp_vec3 col = qp_v3_neg(qp_v3_add(qp_v3_cross(r->rb, qp_mat3_mul_v3(&r->ib, e)),
+                                          qp_v3_cross(r->ra, qp_mat3_mul_v3(&r->ia, e))));
+        r->coupling.m[0][i] = col.x;
+        r->coupling.m[1][i] = col.y;
+        r->coupling.m[2][i] = col.z;
+    }
+    qp_mat3 bt = qp_mat3_transpose(&r->coupling);
+    qp_mat3 bai = qp_mat3_mul(&r->coupling, &r->k_ang);
+    qp_mat3 cut = qp_mat3_mul(&bai, &bt), schur;
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++) schur.m[i][c] = qp_sat32((int64_t)k->m[i][c] - cut.m[i][c]);
+    if (!qp_mat3_inverse(&schur, &r->k_inv)) {   /* out of range: the two halves apart */
+        r->coupling = qp_mat3_zero();
+        if (!qp_mat3_inverse(k, &r->k_inv)) r->k_inv = qp_mat3_zero();
+    }
+}
+
+/* Hinge: the effective mass about the axis through the anchor, each body turning about
+ * it (its inertia about the axis plus m d^2), so a spring of f Hz swings a door at f. */
+static fix16_t pivot_mass(const qp_joint_rows *r)
+{
+    int64_t inv = 0;
+    for (int k = 0; k < 2; k++) {
+        const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
+        fix16_t m = k == 0 ? r->ma : r->mb;
+        if (m == 0) continue;
+        fix16_t turn = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(ii, r->axis)));   /* inertia about the axis */
+        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, r->axis));
+        int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
+        inv += qp_div(QP_ONE, qp_sat32(pivot));
+    }
+    return inverse_of(inv);
+}
+
 /* Slider: the two point rows across a's axis (2x2 block of the point rows' K), the row
  * along it and its translation, and the rotation rows. */
 static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
@@ -131,6 +174,7 @@ static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, c
     r->perp[1] = qp_v3_from_q30(qp_v3_cross_q30(na, across));
     inverse_2x2(k, r->perp, r->m_perp);
     r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(k, r->axis)));
+    r->m_drive = inverse_of((int64_t)r->ma + r->mb);   /* no turning: the bodies translate */
     r->value = qp_v3_dot(r->gap, r->axis);
     rotation_rows(j, r, rota, rotb);
 }
@@ -191,8 +235,8 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     r->perp[0] = r->perp[1] = qp_v3_zero();
     r->m_perp[0][0] = r->m_perp[0][1] = r->m_perp[1][0] = r->m_perp[1][1] = 0;
     r->m_axis = 0;
-    r->k_inv = r->k_ang = qp_mat3_zero();
-    r->swing = r->m_swing = 0;
+    r->k_inv = r->k_ang = r->coupling = qp_mat3_zero();
+    r->swing = r->m_swing = r->m_drive = 0;
     if (j->type == QP_JOINT_DISTANCE) {
         r->value = qp_v3_len(r->gap);
         if (!qp_v3_normalize(r->gap, &r->axis)) return;
@@ -218,11 +262,12 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         slider_rows(j, r, &k, &rota, &rotb);
         return;
     }
-    if (!qp_mat3_inverse(&k, &r->k_inv)) r->k_inv = qp_mat3_zero();
     if (j->type == QP_JOINT_FIXED) {
         rotation_rows(j, r, &rota, &rotb);
+        weld_block(r, &k);
         return;
     }
+    if (!qp_mat3_inverse(&k, &r->k_inv)) r->k_inv = qp_mat3_zero();
     if (j->type == QP_JOINT_CONE) {
         cone_rows(j, r, &rota, &rotb);
         return;
@@ -252,6 +297,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_perp[1][1] = qp_sat32((k00 * 4294967296LL) / det);
     }
     r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(&isum, r->axis)));
+    if (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) r->m_drive = pivot_mass(r);
 }
 
 /* ---- velocities ------------------------------------------------------------------------ */
@@ -383,17 +429,30 @@ static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
 
 #define TWO_PI_FIX ((fix16_t)411775)
 
-/* A soft row (Box2D's and Jolt's soft step: the spring integrated implicitly in the step):
- * impulse = -(m (a s + h w^2 C) + acc) / (1 + a), a = h w (2 zeta + h w), w = 2 pi hz,
- * for error C and speed s along the row of effective mass m. Stable for any frequency
- * and mass: the mass scales the impulse, never the stiffness. */
+/* A soft row: a damped spring of natural frequency w = 2 pi hz and damping ratio zeta
+ * on a row of effective mass m, error C and speed s, with the accumulated impulse acc.
+ * The step's impulse L solves L = -m (a v' + h W^2 C), v' the speed after it (the
+ * Gauss-Seidel sweeps converge to it; each gives (that - acc) / (1 + a)), with
+ * a = 2 zeta h w + beta (h w)^2. beta = 1 is Box2D's and Jolt's soft step, stable at
+ * any frequency but damping by about h w / 2 of its own; here beta is the least that
+ * stays stable: 0 while h w <= sqrt 2 (f <= 13.5 Hz at 60 Hz: no damping of its own,
+ * and W = (2 / h) sin(h w / 2) makes the step's oscillation exactly w), then
+ * 1/2 - 1 / (h w)^2. The mass scales the impulse, never the stiffness: any mass ratio. */
 static fix16_t soft_impulse(const qp_world *w, const qp_joint *j, fix16_t m, fix16_t err, fix16_t s, fix16_t acc)
 {
     fix16_t h = w->def.dt;
     fix16_t omega = qp__mul(j->spring_hz, TWO_PI_FIX);
     fix16_t hw = qp__mul(h, omega);
-    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->spring_damping + hw)) >> 16;   /* Q16 */
-    int64_t hw2 = ((int64_t)hw * omega) >> 16;                                         /* h w^2, Q16 */
+    int64_t hw_sq = ((int64_t)hw * hw) >> 16;                                          /* (h w)^2, Q16 */
+    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->spring_damping)) >> 16;          /* 2 zeta h w */
+    int64_t hw2;                                                                        /* h W^2, Q16 */
+    if (hw_sq <= 2 * QP_ONE) {
+        int64_t chord = 2 * (int64_t)qp_sin_q30(hw / 2);                                /* h W, Q2.30 */
+        hw2 = qp_div(qp_sat32(((chord * chord) >> 44)), h);
+    } else {
+        a += hw_sq / 2 - QP_ONE;
+        hw2 = ((int64_t)hw * omega) >> 16;
+    }
     int64_t t = qp_sat32((a * s + hw2 * err) >> 16);                                  /* Q16 */
     int64_t num = (int64_t)m * t + ((int64_t)acc << 16);                              /* Q32 */
     return qp_sat32(-(num / (QP_ONE + a)));
@@ -425,7 +484,7 @@ static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
     fix16_t dt = w->def.dt;
     if (j->flags & QP_JOINT_MOTOR) {
         fix16_t s = speed_along(v, r, d, linear);
-        fix16_t dj = qp__mul(qp_sat32((int64_t)j->motor_speed - s), r->m_axis);
+        fix16_t dj = qp__mul(qp_sat32((int64_t)j->motor_speed - s), r->m_drive);
         dj = add_capped(&j->jm, dj, qp__mul(j->motor_max, dt));
         if (dj) {
             if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
@@ -437,7 +496,7 @@ static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
         fix16_t s = speed_along(v, r, d, linear);
         int64_t e = (int64_t)r->value - j->spring_target;
         fix16_t err = linear ? qp_sat32(e) : wrap_angle(e);
-        fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->js);
+        fix16_t dj = soft_impulse(w, j, r->m_drive, err, s, j->js);
         dj = add_capped(&j->js, dj, j->spring_max > 0 ? qp__mul(j->spring_max, dt) : -1);
         if (dj) {
             if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
@@ -508,6 +567,29 @@ static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r
         j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
     }
     if (mode == ELASTIC) j->jea = qp_v3_add(j->jea, l);
+    return true;
+}
+
+/* Fixed: both halves at once (weld_block), to the point velocities el and turn ea asked. */
+static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 el, qp_vec3 ea)
+{
+    qp_vec3 y = qp_mat3_mul_v3(&r->k_ang, ea);
+    qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, qp_v3_sub(el, qp_mat3_mul_v3(&r->coupling, y)));
+    qp_mat3 bt = qp_mat3_transpose(&r->coupling);
+    qp_vec3 l = qp_v3_sub(y, qp_mat3_mul_v3(&r->k_ang, qp_mat3_mul_v3(&bt, p)));
+    if (!(p.x | p.y | p.z | l.x | l.y | l.z)) return false;
+    apply_linear(v, r, p);
+    apply_angular(v, r, l);
+    if (mode == CONTACT) {
+        j->jp = qp_v3_add(j->jp, p);
+        j->ja[0] = qp_sat32((int64_t)j->ja[0] + l.x);
+        j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
+        j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
+    }
+    if (mode == ELASTIC) {
+        j->je = qp_v3_add(j->je, p);
+        j->jea = qp_v3_add(j->jea, l);
+    }
     return true;
 }
 
@@ -582,6 +664,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
      * position update would open (a fast turn's second-order term, what the velocity rows
      * left) is cancelled whole, and the gap already open is closed over drift_time. */
     qp_vec3 p;
+    qp_vec3 turn = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    if (mode == DRIFT)
+        turn = qp_v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
+                                     drift_speed(w, j, r->tilt.z)));
     if (mode == DRIFT) {
         /* Where the position update would take the points at the velocities plus the split
          * impulses so far: the change asked is what brings that end gap to the present gap
@@ -592,8 +678,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         if (len > 0) keep = qp_v3_sub(r->gap, qp_v3_scale(r->gap, qp_div(qp_mul(drift_speed(w, j, len), dt), len)));
         qp_vec3 dv = qp_v3_scale(qp_v3_sub(keep, end), qp_div(QP_ONE, dt));
         qp__clamp_speed(&dv, w->def.max_linear_speed);
+        if (j->type == QP_JOINT_FIXED) return weld_solve(j, r, v, mode, dv, turn);
         p = qp_mat3_mul_v3(&r->k_inv, dv);
     } else {
+        if (j->type == QP_JOINT_FIXED) return weld_solve(j, r, v, mode, qp_v3_neg(point_velocity(v, r)), turn);
         p = qp_mat3_mul_v3(&r->k_inv, qp_v3_neg(point_velocity(v, r)));
     }
     if (p.x | p.y | p.z) {
@@ -602,7 +690,6 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
         if (mode == ELASTIC) j->je = qp_v3_add(j->je, p);
     }
-    if (j->type == QP_JOINT_FIXED) return lock_rotation(w, j, r, v, mode) || any;
     if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode) || any;
     if (j->type != QP_JOINT_HINGE) return any;
     /* Alignment rows: no relative turn across the axis (and b's axis turned back to a's). */
@@ -663,15 +750,25 @@ static bool shares_body(const qp_joint *x, const qp_joint *y)
     return x->a == y->a || x->a == y->b || x->b == y->a || x->b == y->b;
 }
 
+/* Joint sweeps per sweep of the contact and penetration passes: a chain of n links needs
+ * about n Gauss-Seidel sweeps for a pull at one end to reach the other, and joints are
+ * few and cheap next to contacts. A weld or slider passes torque as well as force along
+ * its chain, which needs twice the sweeps (two welded boxes off a wall under 100 kg sagged
+ * 10 mm in the load's first step with 4, 0.8 mm with 8). */
+#define JOINT_SWEEPS 4
+#define STIFF_JOINT_SWEEPS 8
+
 /* Rows of every live joint, and the order: breadth first from the joints that
  * hold a static (or frozen) body, through shared bodies; the rest after, by index. */
 void qp__prepare_joints(qp_world *w)
 {
     if (w->joint_count == 0) return;
     int n = 0;
+    w->joint_sweeps = JOINT_SWEEPS;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
+        if (j->type == QP_JOINT_FIXED || j->type == QP_JOINT_SLIDER) w->joint_sweeps = STIFF_JOINT_SWEEPS;
         j->je = j->jea = qp_v3_zero();
 #if !QP_CFG_LOW_RAM
         qp__joint_rows(w, j, &w->joint_rows[i - 1]);
@@ -751,15 +848,11 @@ void qp__warm_joints(qp_world *w)
     }
 }
 
-/* Joint sweeps per sweep of the contact and penetration passes: a chain of n links needs
- * about n Gauss-Seidel sweeps for a pull at one end to reach the other, and joints are
- * few and cheap next to contacts. */
-#define JOINT_SWEEPS 4
 
 bool qp__solve_joints(qp_world *w, bool reverse)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
+    for (int o = 0; o < w->joint_count * w->joint_sweeps; o++) {
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
@@ -775,7 +868,7 @@ bool qp__solve_joints(qp_world *w, bool reverse)
 bool qp__drift_joints(qp_world *w)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
+    for (int o = 0; o < w->joint_count * w->joint_sweeps; o++) {
         int k = o % w->joint_count;
         int i = w->joint_order[(o / w->joint_count) & 1 ? w->joint_count - 1 - k : k];
         qp_joint *j = &w->joints[i - 1];

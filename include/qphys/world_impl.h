@@ -282,6 +282,10 @@ typedef struct {
     qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error); fixed, slider:
                                    * b's turn from a (rad, small); cone: the swing row's direction */
     qp_mat3 k_ang;                /* fixed, slider: inverse of the 3x3 angular effective mass */
+    qp_mat3 coupling;             /* fixed: how an angular impulse moves the points (the 6x6 block's
+                                   * corner; k_inv is then the inverse of its Schur complement) */
+    fix16_t m_drive;              /* hinge, slider: the effective mass the motor and spring drive (a
+                                   * hinge's bodies turning about the anchor, a slider's translating) */
     fix16_t swing;                /* cone: the angle between the two axes (rad) */
     fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
@@ -332,6 +336,7 @@ struct qp_world {
      * step's solving order (outward from static bodies) and rows. */
     qp_joint joints[QP_CFG_MAX_JOINTS];        /* slot index i (1-based, as in ids) at [i - 1] */
     int joint_count;
+    int joint_sweeps;                          /* this step's joint sweeps per pass sweep (solve_joints.c) */
     uint16_t joint_order[QP_CFG_MAX_JOINTS];   /* slot indices */
 #if !QP_CFG_LOW_RAM
     qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
