@@ -343,6 +343,17 @@ fix16_t qp_joint_angle(const qp_world *w, qp_joint_id id)
     return r.value;
 }
 
+bool qp_joint_limits(const qp_world *w, qp_joint_id id, fix16_t *lower, fix16_t *upper, fix16_t *swing)
+{
+    const qp_joint *j = cget(w, id);
+    bool has = j && (j->type == QP_JOINT_DISTANCE || j->type == QP_JOINT_CONE || (j->flags & QP_JOINT_LIMIT));
+    bool ranged = has && (j->type == QP_JOINT_DISTANCE || (j->flags & QP_JOINT_LIMIT));
+    if (lower) *lower = ranged ? j->lower : 0;
+    if (upper) *upper = ranged ? j->upper : 0;
+    if (swing) *swing = j && j->type == QP_JOINT_CONE ? j->swing : 0;
+    return has;
+}
+
 fix16_t qp_joint_swing(const qp_world *w, qp_joint_id id)
 {
     const qp_joint *j = cget(w, id);

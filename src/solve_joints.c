@@ -81,7 +81,9 @@ static fix16_t inverse_of(int64_t k)
 
 static bool body_can_move(const qp_body_state *b) { return qp__body_dynamic(b); }
 
-/* 1 / (d . (Ia + Ib) d): the effective mass of an angular row along unit d. */
+/* 1 / (d . (Ia + Ib) d): the effective mass of an angular row along unit d. (A cone's
+ * rows use it: the mass about the anchor (pivot_mass) overshot when both bodies move and
+ * blew a landing ragdoll apart.) */
 static fix16_t angular_mass(const qp_joint_rows *r, qp_vec3 d)
 {
     qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
@@ -147,15 +149,15 @@ static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
 
 /* Hinge: the effective mass about the axis through the anchor, each body turning about
  * it (its inertia about the axis plus m d^2), so a spring of f Hz swings a door at f. */
-static fix16_t pivot_mass(const qp_joint_rows *r)
+static fix16_t pivot_mass(const qp_joint_rows *r, qp_vec3 axis)
 {
     int64_t inv = 0;
     for (int k = 0; k < 2; k++) {
         const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
         fix16_t m = k == 0 ? r->ma : r->mb;
         if (m == 0) continue;
-        fix16_t turn = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(ii, r->axis)));   /* inertia about the axis */
-        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, r->axis));
+        fix16_t turn = inverse_of(qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis)));   /* inertia about the axis */
+        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, axis));
         int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
         inv += qp_div(QP_ONE, qp_sat32(pivot));
     }
@@ -297,7 +299,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_perp[1][1] = qp_sat32((k00 * 4294967296LL) / det);
     }
     r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(&isum, r->axis)));
-    if (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) r->m_drive = pivot_mass(r);
+    if (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) r->m_drive = pivot_mass(r, r->axis);
 }
 
 /* ---- velocities ------------------------------------------------------------------------ */
@@ -403,23 +405,67 @@ static fix16_t speed_along(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool
     return linear ? qp_v3_dot(point_velocity(v, r), d) : qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), d);
 }
 
+/* The relative speed along d at the bodies' real velocities (clamped as the position
+ * update clamps them): how the value will move in the position update. */
+static fix16_t real_speed(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, qp_vec3 d, bool linear)
+{
+    qp_vec3 lin[2], ang[2];
+    for (int k = 0; k < 2; k++) {
+        const qp_body_state *b = &w->bodies[k == 0 ? j->a : j->b];
+        lin[k] = ang[k] = qp_v3_zero();
+        if (!qp__body_moves(b)) continue;
+        lin[k] = b->v;
+        ang[k] = b->w;
+        qp__clamp_speed(&lin[k], w->def.max_linear_speed);
+        qp__clamp_speed(&ang[k], w->def.max_angular_speed);
+    }
+    vel rv = { &lin[0], &ang[0], &lin[1], &ang[1] };
+    return speed_along(&rv, r, d, linear);
+}
+
+/* The drift speed of an angle past its limit (rad/s): a limb's point 10 cm from the joint
+ * moves back at most max_penetration_speed, so the angle at ten times it (1 rad/s took 20
+ * steps to undo the 20 degrees a landing ragdoll's spine was bent past its cone). */
+static fix16_t angle_drift_speed(const qp_world *w, const qp_joint *j, fix16_t err)
+{
+    fix16_t t = j->drift_time > w->def.dt ? j->drift_time : w->def.dt;
+    return clampf(qp_div(err, t), qp_sat32(10 * (int64_t)w->def.max_penetration_speed));
+}
+
+/* The bound on a limit row's speed in each pass, for a value `room` inside its limit
+ * (negative: past it), on the side where the value falls (sign +1: the lower limit,
+ * speed >= bound; -1: the upper, speed <= bound); none: QP_FIX_MAX times -sign. The
+ * velocity passes let the value approach the limit by room in the step (speculative).
+ * The drift pass removes what is past it over drift_time; with predict, it also
+ * cancels what the real velocities would carry past it in the position update (the
+ * contacts, solved after the joints, and the shock pass may leave a limb moving past
+ * its limit: 14 degrees when a ragdoll lands). */
+static fix16_t limit_bound(const qp_world *w, const qp_joint *j, int mode, fix16_t room, int sign, fix16_t real,
+                           bool predict)
+{
+    fix16_t dt = w->def.dt;
+    if (mode != DRIFT) return sign * (room > 0 ? -qp_div(room, dt) : 0);
+    if (!predict) return room < 0 ? sign * drift_speed(w, j, -room) : -sign * QP_FIX_MAX;
+    int64_t b = room < 0 ? angle_drift_speed(w, j, -room) : -qp_div(room, dt);
+    b -= (int64_t)sign * real;                       /* in the lower limit's sense */
+    if (b <= 0) return -sign * QP_FIX_MAX;           /* nothing to push */
+    return sign * qp_sat32(b);
+}
+
 /* Limit rows on a value (angle or translation) moving at the relative speed along d:
- * value >= lower, value <= upper; speculative in the velocity passes, the error removed
- * over drift_time in the drift pass. wraps: an angle, whose limits within 0.01 rad of
- * +-pi are no limits. */
+ * value >= lower, value <= upper (limit_bound). wraps: an angle, whose limits within
+ * 0.01 rad of +-pi are no limits. */
 static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 d,
-                       bool linear, fix16_t value, bool wraps)
+                       bool linear, fix16_t value, bool wraps, bool predict)
 {
     bool any = false;
-    fix16_t dt = w->def.dt;
     fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
+    fix16_t real = mode == DRIFT && predict ? real_speed(w, j, r, d, linear) : 0;
     fix16_t above = qp_sat32((int64_t)value - j->lower), below = qp_sat32((int64_t)j->upper - value);
-    fix16_t lo = mode == DRIFT ? (above < 0 ? drift_speed(w, j, -above) : -QP_FIX_MAX)
-                               : (above > 0 ? -qp_div(above, dt) : 0);
+    fix16_t lo = limit_bound(w, j, mode, above, 1, real, predict);
     if ((!wraps || j->lower > -PI_WRAP) && lo != -QP_FIX_MAX)
         any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), lo, 1, lo_acc);
-    fix16_t hi = mode == DRIFT ? (below < 0 ? -drift_speed(w, j, -below) : QP_FIX_MAX)
-                               : (below > 0 ? qp_div(below, dt) : 0);
+    fix16_t hi = limit_bound(w, j, mode, below, -1, real, predict);
     if ((!wraps || j->upper < PI_WRAP) && hi != QP_FIX_MAX)
         any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), hi, -1, hi_acc);
     return any;
@@ -617,14 +663,14 @@ static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 {
     bool any = false;
     if (r->m_swing != 0) {
-        fix16_t over = qp_sat32((int64_t)r->swing - j->swing);
-        fix16_t hi = mode == DRIFT ? (over > 0 ? -drift_speed(w, j, over) : QP_FIX_MAX)
-                                   : (over < 0 ? qp_div(-over, w->def.dt) : 0);
+        fix16_t room = qp_sat32((int64_t)j->swing - r->swing);
+        fix16_t real = mode == DRIFT ? real_speed(w, j, r, r->tilt, false) : 0;
+        fix16_t hi = limit_bound(w, j, mode, room, -1, real, true);
         if (hi != QP_FIX_MAX)
             any |= bound(j, mode, v, r, r->tilt, false, r->m_swing, speed_along(v, r, r->tilt, false), hi, -1,
                          mode == CONTACT ? &j->ja[0] : 0);
     }
-    if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true);
+    if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, true);
     return any;
 }
 
@@ -657,7 +703,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     if (j->type == QP_JOINT_SLIDER) {
         any |= slide_rows(w, j, r, v, mode);
         any |= lock_rotation(w, j, r, v, mode);
-        if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, true, r->value, false);
+        if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, true, r->value, false, true);
         return any;
     }
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
@@ -714,7 +760,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     if (!(j->flags & QP_JOINT_LIMIT)) return any;
     /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
      * limit within 0.01 rad of it is no limit (it would hold a hinge turning through pi). */
-    return limit_rows(w, j, r, v, mode, r->axis, false, r->value, true) || any;
+    return limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, false) || any;
 }
 
 /* ---- the passes --------------------------------------------------------------------------- */
@@ -768,7 +814,7 @@ void qp__prepare_joints(qp_world *w)
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
-        if (j->type == QP_JOINT_FIXED || j->type == QP_JOINT_SLIDER) w->joint_sweeps = STIFF_JOINT_SWEEPS;
+        if (j->type >= QP_JOINT_FIXED) w->joint_sweeps = STIFF_JOINT_SWEEPS;
         j->je = j->jea = qp_v3_zero();
 #if !QP_CFG_LOW_RAM
         qp__joint_rows(w, j, &w->joint_rows[i - 1]);

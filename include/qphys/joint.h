@@ -143,6 +143,12 @@ fix16_t qp_joint_load(const qp_world *w, qp_joint_id id);
  * creation); cone: the twist about the axis, likewise; slider: the translation along the
  * axis, m (0 at creation); distance: the length, m; 0 for other joints. */
 fix16_t qp_joint_angle(const qp_world *w, qp_joint_id id);
+/* The joint's limits as created (for drawing and checks): true when it has them, with
+ * *lower and *upper (hinge: angle, cone: twist, rad; slider: translation, distance:
+ * length, m) and *swing (cone: the cone's half angle, rad; 0 otherwise). Any pointer may
+ * be null. A cone always has its swing (true even without twist limits: then lower and
+ * upper are 0). */
+bool qp_joint_limits(const qp_world *w, qp_joint_id id, fix16_t *lower, fix16_t *upper, fix16_t *swing);
 /* Cone: the angle between A's and B's copies of the axis, rad (0 for other joints). */
 fix16_t qp_joint_swing(const qp_world *w, qp_joint_id id);
 /* Where the joint's frame is now, for drawing: the axis as carried by a (unit, Q16.16;
