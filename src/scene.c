@@ -288,17 +288,27 @@ static bool read_filter(lexer *lx, qp_shape_filter *f)
 {
     const char *what = "expected three integers after 'filter' (CATEGORY MASK GROUP)";
     int category, mask;
-    unsigned long at;
-    fix16_t group;
     if (!read_int(lx, &category, 0, 65535, what, "filter category out of range: 0 .. 65535", 0) ||
-        !read_int(lx, &mask, 0, 65535, what, "filter mask out of range: 0 .. 65535", 0) ||
-        !read_fix(lx, &group, what, &at))
+        !read_int(lx, &mask, 0, 65535, what, "filter mask out of range: 0 .. 65535", 0))
         return false;
-    if ((group & 0xFFFF) != 0) return fail(lx, at, "filter group must be an integer");
-    if (!fix_in(group, QP_INT(-32768), QP_INT(32767))) return fail_range(lx, at, "filter group out of range: -32768 .. 32767");
+    token t;
+    bool bad;
+    if (!next_token(lx, &t, &bad)) return bad ? false : fail(lx, lx->n, what);
+    bool negative = lx->s[t.at] == '-';
+    long v = 0;
+    unsigned long digits = 0;
+    for (unsigned long i = negative ? 1 : 0; i < t.len; i++) {
+        char c = lx->s[t.at + i];
+        if (!is_digit(c)) return fail(lx, t.at, "filter group must be an integer");
+        if (v <= 1000000L) v = v * 10 + (c - '0');
+        digits++;
+    }
+    if (digits == 0) return fail(lx, t.at, "filter group must be an integer");
+    if (negative) v = -v;
+    if (v < -32768 || v > 32767) return fail_range(lx, t.at, "filter group out of range: -32768 .. 32767");
     f->category = (uint16_t)category;
     f->mask = (uint16_t)mask;
-    f->group = (int16_t)(group / 65536);
+    f->group = (int16_t)v;
     return true;
 }
 

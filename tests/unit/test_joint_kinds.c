@@ -17,7 +17,9 @@
  *  6. a joint with a break impulse breaks at that load within 5% and not before, with
  *     one joint event, the same step on every run; the load is reported before;
  *  7. a servo (a hinge spring with a target and a maximum torque) turns to its target;
- *  8. bad options are refused and nothing is created.
+ *  8. bad options are refused and nothing is created;
+ *  9. a scene with every joint line and option and per-body filters and sensors loads
+ *     them as written (tests/bad_scenes/ holds the refused ones).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -621,6 +623,84 @@ static void test_bad_options(void **state)
     assert_int_equal(qp_joint_set_motor(&world, qp_null_joint(), true, QP_ONE, QP_ONE), QP_ERR_INVALID_ID);
 }
 
+/* ---- 9. scene lines --------------------------------------------------------------------------- */
+
+static void test_scene_lines(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "world gravity 0 -10 0\n"
+        "plane\n"
+        "box half 0.5 0.5 0.5 pos 0 3 0 static filter 4 65531 -2\n"                /* 1 */
+        "box half 0.5 0.5 0.5 pos 1 3 0 sensor\n"                                 /* 2 */
+        "box half 0.5 0.5 0.5 pos 2 3 0\n"                                        /* 3 */
+        "sphere radius 0.3 pos 3 3 0\n"                                           /* 4 */
+        "capsule radius 0.2 half_height 0.3 pos 4 3 0\n"                          /* 5 */
+        "compound pos 5 3 0 filter 8 1 3 sensor\n"                                /* 6 */
+        "part box half 0.2 0.2 0.2 at 0 0 0\n"
+        "part sphere radius 0.2 at 0 0.4 0\n"
+        "end\n"
+        "fixed 1 2 break 12.5\n"
+        "slider 1 3 anchor 2 3 0 axis 1 0 0 limit -0.5 1.5 motor 2 300 spring 4 0.7 break 100\n"
+        "cone 3 4 anchor 2.5 3 0 axis 1 0 0 swing 40 twist -20 30\n"
+        "hinge 4 5 anchor 3.5 3 0 axis 0 0 1 limit -45 90 motor -1.5 20 spring 2 0.1\n"
+        "distance 5 6 anchor 4 3 0 anchor 5 3 0 max 1 spring 3 0.5\n"
+        "distance 1 6 anchor 0 3 0 anchor 5 3 0 max 6 min 4 spring 1 1 break 9\n"
+        "ball 3 6 anchor 4 4 0\n"
+        "fixed 5 6 anchor 4.5 3 0\n";
+    qp_scene_info info;
+    qp_scene_error err;
+    assert_int_equal(qp_scene_load(&world, text, sizeof text - 1, &info, &err), QP_OK);
+    assert_int_equal(info.joints, 8);
+    qp_joint_type want[8] = { QP_JOINT_FIXED, QP_JOINT_SLIDER, QP_JOINT_CONE, QP_JOINT_HINGE,
+                              QP_JOINT_DISTANCE, QP_JOINT_DISTANCE, QP_JOINT_BALL, QP_JOINT_FIXED };
+    qp_joint_id id[8];
+    for (int i = 0; i < 8; i++) {
+        id[i] = qp_world_joint_at(&world, i + 1);
+        assert_false(qp_joint_id_is_null(id[i]));
+        assert_int_equal(qp_joint_get_type(&world, id[i]), want[i]);
+    }
+    fix16_t lo, hi, sw;
+    /* the weld without an anchor holds at the bodies' midpoint */
+    qp_vec3 pa, pb;
+    qp_joint_world_anchors(&world, id[0], &pa, &pb);
+    assert_true(fabs(D(pa.x) - 0.5) < 1e-4 && fabs(D(pa.y) - 3) < 1e-4);
+    assert_true(qp_joint_limits(&world, id[1], &lo, &hi, &sw));
+    assert_true(fabs(D(lo) + 0.5) < 1e-4 && fabs(D(hi) - 1.5) < 1e-4);
+    assert_true(qp_joint_limits(&world, id[2], &lo, &hi, &sw));
+    assert_true(fabs(deg(D(sw)) - 40) < 0.01 && fabs(deg(D(lo)) + 20) < 0.01 && fabs(deg(D(hi)) - 30) < 0.01);
+    assert_true(qp_joint_limits(&world, id[3], &lo, &hi, &sw));
+    assert_true(fabs(deg(D(lo)) + 45) < 0.01 && fabs(deg(D(hi)) - 90) < 0.01);
+    /* a distance spring with no min has rest length max; with one, keeps [min, max] */
+    assert_true(qp_joint_limits(&world, id[4], &lo, &hi, &sw));
+    assert_true(fabs(D(lo) - 1) < 1e-4 && fabs(D(hi) - 1) < 1e-4);
+    assert_true(qp_joint_limits(&world, id[5], &lo, &hi, &sw));
+    assert_true(fabs(D(lo) - 4) < 1e-4 && fabs(D(hi) - 6) < 1e-4);
+    qp_shape_filter f = qp_body_shape_filter(&world, qp_scene_body(&world, 1), 0);
+    assert_int_equal(f.category, 4);
+    assert_int_equal(f.mask, 65531);
+    assert_int_equal(f.group, -2);
+    assert_false(qp_body_shape_is_sensor(&world, qp_scene_body(&world, 1), 0));
+    assert_true(qp_body_shape_is_sensor(&world, qp_scene_body(&world, 2), 0));
+    for (int k = 0; k < 2; k++) {   /* both parts of the compound */
+        f = qp_body_shape_filter(&world, qp_scene_body(&world, 6), k);
+        assert_int_equal(f.category, 8);
+        assert_int_equal(f.mask, 1);
+        assert_int_equal(f.group, 3);
+        assert_true(qp_body_shape_is_sensor(&world, qp_scene_body(&world, 6), k));
+    }
+    /* the slider's motor drives body 3 along +x at 2 m/s (its spring pulls back less
+     * than 300 N at first) */
+    for (int s = 0; s < 10; s++) qp_world_step(&world);
+    assert_true(D(qp_joint_angle(&world, id[1])) > 0.1);
+    /* the same text loads to the same bits */
+    uint32_t h = qp_world_hash(&world);
+    assert_int_equal(qp_scene_load(&world, text, sizeof text - 1, &info, &err), QP_OK);
+    for (int s = 0; s < 10; s++) qp_world_step(&world);
+    assert_int_equal(qp_world_hash(&world), h);
+    printf("[joint kinds] scene lines: every joint kind and option, filters and sensors load as written\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -629,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_weld_holds),    cmocka_unit_test(test_ragdoll_cones),
         cmocka_unit_test(test_break),         cmocka_unit_test(test_crate_wall),
         cmocka_unit_test(test_servo),         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_scene_lines),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }
