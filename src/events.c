@@ -101,6 +101,7 @@ void qp__event_body(qp_world *w, int kind, int body)
     e->kind = (uint8_t)kind;
 }
 
+#if QP_CFG_JOINT_OPTIONS
 void qp__event_joint(qp_world *w, int index, fix16_t load)
 {
     qp_events *ev = &w->events;
@@ -115,6 +116,7 @@ void qp__event_joint(qp_world *w, int index, fix16_t load)
     e->load = load;
     e->kind = QP_EVENT_BROKE;
 }
+#endif
 
 /* ---- the step's first and last stages ------------------------------------------------- */
 
@@ -131,8 +133,11 @@ void qp__events_begin(qp_world *w)
     ev->contact_n = drop(ev->contact, ev->contact_n, ev->contact_done, sizeof ev->contact[0]);
     ev->sensor_n = drop(ev->sensor, ev->sensor_n, ev->sensor_done, sizeof ev->sensor[0]);
     ev->body_n = drop(ev->body, ev->body_n, ev->body_done, sizeof ev->body[0]);
+    ev->contact_done = ev->sensor_done = ev->body_done = 0;
+#if QP_CFG_JOINT_OPTIONS
     ev->joint_n = drop(ev->joint, ev->joint_n, ev->joint_done, sizeof ev->joint[0]);
-    ev->contact_done = ev->sensor_done = ev->body_done = ev->joint_done = 0;
+    ev->joint_done = 0;
+#endif
     ev->contact_from = ev->contact_n;
     ev->sensor_from = ev->sensor_n;
     ev->body_from = ev->body_n;
@@ -212,7 +217,9 @@ void qp__events_end(qp_world *w)
     ev->contact_done = ev->contact_n;
     ev->sensor_done = ev->sensor_n;
     ev->body_done = ev->body_n;
+#if QP_CFG_JOINT_OPTIONS
     ev->joint_done = ev->joint_n;   /* raised in joint index order: sorted */
+#endif
     ev->lost_done = ev->lost;
 }
 
@@ -246,7 +253,13 @@ uint32_t qp_world_events_lost(const qp_world *w)
 
 int qp_world_joint_events(const qp_world *w, const qp_joint_event **out)
 {
+#if QP_CFG_JOINT_OPTIONS
     if (!w) return 0;
     if (out) *out = w->events.joint;
     return w->events.joint_n;
+#else
+    (void)w;
+    if (out) *out = 0;
+    return 0;
+#endif
 }

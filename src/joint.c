@@ -136,6 +136,7 @@ static qp_result check_def(const qp_world *w, const qp_joint_def *d)
     if (!(a->state & QP_STATE_DYNAMIC) && !(b->state & QP_STATE_DYNAMIC)) return QP_ERR_PARAM;
     qp_result r = qp__joint_def_check_values(d);
     if (r != QP_OK) return r;
+    if (!QP_CFG_JOINT_OPTIONS && (d->enable_motor || d->enable_spring || d->break_impulse != 0)) return QP_ERR_FULL;
     qp_vec3 arm;
     if (d->type == QP_JOINT_DISTANCE)
         return local_arm(a, d->anchor_a, &arm) && local_arm(b, d->anchor_b, &arm) ? QP_OK : QP_ERR_RANGE;
@@ -199,19 +200,21 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
         }
     }
     if (def->type == QP_JOINT_CONE) j->swing = def->swing_angle;
+#if QP_CFG_JOINT_OPTIONS
     if (def->enable_motor) {
         j->flags |= QP_JOINT_MOTOR;
-        j->motor_speed = def->motor_speed;
-        j->motor_max = def->max_motor_force;
+        j->drive.motor_speed = def->motor_speed;
+        j->drive.motor_max = def->max_motor_force;
     }
     if (def->enable_spring) {
         j->flags |= QP_JOINT_SPRING;
-        j->spring_hz = def->spring_hz;
-        j->spring_damping = def->spring_damping;
-        j->spring_target = def->type == QP_JOINT_DISTANCE ? 0 : def->spring_target;
-        j->spring_max = def->max_spring_force;
+        j->drive.spring_hz = def->spring_hz;
+        j->drive.spring_damping = def->spring_damping;
+        j->drive.spring_target = def->type == QP_JOINT_DISTANCE ? 0 : def->spring_target;
+        j->drive.spring_max = def->max_spring_force;
     }
-    j->break_impulse = def->break_impulse;
+    j->drive.break_impulse = def->break_impulse;
+#endif
     w->joint_count++;
     qp__wake_body(w, j->a);
     qp__wake_body(w, j->b);
@@ -325,13 +328,13 @@ qp_vec3 qp_joint_impulse(const qp_world *w, qp_joint_id id)
     if (j->type != QP_JOINT_DISTANCE) return j->jp;
     qp_joint_rows r;
     qp__joint_rows(w, j, &r);
-    return qp_v3_scale(r.axis, qp_sat32((int64_t)j->jlo + j->jhi + j->js));
+    return qp_v3_scale(r.axis, qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, js)));
 }
 
 fix16_t qp_joint_load(const qp_world *w, qp_joint_id id)
 {
     const qp_joint *j = cget(w, id);
-    return j ? j->load : 0;
+    return j ? qp__joint_load(w, j) : 0;
 }
 
 fix16_t qp_joint_angle(const qp_world *w, qp_joint_id id)
@@ -377,14 +380,18 @@ qp_result qp_joint_set_motor(qp_world *w, qp_joint_id id, bool enable, fix16_t s
     if (!j) return QP_ERR_INVALID_ID;
     if (j->type != QP_JOINT_HINGE && j->type != QP_JOINT_SLIDER) return QP_ERR_PARAM;
     if (enable && motor_check(speed, max_force) != QP_OK) return QP_ERR_RANGE;
+#if QP_CFG_JOINT_OPTIONS
     if (enable) {
         j->flags |= QP_JOINT_MOTOR;
-        j->motor_speed = speed;
-        j->motor_max = max_force;
+        j->drive.motor_speed = speed;
+        j->drive.motor_max = max_force;
     } else {
         j->flags &= (uint8_t)~QP_JOINT_MOTOR;
-        j->motor_speed = j->motor_max = j->jm = 0;
+        j->drive.motor_speed = j->drive.motor_max = j->drive.jm = 0;
     }
+#else
+    if (enable) return QP_ERR_FULL;
+#endif
     qp__wake_body(w, j->a);
     qp__wake_body(w, j->b);
     qp__record_joint_setting(w, QP_INPUT_SET_JOINT_MOTOR, id, enable, speed, max_force);
@@ -397,7 +404,9 @@ qp_result qp_joint_set_spring_target(qp_world *w, qp_joint_id id, fix16_t target
     if (!j) return QP_ERR_INVALID_ID;
     if (!(j->flags & QP_JOINT_SPRING) || j->type == QP_JOINT_DISTANCE) return QP_ERR_PARAM;
     if (!in(target, -target_range((qp_joint_type)j->type), target_range((qp_joint_type)j->type))) return QP_ERR_RANGE;
-    j->spring_target = target;
+#if QP_CFG_JOINT_OPTIONS
+    j->drive.spring_target = target;
+#endif
     qp__wake_body(w, j->a);
     qp__wake_body(w, j->b);
     qp__record_joint_setting(w, QP_INPUT_SET_JOINT_SPRING_TARGET, id, true, target, 0);

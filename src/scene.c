@@ -1087,6 +1087,13 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             if (item.u.body.def.type == QP_BODY_DYNAMIC) in.dynamic_bodies++;
             break;
         default:   /* a joint line */
+            if (!QP_CFG_JOINT_OPTIONS &&
+                (item.u.joint.has_motor || item.u.joint.has_spring || item.u.joint.break_impulse != 0)) {
+                set_error(err, item.line, item.at,
+                          "joint options (motor, spring, break) are not in this build (QP_CFG_JOINT_OPTIONS 0)",
+                          QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
             if (in.joints >= QP_CFG_MAX_JOINTS) {
                 set_error(err, item.line, item.at, "too many joints for this build's pool (QP_CFG_MAX_JOINTS)",
                           QP_ERR_FULL);
@@ -1103,6 +1110,36 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
         if (jr != QP_OK) return jr;
     }
     if (info) *info = in;
+    return QP_OK;
+}
+
+/* The bodies, then the joints (a joint line may name a body of a later line), of a
+ * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
+ * refusal here is a gap in this file's checks (a bug), reported at its line. */
+NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned long len, qp_scene_error *err)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    qp_result r = QP_OK;
+    while (qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind != QP_SCENE_BODY) continue;
+        qp_create_body(w, &item.u.body.def, &r);
+        if (r != QP_OK) {
+            set_error(err, item.line, item.at, "internal error: qp_create_body refused a body the scene reader accepted", r);
+            return r;
+        }
+    }
+    rd = qp_scene_reader_init(text, len);
+    while (qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
+        qp_joint_def jd = joint_def_of(w, &item);
+        qp_create_joint(w, &jd, &r);
+        if (r != QP_OK) {
+            set_error(err, item.line, item.at, "internal error: qp_create_joint refused a joint the scene reader accepted",
+                      r);
+            return r;
+        }
+    }
     return QP_OK;
 }
 
@@ -1131,31 +1168,12 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
         set_error(err, 0, 0, "the world line's settings were rejected by qp_world_init", r);
         return r;
     }
-    qp_scene_reader rd = qp_scene_reader_init(text, len);
-    qp_scene_item item;
-    const char *refused = 0;
-    while (qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind != QP_SCENE_BODY) continue;
-        qp_create_body(w, &item.u.body.def, &r);
-        if (r != QP_OK) {
-            refused = "internal error: qp_create_body refused a body the scene reader accepted";
-            break;
-        }
-    }
-    /* Joints after every body: a joint line may name a body of a later line. */
-    rd = qp_scene_reader_init(text, len);
-    while (!refused && qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
-        qp_joint_def jd = joint_def_of(w, &item);
-        qp_create_joint(w, &jd, &r);
-        if (r != QP_OK) refused = "internal error: qp_create_joint refused a joint the scene reader accepted";
-    }
-    if (refused) {
+    r = create_all(w, text, len, err);
+    if (r != QP_OK) {
         /* A gap in this file's checks (a bug). Leave an empty world rather
          * than a half-built one. */
         qp_result ir = qp_world_init(w, &in.world);
         (void)ir;
-        set_error(err, item.line, item.at, refused, r);
         return r;
     }
     set_error(err, 0, 0, "ok", QP_OK);

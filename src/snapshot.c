@@ -609,22 +609,22 @@ static void put_joints(writer *o, const qp_world *w)
         put_i(o, j->jhi);
         put_i(o, j->ja[2]);
         put_i(o, j->swing);
-        put_i(o, j->motor_speed);
-        put_i(o, j->motor_max);
-        put_i(o, j->spring_hz);
-        put_i(o, j->spring_damping);
-        put_i(o, j->spring_target);
-        put_i(o, j->spring_max);
-        put_i(o, j->break_impulse);
-        put_i(o, j->jm);
-        put_i(o, j->js);
+        put_i(o, QP__DRIVE(j, motor_speed));
+        put_i(o, QP__DRIVE(j, motor_max));
+        put_i(o, QP__DRIVE(j, spring_hz));
+        put_i(o, QP__DRIVE(j, spring_damping));
+        put_i(o, QP__DRIVE(j, spring_target));
+        put_i(o, QP__DRIVE(j, spring_max));
+        put_i(o, QP__DRIVE(j, break_impulse));
+        put_i(o, QP__DRIVE(j, jm));
+        put_i(o, QP__DRIVE(j, js));
     }
 }
 
 /* One live joint, every field checked: bodies that exist and differ, not both static, a
  * known type and flags, arms in range, unit axes for a hinge (zero otherwise), limits or
  * lengths in order and range, the drift time in range, limit impulses of their sign. */
-static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count)
+static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count, bool *has_options)
 {
     j->a = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
     j->b = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
@@ -659,16 +659,22 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
     bool motor = (j->flags & QP_JOINT_MOTOR) != 0, spring = (j->flags & QP_JOINT_SPRING) != 0;
     j->ja[2] = get_i(in);
     j->swing = get_in(in, 0, cone ? QP_INT(3) : 0);
-    j->motor_speed = get_in(in, motor ? -QP_INT(100) : 0, motor ? QP_INT(100) : 0);
-    j->motor_max = get_in(in, 0, motor ? QP_INT(30000) : 0);
-    j->spring_hz = get_in(in, spring ? QP_FRAC(1, 100) : 0, spring ? QP_INT(500) : 0);
-    j->spring_damping = get_in(in, 0, spring ? QP_INT(100) : 0);
+    qp_joint_drive dr;
+    dr.motor_speed = get_in(in, motor ? -QP_INT(100) : 0, motor ? QP_INT(100) : 0);
+    dr.motor_max = get_in(in, 0, motor ? QP_INT(30000) : 0);
+    dr.spring_hz = get_in(in, spring ? QP_FRAC(1, 100) : 0, spring ? QP_INT(500) : 0);
+    dr.spring_damping = get_in(in, 0, spring ? QP_INT(100) : 0);
     int32_t target = spring && hinge ? PI_Q16 : spring && slider ? QP_INT(1000) : 0;
-    j->spring_target = get_in(in, -target, target);
-    j->spring_max = get_in(in, 0, spring ? QP_INT(30000) : 0);
-    j->break_impulse = get_in(in, 0, QP_INT(30000));
-    j->jm = get_i(in);
-    j->js = get_i(in);
+    dr.spring_target = get_in(in, -target, target);
+    dr.spring_max = get_in(in, 0, spring ? QP_INT(30000) : 0);
+    dr.break_impulse = get_in(in, 0, QP_INT(30000));
+    dr.jm = get_i(in);
+    dr.js = get_i(in);
+    dr.jel = 0;
+    *has_options = motor || spring || dr.break_impulse != 0;
+#if QP_CFG_JOINT_OPTIONS
+    j->drive = dr;
+#endif
     if ((j->flags & QP_JOINT_LIMIT) && !(hinge || cone || slider)) in->bad = 1;
     if (motor && !(hinge || slider)) in->bad = 1;
     if (spring && !(hinge || slider || distance)) in->bad = 1;
@@ -684,6 +690,7 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
     if (in->bad) return QP_ERR_BUFFER;
     if (n > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
     int last = 0, live = 0;
+    bool options = false;   /* a joint with a motor, spring or break impulse */
     for (int k = 0; k < n && !in->bad; k++) {
         int index = (int)get_un(in, (uint32_t)last + 1u, 65535);
         if (in->bad) break;
@@ -693,13 +700,17 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
         memset(&j, 0, sizeof j);
         j.generation = (uint16_t)get_un(in, 1, 65535);
         if (get_un(in, 0, 1)) {
-            get_joint(in, &j, bodies, body_count);
+            bool has = false;
+            get_joint(in, &j, bodies, body_count, &has);
+            options |= has;
             live++;
         }
         if (w && !in->bad) w->joints[index - 1] = j;
     }
-    if (w && !in->bad) w->joint_count = live;
-    return in->bad ? QP_ERR_BUFFER : QP_OK;
+    if (in->bad) return QP_ERR_BUFFER;
+    if (options && !QP_CFG_JOINT_OPTIONS) return QP_ERR_FULL;   /* sound, but this build holds no joint options */
+    if (w) w->joint_count = live;
+    return QP_OK;
 }
 
 /* ---- snapshot -------------------------------------------------------------------------------------- */

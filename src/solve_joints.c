@@ -109,7 +109,7 @@ static void inverse_2x2(const qp_mat3 *mat, const qp_vec3 d[2], fix16_t m[2][2])
  * the 3x3 angular rows that hold it. The frames agree at creation; half the sum of the
  * crosses of their three unit vectors is the turn for small turns (and points its way
  * for large ones). */
-static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+QP__NOINLINE static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
 {
     qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
     qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
@@ -117,56 +117,52 @@ static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *ro
     qp_vec3 t = qp_v3_add(qp_v3_add(qp_v3_from_q30(qp_v3_cross_q30(na, nb)), qp_v3_from_q30(qp_v3_cross_q30(pa, pb))),
                           qp_v3_from_q30(qp_v3_cross_q30(ca, cb)));
     r->tilt = qp_v3(t.x / 2, t.y / 2, t.z / 2);
-    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
-    if (!qp_mat3_inverse(&isum, &r->k_ang)) r->k_ang = qp_mat3_zero();
+}
+
+/* The inverse of the angular rows' 3x3 effective mass, Ia + Ib (zero out of range): found
+ * at each use, which costs less RAM and stack than keeping it in the rows. */
+QP__NOINLINE static qp_mat3 angular_block(const qp_joint_rows *r)
+{
+    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib), inv;
+    if (!qp_mat3_inverse(&isum, &inv)) inv = qp_mat3_zero();
+    return inv;
 }
 
 /* Fixed: the point and rotation rows solved as one 6x6 block, so a long weld under a
  * heavy load holds in one step instead of the two halves passing the load back and forth.
  * With B the coupling (an angular impulse L moves the points by B L, a point impulse P
- * turns them by B^T P) and A the angular block: P = S^-1 (el - B A^-1 ea),
- * S = K - B A^-1 B^T, L = A^-1 (ea - B^T P). */
-static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
+ * turns them by B^T P; found again at each use, which costs less RAM than keeping it) and
+ * A the angular block: P = S^-1 (el - B A^-1 ea), S = K - B A^-1 B^T, L = A^-1 (ea - B^T P).
+ * k_inv holds S^-1 (K^-1 when S is out of range: the two halves apart). */
+QP__NOINLINE static qp_mat3 coupling_of(const qp_joint_rows *r)
 {
+    qp_mat3 b;
     for (int i = 0; i < 3; i++) {
         qp_vec3 e = qp_v3(i == 0 ? QP_ONE : 0, i == 1 ? QP_ONE : 0, i == 2 ? QP_ONE : 0);
         qp_vec3 col = qp_v3_neg(qp_v3_add(qp_v3_cross(r->rb, qp_mat3_mul_v3(&r->ib, e)),
                                           qp_v3_cross(r->ra, qp_mat3_mul_v3(&r->ia, e))));
-        r->coupling.m[0][i] = col.x;
-        r->coupling.m[1][i] = col.y;
-        r->coupling.m[2][i] = col.z;
+        b.m[0][i] = col.x;
+        b.m[1][i] = col.y;
+        b.m[2][i] = col.z;
     }
-    qp_mat3 bt = qp_mat3_transpose(&r->coupling);
-    qp_mat3 bai = qp_mat3_mul(&r->coupling, &r->k_ang);
+    return b;
+}
+
+QP__NOINLINE static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
+{
+    qp_mat3 b = coupling_of(r), k_ang = angular_block(r);
+    qp_mat3 bt = qp_mat3_transpose(&b);
+    qp_mat3 bai = qp_mat3_mul(&b, &k_ang);
     qp_mat3 cut = qp_mat3_mul(&bai, &bt), schur;
     for (int i = 0; i < 3; i++)
         for (int c = 0; c < 3; c++) schur.m[i][c] = qp_sat32((int64_t)k->m[i][c] - cut.m[i][c]);
-    if (!qp_mat3_inverse(&schur, &r->k_inv)) {   /* out of range: the two halves apart */
-        r->coupling = qp_mat3_zero();
-        if (!qp_mat3_inverse(k, &r->k_inv)) r->k_inv = qp_mat3_zero();
-    }
+    if (!qp_mat3_inverse(&schur, &r->k_inv) && !qp_mat3_inverse(k, &r->k_inv)) r->k_inv = qp_mat3_zero();
 }
 
-/* Hinge: the effective mass about the axis through the anchor, each body turning about
- * it (its inertia about the axis plus m d^2), so a spring of f Hz swings a door at f. */
-static fix16_t pivot_mass(const qp_joint_rows *r, qp_vec3 axis)
-{
-    int64_t inv = 0;
-    for (int k = 0; k < 2; k++) {
-        const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
-        fix16_t m = k == 0 ? r->ma : r->mb;
-        if (m == 0) continue;
-        fix16_t turn = inverse_of(qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis)));   /* inertia about the axis */
-        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, axis));
-        int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
-        inv += qp_div(QP_ONE, qp_sat32(pivot));
-    }
-    return inverse_of(inv);
-}
 
 /* Slider: the two point rows across a's axis (2x2 block of the point rows' K), the row
  * along it and its translation, and the rotation rows. */
-static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
+QP__NOINLINE static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
                         const qp_rot3 *rotb)
 {
     qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a);
@@ -176,7 +172,6 @@ static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, c
     r->perp[1] = qp_v3_from_q30(qp_v3_cross_q30(na, across));
     inverse_2x2(k, r->perp, r->m_perp);
     r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(k, r->axis)));
-    r->m_drive = inverse_of((int64_t)r->ma + r->mb);   /* no turning: the bodies translate */
     r->value = qp_v3_dot(r->gap, r->axis);
     rotation_rows(j, r, rota, rotb);
 }
@@ -187,7 +182,7 @@ static int32_t q60_to_q30(int64_t v) { return (int32_t)(v >= 0 ? v >> 30 : -((-v
 /* Cone: the swing (the angle between the axes) with the direction that opens it, and the
  * twist: the angle about a's axis of b's reference once b's axis is turned back onto a's
  * by the shortest turn (Rodrigues: x c + w x x + w (w . x) / (1 + c), w = nb x na). */
-static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+QP__NOINLINE static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
 {
     qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
     qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
@@ -237,8 +232,8 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     r->perp[0] = r->perp[1] = qp_v3_zero();
     r->m_perp[0][0] = r->m_perp[0][1] = r->m_perp[1][0] = r->m_perp[1][1] = 0;
     r->m_axis = 0;
-    r->k_inv = r->k_ang = r->coupling = qp_mat3_zero();
-    r->swing = r->m_swing = r->m_drive = 0;
+    r->k_inv = qp_mat3_zero();
+    r->swing = r->m_swing = 0;
     if (j->type == QP_JOINT_DISTANCE) {
         r->value = qp_v3_len(r->gap);
         if (!qp_v3_normalize(r->gap, &r->axis)) return;
@@ -299,7 +294,6 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_perp[1][1] = qp_sat32((k00 * 4294967296LL) / det);
     }
     r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(&isum, r->axis)));
-    if (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) r->m_drive = pivot_mass(r, r->axis);
 }
 
 /* ---- velocities ------------------------------------------------------------------------ */
@@ -382,12 +376,15 @@ static fix16_t bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool l
     return j;
 }
 
-/* The collision pass's impulses, kept for the step's load (linear or angular along d). */
-static void note_elastic(qp_joint *j, int mode, bool linear, qp_vec3 d, fix16_t applied)
+/* The collision pass's impulses (linear and angular), their sizes kept for the step's load. */
+static void note_elastic(qp_joint *j, int mode, qp_vec3 lin, qp_vec3 ang)
 {
-    if (mode != ELASTIC || applied == 0) return;
-    if (linear) j->je = qp_v3_add(j->je, qp_v3_scale(d, applied));
-    else j->jea = qp_v3_add(j->jea, qp_v3_scale(d, applied));
+#if QP_CFG_JOINT_OPTIONS
+    if (mode != ELASTIC) return;
+    j->drive.jel = qp_sat32((int64_t)j->drive.jel + qp_v3_len(lin) + qp_v3_len(ang));
+#else
+    (void)j, (void)mode, (void)lin, (void)ang;
+#endif
 }
 
 /* bound_row, noting what the collision pass applies. */
@@ -395,7 +392,7 @@ static bool bound(qp_joint *j, int mode, const vel *v, const qp_joint_rows *r, q
                   fix16_t s, fix16_t target, int sign, fix16_t *acc)
 {
     fix16_t applied = bound_row(v, r, d, linear, m, s, target, sign, acc);
-    note_elastic(j, mode, linear, d, applied);
+    if (applied) note_elastic(j, mode, qp_v3_scale(d, linear ? applied : 0), qp_v3_scale(d, linear ? 0 : applied));
     return applied != 0;
 }
 
@@ -471,7 +468,30 @@ static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
     return any;
 }
 
+/* The gap between the points after the position update (integrate.c's formulas) at the
+ * real velocities plus the split-impulse ones in v. */
+static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *pv)
+{
+    fix16_t dt = w->def.dt;
+    qp_vec3 end[2];
+    for (int k = 0; k < 2; k++) {
+        const qp_body_state *b = &w->bodies[k == 0 ? j->a : j->b];
+        qp_vec3 pos = k == 0 ? qp_v3_add(b->x, r->ra) : qp_v3_add(b->x, r->rb);
+        if (!qp__body_moves(b)) { end[k] = pos; continue; }
+        qp_vec3 vl = b->v, omega = b->w;
+        qp__clamp_speed(&vl, w->def.max_linear_speed);
+        qp__clamp_speed(&omega, w->def.max_angular_speed);
+        vl = qp_v3_add(vl, k == 0 ? *pv->va : *pv->vb);
+        omega = qp_v3_add(omega, k == 0 ? *pv->wa : *pv->wb);
+        qp_rot3 rot = qp_quat_to_rot3(qp_quat_integrate(b->q, omega, dt));
+        end[k] = qp_v3_add(qp_v3_mad(b->x, vl, dt), qp_rot3_mul_v3(&rot, k == 0 ? j->la : j->lb));
+    }
+    return qp_v3_sub(end[1], end[0]);
+}
+
 /* ---- motors and springs (contact pass only: they drive, they do not correct) -------------- */
+
+#if QP_CFG_JOINT_OPTIONS
 
 #define TWO_PI_FIX ((fix16_t)411775)
 
@@ -487,10 +507,10 @@ static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
 static fix16_t soft_impulse(const qp_world *w, const qp_joint *j, fix16_t m, fix16_t err, fix16_t s, fix16_t acc)
 {
     fix16_t h = w->def.dt;
-    fix16_t omega = qp__mul(j->spring_hz, TWO_PI_FIX);
+    fix16_t omega = qp__mul(j->drive.spring_hz, TWO_PI_FIX);
     fix16_t hw = qp__mul(h, omega);
     int64_t hw_sq = ((int64_t)hw * hw) >> 16;                                          /* (h w)^2, Q16 */
-    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->spring_damping)) >> 16;          /* 2 zeta h w */
+    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->drive.spring_damping)) >> 16;          /* 2 zeta h w */
     int64_t hw2;                                                                        /* h W^2, Q16 */
     if (hw_sq <= 2 * QP_ONE) {
         int64_t chord = 2 * (int64_t)qp_sin_q30(hw / 2);                                /* h W, Q2.30 */
@@ -523,15 +543,34 @@ static fix16_t wrap_angle(int64_t d)
     return (fix16_t)d;
 }
 
+/* Hinge: the effective mass about the axis through the anchor, each body turning about
+ * it (its inertia about the axis plus m d^2), so a spring of f Hz swings a door at f. */
+QP__NOINLINE static fix16_t pivot_mass(const qp_joint_rows *r, qp_vec3 axis)
+{
+    int64_t inv = 0;
+    for (int k = 0; k < 2; k++) {
+        const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
+        fix16_t m = k == 0 ? r->ma : r->mb;
+        if (m == 0) continue;
+        fix16_t turn = inverse_of(qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis)));   /* inertia about the axis */
+        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, axis));
+        int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
+        inv += qp_div(QP_ONE, qp_sat32(pivot));
+    }
+    return inverse_of(inv);
+}
+
 /* Hinge and slider: the motor, then the spring, along d (angular for a hinge). */
-static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, qp_vec3 d, bool linear)
+QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, qp_vec3 d, bool linear)
 {
     bool any = false;
+    /* The mass driven: a slider's bodies translate (no turning), a hinge's turn about the anchor. */
+    fix16_t m_drive = linear ? inverse_of((int64_t)r->ma + r->mb) : pivot_mass(r, d);
     fix16_t dt = w->def.dt;
     if (j->flags & QP_JOINT_MOTOR) {
         fix16_t s = speed_along(v, r, d, linear);
-        fix16_t dj = qp__mul(qp_sat32((int64_t)j->motor_speed - s), r->m_drive);
-        dj = add_capped(&j->jm, dj, qp__mul(j->motor_max, dt));
+        fix16_t dj = qp__mul(qp_sat32((int64_t)j->drive.motor_speed - s), m_drive);
+        dj = add_capped(&j->drive.jm, dj, qp__mul(j->drive.motor_max, dt));
         if (dj) {
             if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
             else apply_angular(v, r, qp_v3_scale(d, dj));
@@ -540,10 +579,10 @@ static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
     }
     if (j->flags & QP_JOINT_SPRING) {
         fix16_t s = speed_along(v, r, d, linear);
-        int64_t e = (int64_t)r->value - j->spring_target;
+        int64_t e = (int64_t)r->value - j->drive.spring_target;
         fix16_t err = linear ? qp_sat32(e) : wrap_angle(e);
-        fix16_t dj = soft_impulse(w, j, r->m_drive, err, s, j->js);
-        dj = add_capped(&j->js, dj, j->spring_max > 0 ? qp__mul(j->spring_max, dt) : -1);
+        fix16_t dj = soft_impulse(w, j, m_drive, err, s, j->drive.js);
+        dj = add_capped(&j->drive.js, dj, j->drive.spring_max > 0 ? qp__mul(j->drive.spring_max, dt) : -1);
         if (dj) {
             if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
             else apply_angular(v, r, qp_v3_scale(d, dj));
@@ -555,56 +594,38 @@ static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
 
 /* A distance joint with a spring: its length kept in [lower, upper] softly (lower = upper:
  * a spring of that rest length), pulling only while outside. */
-static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
+QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
 {
     fix16_t err = r->value > j->upper ? r->value - j->upper : r->value < j->lower ? r->value - j->lower : 0;
     bool two_sided = j->lower == j->upper;
     if (err == 0 && !two_sided) {
-        if (j->js == 0) return false;
-        fix16_t back = -j->js;   /* inside: the spring lets go */
-        j->js = 0;
+        if (j->drive.js == 0) return false;
+        fix16_t back = -j->drive.js;   /* inside: the spring lets go */
+        j->drive.js = 0;
         apply_linear(v, r, qp_v3_scale(r->axis, back));
         return true;
     }
     fix16_t s = qp_v3_dot(point_velocity(v, r), r->axis);
-    fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->js);
-    int64_t total = (int64_t)j->js + dj;
+    fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->drive.js);
+    int64_t total = (int64_t)j->drive.js + dj;
     if (!two_sided && (err > 0 ? total > 0 : total < 0)) total = 0;   /* a limit only pulls back */
-    dj = qp_sat32(total - j->js);
-    j->js = qp_sat32(total);
+    dj = qp_sat32(total - j->drive.js);
+    j->drive.js = qp_sat32(total);
     if (dj == 0) return false;
     apply_linear(v, r, qp_v3_scale(r->axis, dj));
     return true;
 }
 
-/* The gap between the points after the position update (integrate.c's formulas) at the
- * real velocities plus the split-impulse ones in v. */
-static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *pv)
-{
-    fix16_t dt = w->def.dt;
-    qp_vec3 end[2];
-    for (int k = 0; k < 2; k++) {
-        const qp_body_state *b = &w->bodies[k == 0 ? j->a : j->b];
-        qp_vec3 pos = k == 0 ? qp_v3_add(b->x, r->ra) : qp_v3_add(b->x, r->rb);
-        if (!qp__body_moves(b)) { end[k] = pos; continue; }
-        qp_vec3 vl = b->v, omega = b->w;
-        qp__clamp_speed(&vl, w->def.max_linear_speed);
-        qp__clamp_speed(&omega, w->def.max_angular_speed);
-        vl = qp_v3_add(vl, k == 0 ? *pv->va : *pv->vb);
-        omega = qp_v3_add(omega, k == 0 ? *pv->wa : *pv->wb);
-        qp_rot3 rot = qp_quat_to_rot3(qp_quat_integrate(b->q, omega, dt));
-        end[k] = qp_v3_add(qp_v3_mad(b->x, vl, dt), qp_rot3_mul_v3(&rot, k == 0 ? j->la : j->lb));
-    }
-    return qp_v3_sub(end[1], end[0]);
-}
+#endif
 
 /* Fixed and slider: no relative turn (and b's turn from a undone in the drift pass). */
-static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+QP__NOINLINE static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
     qp_vec3 e = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
     if (mode == DRIFT)
         e = qp_v3_sub(e, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y), drift_speed(w, j, r->tilt.z)));
-    qp_vec3 l = qp_mat3_mul_v3(&r->k_ang, e);
+    qp_mat3 k_ang = angular_block(r);
+    qp_vec3 l = qp_mat3_mul_v3(&k_ang, e);
     if (!(l.x | l.y | l.z)) return false;
     apply_angular(v, r, l);
     if (mode == CONTACT) {
@@ -612,17 +633,18 @@ static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r
         j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
         j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
     }
-    if (mode == ELASTIC) j->jea = qp_v3_add(j->jea, l);
+    note_elastic(j, mode, qp_v3_zero(), l);
     return true;
 }
 
 /* Fixed: both halves at once (weld_block), to the point velocities el and turn ea asked. */
-static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 el, qp_vec3 ea)
+QP__NOINLINE static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 el, qp_vec3 ea)
 {
-    qp_vec3 y = qp_mat3_mul_v3(&r->k_ang, ea);
-    qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, qp_v3_sub(el, qp_mat3_mul_v3(&r->coupling, y)));
-    qp_mat3 bt = qp_mat3_transpose(&r->coupling);
-    qp_vec3 l = qp_v3_sub(y, qp_mat3_mul_v3(&r->k_ang, qp_mat3_mul_v3(&bt, p)));
+    qp_mat3 b = coupling_of(r), k_ang = angular_block(r);
+    qp_vec3 y = qp_mat3_mul_v3(&k_ang, ea);
+    qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, qp_v3_sub(el, qp_mat3_mul_v3(&b, y)));
+    qp_mat3 bt = qp_mat3_transpose(&b);
+    qp_vec3 l = qp_v3_sub(y, qp_mat3_mul_v3(&k_ang, qp_mat3_mul_v3(&bt, p)));
     if (!(p.x | p.y | p.z | l.x | l.y | l.z)) return false;
     apply_linear(v, r, p);
     apply_angular(v, r, l);
@@ -632,15 +654,12 @@ static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mo
         j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
         j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
     }
-    if (mode == ELASTIC) {
-        j->je = qp_v3_add(j->je, p);
-        j->jea = qp_v3_add(j->jea, l);
-    }
+    note_elastic(j, mode, p, l);
     return true;
 }
 
 /* Slider: no relative motion of the points across the axis (2x2 block). */
-static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+QP__NOINLINE static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
     qp_vec3 pv = point_velocity(v, r);
     fix16_t e0 = -qp_v3_dot(pv, r->perp[0]), e1 = -qp_v3_dot(pv, r->perp[1]);
@@ -654,12 +673,12 @@ static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, c
     qp_vec3 p = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
     apply_linear(v, r, p);
     if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
-    if (mode == ELASTIC) j->je = qp_v3_add(j->je, p);
+    note_elastic(j, mode, p, qp_v3_zero());
     return true;
 }
 
 /* Cone: b's axis within the cone (one row along the direction that opens it), then the twist. */
-static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
     bool any = false;
     if (r->m_swing != 0) {
@@ -681,7 +700,9 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
     if (j->type == QP_JOINT_DISTANCE) {
         if (r->value < QP_MM(1)) return false;   /* no direction */
+#if QP_CFG_JOINT_OPTIONS
         if (j->flags & QP_JOINT_SPRING) return mode == CONTACT && soft_distance(w, j, r, v);
+#endif
         qp_vec3 d = r->axis;
         fix16_t s = qp_v3_dot(point_velocity(v, r), d);
         fix16_t over = qp_sat32((int64_t)r->value - j->upper), under = qp_sat32((int64_t)j->lower - r->value);
@@ -698,8 +719,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         return any;
     }
     /* Motor and spring first: the rows that hold the joint together have the last word. */
+#if QP_CFG_JOINT_OPTIONS
     if (mode == CONTACT && (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)))
         any |= drive_rows(w, j, r, v, r->axis, j->type == QP_JOINT_SLIDER);
+#endif
     if (j->type == QP_JOINT_SLIDER) {
         any |= slide_rows(w, j, r, v, mode);
         any |= lock_rotation(w, j, r, v, mode);
@@ -734,7 +757,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         apply_linear(v, r, p);
         any = true;
         if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
-        if (mode == ELASTIC) j->je = qp_v3_add(j->je, p);
+        note_elastic(j, mode, p, qp_v3_zero());
     }
     if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode) || any;
     if (j->type != QP_JOINT_HINGE) return any;
@@ -755,7 +778,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
             j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
             j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
         }
-        if (mode == ELASTIC) j->jea = qp_v3_add(j->jea, l);
+        note_elastic(j, mode, qp_v3_zero(), l);
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return any;
     /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
@@ -804,18 +827,25 @@ static bool shares_body(const qp_joint *x, const qp_joint *y)
 #define JOINT_SWEEPS 4
 #define STIFF_JOINT_SWEEPS 8
 
+static int sweeps_of(const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++)
+        if (w->joints[i - 1].a != 0 && w->joints[i - 1].type >= QP_JOINT_FIXED) return STIFF_JOINT_SWEEPS;
+    return JOINT_SWEEPS;
+}
+
 /* Rows of every live joint, and the order: breadth first from the joints that
  * hold a static (or frozen) body, through shared bodies; the rest after, by index. */
 void qp__prepare_joints(qp_world *w)
 {
     if (w->joint_count == 0) return;
     int n = 0;
-    w->joint_sweeps = JOINT_SWEEPS;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
-        if (j->type >= QP_JOINT_FIXED) w->joint_sweeps = STIFF_JOINT_SWEEPS;
-        j->je = j->jea = qp_v3_zero();
+#if QP_CFG_JOINT_OPTIONS
+        j->drive.jel = 0;
+#endif
 #if !QP_CFG_LOW_RAM
         qp__joint_rows(w, j, &w->joint_rows[i - 1]);
 #endif
@@ -867,13 +897,16 @@ void qp__warm_joints(qp_world *w)
         if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
-            j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = j->jm = j->js = 0;
+            j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = 0;
+#if QP_CFG_JOINT_OPTIONS
+            j->drive.jm = j->drive.js = 0;
+#endif
             continue;
         }
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = real_vel(w, j);
-        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + j->jm + j->js);
+        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
         if (j->type == QP_JOINT_DISTANCE) {
             apply_linear(&v, r, qp_v3_scale(r->axis, axial));
             continue;
@@ -898,7 +931,8 @@ void qp__warm_joints(qp_world *w)
 bool qp__solve_joints(qp_world *w, bool reverse)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * w->joint_sweeps; o++) {
+    int sweeps = sweeps_of(w);
+    for (int o = 0; o < w->joint_count * sweeps; o++) {
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
@@ -914,7 +948,8 @@ bool qp__solve_joints(qp_world *w, bool reverse)
 bool qp__drift_joints(qp_world *w)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * w->joint_sweeps; o++) {
+    int sweeps = sweeps_of(w);
+    for (int o = 0; o < w->joint_count * sweeps; o++) {
         int k = o % w->joint_count;
         int i = w->joint_order[(o / w->joint_count) & 1 ? w->joint_count - 1 - k : k];
         qp_joint *j = &w->joints[i - 1];
@@ -928,11 +963,11 @@ bool qp__drift_joints(qp_world *w)
 
 /* ---- loads and breaking ------------------------------------------------------------------ */
 
-/* The impulse the joint applied to b in this step: its accumulated rows (as the warm
- * start applies them) plus what the collision pass applied. */
+/* The impulse the joint applied to b in its last step: its accumulated rows (as the warm
+ * start applies them), plus the size of what the collision pass applied. */
 static fix16_t step_load(const qp_joint *j, const qp_joint_rows *r)
 {
-    fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + j->jm + j->js);
+    fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
     qp_vec3 lin = j->jp, ang = qp_v3_zero();
     switch (j->type) {
     case QP_JOINT_DISTANCE: lin = qp_v3_scale(r->axis, axial); break;
@@ -948,21 +983,30 @@ static fix16_t step_load(const qp_joint *j, const qp_joint_rows *r)
     case QP_JOINT_CONE: ang = qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)); break;
     default: break;
     }
-    lin = qp_v3_add(lin, j->je);
-    ang = qp_v3_add(ang, j->jea);
-    return qp_v3_len(qp_v3(qp_v3_len(lin), qp_v3_len(ang), 0));
+    return qp_sat32((int64_t)qp_v3_len(qp_v3(qp_v3_len(lin), qp_v3_len(ang), 0)) + QP__DRIVE(j, jel));
+}
+
+fix16_t qp__joint_load(const qp_world *w, const qp_joint *j)
+{
+    qp_joint_rows r;
+    qp__joint_rows(w, j, &r);
+    return step_load(j, &r);
 }
 
 void qp__break_joints(qp_world *w)
 {
+#if QP_CFG_JOINT_OPTIONS
     for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
         qp_joint *j = &w->joints[i - 1];
-        if (j->a == 0 || !joint_moves(w, j)) continue;
+        if (j->a == 0 || j->drive.break_impulse == 0 || !joint_moves(w, j)) continue;
         qp_joint_rows scratch;
-        j->load = step_load(j, rows_of(w, i, &scratch));
-        if (j->break_impulse > 0 && j->load > j->break_impulse) {
-            qp__event_joint(w, i, j->load);
+        fix16_t load = step_load(j, rows_of(w, i, &scratch));
+        if (load > j->drive.break_impulse) {
+            qp__event_joint(w, i, load);
             qp__free_joint(w, i);
         }
     }
+#else
+    (void)w;
+#endif
 }

@@ -254,15 +254,15 @@ static uint32_t hash_joints(uint32_t h, const qp_world *w)
         if (!qp__joint_extended(j)) continue;   /* the first kinds' joints hash as they always did */
         h = h32(h, j->ja[2]);
         h = h32(h, j->swing);
-        h = h32(h, j->motor_speed);
-        h = h32(h, j->motor_max);
-        h = h32(h, j->spring_hz);
-        h = h32(h, j->spring_damping);
-        h = h32(h, j->spring_target);
-        h = h32(h, j->spring_max);
-        h = h32(h, j->break_impulse);
-        h = h32(h, j->jm);
-        h = h32(h, j->js);
+        h = h32(h, QP__DRIVE(j, motor_speed));
+        h = h32(h, QP__DRIVE(j, motor_max));
+        h = h32(h, QP__DRIVE(j, spring_hz));
+        h = h32(h, QP__DRIVE(j, spring_damping));
+        h = h32(h, QP__DRIVE(j, spring_target));
+        h = h32(h, QP__DRIVE(j, spring_max));
+        h = h32(h, QP__DRIVE(j, break_impulse));
+        h = h32(h, QP__DRIVE(j, jm));
+        h = h32(h, QP__DRIVE(j, js));
     }
     return h;
 }

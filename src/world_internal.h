@@ -301,12 +301,20 @@ bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contac
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
 /* A joint of the later kinds or with their options (world_hash.c, snapshot.c hash and
  * store those fields only then). */
+/* A joint's option (QP_CFG_JOINT_OPTIONS) to read: 0 in a build without them. */
+#if QP_CFG_JOINT_OPTIONS
+#define QP__DRIVE(j, field) ((j)->drive.field)
+#else
+#define QP__DRIVE(j, field) ((fix16_t)0)
+#endif
 static inline bool qp__joint_extended(const qp_joint *j)
 {
-    return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) || j->break_impulse != 0;
+    return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) ||
+           QP__DRIVE(j, break_impulse) != 0;
 }
 void qp__free_joint(qp_world *w, int index);          /* empty slot index (1-based); wakes both bodies */
 void qp__break_joints(qp_world *w);                   /* step stage: loads, and joints that broke */
 void qp__event_joint(qp_world *w, int index, fix16_t load);  /* events.c: joint slot index broke */
+fix16_t qp__joint_load(const qp_world *w, const qp_joint *j);  /* its last step's load (solve_joints.c) */
 
 #endif

@@ -65,6 +65,14 @@
 #define QP_CFG_MAX_JOINTS 32
 #endif
 
+/* 1: joints may have motors, springs and break impulses (include/qphys/joint.h), 40 bytes
+ * more per joint and a buffer of joint events; 0: those options are refused (QP_ERR_FULL)
+ * and cost nothing, for the smallest boards (the micro:bit). The kinds (fixed, slider,
+ * cone) are there either way. */
+#ifndef QP_CFG_JOINT_OPTIONS
+#define QP_CFG_JOINT_OPTIONS 1
+#endif
+
 /* Events a world keeps for the caller to read after a step (qp_world_contact_events,
  * qp_world_sensor_events, qp_world_body_events): each of the three buffers holds this
  * many; what does not fit is counted (qp_world_events_lost), never written. 40, 12 and 8
@@ -97,6 +105,9 @@
 #endif
 #if QP_CFG_MAX_JOINTS < 1 || QP_CFG_MAX_JOINTS > 65535
 #error "QP_CFG_MAX_JOINTS must be 1..65535"
+#endif
+#if QP_CFG_JOINT_OPTIONS != 0 && QP_CFG_JOINT_OPTIONS != 1
+#error "QP_CFG_JOINT_OPTIONS must be 0 or 1"
 #endif
 #if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
 #error "QP_CFG_LOW_RAM must be 0 or 1"

@@ -162,8 +162,8 @@ typedef struct qp_world qp_world;
 struct qp_input_log;                       /* qphys/record.h */
 typedef struct qp_input_log qp_input_log;
 
-/* The options this header was compiled with (include/qphys/config.h: the pool sizes and
- * QP_CFG_LOW_RAM) as one number. The calls that lay out a caller's qp_world
+/* The options this header was compiled with (include/qphys/config.h: the pool sizes,
+ * QP_CFG_LOW_RAM and QP_CFG_JOINT_OPTIONS) as one number. The calls that lay out a caller's qp_world
  * (qp_world_init, qp_scene_load, qp_world_restore) are macros passing it, with
  * sizeof(qp_world), to the library, which answers QP_ERR_CONFIG when they are not its
  * own: a program built with -DQP_CFG_MAX_BODIES=16 against a default libqphys.a gets an
@@ -173,8 +173,9 @@ typedef struct qp_input_log qp_input_log;
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
         UINT32_C(2166136261), QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_BODY_SHAPES),          \
         QP_CFG_MAX_PAIRS), QP_CFG_MAX_CONTACTS), QP_CFG_LOW_RAM), QP_CFG_MAX_JOINTS)
-#define QP_CONFIG_SIGNATURE \
-    QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS)
+#define QP_CONFIG_SIGNATURE                                                                            \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS), \
+                QP_CFG_JOINT_OPTIONS)
 
 /* ---- world ----------------------------------------------------------------- */
 

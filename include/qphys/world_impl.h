@@ -181,11 +181,14 @@ typedef struct {
     qp_contact_event contact[QP_CFG_MAX_EVENTS];
     qp_sensor_event sensor[QP_CFG_MAX_EVENTS];
     qp_body_event body[QP_CFG_MAX_EVENTS];
-    qp_joint_event joint[QP_CFG_MAX_EVENTS];
     uint32_t lost, lost_done;
-    uint16_t contact_n, sensor_n, body_n, joint_n;
-    uint16_t contact_done, sensor_done, body_done, joint_done;
+    uint16_t contact_n, sensor_n, body_n;
+    uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
+#if QP_CFG_JOINT_OPTIONS
+    qp_joint_event joint[QP_CFG_MAX_EVENTS];       /* joints that broke (in joint index order) */
+    uint16_t joint_n, joint_done;
+#endif
 } qp_events;
 /* Joint flags (qp_joint.flags). */
 enum {
@@ -194,6 +197,16 @@ enum {
     QP_JOINT_MOTOR   = 1u << 2,   /* hinge, slider: velocity motor */
     QP_JOINT_SPRING  = 1u << 3    /* hinge, slider: spring to a target; distance: soft length */
 };
+
+/* A joint's options (QP_CFG_JOINT_OPTIONS): zero where it has none. */
+typedef struct {
+    fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
+    fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
+    fix16_t break_impulse;        /* N s; 0: never breaks */
+    fix16_t jm, js;               /* accumulated motor and spring impulses */
+    fix16_t jel;                  /* not state (neither hashed nor in snapshots): the size of
+                                   * this step's collision-pass impulses, for its load */
+} qp_joint_drive;
 
 /* A joint (src/joint.c). Anchors from each body's centre of mass and axes in
  * the bodies' frames, so they follow the bodies. a == 0: a free slot. */
@@ -212,15 +225,10 @@ typedef struct {
     fix16_t ja[3];                /* accumulated angular impulses: hinge the two alignment rows
                                    * ([2] unused); fixed, slider the world vector; cone [0] swing */
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
-    /* Options of the later kinds (zero for a joint that uses none). */
     fix16_t swing;                /* cone: the cone's half angle (rad) */
-    fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
-    fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
-    fix16_t break_impulse;        /* N s; 0: never breaks */
-    fix16_t jm, js;               /* accumulated motor and spring impulses */
-    /* Reports, not state (neither hashed nor in snapshots). */
-    fix16_t load;                 /* the last step's load (N s, qp_joint_load) */
-    qp_vec3 je, jea;              /* this step's collision-pass impulses, linear and angular */
+#if QP_CFG_JOINT_OPTIONS
+    qp_joint_drive drive;         /* motor, spring, break impulse (zero for a joint with none) */
+#endif
 } qp_joint;
 
 /* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
@@ -281,11 +289,6 @@ typedef struct {
     qp_vec3 gap;                  /* point rows: b's point minus a's (m) */
     qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error); fixed, slider:
                                    * b's turn from a (rad, small); cone: the swing row's direction */
-    qp_mat3 k_ang;                /* fixed, slider: inverse of the 3x3 angular effective mass */
-    qp_mat3 coupling;             /* fixed: how an angular impulse moves the points (the 6x6 block's
-                                   * corner; k_inv is then the inverse of its Schur complement) */
-    fix16_t m_drive;              /* hinge, slider: the effective mass the motor and spring drive (a
-                                   * hinge's bodies turning about the anchor, a slider's translating) */
     fix16_t swing;                /* cone: the angle between the two axes (rad) */
     fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
@@ -336,7 +339,6 @@ struct qp_world {
      * step's solving order (outward from static bodies) and rows. */
     qp_joint joints[QP_CFG_MAX_JOINTS];        /* slot index i (1-based, as in ids) at [i - 1] */
     int joint_count;
-    int joint_sweeps;                          /* this step's joint sweeps per pass sweep (solve_joints.c) */
     uint16_t joint_order[QP_CFG_MAX_JOINTS];   /* slot indices */
 #if !QP_CFG_LOW_RAM
     qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
