@@ -59,8 +59,9 @@
 #define QP_CFG_LOW_RAM 0
 #endif
 
-/* Joints in a world (ball, hinge, distance; include/qphys/joint.h). 1..65535;
- * about 350 bytes each. */
+/* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
+ * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
+ * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
 #ifndef QP_CFG_MAX_JOINTS
 #define QP_CFG_MAX_JOINTS 32
 #endif
