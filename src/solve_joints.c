@@ -204,7 +204,7 @@ QP__NOINLINE static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp
     qp_vec3 wv = qp_v3_neg(opening);
     qp_vec3 wxp = qp_v3_cross_q30(wv, pb);
     int32_t wdp = q60_to_q30((int64_t)wv.x * pb.x + (int64_t)wv.y * pb.y + (int64_t)wv.z * pb.z);
-    int64_t f = ((int64_t)wdp << 30) / ((int64_t)QP_Q30_ONE + c);   /* Q2.30 */
+    int64_t f = (int64_t)wdp * QP_Q30_ONE / ((int64_t)QP_Q30_ONE + c);   /* Q2.30 */
     qp_vec3 back;
     back.x = qp_sat32((((int64_t)pb.x * c) >> 30) + wxp.x + (((int64_t)wv.x * f) >> 30));
     back.y = qp_sat32((((int64_t)pb.y * c) >> 30) + wxp.y + (((int64_t)wv.y * f) >> 30));
@@ -520,7 +520,7 @@ static fix16_t soft_impulse(const qp_world *w, const qp_joint *j, fix16_t m, fix
         hw2 = ((int64_t)hw * omega) >> 16;
     }
     int64_t t = qp_sat32((a * s + hw2 * err) >> 16);                                  /* Q16 */
-    int64_t num = (int64_t)m * t + ((int64_t)acc << 16);                              /* Q32 */
+    int64_t num = (int64_t)m * t + (int64_t)acc * 65536;                             /* Q32 */
     return qp_sat32(-(num / (QP_ONE + a)));
 }
 
