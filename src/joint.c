@@ -366,12 +366,17 @@ fix16_t qp_joint_swing(const qp_world *w, qp_joint_id id)
     return r.swing;
 }
 
-qp_vec3 qp_joint_world_axis(const qp_world *w, qp_joint_id id)
+void qp_joint_world_frame(const qp_world *w, qp_joint_id id, qp_vec3 *axis, qp_vec3 *ref)
 {
     const qp_joint *j = cget(w, id);
-    if (!j || j->type == QP_JOINT_BALL || j->type == QP_JOINT_DISTANCE) return qp_v3_zero();
-    qp_rot3 ra = qp__body_rot(&w->bodies[j->a]);
-    return qp_v3_from_q30(qp_rot3_mul_v3(&ra, j->axis_a));
+    qp_vec3 n = qp_v3_zero(), p = qp_v3_zero();
+    if (j && j->type != QP_JOINT_BALL && j->type != QP_JOINT_DISTANCE) {
+        qp_rot3 ra = qp__body_rot(&w->bodies[j->a]);
+        n = qp_v3_from_q30(qp_rot3_mul_v3(&ra, j->axis_a));
+        p = qp_v3_from_q30(qp_rot3_mul_v3(&ra, j->ref_a));
+    }
+    if (axis) *axis = n;
+    if (ref) *ref = p;
 }
 
 qp_result qp_joint_set_motor(qp_world *w, qp_joint_id id, bool enable, fix16_t speed, fix16_t max_force)

@@ -151,9 +151,11 @@ fix16_t qp_joint_angle(const qp_world *w, qp_joint_id id);
 bool qp_joint_limits(const qp_world *w, qp_joint_id id, fix16_t *lower, fix16_t *upper, fix16_t *swing);
 /* Cone: the angle between A's and B's copies of the axis, rad (0 for other joints). */
 fix16_t qp_joint_swing(const qp_world *w, qp_joint_id id);
-/* Where the joint's frame is now, for drawing: the axis as carried by a (unit, Q16.16;
- * zero for ball and distance joints). */
-qp_vec3 qp_joint_world_axis(const qp_world *w, qp_joint_id id);
+/* Where the joint's frame is now, for drawing: the axis and the direction across it at
+ * which a hinge's angle or a cone's twist is 0, as carried by a (unit, Q16.16; a weld's
+ * frame starts as the world's x and a direction across it; zero for ball and distance
+ * joints). Either pointer may be null. */
+void qp_joint_world_frame(const qp_world *w, qp_joint_id id, qp_vec3 *axis, qp_vec3 *ref);
 /* Change a hinge's or slider's motor (speed, max force; enable false: off) or a spring's
  * target (a servo's set point) between steps; both bodies wake. QP_ERR_INVALID_ID,
  * QP_ERR_PARAM (a kind with no motor or spring), QP_ERR_RANGE (values as in the def).

@@ -432,8 +432,76 @@ static void draw_contacts(painter *pt, const qp_world *w)
     }
 }
 
+/* A world segment, clipped away when an end is behind the near plane. */
+static void seg(painter *pt, v3 p, v3 q, rs_color c)
+{
+    v3 pv = to_view(&pt->v, p), qv = to_view(&pt->v, q);
+    if (pv.z <= NEAR || qv.z <= NEAR) return;
+    rs_line(pt->img, project(&pt->v, pv), project(&pt->v, qv), c, 1, false);
+}
+
+/* d turned by angle t about unit axis n (d across n). */
+static v3 turn(v3 n, v3 d, float t) { return add(scale(d, cosf(t)), scale(cross(n, d), sinf(t))); }
+
+/* A joint's frame and limits, at its anchor on a (size: the frame's length, m): the axis
+ * (white); a hinge's limits as a fan from its zero direction (yellow), a cone's cone and
+ * twist range, a slider's travel between its limits, a weld's three axes. */
+static void draw_joint_frame(painter *pt, const qp_world *w, qp_joint_id id, v3 at, float size)
+{
+    qp_vec3 axis_f, ref_f;
+    qp_joint_world_frame(w, id, &axis_f, &ref_f);
+    v3 n = vfx(axis_f), p = vfx(ref_f);
+    if (dot(n, n) < 0.5f) return;   /* ball, distance: no frame */
+    rs_color axis_c = { 245, 245, 245, 255 }, lim_c = { 255, 215, 60, 255 }, ref_c = { 90, 220, 255, 255 };
+    fix16_t lo_f, hi_f, sw_f;
+    bool limited = qp_joint_limits(w, id, &lo_f, &hi_f, &sw_f);
+    float lo = fx(lo_f), hi = fx(hi_f), sw = fx(sw_f);
+    qp_joint_type type = qp_joint_get_type(w, id);
+    seg(pt, at, add(at, scale(n, size)), axis_c);
+    if (type == QP_JOINT_FIXED) {
+        seg(pt, at, add(at, scale(p, size)), ref_c);
+        seg(pt, at, add(at, scale(cross(n, p), size)), lim_c);
+    } else if (type == QP_JOINT_HINGE) {
+        seg(pt, at, add(at, scale(p, size)), ref_c);
+        if (limited) {
+            float r = 0.7f * size;
+            int k = 12;
+            v3 prev = add(at, scale(turn(n, p, lo), r));
+            seg(pt, at, prev, lim_c);
+            for (int i = 1; i <= k; i++) {
+                v3 q = add(at, scale(turn(n, p, lo + (hi - lo) * (float)i / (float)k), r));
+                seg(pt, prev, q, lim_c);
+                prev = q;
+            }
+            seg(pt, at, prev, lim_c);
+        }
+    } else if (type == QP_JOINT_SLIDER) {
+        if (limited) {
+            v3 a = add(at, scale(n, lo)), b = add(at, scale(n, hi)), tick = scale(p, 0.2f * size);
+            seg(pt, a, b, lim_c);
+            seg(pt, sub(a, tick), add(a, tick), lim_c);
+            seg(pt, sub(b, tick), add(b, tick), lim_c);
+        }
+    } else if (type == QP_JOINT_CONE) {
+        /* the cone: its rim at the axis' length, and four generators */
+        float h = size * cosf(fminf(sw, 1.45f)), r = size * sinf(fminf(sw, 1.45f));
+        v3 c = add(at, scale(n, h)), prev = add(c, scale(p, r));
+        for (int i = 1; i <= 16; i++) {
+            v3 q = add(c, scale(turn(n, p, 2.0f * (float)M_PI * (float)i / 16.0f), r));
+            if (i % 4 == 0) seg(pt, at, q, lim_c);
+            seg(pt, prev, q, lim_c);
+            prev = q;
+        }
+        if (limited) {   /* the twist range as a fan in the plane across the axis */
+            seg(pt, at, add(at, scale(turn(n, p, lo), 0.5f * size)), ref_c);
+            seg(pt, at, add(at, scale(turn(n, p, hi), 0.5f * size)), ref_c);
+        }
+    }
+}
+
 /* Joints (qphys/joint.h): each anchor as seen from body a and from body b, and the gap
- * between them (a joint holding together shows one point). */
+ * between them (a joint holding together shows one point), with the joint's frame and
+ * limits. */
 static void draw_joints(painter *pt, const qp_world *w)
 {
     rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
@@ -442,6 +510,7 @@ static void draw_joints(painter *pt, const qp_world *w)
         if (!qp_joint_is_valid(w, id)) continue;
         qp_vec3 on_a, on_b;
         qp_joint_world_anchors(w, id, &on_a, &on_b);
+        draw_joint_frame(pt, w, id, vfx(on_a), 0.25f);
         v3 av = to_view(&pt->v, vfx(on_a)), bv = to_view(&pt->v, vfx(on_b));
         if (av.z <= NEAR || bv.z <= NEAR) continue;
         rs_vertex a = project(&pt->v, av), b = project(&pt->v, bv);
