@@ -17,6 +17,7 @@ range() {
   case $1 in
     rain512) echo "0 516 12" ;;
     pyramid64) echo "0 120 12" ;;   # 0.1 s a step on the host
+    drawbridge) echo "0 240 8" ;;   # the deck takes 3.3 s to rise
     *) echo "0 180 6" ;;
   esac
 }
