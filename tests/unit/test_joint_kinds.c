@@ -4,7 +4,8 @@
  * Every test builds its world through the public API, prints what it measured
  * (lines starting "[joint kinds]") and asserts the figure a game relies on:
  *  1. a hinge motor reaches its target speed within 1% and holds it against a load
- *     torque below its maximum; against one above it stalls (turns backwards);
+ *     torque below its maximum; against one above it stalls (turns backwards); a slider
+ *     motor likewise against friction;
  *  2. a spring of f Hz (slider, hinge, distance; 1:1 and 100:1 mass ratios) oscillates
  *     within 2% of f, and with damping ratio zeta decays as zeta asks (within 10%);
  *  3. a slider pushed hard both ways never leaves its limits by more than 5 mm, and
@@ -115,6 +116,35 @@ static double motor_spin(double load, double *worst_late)
     return spin;
 }
 
+/* A slider motor (1 m/s, at most max_force N) pushing a 10 kg box along the ground
+ * (friction 0.5: 50 N against it); returns its speed after 2 s. */
+static double slider_motor_speed(double max_force, double *worst_late)
+{
+    init(10);
+    qp_body_def g = qp_default_body_def();
+    g.type = QP_BODY_STATIC;
+    g.shape_count = 1;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_Q30_ONE, 0), 0, &g.shapes[0]), QP_OK);
+    qp_result r;
+    qp_create_body(&world, &g, &r);
+    qp_body_id post = add_box(V(-1, 3, 0), V(0.1, 0.1, 0.1), 0, false);
+    qp_body_id box = add_box(V(0, 0.25, 0), V(0.25, 0.25, 0.25), 10, true);
+    qp_joint_def d = def_of(QP_JOINT_SLIDER, post, box, V(0, 0.25, 0), V(1, 0, 0));
+    d.enable_motor = true;
+    d.motor_speed = QP_ONE;
+    d.max_motor_force = F(max_force);
+    qp_joint_id j = make(&d);
+    double v = 0;
+    *worst_late = 0;
+    for (int s = 0; s < 120; s++) {
+        qp_world_step(&world);
+        v = D(qp_body_linear_velocity(&world, box).x);
+        if (s >= 30 && fabs(v - 1) > *worst_late) *worst_late = fabs(v - 1);
+    }
+    (void)j;
+    return v;
+}
+
 static void test_hinge_motor(void **state)
 {
     (void)state;
@@ -128,6 +158,13 @@ static void test_hinge_motor(void **state)
     assert_true(worst_free < 0.04);
     assert_true(worst_load < 0.04);
     assert_true(over < 0);   /* (12 - 10) N m net against it: turns backwards */
+    double worst_push, worst_weak;
+    double push = slider_motor_speed(200, &worst_push), weak = slider_motor_speed(30, &worst_weak);
+    printf("[joint kinds] slider motor 1 m/s pushing 10 kg against 50 N of friction: at most 200 N %.4f m/s (worst after "
+           "0.5 s off by %.2f%%), at most 30 N %.4f m/s (stalled)\n",
+           push, 100 * worst_push, weak);
+    assert_true(worst_push < 0.01);
+    assert_true(weak < 0.05);
 }
 
 /* ---- 2. springs ---------------------------------------------------------------------------- */
