@@ -21,9 +21,13 @@
  * mass inverted once per step: a block solve, which a 10:1 mass ratio along a
  * chain does not upset as one row at a time would); a hinge adds two angular
  * rows across its axis (2x2 block) and, with limits, one angular row along
- * it; a distance joint is one row along the line between its points. Limit
- * rows are speculative: a joint short of its limit by C may approach it at
- * C/dt, so it stops at the limit instead of crossing it first.
+ * it; a distance joint is one row along the line between its points. A weld
+ * is its point and rotation rows as one 6x6 block; a slider two point rows
+ * across its axis, three rotation rows and limits along the axis; a cone the
+ * point rows, a swing row and twist limit rows. Motors and springs are rows of
+ * their own in the contact pass (a spring soft: solved for the speed it makes).
+ * Limit rows are speculative: a joint short of its limit by C may approach it
+ * at C/dt, so it stops at the limit instead of crossing it first.
  *
  * Arithmetic is Q16.16 through the math layer (saturating): arms are at most
  * 100 m (joint.c), inverse inertia at most 10 000 (body.c).
