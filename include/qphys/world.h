@@ -383,7 +383,9 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
  *     warm-starts and anchors the next step, and what a manifold kept reuses;
  *   - every sensor overlap (which begin and end events the next step raises);
  *   - every joint slot: a live joint's bodies, type, flags, anchors, axes, limits or
- *     lengths, drift time and accumulated impulses; a freed one's generation.
+ *     lengths, drift time and accumulated impulses (a fixed, slider or cone joint, or one
+ *     with a motor, spring or break impulse, also those options and their impulses); a
+ *     freed one's generation. Not a joint's load, which reports the last step.
  * Not covered, because no later step can see a change of it: what is derived from the
  * state above and kept in step with it (rotation matrices and world inertia, the broad
  * phase's sort order, the contact adjacency, the highest used slot); per-step scratch
