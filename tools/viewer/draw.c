@@ -521,6 +521,50 @@ static void draw_joints(painter *pt, const qp_world *w)
     }
 }
 
+/* A car's wheels (qphys/car.h: rays from mounts on the chassis floor): each ray from its
+ * mount to its reach (green where it touches, grey where not), the wheel as a rim of two
+ * circles at its suspension length, steered for the front pair, and the contact point. */
+static void draw_car(painter *pt, const qp_world *w, const qp_car *car)
+{
+    const qp_car_def *d = &car->def;
+    if (!qp_body_is_valid(w, car->chassis)) return;
+    m3 rot = quat_m3(qp_body_rotation(w, car->chassis));
+    v3 origin = vfx(qp_body_position(w, car->chassis));
+    v3 left = V(rot.r[0].x, rot.r[1].x, rot.r[2].x), up = V(rot.r[0].y, rot.r[1].y, rot.r[2].y),
+       fwd = V(rot.r[0].z, rot.r[1].z, rot.r[2].z);
+    rs_color hit_c = { 90, 235, 110, 255 }, miss_c = { 150, 150, 150, 255 }, tyre_c = { 40, 40, 44, 255 },
+             point_c = { 255, 240, 70, 255 };
+    float radius = fx(d->wheel_radius), reach = fx(d->rest_length) + radius, width = 0.5f * radius;
+    for (int i = 0; i < QP_CAR_WHEELS; i++) {
+        const qp_car_wheel *wh = &car->wheels[i];
+        v3 local = V((i & 1) ? -fx(d->half_track) : fx(d->half_track), -fx(d->half_extents.y),
+                     (i & 2) ? -fx(d->half_wheelbase) : fx(d->half_wheelbase));
+        v3 mount = add(origin, mul(&rot, local));
+        seg(pt, mount, sub(mount, scale(up, reach)), wh->contact ? hit_c : miss_c);
+        float steer = i < 2 ? fx(car->steer) * fx(d->max_steer) : 0.0f;
+        v3 heading = add(scale(fwd, cosf(steer)), scale(left, sinf(steer))), axle = cross(up, heading);
+        v3 centre = sub(mount, scale(up, fx(wh->length)));
+        for (int side = -1; side <= 1; side += 2) {
+            v3 c = add(centre, scale(axle, 0.5f * width * (float)side));
+            v3 prev = add(c, scale(up, radius));
+            for (int k = 1; k <= 16; k++) {
+                float t = 2.0f * (float)M_PI * (float)k / 16.0f;
+                v3 q = add(c, add(scale(up, radius * cosf(t)), scale(heading, radius * sinf(t))));
+                seg(pt, prev, q, tyre_c);
+                if (side > 0 && k % 4 == 0) seg(pt, q, sub(q, scale(axle, width)), tyre_c);
+                prev = q;
+            }
+        }
+        if (wh->contact) {
+            v3 pv = to_view(&pt->v, vfx(wh->point));
+            if (pv.z > NEAR) {
+                rs_vertex p = project(&pt->v, pv);
+                rs_point(pt->img, p.x, p.y, 2, point_c);
+            }
+        }
+    }
+}
+
 typedef struct {
     float d;
     int index;
@@ -587,6 +631,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     pt.write_depth = true;
     if (o->contacts) draw_contacts(&pt, w);
     draw_joints(&pt, w);
+    if (o->car) draw_car(&pt, w, o->car);
     if (o->text_scale > 0) {
         rs_color tc = { 240, 240, 240, 255 };
         for (int l = 0; l < 4 && o->text[l]; l++)

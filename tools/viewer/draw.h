@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "qphys/car.h"
 #include "qphys/world.h"
 #include "raster.h"
 
@@ -31,6 +32,8 @@ typedef struct {
     bool contacts;        /* contact points and normals, drawn on top */
     int text_scale;       /* pixels per font pixel (0: no text) */
     const char *text[4];  /* lines of heads-up text, top left (null: none) */
+    const qp_car *car;    /* a car whose wheels and suspension rays to draw (null: none); its
+                           * wheels as its last qp_car_update found them */
 } vw_draw_opts;
 
 const char *vw_color_mode_name(vw_color_mode m);
