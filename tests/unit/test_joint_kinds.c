@@ -22,7 +22,8 @@
  *  9. a scene with every joint line and option and per-body filters and sensors loads
  *     them as written (tests/bad_scenes/ holds the refused ones);
  * 10. snapshots and the input log carry every kind and option: a restored world and a
- *     replayed log give the same bits, and an older snapshot format is refused.
+ *     replayed log give the same bits, and an older snapshot format is refused;
+ * 11. bodies joined by the new kinds sleep and wake together.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -815,6 +816,42 @@ static void test_snapshot_and_log(void **state)
            "a log of a motor change, a servo target and a joint created replays to the same bits\n", n);
 }
 
+/* ---- 11. islands --------------------------------------------------------------------------------- */
+
+/* A chain of the new kinds hanging from a post (slider, cone, weld) falls asleep as one
+ * island, and a push on its last body wakes every body of it. */
+static void test_islands_sleep_and_wake(void **state)
+{
+    (void)state;
+    qp_world_def wd = qp_default_world_def();
+    assert_int_equal(qp_world_init(&world, &wd), QP_OK);
+    qp_body_id post = add_box(V(0, 5, 0), V(0.1, 0.1, 0.1), 0, false);
+    qp_body_id b1 = add_box(V(0, 4.5, 0), V(0.2, 0.2, 0.2), 1, true);
+    qp_body_id b2 = add_box(V(0, 4, 0), V(0.2, 0.2, 0.2), 1, true);
+    qp_body_id b3 = add_box(V(0, 3.5, 0), V(0.2, 0.2, 0.2), 1, true);
+    qp_joint_def d = def_of(QP_JOINT_SLIDER, post, b1, V(0, 4.5, 0), V(0, 1, 0));
+    d.enable_limit = true;
+    d.lower_translation = F(-0.2);
+    d.upper_translation = 0;
+    make(&d);
+    d = def_of(QP_JOINT_CONE, b1, b2, V(0, 4.25, 0), V(0, -1, 0));
+    make(&d);
+    d = def_of(QP_JOINT_FIXED, b2, b3, V(0, 3.75, 0), V(0, 0, 0));
+    make(&d);
+    int asleep_at = -1;
+    for (int s = 0; s < 600 && asleep_at < 0; s++) {
+        qp_world_step(&world);
+        bool a1 = qp_body_is_awake(&world, b1), a2 = qp_body_is_awake(&world, b2), a3 = qp_body_is_awake(&world, b3);
+        assert_true(a1 == a2 && a2 == a3);   /* one island: together */
+        if (!a1) asleep_at = s;
+    }
+    assert_true(asleep_at > 0);
+    assert_int_equal(qp_body_apply_impulse(&world, b3, V(1, 0, 0), V(0, 3.5, 0)), QP_OK);
+    assert_true(qp_body_is_awake(&world, b1) && qp_body_is_awake(&world, b2) && qp_body_is_awake(&world, b3));
+    printf("[joint kinds] a slider, cone and weld chain falls asleep as one island (step %d) and wakes whole\n",
+           asleep_at);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -824,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_break),         cmocka_unit_test(test_crate_wall),
         cmocka_unit_test(test_servo),         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_scene_lines),   cmocka_unit_test(test_snapshot_and_log),
+        cmocka_unit_test(test_islands_sleep_and_wake),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }
