@@ -595,7 +595,6 @@ static void clear_joint(qp_scene_joint_item *it)
 /* ball, hinge, fixed, slider and cone lines: A B, then their options in any order. */
 NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_joint_item *it)
 {
-    static const char *const names[] = { "ball", "hinge", "fixed", "slider", "cone" };
     static const char *const unknown[] = {
         "unknown option for 'ball': expected anchor or break",
         "unknown option for 'hinge': expected anchor, axis, limit, motor, spring or break",
@@ -690,7 +689,6 @@ NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_jo
         }
         it->has_limit = true;
     }
-    (void)names;
     return true;
 }
 
