@@ -112,7 +112,8 @@ qp_joint_def qp_default_joint_def(void);
  * spring on a kind that has none), QP_ERR_INVALID_ID (a null or stale body id),
  * QP_ERR_RANGE (anchor too far from a body, limits out of order or outside their range,
  * min > max, a negative length, a swing, motor, spring or break value outside its range,
- * drift_time out of range), QP_ERR_FULL (QP_CFG_MAX_JOINTS joints exist). Both bodies wake. */
+ * drift_time out of range), QP_ERR_FULL (QP_CFG_MAX_JOINTS joints exist, or a motor, spring
+ * or break impulse in a build with QP_CFG_JOINT_OPTIONS 0). Both bodies wake. */
 qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err);
 /* Remove a joint; both its bodies wake. QP_ERR_INVALID_ID for a null or stale id. */
 qp_result qp_destroy_joint(qp_world *w, qp_joint_id id);
