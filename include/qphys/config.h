@@ -63,7 +63,7 @@
  * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
  * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
 #ifndef QP_CFG_MAX_JOINTS
-#define QP_CFG_MAX_JOINTS 32
+#define QP_CFG_MAX_JOINTS 64
 #endif
 
 /* 1: joints may have motors, springs and break impulses (include/qphys/joint.h), 40 bytes
