@@ -105,7 +105,10 @@ void qp__event_body(qp_world *w, int kind, int body)
 void qp__event_joint(qp_world *w, int index, fix16_t load)
 {
     qp_events *ev = &w->events;
-    if (!room(w, ev->joint_n)) return;
+    if (ev->joint_n >= QP_JOINT_EVENTS) {   /* cannot happen: one event per joint a step */
+        if (ev->lost < UINT32_MAX) ev->lost++;
+        return;
+    }
     const qp_joint *j = &w->joints[index - 1];
     qp_joint_event *e = &ev->joint[ev->joint_n++];
     memset(e, 0, sizeof *e);

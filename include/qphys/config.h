@@ -77,7 +77,9 @@
 /* Events a world keeps for the caller to read after a step (qp_world_contact_events,
  * qp_world_sensor_events, qp_world_body_events): each of the three buffers holds this
  * many; what does not fit is counted (qp_world_events_lost), never written. 40, 12 and 8
- * bytes an entry. Results never depend on it. 1..32767. */
+ * bytes an entry. The joint events (qp_world_joint_events, 20 bytes, with
+ * QP_CFG_JOINT_OPTIONS) hold this many or QP_CFG_MAX_JOINTS, the fewer: a step breaks
+ * each joint at most once. Results never depend on it. 1..32767. */
 #ifndef QP_CFG_MAX_EVENTS
 #define QP_CFG_MAX_EVENTS 256
 #endif

@@ -175,6 +175,10 @@ typedef struct {
 #endif
 } qp_predicted_poses;
 
+/* Joint events: only a step raises them, at most one per joint, so the buffer needs no more
+ * than QP_CFG_MAX_JOINTS entries. */
+#define QP_JOINT_EVENTS (QP_CFG_MAX_JOINTS < QP_CFG_MAX_EVENTS ? QP_CFG_MAX_JOINTS : QP_CFG_MAX_EVENTS)
+
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
  * the next step drops, the rest were raised by calls since. */
 typedef struct {
@@ -186,7 +190,7 @@ typedef struct {
     uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
 #if QP_CFG_JOINT_OPTIONS
-    qp_joint_event joint[QP_CFG_MAX_EVENTS];       /* joints that broke (in joint index order) */
+    qp_joint_event joint[QP_JOINT_EVENTS];         /* joints that broke (in joint index order) */
     uint16_t joint_n, joint_done;
 #endif
 } qp_events;
