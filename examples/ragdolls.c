@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Ragdolls on a stack: three ragdolls (30 of the default 32 joints) (qp_create_ragdoll) dropped one after the other onto a
+/* Ragdolls on a stack: three ragdolls (30 of the default 64 joints) (qp_create_ragdoll) dropped one after the other onto a
  * column of five cubes, then left to come to rest. Prints, every second, how many bodies are
  * awake, how high the column's top cube stands and the largest joint gap; exits 1 if a joint
  * ends open by more than 1 cm or the scene never sleeps. With --save FILE it also writes a

@@ -104,6 +104,26 @@ void qp__event_body(qp_world *w, int kind, int body)
     e->kind = (uint8_t)kind;
 }
 
+#if QP_CFG_JOINT_OPTIONS
+void qp__event_joint(qp_world *w, int index, fix16_t load)
+{
+    qp_events *ev = &w->events;
+    if (ev->joint_n >= QP_JOINT_EVENTS) {   /* cannot happen: one event per joint a step */
+        if (ev->lost < UINT32_MAX) ev->lost++;
+        return;
+    }
+    const qp_joint *j = &w->joints[index - 1];
+    qp_joint_event *e = &ev->joint[ev->joint_n++];
+    memset(e, 0, sizeof *e);
+    e->joint.index = (uint16_t)index;
+    e->joint.generation = j->generation;
+    e->a = id_of(w, j->a);
+    e->b = id_of(w, j->b);
+    e->load = load;
+    e->kind = QP_EVENT_BROKE;
+}
+#endif
+
 /* ---- the step's first and last stages ------------------------------------------------- */
 
 /* Drop the first done of n events of size bytes: the rest move to the front. */
@@ -120,6 +140,10 @@ void qp__events_begin(qp_world *w)
     ev->sensor_n = drop(ev->sensor, ev->sensor_n, ev->sensor_done, sizeof ev->sensor[0]);
     ev->body_n = drop(ev->body, ev->body_n, ev->body_done, sizeof ev->body[0]);
     ev->contact_done = ev->sensor_done = ev->body_done = 0;
+#if QP_CFG_JOINT_OPTIONS
+    ev->joint_n = drop(ev->joint, ev->joint_n, ev->joint_done, sizeof ev->joint[0]);
+    ev->joint_done = 0;
+#endif
     ev->contact_from = ev->contact_n;
     ev->sensor_from = ev->sensor_n;
     ev->body_from = ev->body_n;
@@ -199,6 +223,9 @@ void qp__events_end(qp_world *w)
     ev->contact_done = ev->contact_n;
     ev->sensor_done = ev->sensor_n;
     ev->body_done = ev->body_n;
+#if QP_CFG_JOINT_OPTIONS
+    ev->joint_done = ev->joint_n;   /* raised in joint index order: sorted */
+#endif
     ev->lost_done = ev->lost;
 }
 
@@ -228,4 +255,17 @@ int qp_world_body_events(const qp_world *w, const qp_body_event **out)
 uint32_t qp_world_events_lost(const qp_world *w)
 {
     return w ? w->events.lost : 0;
+}
+
+int qp_world_joint_events(const qp_world *w, const qp_joint_event **out)
+{
+#if QP_CFG_JOINT_OPTIONS
+    if (!w) return 0;
+    if (out) *out = w->events.joint;
+    return w->events.joint_n;
+#else
+    (void)w;
+    if (out) *out = 0;
+    return 0;
+#endif
 }

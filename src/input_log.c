@@ -3,14 +3,17 @@
  * input_log.h after the call; input_replay.c reads the entries back. */
 #include "qphys/record.h"
 #include "input_log.h"
+#include "joint.h"
 
 #define ENTRY_HEADER 9ul   /* kind u8, step u32, index u16, generation u16 */
 #define SHAPE_BYTES 52ul   /* a shape with its sensor flag and filter */
 #define DEF_BYTES 79ul     /* a body def without its shapes */
 #define FILTER_BYTES 7ul   /* set shape filter: slot u8, category, mask, group */
 #define JOINT_BYTES 79ul   /* a joint def */
+#define JOINT_FULL_BYTES (JOINT_BYTES + 42ul)   /* and the later kinds' options */
+#define MOTOR_BYTES 9ul    /* set joint motor: enable u8, speed, max force */
 
-_Static_assert(ENTRY_HEADER + JOINT_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
+_Static_assert(ENTRY_HEADER + JOINT_FULL_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
 _Static_assert(ENTRY_HEADER + DEF_BYTES + SHAPE_BYTES * QP_CFG_MAX_BODY_SHAPES == QP_INPUT_MAX_ENTRY,
                "QP_INPUT_MAX_ENTRY is the largest body create");
 
@@ -76,6 +79,9 @@ static unsigned long payload_size(qp_input_kind kind, const qp_body_def *def)
     case QP_INPUT_APPLY_IMPULSE: return 24;
     case QP_INPUT_SET_SHAPE_FILTER: return FILTER_BYTES;
     case QP_INPUT_CREATE_JOINT: return JOINT_BYTES;
+    case QP_INPUT_CREATE_JOINT_FULL: return JOINT_FULL_BYTES;
+    case QP_INPUT_SET_JOINT_MOTOR: return MOTOR_BYTES;
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: return 4;
     default: return 0;
     }
 }
@@ -165,11 +171,14 @@ void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_fil
     finish(w, &o);
 }
 
-/* Create (with its def) or destroy (def null) of joint id. */
+/* Create (with its def) or destroy (def null) of joint id. A def that uses the later
+ * kinds' options takes the longer entry; the first ones keep their bytes. */
 void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def)
 {
     out_bytes o;
-    if (!begin(w, &o, kind, id.index, id.generation, def ? JOINT_BYTES : 0)) return;
+    bool full = def && qp__joint_def_extended(def);
+    if (full) kind = QP_INPUT_CREATE_JOINT_FULL;
+    if (!begin(w, &o, kind, id.index, id.generation, def ? payload_size(kind, 0) : 0)) return;
     if (def) {
         put(&o, (uint32_t)def->type, 1);
         put(&o, def->a.index, 2);
@@ -187,6 +196,35 @@ void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_
         put_i(&o, def->max_length);
         put_i(&o, def->drift_time);
         put(&o, def->collide_connected ? 1u : 0u, 1);
+    }
+    if (full) {
+        put_i(&o, def->lower_translation);
+        put_i(&o, def->upper_translation);
+        put_i(&o, def->swing_angle);
+        put(&o, def->enable_motor ? 1u : 0u, 1);
+        put_i(&o, def->motor_speed);
+        put_i(&o, def->max_motor_force);
+        put(&o, def->enable_spring ? 1u : 0u, 1);
+        put_i(&o, def->spring_hz);
+        put_i(&o, def->spring_damping);
+        put_i(&o, def->spring_target);
+        put_i(&o, def->max_spring_force);
+        put_i(&o, def->break_impulse);
+    }
+    finish(w, &o);
+}
+
+void qp__record_joint_setting(qp_world *w, qp_input_kind kind, qp_joint_id id, bool enable, fix16_t value,
+                              fix16_t max_force)
+{
+    out_bytes o;
+    if (!begin(w, &o, kind, id.index, id.generation, payload_size(kind, 0))) return;
+    if (kind == QP_INPUT_SET_JOINT_MOTOR) {
+        put(&o, enable ? 1u : 0u, 1);
+        put_i(&o, value);
+        put_i(&o, max_force);
+    } else {
+        put_i(&o, value);
     }
     finish(w, &o);
 }

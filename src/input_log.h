@@ -12,5 +12,8 @@ void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_v
                       const qp_quat *q, const qp_body_def *def);
 void qp__record_shape_filter(qp_world *w, qp_body_id id, int shape, qp_shape_filter filter);
 void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_joint_def *def);
+/* A joint's motor (enable, speed, max force) or spring target (value) changed. */
+void qp__record_joint_setting(qp_world *w, qp_input_kind kind, qp_joint_id id, bool enable, fix16_t value,
+                              fix16_t max_force);
 
 #endif

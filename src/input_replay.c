@@ -73,6 +73,8 @@ typedef struct {
     qp_shape_filter filter;
     qp_body_def def;
     qp_joint_def joint_def;
+    bool enable;                  /* set joint motor */
+    fix16_t value, max_force;     /* set joint motor, set spring target */
 } entry;
 
 static void get_def(in_bytes *in, qp_body_def *d)
@@ -119,7 +121,7 @@ static qp_body_id get_body_id(in_bytes *in)
 
 /* A joint def; damaged unless its bodies are named (not null) and different, and its
  * values pass the checks of qp_create_joint that need no world. */
-static void get_joint_def(in_bytes *in, qp_joint_def *d)
+static void get_joint_def(in_bytes *in, qp_joint_def *d, bool full)
 {
     *d = qp_default_joint_def();
     uint32_t type = get(in, 1);
@@ -137,8 +139,23 @@ static void get_joint_def(in_bytes *in, qp_joint_def *d)
     d->max_length = get_i(in);
     d->drift_time = get_i(in);
     d->collide_connected = get_bool(in);
+    if (full) {
+        d->lower_translation = get_i(in);
+        d->upper_translation = get_i(in);
+        d->swing_angle = get_i(in);
+        d->enable_motor = get_bool(in);
+        d->motor_speed = get_i(in);
+        d->max_motor_force = get_i(in);
+        d->enable_spring = get_bool(in);
+        d->spring_hz = get_i(in);
+        d->spring_damping = get_i(in);
+        d->spring_target = get_i(in);
+        d->max_spring_force = get_i(in);
+        d->break_impulse = get_i(in);
+    }
     if (in->bad) return;
-    if (type > QP_JOINT_DISTANCE || d->a.index == 0 || d->a.generation == 0 || d->b.index == 0 ||
+    if (type > (full ? QP_JOINT_CONE : QP_JOINT_DISTANCE) || (!full && qp__joint_def_extended(d)) ||
+        d->a.index == 0 || d->a.generation == 0 || d->b.index == 0 ||
         d->b.generation == 0 || d->a.index == d->b.index || qp__joint_def_check_values(d) != QP_OK)
         in->bad = 1;
 }
@@ -182,7 +199,14 @@ static void get_entry(in_bytes *in, entry *e)
         if (e->shape >= QP_CFG_MAX_BODY_SHAPES) in->bad = 1;
         e->filter = get_filter(in);
         break;
-    case QP_INPUT_CREATE_JOINT: get_joint_def(in, &e->joint_def); break;
+    case QP_INPUT_CREATE_JOINT: get_joint_def(in, &e->joint_def, false); break;
+    case QP_INPUT_CREATE_JOINT_FULL: get_joint_def(in, &e->joint_def, true); break;
+    case QP_INPUT_SET_JOINT_MOTOR:
+        e->enable = get_bool(in);
+        e->value = get_i(in);
+        e->max_force = get_i(in);
+        break;
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: e->value = get_i(in); break;
     default: break;
     }
 }
@@ -210,12 +234,15 @@ static qp_result apply(qp_world *w, const entry *e, qp_body_id *got, qp_joint_id
         qp_body_clear_flags(w, e->id);
         return QP_OK;
     case QP_INPUT_SET_SHAPE_FILTER: return qp_body_set_shape_filter(w, e->id, e->shape, e->filter);
-    case QP_INPUT_CREATE_JOINT: {
+    case QP_INPUT_CREATE_JOINT:
+    case QP_INPUT_CREATE_JOINT_FULL: {
         qp_result r;
         *joint_got = qp_create_joint(w, &e->joint_def, &r);
         return r;
     }
     case QP_INPUT_DESTROY_JOINT: return qp_destroy_joint(w, e->joint);
+    case QP_INPUT_SET_JOINT_MOTOR: return qp_joint_set_motor(w, e->joint, e->enable, e->value, e->max_force);
+    case QP_INPUT_SET_JOINT_SPRING_TARGET: return qp_joint_set_spring_target(w, e->joint, e->value);
     default: return QP_ERR_PARAM;   /* not reached: get_entry refused it */
     }
 }
@@ -252,7 +279,7 @@ qp_result qp_input_replay_step(qp_world *w, const void *buf, unsigned long len, 
         if (r != QP_OK) return r;
         if (e.kind == QP_INPUT_CREATE_BODY && (got.index != e.id.index || got.generation != e.id.generation))
             return QP_ERR_INVALID_ID;
-        if (e.kind == QP_INPUT_CREATE_JOINT &&
+        if ((e.kind == QP_INPUT_CREATE_JOINT || e.kind == QP_INPUT_CREATE_JOINT_FULL) &&
             (joint_got.index != e.joint.index || joint_got.generation != e.joint.generation))
             return QP_ERR_INVALID_ID;
     }

@@ -8,6 +8,7 @@
 
 /* joint.c: the checks of a joint def that need no world (the replayer refuses what fails them). */
 qp_result qp__joint_def_check_values(const qp_joint_def *d);
+bool qp__joint_def_extended(const qp_joint_def *d);   /* needs the longer create entry */
 void qp__destroy_body_joints(qp_world *w, int body);  /* each wakes the other body */
 bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b from colliding */
 
@@ -30,5 +31,20 @@ bool qp__collide_joints(qp_world *w);                 /* one sweep of the collis
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
+/* A joint's option (QP_CFG_JOINT_OPTIONS) to read: 0 in a build without them. */
+#if QP_CFG_JOINT_OPTIONS
+#define QP__DRIVE(j, field) ((j)->drive.field)
+#else
+#define QP__DRIVE(j, field) ((fix16_t)0)
+#endif
+/* A joint of the later kinds or with their options (world_hash.c, snapshot.c hash and
+ * store those fields only then). */
+static inline bool qp__joint_extended(const qp_joint *j)
+{
+    return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) ||
+           QP__DRIVE(j, break_impulse) != 0;
+}
+void qp__free_joint(qp_world *w, int index);          /* empty slot index (1-based); wakes both bodies */
+fix16_t qp__joint_load(const qp_world *w, const qp_joint *j);  /* its last step's load (solve_joints.c) */
 
 #endif

@@ -30,21 +30,26 @@ typedef struct {
     uint8_t a, b;                 /* parts */
     uint8_t type;                 /* qp_joint_type */
     int16_t x, y, z;              /* anchor from the pelvis centre (mm) */
-    int8_t ax, ay, az;            /* hinge axis */
-    int16_t lo, hi;               /* hinge limits (degrees) */
+    int8_t ax, ay, az;            /* hinge or cone axis (a cone's: along b, from a) */
+    int16_t lo, hi;               /* hinge limits, cone twist limits (degrees) */
+    int16_t swing;                /* cone: half angle (degrees) */
 } link;
 
+/* Human ranges, rounded down a little (the solver may pass a limit by a degree or two
+ * when thrown hard): a neck bends about 45 degrees and turns 60 each way, a spine 30 and
+ * 30, a shoulder swings 80 degrees about the arm held out and twists 70, a hip swings 60
+ * about the leg hanging and twists 35; elbows and knees bend 140 degrees one way. */
 static const link links[QP_RAGDOLL_JOINTS] = {
-    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_TORSO, QP_JOINT_BALL, 0, 110, 0, 0, 0, 0, 0, 0 },          /* spine */
-    { QP_RAGDOLL_TORSO, QP_RAGDOLL_HEAD, QP_JOINT_BALL, 0, 535, 0, 0, 0, 0, 0, 0 },            /* neck */
-    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_L, QP_JOINT_BALL, -180, 450, 0, 0, 0, 0, 0, 0 },  /* shoulders */
-    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_R, QP_JOINT_BALL, 180, 450, 0, 0, 0, 0, 0, 0 },
-    { QP_RAGDOLL_UPPER_ARM_L, QP_RAGDOLL_FOREARM_L, QP_JOINT_HINGE, -525, 450, 0, 0, 1, 0, 0, 140 },  /* elbows */
-    { QP_RAGDOLL_UPPER_ARM_R, QP_RAGDOLL_FOREARM_R, QP_JOINT_HINGE, 525, 450, 0, 0, -1, 0, 0, 140 },
-    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_L, QP_JOINT_BALL, -90, -110, 0, 0, 0, 0, 0, 0 },     /* hips */
-    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_R, QP_JOINT_BALL, 90, -110, 0, 0, 0, 0, 0, 0 },
-    { QP_RAGDOLL_THIGH_L, QP_RAGDOLL_SHIN_L, QP_JOINT_HINGE, -90, -530, 0, 1, 0, 0, 0, 140 }, /* knees */
-    { QP_RAGDOLL_THIGH_R, QP_RAGDOLL_SHIN_R, QP_JOINT_HINGE, 90, -530, 0, 1, 0, 0, 0, 140 },
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_TORSO, QP_JOINT_CONE, 0, 110, 0, 0, 1, 0, -30, 30, 30 },           /* spine */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_HEAD, QP_JOINT_CONE, 0, 535, 0, 0, 1, 0, -60, 60, 45 },             /* neck */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_L, QP_JOINT_CONE, -180, 450, 0, -1, 0, 0, -70, 70, 80 },  /* shoulders */
+    { QP_RAGDOLL_TORSO, QP_RAGDOLL_UPPER_ARM_R, QP_JOINT_CONE, 180, 450, 0, 1, 0, 0, -70, 70, 80 },
+    { QP_RAGDOLL_UPPER_ARM_L, QP_RAGDOLL_FOREARM_L, QP_JOINT_HINGE, -525, 450, 0, 0, 1, 0, 0, 140, 0 },  /* elbows */
+    { QP_RAGDOLL_UPPER_ARM_R, QP_RAGDOLL_FOREARM_R, QP_JOINT_HINGE, 525, 450, 0, 0, -1, 0, 0, 140, 0 },
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_L, QP_JOINT_CONE, -90, -110, 0, 0, -1, 0, -35, 35, 60 },     /* hips */
+    { QP_RAGDOLL_PELVIS, QP_RAGDOLL_THIGH_R, QP_JOINT_CONE, 90, -110, 0, 0, -1, 0, -35, 35, 60 },
+    { QP_RAGDOLL_THIGH_L, QP_RAGDOLL_SHIN_L, QP_JOINT_HINGE, -90, -530, 0, 1, 0, 0, 0, 140, 0 },      /* knees */
+    { QP_RAGDOLL_THIGH_R, QP_RAGDOLL_SHIN_R, QP_JOINT_HINGE, 90, -530, 0, 1, 0, 0, 0, 140, 0 },
 };
 
 qp_ragdoll_def qp_default_ragdoll_def(void)
@@ -131,9 +136,10 @@ qp_result qp_create_ragdoll(qp_world *w, const qp_ragdoll_def *def, qp_body_id *
         jd.b = ids[l->b];
         jd.anchor = at(def, l->x, l->y, l->z);
         jd.axis = qp_v3(QP_INT(l->ax), QP_INT(l->ay), QP_INT(l->az));
-        jd.enable_limit = l->type == QP_JOINT_HINGE;
+        jd.enable_limit = true;
         jd.lower_angle = qp_deg_to_rad(QP_INT(l->lo));
         jd.upper_angle = qp_deg_to_rad(QP_INT(l->hi));
+        jd.swing_angle = qp_deg_to_rad(QP_INT(l->swing));
         qp_create_joint(w, &jd, &r);
     }
     if (r != QP_OK) {

@@ -301,6 +301,35 @@ NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
 /* qp_create_body's own mass check (src/body.c) on every shape of the body,
  * with nothing created: mass in 0.01 .. 10000 kg (spread by volume, or from
  * the density), inertia below 32000 kg m^2 (raised to its floor if small). */
+/* filter CATEGORY MASK GROUP: 16-bit category and mask, a signed 16-bit group. */
+static bool read_filter(lexer *lx, qp_shape_filter *f)
+{
+    const char *what = "expected three integers after 'filter' (CATEGORY MASK GROUP)";
+    int category, mask;
+    if (!read_int(lx, &category, 0, 65535, what, "filter category out of range: 0 .. 65535", 0) ||
+        !read_int(lx, &mask, 0, 65535, what, "filter mask out of range: 0 .. 65535", 0))
+        return false;
+    token t;
+    bool bad;
+    if (!next_token(lx, &t, &bad)) return bad ? false : fail(lx, lx->n, what);
+    bool negative = lx->s[t.at] == '-';
+    long v = 0;
+    unsigned long digits = 0;
+    for (unsigned long i = negative ? 1 : 0; i < t.len; i++) {
+        char c = lx->s[t.at + i];
+        if (!is_digit(c)) return fail(lx, t.at, "filter group must be an integer");
+        if (v <= 1000000L) v = v * 10 + (c - '0');
+        digits++;
+    }
+    if (digits == 0) return fail(lx, t.at, "filter group must be an integer");
+    if (negative) v = -v;
+    if (v < -32768 || v > 32767) return fail_range(lx, t.at, "filter group out of range: -32768 .. 32767");
+    f->category = (uint16_t)category;
+    f->mask = (uint16_t)mask;
+    f->group = (int16_t)v;
+    return true;
+}
+
 NOINLINE static bool mass_ok(const qp_body_def *d)
 {
     return qp__body_mass_check(d) == QP_OK;
@@ -323,11 +352,11 @@ static const char *const mass_msg =
 static const char *const unknown_body_option[QP_SHAPE_TYPE_COUNT] = {
     "unknown option for 'plane': expected normal, offset, friction or restitution",
     "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
-    "restitution or asleep",
+    "restitution, asleep, filter or sensor",
     "unknown option for 'capsule': expected radius, half_height, pos, rot, vel, spin, mass, density, static, "
-    "kinematic, friction, restitution or asleep",
+    "kinematic, friction, restitution, asleep, filter or sensor",
     "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
-    "restitution or asleep",
+    "restitution, asleep, filter or sensor",
 };
 
 /* The returned struct is a large temporary: keep it in its own frame. */
@@ -351,6 +380,7 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     unsigned long size_at = kw_at, pos_at = kw_at, rot_at = kw_at, vel_at = kw_at, spin_at = kw_at;
     unsigned long mass_at = kw_at, fr_at = kw_at, re_at = kw_at, normal_at = kw_at, offset_at = kw_at;
     unsigned long static_at = kw_at, asleep_at = kw_at, kin_at = kw_at;
+    qp_shape_filter filter = qp_default_shape_filter();
     token t;
     bool bad;
     const bool plane = !compound && type == QP_SHAPE_PLANE;
@@ -406,6 +436,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         } else if (!plane && tok_is(lx, &t, "asleep")) {
             asleep_at = at;
             if (!once(lx, &seen, QP_SCENE_GIVEN_ASLEEP, &t)) return false;
+        } else if (!plane && tok_is(lx, &t, "filter")) {
+            if (!once(lx, &seen, QP_SCENE_GIVEN_FILTER, &t) || !read_filter(lx, &filter)) return false;
+        } else if (!plane && tok_is(lx, &t, "sensor")) {
+            if (!once(lx, &seen, QP_SCENE_GIVEN_SENSOR, &t)) return false;
         } else if (tok_is(lx, &t, "friction")) {
             if (!once(lx, &seen, QP_SCENE_GIVEN_FRICTION, &t) ||
                 !read_fix(lx, &d->friction, "expected a number after 'friction'", &fr_at))
@@ -424,7 +458,8 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
                 return false;
         } else {
             return fail(lx, at, compound ? "unknown option for 'compound': expected pos, rot, vel, spin, mass, "
-                                           "density, static, kinematic, friction, restitution or asleep"
+                                           "density, static, kinematic, friction, restitution, asleep, filter or "
+                                           "sensor"
                                          : unknown_body_option[type]);
         }
     }
@@ -506,6 +541,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         return fail_range(lx, spin_at, "spin out of range: at most 50 rad/s");
     if (!fix_in(d->friction, 0, QP_INT(10))) return fail_range(lx, fr_at, "friction out of range: 0 .. 10");
     if (!fix_in(d->restitution, 0, QP_ONE)) return fail_range(lx, re_at, "restitution out of range: 0 .. 1");
+    for (int k = 0; k < QP_CFG_MAX_BODY_SHAPES; k++) {   /* a compound's parts take them too */
+        d->filters[k] = filter;
+        d->sensors[k] = (seen & QP_SCENE_GIVEN_SENSOR) != 0;
+    }
     return true;
 }
 
@@ -525,55 +564,148 @@ static bool read_joint_bodies(lexer *lx, qp_scene_joint_item *it, const char *wh
     return true;
 }
 
-NOINLINE static bool parse_joint(lexer *lx, bool hinge, qp_scene_joint_item *it)
+/* The options a joint line may end with, shared by every kind that has them. Each
+ * reads its numbers and checks their ranges; *handled is false for another word. */
+enum { JOPT_ANCHOR = 1u, JOPT_AXIS = 2u, JOPT_LIMIT = 4u, JOPT_MOTOR = 8u, JOPT_SPRING = 16u, JOPT_BREAK = 32u,
+       JOPT_SWING = 64u, JOPT_TWIST = 128u, JOPT_MAX = 256u, JOPT_MIN = 512u };
+
+static bool joint_option(lexer *lx, const token *t, unsigned allowed, unsigned *seen, qp_scene_joint_item *it,
+                         bool *handled)
 {
-    const char *what = hinge ? "expected two body numbers after 'hinge' (A B, counted from 0 in file order)"
-                             : "expected two body numbers after 'ball' (A B, counted from 0 in file order)";
-    it->anchor_b = qp_v3_zero();
-    it->min_length = it->max_length = 0;
-    if (!read_joint_bodies(lx, it, what)) return false;
-    it->anchor = qp_v3_zero();
-    it->axis = qp_v3_zero();
-    it->has_limit = false;
-    it->limit_lo = it->limit_hi = 0;
+    *handled = true;
+    unsigned long at = 0;
+    if ((allowed & JOPT_MOTOR) && tok_is(lx, t, "motor")) {
+        const char *what = "expected two numbers after 'motor' (SPEED MAX: rad/s and N m, or m/s and N)";
+        if (!once(lx, seen, JOPT_MOTOR, t) || !read_fix(lx, &it->motor_speed, what, &at) ||
+            !read_fix(lx, &it->motor_max, what, 0))
+            return false;
+        if (!fix_in(it->motor_speed, QP_INT(-100), QP_INT(100)) || !fix_in(it->motor_max, 0, QP_INT(30000)))
+            return fail_range(lx, at, "motor out of range: -100 <= SPEED <= 100, 0 <= MAX <= 30000");
+        it->has_motor = true;
+    } else if ((allowed & JOPT_SPRING) && tok_is(lx, t, "spring")) {
+        const char *what = "expected two numbers after 'spring' (HZ DAMPING: frequency and damping ratio)";
+        if (!once(lx, seen, JOPT_SPRING, t) || !read_fix(lx, &it->spring_hz, what, &at) ||
+            !read_fix(lx, &it->spring_damping, what, 0))
+            return false;
+        if (!fix_in(it->spring_hz, QP_FRAC(1, 100), QP_INT(500)) || !fix_in(it->spring_damping, 0, QP_INT(100)))
+            return fail_range(lx, at, "spring out of range: 0.01 <= HZ <= 500, 0 <= DAMPING <= 100");
+        it->has_spring = true;
+    } else if (tok_is(lx, t, "break")) {
+        if (!once(lx, seen, JOPT_BREAK, t) ||
+            !read_fix(lx, &it->break_impulse, "expected a number after 'break' (impulse, N s)", &at))
+            return false;
+        if (it->break_impulse <= 0 || it->break_impulse > QP_INT(30000))
+            return fail_range(lx, at, "break impulse out of range: 0 < IMPULSE <= 30000 N s");
+    } else {
+        *handled = false;
+    }
+    return true;
+}
+
+static void clear_joint(qp_scene_joint_item *it)
+{
+    it->anchor = it->anchor_b = it->axis = qp_v3_zero();
+    it->has_anchor = it->has_min = it->has_limit = it->has_motor = it->has_spring = false;
+    it->min_length = it->max_length = it->limit_lo = it->limit_hi = it->swing = 0;
+    it->motor_speed = it->motor_max = it->spring_hz = it->spring_damping = it->break_impulse = 0;
+}
+
+/* ball, hinge, fixed, slider and cone lines: A B, then their options in any order. */
+NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_joint_item *it)
+{
+    static const char *const unknown[] = {
+        "unknown option for 'ball': expected anchor or break",
+        "unknown option for 'hinge': expected anchor, axis, limit, motor, spring or break",
+        "unknown option for 'fixed': expected anchor or break",
+        "unknown option for 'slider': expected anchor, axis, limit, motor, spring or break",
+        "unknown option for 'cone': expected anchor, axis, swing, twist or break",
+    };
+    static const char *const whats[] = {
+        "expected two body numbers after 'ball' (A B, counted from 0 in file order)",
+        "expected two body numbers after 'hinge' (A B, counted from 0 in file order)",
+        "expected two body numbers after 'fixed' (A B, counted from 0 in file order)",
+        "expected two body numbers after 'slider' (A B, counted from 0 in file order)",
+        "expected two body numbers after 'cone' (A B, counted from 0 in file order)",
+    };
+    int k = kind == QP_SCENE_BALL ? 0 : kind == QP_SCENE_HINGE ? 1 : kind == QP_SCENE_FIXED ? 2
+          : kind == QP_SCENE_SLIDER ? 3 : 4;
+    unsigned allowed = JOPT_ANCHOR | JOPT_BREAK;
+    if (k == 1 || k == 3) allowed |= JOPT_AXIS | JOPT_LIMIT | JOPT_MOTOR | JOPT_SPRING;
+    if (k == 4) allowed |= JOPT_AXIS | JOPT_SWING | JOPT_TWIST;
+    clear_joint(it);
+    if (!read_joint_bodies(lx, it, whats[k])) return false;
     unsigned seen = 0;
-    unsigned long anchor_at = 0, axis_at = 0, limit_at = 0;
+    unsigned long anchor_at = 0, axis_at = 0, limit_at = 0, swing_at = 0;
     fix16_t lo = 0, hi = 0;
     qp_vec3 axis = qp_v3_zero();
     token t;
     bool bad;
     while (next_token(lx, &t, &bad)) {
+        bool handled;
         if (tok_is(lx, &t, "anchor")) {
-            if (!once(lx, &seen, 1u, &t) ||
+            if (!once(lx, &seen, JOPT_ANCHOR, &t) ||
                 !read_vec(lx, &it->anchor, "expected three numbers after 'anchor' (X Y Z, m)", &anchor_at))
                 return false;
-        } else if (hinge && tok_is(lx, &t, "axis")) {
-            if (!once(lx, &seen, 2u, &t) || !read_vec(lx, &axis, "expected three numbers after 'axis' (X Y Z)", &axis_at))
+        } else if ((allowed & JOPT_AXIS) && tok_is(lx, &t, "axis")) {
+            if (!once(lx, &seen, JOPT_AXIS, &t) ||
+                !read_vec(lx, &axis, "expected three numbers after 'axis' (X Y Z)", &axis_at))
                 return false;
-        } else if (hinge && tok_is(lx, &t, "limit")) {
-            if (!once(lx, &seen, 4u, &t) ||
-                !read_fix(lx, &lo, "expected two numbers after 'limit' (LO HI, degrees)", &limit_at) ||
-                !read_fix(lx, &hi, "expected two numbers after 'limit' (LO HI, degrees)", 0))
+        } else if ((allowed & JOPT_LIMIT) && tok_is(lx, &t, "limit")) {
+            const char *what = k == 3 ? "expected two numbers after 'limit' (LO HI, m)"
+                                      : "expected two numbers after 'limit' (LO HI, degrees)";
+            if (!once(lx, &seen, JOPT_LIMIT, &t) || !read_fix(lx, &lo, what, &limit_at) || !read_fix(lx, &hi, what, 0))
+                return false;
+        } else if ((allowed & JOPT_TWIST) && tok_is(lx, &t, "twist")) {
+            const char *what = "expected two numbers after 'twist' (LO HI, degrees)";
+            if (!once(lx, &seen, JOPT_TWIST, &t) || !read_fix(lx, &lo, what, &limit_at) || !read_fix(lx, &hi, what, 0))
+                return false;
+        } else if ((allowed & JOPT_SWING) && tok_is(lx, &t, "swing")) {
+            if (!once(lx, &seen, JOPT_SWING, &t) ||
+                !read_fix(lx, &it->swing, "expected a number after 'swing' (the cone's half angle, degrees)", &swing_at))
                 return false;
         } else {
-            return fail(lx, t.at, hinge ? "unknown option for 'hinge': expected anchor, axis or limit"
-                                        : "unknown option for 'ball': expected anchor");
+            if (!joint_option(lx, &t, allowed, &seen, it, &handled)) return false;
+            if (!handled) return fail(lx, t.at, unknown[k]);
         }
     }
     if (bad) return false;
-    if (!(seen & 1u)) return fail(lx, lx->n, "missing 'anchor X Y Z' (joint anchor, world space)");
+    if (k != 2 && !(seen & JOPT_ANCHOR)) return fail(lx, lx->n, "missing 'anchor X Y Z' (joint anchor, world space)");
+    it->has_anchor = (seen & JOPT_ANCHOR) != 0;
     if (qp_v3_max_abs(it->anchor) > QP_INT(1000))
         return fail_range(lx, anchor_at, "anchor out of range: each coordinate within +-1000 m (world bounds)");
-    if (hinge) {
-        if (!(seen & 2u)) return fail(lx, lx->n, "missing 'axis X Y Z' (hinge axis, world space)");
-        if (!qp_v3_normalize_q30(axis, &it->axis)) return fail_range(lx, axis_at, "hinge axis must not be zero");
-        if (seen & 4u) {
+    if (allowed & JOPT_AXIS) {
+        if (!(seen & JOPT_AXIS)) {
+            static const char *const missing[] = { "", "missing 'axis X Y Z' (hinge axis, world space)", "",
+                                                   "missing 'axis X Y Z' (slider axis, world space)",
+                                                   "missing 'axis X Y Z' (cone axis, world space)" };
+            return fail(lx, lx->n, missing[k]);
+        }
+        if (!qp_v3_normalize_q30(axis, &it->axis)) {
+            static const char *const zero[] = { "", "hinge axis must not be zero", "", "slider axis must not be zero",
+                                                "cone axis must not be zero" };
+            return fail_range(lx, axis_at, zero[k]);
+        }
+    }
+    if (k == 4) {
+        if (!(seen & JOPT_SWING)) return fail(lx, lx->n, "missing 'swing DEG' (the cone's half angle, degrees)");
+        if (!fix_in(it->swing, 0, QP_INT(170)))
+            return fail_range(lx, swing_at, "cone swing out of range: 0 <= DEG <= 170 degrees");
+        it->swing = qp_deg_to_rad(it->swing);
+    }
+    if (seen & (JOPT_LIMIT | JOPT_TWIST)) {
+        if (k == 3) {
+            if (!fix_in(lo, QP_INT(-1000), QP_INT(1000)) || !fix_in(hi, QP_INT(-1000), QP_INT(1000)) || lo > hi)
+                return fail_range(lx, limit_at, "slider limit out of range: -1000 <= LO <= HI <= 1000 m");
+            it->limit_lo = lo;
+            it->limit_hi = hi;
+        } else {
             if (!fix_in(lo, QP_INT(-180), QP_INT(180)) || !fix_in(hi, QP_INT(-180), QP_INT(180)) || lo > hi)
-                return fail_range(lx, limit_at, "hinge limit out of range: -180 <= LO <= HI <= 180 degrees");
-            it->has_limit = true;
+                return fail_range(lx, limit_at, k == 4 ? "cone twist out of range: -180 <= LO <= HI <= 180 degrees"
+                                                       : "hinge limit out of range: -180 <= LO <= HI <= 180 degrees");
             it->limit_lo = qp_deg_to_rad(lo);
             it->limit_hi = qp_deg_to_rad(hi);
         }
+        it->has_limit = true;
     }
     return true;
 }
@@ -716,11 +848,8 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
 NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it)
 {
     const char *what = "expected two body numbers after 'distance' (A B, counted from 0 in file order)";
+    clear_joint(it);
     if (!read_joint_bodies(lx, it, what)) return false;
-    it->anchor = it->anchor_b = it->axis = qp_v3_zero();
-    it->has_limit = false;
-    it->limit_lo = it->limit_hi = 0;
-    it->min_length = it->max_length = 0;
     unsigned seen = 0;
     int anchors = 0;
     unsigned long anchor_at[2] = { 0, 0 }, max_at = 0, min_at = 0;
@@ -742,7 +871,9 @@ NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it)
                 !read_fix(lx, &it->min_length, "expected a number after 'min' (length, m)", &min_at))
                 return false;
         } else {
-            return fail(lx, t.at, "unknown option for 'distance': expected anchor, max or min");
+            bool handled;
+            if (!joint_option(lx, &t, JOPT_SPRING | JOPT_BREAK, &seen, it, &handled)) return false;
+            if (!handled) return fail(lx, t.at, "unknown option for 'distance': expected anchor, max, min, spring or break");
         }
     }
     if (bad) return false;
@@ -756,6 +887,7 @@ NOINLINE static bool parse_distance(lexer *lx, qp_scene_joint_item *it)
         return fail_range(lx, max_at, "max length out of range: 0 .. 1000 m");
     if ((seen & 2u) && !fix_in(it->min_length, 0, it->max_length))
         return fail_range(lx, min_at, "min length out of range: 0 <= min <= max");
+    it->has_min = (seen & 2u) != 0;
     return true;
 }
 
@@ -791,10 +923,14 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
                                                          : QP_SHAPE_CAPSULE;
         item->kind = QP_SCENE_BODY;
         ok = parse_body(&lx, type, t.at, &item->u.body, false, 0);
-    } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge")) {
-        bool hinge = tok_is(&lx, &t, "hinge");
-        item->kind = hinge ? QP_SCENE_HINGE : QP_SCENE_BALL;
-        ok = parse_joint(&lx, hinge, &item->u.joint);
+    } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge") || tok_is(&lx, &t, "fixed") ||
+               tok_is(&lx, &t, "slider") || tok_is(&lx, &t, "cone")) {
+        item->kind = tok_is(&lx, &t, "ball")    ? QP_SCENE_BALL
+                     : tok_is(&lx, &t, "hinge") ? QP_SCENE_HINGE
+                     : tok_is(&lx, &t, "fixed") ? QP_SCENE_FIXED
+                     : tok_is(&lx, &t, "slider") ? QP_SCENE_SLIDER
+                                                 : QP_SCENE_CONE;
+        ok = parse_joint(&lx, item->kind, &item->u.joint);
     } else if (tok_is(&lx, &t, "compound")) {
         item->kind = QP_SCENE_BODY;
         ok = parse_compound(r, &lx, t.at, &item->u.body, err);
@@ -805,8 +941,8 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
         item->kind = QP_SCENE_DISTANCE;
         ok = parse_distance(&lx, &item->u.joint);
     } else {
-        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge "
-                             "or distance");
+        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge, "
+                             "distance, fixed, slider or cone");
     }
     if (!ok) {
         r->pos = r->len; /* stop */
@@ -834,6 +970,13 @@ NOINLINE static bool body_number(const char *text, unsigned long len, int n, boo
     return false;
 }
 
+/* A weld without an anchor holds at the midpoint of its bodies' positions at load. */
+static qp_vec3 weld_point(qp_vec3 pa, qp_vec3 pb)
+{
+    return qp_v3((fix16_t)(((int64_t)pa.x + pb.x) / 2), (fix16_t)(((int64_t)pa.y + pb.y) / 2),
+                 (fix16_t)(((int64_t)pa.z + pb.z) / 2));
+}
+
 /* What a joint line cannot show alone: its bodies exist, one of them moves, and the
  * anchors lie within 100 m of them (joint.h). */
 NOINLINE static qp_result check_joints(const char *text, unsigned long len, int bodies, qp_scene_error *err)
@@ -841,7 +984,7 @@ NOINLINE static qp_result check_joints(const char *text, unsigned long len, int 
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     while (qp_scene_next(&rd, &item, 0) > 0) {
-        if (item.kind != QP_SCENE_BALL && item.kind != QP_SCENE_HINGE && item.kind != QP_SCENE_DISTANCE) continue;
+        if (item.kind == QP_SCENE_WORLD || item.kind == QP_SCENE_BODY) continue;
         const qp_scene_joint_item *j = &item.u.joint;
         int bad_column = j->a >= bodies ? j->a_column : j->b >= bodies ? j->b_column : 0;
         if (bad_column) {
@@ -859,8 +1002,15 @@ NOINLINE static qp_result check_joints(const char *text, unsigned long len, int 
                       QP_ERR_PARAM);
             return QP_ERR_PARAM;
         }
-        qp_vec3 on_b = item.kind == QP_SCENE_DISTANCE ? j->anchor_b : j->anchor;
-        if (qp_v3_max_abs(qp_v3_sub(j->anchor, pa)) > QP_INT(100) || qp_v3_max_abs(qp_v3_sub(on_b, pb)) > QP_INT(100)) {
+        qp_vec3 on_a = item.kind == QP_SCENE_FIXED && !j->has_anchor ? weld_point(pa, pb) : j->anchor;
+        qp_vec3 on_b = item.kind == QP_SCENE_DISTANCE ? j->anchor_b : on_a;
+        if (item.kind == QP_SCENE_FIXED && !j->has_anchor && qp_v3_max_abs(qp_v3_sub(pb, pa)) > QP_INT(190)) {
+            set_error(err, item.line, item.at,
+                      "welded bodies too far apart: at most 190 m (the weld's point is midway, within 100 m of each)",
+                      QP_ERR_RANGE);
+            return QP_ERR_RANGE;
+        }
+        if (qp_v3_max_abs(qp_v3_sub(on_a, pa)) > QP_INT(100) || qp_v3_max_abs(qp_v3_sub(on_b, pb)) > QP_INT(100)) {
             set_error(err, item.line, item.at, "joint anchor too far from its body: at most 100 m from its centre",
                       QP_ERR_RANGE);
             return QP_ERR_RANGE;
@@ -874,18 +1024,43 @@ static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
 {
     const qp_scene_joint_item *j = &item->u.joint;
     qp_joint_def d = qp_default_joint_def();
-    d.type = item->kind == QP_SCENE_HINGE ? QP_JOINT_HINGE : item->kind == QP_SCENE_DISTANCE ? QP_JOINT_DISTANCE
-                                                                                               : QP_JOINT_BALL;
+    switch (item->kind) {
+    case QP_SCENE_HINGE: d.type = QP_JOINT_HINGE; break;
+    case QP_SCENE_DISTANCE: d.type = QP_JOINT_DISTANCE; break;
+    case QP_SCENE_FIXED: d.type = QP_JOINT_FIXED; break;
+    case QP_SCENE_SLIDER: d.type = QP_JOINT_SLIDER; break;
+    case QP_SCENE_CONE: d.type = QP_JOINT_CONE; break;
+    default: d.type = QP_JOINT_BALL; break;
+    }
     d.a = qp_scene_body(w, j->a);
     d.b = qp_scene_body(w, j->b);
     d.anchor = d.anchor_a = j->anchor;
+    if (item->kind == QP_SCENE_FIXED && !j->has_anchor)
+        d.anchor = weld_point(qp_body_position(w, d.a), qp_body_position(w, d.b));
     d.anchor_b = j->anchor_b;
-    if (d.type == QP_JOINT_HINGE) d.axis = qp_v3_from_q30(j->axis);
+    if (d.type == QP_JOINT_HINGE || d.type == QP_JOINT_SLIDER || d.type == QP_JOINT_CONE) d.axis = qp_v3_from_q30(j->axis);
     d.enable_limit = j->has_limit;
-    d.lower_angle = j->limit_lo;
-    d.upper_angle = j->limit_hi;
+    if (d.type == QP_JOINT_SLIDER) {
+        d.lower_translation = j->limit_lo;
+        d.upper_translation = j->limit_hi;
+    } else {
+        d.lower_angle = j->limit_lo;
+        d.upper_angle = j->limit_hi;
+    }
+    d.swing_angle = d.type == QP_JOINT_CONE ? j->swing : d.swing_angle;
     d.min_length = j->min_length;
     d.max_length = j->max_length;
+    d.enable_motor = j->has_motor;
+    d.motor_speed = j->motor_speed;
+    d.max_motor_force = j->motor_max;
+    d.enable_spring = j->has_spring;
+    if (j->has_spring) {
+        d.spring_hz = j->spring_hz;
+        d.spring_damping = j->spring_damping;
+        /* a soft distance with no min: a spring of rest length max */
+        if (d.type == QP_JOINT_DISTANCE && !j->has_min) d.min_length = d.max_length;
+    }
+    d.break_impulse = j->break_impulse;
     return d;
 }
 
@@ -927,9 +1102,14 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             in.shapes += item.u.body.def.shape_count;
             if (item.u.body.def.type == QP_BODY_DYNAMIC) in.dynamic_bodies++;
             break;
-        case QP_SCENE_BALL:
-        case QP_SCENE_HINGE:
-        case QP_SCENE_DISTANCE:
+        default:   /* a joint line */
+            if (!QP_CFG_JOINT_OPTIONS &&
+                (item.u.joint.has_motor || item.u.joint.has_spring || item.u.joint.break_impulse != 0)) {
+                set_error(err, item.line, item.at,
+                          "joint options (motor, spring, break) are not in this build (QP_CFG_JOINT_OPTIONS 0)",
+                          QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
             if (in.joints >= QP_CFG_MAX_JOINTS) {
                 set_error(err, item.line, item.at, "too many joints for this build's pool (QP_CFG_MAX_JOINTS)",
                           QP_ERR_FULL);
@@ -946,6 +1126,36 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
         if (jr != QP_OK) return jr;
     }
     if (info) *info = in;
+    return QP_OK;
+}
+
+/* The bodies, then the joints (a joint line may name a body of a later line), of a
+ * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
+ * refusal here is a gap in this file's checks (a bug), reported at its line. */
+NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned long len, qp_scene_error *err)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    qp_result r = QP_OK;
+    while (qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind != QP_SCENE_BODY) continue;
+        qp_create_body(w, &item.u.body.def, &r);
+        if (r != QP_OK) {
+            set_error(err, item.line, item.at, "internal error: qp_create_body refused a body the scene reader accepted", r);
+            return r;
+        }
+    }
+    rd = qp_scene_reader_init(text, len);
+    while (qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
+        qp_joint_def jd = joint_def_of(w, &item);
+        qp_create_joint(w, &jd, &r);
+        if (r != QP_OK) {
+            set_error(err, item.line, item.at, "internal error: qp_create_joint refused a joint the scene reader accepted",
+                      r);
+            return r;
+        }
+    }
     return QP_OK;
 }
 
@@ -974,31 +1184,12 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
         set_error(err, 0, 0, "the world line's settings were rejected by qp_world_init", r);
         return r;
     }
-    qp_scene_reader rd = qp_scene_reader_init(text, len);
-    qp_scene_item item;
-    const char *refused = 0;
-    while (qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind != QP_SCENE_BODY) continue;
-        qp_create_body(w, &item.u.body.def, &r);
-        if (r != QP_OK) {
-            refused = "internal error: qp_create_body refused a body the scene reader accepted";
-            break;
-        }
-    }
-    /* Joints after every body: a joint line may name a body of a later line. */
-    rd = qp_scene_reader_init(text, len);
-    while (!refused && qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
-        qp_joint_def jd = joint_def_of(w, &item);
-        qp_create_joint(w, &jd, &r);
-        if (r != QP_OK) refused = "internal error: qp_create_joint refused a joint the scene reader accepted";
-    }
-    if (refused) {
+    r = create_all(w, text, len, err);
+    if (r != QP_OK) {
         /* A gap in this file's checks (a bug). Leave an empty world rather
          * than a half-built one. */
         qp_result ir = qp_world_init(w, &in.world);
         (void)ir;
-        set_error(err, item.line, item.at, refused, r);
         return r;
     }
     set_error(err, 0, 0, "ok", QP_OK);

@@ -18,7 +18,9 @@
  *                        (sensor, filter) and the sensor overlaps (format 4); the joint
  *                        slots that are live or have a generation, each live one whole (format 5);
  *                        each contact point's depth where a kept manifold may reuse it
- *                        (qp__contact_depths_live; format 6)
+ *                        (qp__contact_depths_live; format 6); each live joint's later
+ *                        options (swing, motor, spring, break impulse) and their impulses (format 8).
+ *                        An older format is refused (QP_ERR_BUFFER): its joints lack them
  * Little-endian fixed fields; a varint takes 1-5 bytes, small numbers (most of a resting
  * world) one.
  *
@@ -37,13 +39,14 @@
 #include "body.h"
 #include "contact.h"
 #include "contact_graph.h"
+#include "joint.h"
 #include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 7u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
-                            7: the world's gyroscopic and joint_tree switches (6 still restores,
-                            with both off) */
-#define SNAP_FORMAT_OLDEST 6u
+#define SNAP_FORMAT 8u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+                            7: the world's gyroscopic and joint_tree switches;
+                            8: fixed, slider and cone joints, motors, springs, break impulses */
+#define SNAP_FORMAT_OLDEST 8u
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -616,22 +619,34 @@ static void put_joints(writer *o, const qp_world *w)
         put_i(o, j->ja[1]);
         put_i(o, j->jlo);
         put_i(o, j->jhi);
+        put_i(o, j->ja[2]);
+        put_i(o, j->swing);
+        put_i(o, QP__DRIVE(j, motor_speed));
+        put_i(o, QP__DRIVE(j, motor_max));
+        put_i(o, QP__DRIVE(j, spring_hz));
+        put_i(o, QP__DRIVE(j, spring_damping));
+        put_i(o, QP__DRIVE(j, spring_target));
+        put_i(o, QP__DRIVE(j, spring_max));
+        put_i(o, QP__DRIVE(j, break_impulse));
+        put_i(o, QP__DRIVE(j, jm));
+        put_i(o, QP__DRIVE(j, js));
     }
 }
 
 /* One live joint, every field checked: bodies that exist and differ, not both static, a
  * known type and flags, arms in range, unit axes for a hinge (zero otherwise), limits or
  * lengths in order and range, the drift time in range, limit impulses of their sign. */
-static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count)
+static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count, bool *has_options)
 {
     j->a = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
     j->b = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
-    j->type = (uint8_t)get_un(in, QP_JOINT_BALL, QP_JOINT_DISTANCE);
-    j->flags = (uint8_t)get_un(in, 0, QP_JOINT_LIMIT | QP_JOINT_COLLIDE);
-    bool hinge = j->type == QP_JOINT_HINGE;
+    j->type = (uint8_t)get_un(in, QP_JOINT_BALL, QP_JOINT_CONE);
+    j->flags = (uint8_t)get_un(in, 0, QP_JOINT_LIMIT | QP_JOINT_COLLIDE | QP_JOINT_MOTOR | QP_JOINT_SPRING);
+    bool hinge = j->type == QP_JOINT_HINGE, slider = j->type == QP_JOINT_SLIDER, cone = j->type == QP_JOINT_CONE;
+    bool distance = j->type == QP_JOINT_DISTANCE, framed = j->type != QP_JOINT_BALL && !distance;
     j->la = get_v3(in, JOINT_ARM_LIMIT);
     j->lb = get_v3(in, JOINT_ARM_LIMIT);
-    if (hinge) {
+    if (framed) {
         j->axis_a = get_unit_v3(in);
         j->axis_b = get_unit_v3(in);
         j->ref_a = get_unit_v3(in);
@@ -642,9 +657,8 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
         j->ref_a = get_v3(in, 0);
         j->ref_b = get_v3(in, 0);
     }
-    bool limited = hinge && (j->flags & QP_JOINT_LIMIT);
-    bool distance = j->type == QP_JOINT_DISTANCE;
-    int32_t lim = limited ? PI_Q16 : distance ? QP_INT(1000) : 0;
+    bool limited = (hinge || cone || slider) && (j->flags & QP_JOINT_LIMIT);
+    int32_t lim = limited ? (slider ? QP_INT(1000) : PI_Q16) : distance ? QP_INT(1000) : 0;
     j->lower = get_in(in, distance ? 0 : -lim, lim);
     j->upper = get_in(in, j->lower, lim);
     j->drift_time = get_in(in, QP_FRAC(1, 1000), QP_INT(10));
@@ -653,7 +667,29 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
     j->ja[1] = get_i(in);
     j->jlo = get_in(in, 0, ANY);
     j->jhi = get_in(in, -ANY, 0);
-    if ((j->flags & QP_JOINT_LIMIT) && !hinge) in->bad = 1;
+    /* Format 7: the later options, each zero where its kind or flag has none. */
+    bool motor = (j->flags & QP_JOINT_MOTOR) != 0, spring = (j->flags & QP_JOINT_SPRING) != 0;
+    j->ja[2] = get_i(in);
+    j->swing = get_in(in, 0, cone ? QP_INT(3) : 0);
+    qp_joint_drive dr;
+    dr.motor_speed = get_in(in, motor ? -QP_INT(100) : 0, motor ? QP_INT(100) : 0);
+    dr.motor_max = get_in(in, 0, motor ? QP_INT(30000) : 0);
+    dr.spring_hz = get_in(in, spring ? QP_FRAC(1, 100) : 0, spring ? QP_INT(500) : 0);
+    dr.spring_damping = get_in(in, 0, spring ? QP_INT(100) : 0);
+    int32_t target = spring && hinge ? PI_Q16 : spring && slider ? QP_INT(1000) : 0;
+    dr.spring_target = get_in(in, -target, target);
+    dr.spring_max = get_in(in, 0, spring ? QP_INT(30000) : 0);
+    dr.break_impulse = get_in(in, 0, QP_INT(30000));
+    dr.jm = get_i(in);
+    dr.js = get_i(in);
+    dr.jel = 0;
+    *has_options = motor || spring || dr.break_impulse != 0;
+#if QP_CFG_JOINT_OPTIONS
+    j->drive = dr;
+#endif
+    if ((j->flags & QP_JOINT_LIMIT) && !(hinge || cone || slider)) in->bad = 1;
+    if (motor && !(hinge || slider)) in->bad = 1;
+    if (spring && !(hinge || slider || distance)) in->bad = 1;
     const unsigned char *ea = find_body(bodies, body_count, j->a), *eb = find_body(bodies, body_count, j->b);
     if (j->a == j->b || !ea || !eb || (!(ea[3] & QP_STATE_DYNAMIC) && !(eb[3] & QP_STATE_DYNAMIC))) in->bad = 1;
 }
@@ -666,6 +702,7 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
     if (in->bad) return QP_ERR_BUFFER;
     if (n > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
     int last = 0, live = 0;
+    bool options = false;   /* a joint with a motor, spring or break impulse */
     for (int k = 0; k < n && !in->bad; k++) {
         int index = (int)get_un(in, (uint32_t)last + 1u, 65535);
         if (in->bad) break;
@@ -675,13 +712,17 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
         memset(&j, 0, sizeof j);
         j.generation = (uint16_t)get_un(in, 1, 65535);
         if (get_un(in, 0, 1)) {
-            get_joint(in, &j, bodies, body_count);
+            bool has = false;
+            get_joint(in, &j, bodies, body_count, &has);
+            options |= has;
             live++;
         }
         if (w && !in->bad) w->joints[index - 1] = j;
     }
-    if (w && !in->bad) w->joint_count = live;
-    return in->bad ? QP_ERR_BUFFER : QP_OK;
+    if (in->bad) return QP_ERR_BUFFER;
+    if (options && !QP_CFG_JOINT_OPTIONS) return QP_ERR_FULL;   /* sound, but this build holds no joint options */
+    if (w) w->joint_count = live;
+    return QP_OK;
 }
 
 /* ---- snapshot -------------------------------------------------------------------------------------- */

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: MIT */
 /* Joints in the velocity passes (docs/design.md §3, §7; seed 004).
  *
  * A joint is solved with the impulse equations of a contact, in every pass
@@ -22,14 +21,19 @@
  * mass inverted once per step: a block solve, which a 10:1 mass ratio along a
  * chain does not upset as one row at a time would); a hinge adds two angular
  * rows across its axis (2x2 block) and, with limits, one angular row along
- * it; a distance joint is one row along the line between its points. Limit
- * rows are speculative: a joint short of its limit by C may approach it at
- * C/dt, so it stops at the limit instead of crossing it first.
+ * it; a distance joint is one row along the line between its points. A weld
+ * is its point and rotation rows as one 6x6 block; a slider two point rows
+ * across its axis, three rotation rows and limits along the axis; a cone the
+ * point rows, a swing row and twist limit rows. Motors and springs are rows of
+ * their own in the contact pass (a spring soft: solved for the speed it makes).
+ * Limit rows are speculative: a joint short of its limit by C may approach it
+ * at C/dt, so it stops at the limit instead of crossing it first.
  *
  * Arithmetic is Q16.16 through the math layer (saturating): arms are at most
  * 100 m (joint.c), inverse inertia at most 10 000 (body.c).
  */
 #include "geometry.h"
+#include "events.h"
 #include "joint.h"
 #include "scratch.h"
 #include "solver.h"
@@ -84,6 +88,140 @@ static fix16_t inverse_of(int64_t k)
 
 static bool body_can_move(const qp_body_state *b) { return qp__body_dynamic(b); }
 
+/* 1 / (d . (Ia + Ib) d): the effective mass of an angular row along unit d. (A cone's
+ * rows use it: the mass about the anchor (pivot_mass) overshot when both bodies move and
+ * blew a landing ragdoll apart.) */
+static fix16_t angular_mass(const qp_joint_rows *r, qp_vec3 d)
+{
+    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
+    return inverse_of(qp_v3_dot(d, qp_mat3_mul_v3(&isum, d)));
+}
+
+/* The inverse of the 2x2 matrix [d_i . M d_j] of two unit directions, into m (zero when singular). */
+static void inverse_2x2(const qp_mat3 *mat, const qp_vec3 d[2], fix16_t m[2][2])
+{
+    qp_vec3 m0 = qp_mat3_mul_v3(mat, d[0]), m1 = qp_mat3_mul_v3(mat, d[1]);
+    int64_t k00 = qp_v3_dot(d[0], m0), k01 = qp_v3_dot(d[0], m1);
+    int64_t k10 = qp_v3_dot(d[1], m0), k11 = qp_v3_dot(d[1], m1);
+    int64_t det = k00 * k11 - k01 * k10;   /* Q32 */
+    m[0][0] = m[0][1] = m[1][0] = m[1][1] = 0;
+    if (det <= 0) return;
+    m[0][0] = qp_sat32((k11 * 4294967296LL) / det);
+    m[0][1] = qp_sat32((-k01 * 4294967296LL) / det);
+    m[1][0] = qp_sat32((-k10 * 4294967296LL) / det);
+    m[1][1] = qp_sat32((k00 * 4294967296LL) / det);
+}
+
+/* Fixed and slider: b's turn from a since creation, as a small rotation vector (rad), and
+ * the 3x3 angular rows that hold it. The frames agree at creation; half the sum of the
+ * crosses of their three unit vectors is the turn for small turns (and points its way
+ * for large ones). */
+QP__NOINLINE static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 ca = qp_v3_cross_q30(na, pa), cb = qp_v3_cross_q30(nb, pb);
+    qp_vec3 t = qp_v3_add(qp_v3_add(qp_v3_from_q30(qp_v3_cross_q30(na, nb)), qp_v3_from_q30(qp_v3_cross_q30(pa, pb))),
+                          qp_v3_from_q30(qp_v3_cross_q30(ca, cb)));
+    r->tilt = qp_v3(t.x / 2, t.y / 2, t.z / 2);
+}
+
+/* The inverse of the angular rows' 3x3 effective mass, Ia + Ib (zero out of range): found
+ * at each use, which costs less RAM and stack than keeping it in the rows. */
+QP__NOINLINE static qp_mat3 angular_block(const qp_joint_rows *r)
+{
+    qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib), inv;
+    if (!qp_mat3_inverse(&isum, &inv)) inv = qp_mat3_zero();
+    return inv;
+}
+
+/* Fixed: the point and rotation rows solved as one 6x6 block, so a long weld under a
+ * heavy load holds in one step instead of the two halves passing the load back and forth.
+ * With B the coupling (an angular impulse L moves the points by B L, a point impulse P
+ * turns them by B^T P; found again at each use, which costs less RAM than keeping it) and
+ * A the angular block: P = S^-1 (el - B A^-1 ea), S = K - B A^-1 B^T, L = A^-1 (ea - B^T P).
+ * k_inv holds S^-1 (K^-1 when S is out of range: the two halves apart). */
+QP__NOINLINE static qp_mat3 coupling_of(const qp_joint_rows *r)
+{
+    qp_mat3 b;
+    for (int i = 0; i < 3; i++) {
+        qp_vec3 e = qp_v3(i == 0 ? QP_ONE : 0, i == 1 ? QP_ONE : 0, i == 2 ? QP_ONE : 0);
+        qp_vec3 col = qp_v3_neg(qp_v3_add(qp_v3_cross(r->rb, qp_mat3_mul_v3(&r->ib, e)),
+                                          qp_v3_cross(r->ra, qp_mat3_mul_v3(&r->ia, e))));
+        b.m[0][i] = col.x;
+        b.m[1][i] = col.y;
+        b.m[2][i] = col.z;
+    }
+    return b;
+}
+
+QP__NOINLINE static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
+{
+    qp_mat3 b = coupling_of(r), k_ang = angular_block(r);
+    qp_mat3 bt = qp_mat3_transpose(&b);
+    qp_mat3 bai = qp_mat3_mul(&b, &k_ang);
+    qp_mat3 cut = qp_mat3_mul(&bai, &bt), schur;
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++) schur.m[i][c] = qp_sat32((int64_t)k->m[i][c] - cut.m[i][c]);
+    if (!qp_mat3_inverse(&schur, &r->k_inv) && !qp_mat3_inverse(k, &r->k_inv)) r->k_inv = qp_mat3_zero();
+}
+
+
+/* Slider: the two point rows across a's axis (2x2 block of the point rows' K), the row
+ * along it and its translation, and the rotation rows. */
+QP__NOINLINE static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
+                        const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a);
+    r->axis = qp_v3_from_q30(na);
+    qp_vec3 across = qp__perpendicular(na);
+    r->perp[0] = qp_v3_from_q30(across);
+    r->perp[1] = qp_v3_from_q30(qp_v3_cross_q30(na, across));
+    inverse_2x2(k, r->perp, r->m_perp);
+    r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(k, r->axis)));
+    r->value = qp_v3_dot(r->gap, r->axis);
+    rotation_rows(j, r, rota, rotb);
+}
+
+/* v / 2^30 of a 64-bit Q60 sum, rounded toward zero. */
+static int32_t q60_to_q30(int64_t v) { return (int32_t)(v >= 0 ? v >> 30 : -((-v) >> 30)); }
+
+/* Cone: the swing (the angle between the axes) with the direction that opens it, and the
+ * twist: the angle about a's axis of b's reference once b's axis is turned back onto a's
+ * by the shortest turn (Rodrigues: x c + w x x + w (w . x) / (1 + c), w = nb x na). */
+QP__NOINLINE static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
+{
+    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 opening = qp_v3_cross_q30(na, nb);   /* Q2.30, |.| = sin(swing) */
+    int32_t c = q60_to_q30((int64_t)na.x * nb.x + (int64_t)na.y * nb.y + (int64_t)na.z * nb.z);
+    qp_vec3 u;
+    fix16_t sin16 = qp_v3_len(qp_v3_from_q30(opening));
+    r->swing = atan2_fix((int64_t)sin16 << 14, c);
+    if (qp_v3_normalize_q30(opening, &u) && sin16 > 0) {
+        r->tilt = qp_v3_from_q30(u);
+        r->m_swing = angular_mass(r, r->tilt);
+    }
+    /* Twist axis: halfway between the two axes (both turn b about it alike). */
+    qp_vec3 h;
+    if (!qp_v3_normalize(qp_v3_add(qp_v3_from_q30(na), qp_v3_from_q30(nb)), &h)) h = qp_v3_from_q30(na);
+    r->axis = h;
+    r->m_axis = angular_mass(r, h);
+    if (c <= -(QP_Q30_ONE - QP_Q30_ONE / 64)) return;   /* axes nearly opposed: no shortest turn */
+    qp_vec3 wv = qp_v3_neg(opening);
+    qp_vec3 wxp = qp_v3_cross_q30(wv, pb);
+    int32_t wdp = q60_to_q30((int64_t)wv.x * pb.x + (int64_t)wv.y * pb.y + (int64_t)wv.z * pb.z);
+    int64_t f = (int64_t)wdp * QP_Q30_ONE / ((int64_t)QP_Q30_ONE + c);   /* Q2.30 */
+    qp_vec3 back;
+    back.x = qp_sat32((((int64_t)pb.x * c) >> 30) + wxp.x + (((int64_t)wv.x * f) >> 30));
+    back.y = qp_sat32((((int64_t)pb.y * c) >> 30) + wxp.y + (((int64_t)wv.y * f) >> 30));
+    back.z = qp_sat32((((int64_t)pb.z * c) >> 30) + wxp.z + (((int64_t)wv.z * f) >> 30));
+    qp_vec3 cr = qp_v3_cross_q30(pa, back);
+    int64_t s_raw = (int64_t)cr.x * na.x + (int64_t)cr.y * na.y + (int64_t)cr.z * na.z;   /* Q60 */
+    int64_t c_raw = (int64_t)pa.x * back.x + (int64_t)pa.y * back.y + (int64_t)pa.z * back.z;
+    r->value = atan2_fix(s_raw >> 24, c_raw >> 24);
+}
+
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
 {
     const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
@@ -102,6 +240,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     r->m_perp[0][0] = r->m_perp[0][1] = r->m_perp[1][0] = r->m_perp[1][1] = 0;
     r->m_axis = 0;
     r->k_inv = qp_mat3_zero();
+    r->swing = r->m_swing = 0;
     if (j->type == QP_JOINT_DISTANCE) {
         r->value = qp_v3_len(r->gap);
         if (!qp_v3_normalize(r->gap, &r->axis)) return;
@@ -111,6 +250,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_axis = inverse_of(k);
         return;
     }
+    if (j->type == QP_JOINT_SLIDER) r->ra = qp_v3_add(r->ra, r->gap);   /* a's arm to b's point */
     /* Point rows: K e_i = (ma + mb) e_i - ra x (Ia (ra x e_i)) - rb x (Ib (rb x e_i)). */
     qp_mat3 k;
     for (int i = 0; i < 3; i++) {
@@ -122,7 +262,20 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         k.m[1][i] = col.y;
         k.m[2][i] = col.z;
     }
+    if (j->type == QP_JOINT_SLIDER) {
+        slider_rows(j, r, &k, &rota, &rotb);
+        return;
+    }
+    if (j->type == QP_JOINT_FIXED) {
+        rotation_rows(j, r, &rota, &rotb);
+        weld_block(r, &k);
+        return;
+    }
     if (!qp_mat3_inverse(&k, &r->k_inv)) r->k_inv = qp_mat3_zero();
+    if (j->type == QP_JOINT_CONE) {
+        cone_rows(j, r, &rota, &rotb);
+        return;
+    }
     if (j->type != QP_JOINT_HINGE) return;
     qp_vec3 na = qp_rot3_mul_v3(&rota, j->axis_a), nb = qp_rot3_mul_v3(&rotb, j->axis_b);   /* Q2.30 */
     qp_vec3 pa = qp_rot3_mul_v3(&rota, j->ref_a), pb = qp_rot3_mul_v3(&rotb, j->ref_b);
@@ -209,12 +362,13 @@ static fix16_t drift_speed(const qp_world *w, const qp_joint *j, fix16_t err)
 }
 
 /* One bounded row along unit direction d (linear at the points when linear, else
- * angular): speed s must stay >= lo (sign +1) or <= hi (sign -1). *acc is the
- * accumulated impulse (CONTACT) or null (one push that only acts one way). */
-static bool bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t s, fix16_t target,
-                      int sign, fix16_t *acc)
+ * angular) of effective mass m: speed s must stay >= target (sign +1) or <= target (sign
+ * -1). *acc is the accumulated impulse (CONTACT) or null (one push that only acts one
+ * way). Returns the impulse applied. */
+static fix16_t bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t m, fix16_t s,
+                         fix16_t target, int sign, fix16_t *acc)
 {
-    fix16_t j = qp__mul(qp_sat32((int64_t)target - s), r->m_axis);
+    fix16_t j = qp__mul(qp_sat32((int64_t)target - s), m);
     if (acc) {
         fix16_t total = qp_sat32((int64_t)*acc + j);
         if (sign * (int64_t)total < 0) total = 0;
@@ -223,10 +377,102 @@ static bool bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool line
     } else if (sign * (int64_t)j < 0) {
         j = 0;
     }
-    if (j == 0) return false;
+    if (j == 0) return 0;
     if (linear) apply_linear(v, r, qp_v3_scale(d, j));
     else apply_angular(v, r, qp_v3_scale(d, j));
-    return true;
+    return j;
+}
+
+/* The collision pass's impulses (linear and angular), their sizes kept for the step's load. */
+static void note_elastic(qp_joint *j, int mode, qp_vec3 lin, qp_vec3 ang)
+{
+#if QP_CFG_JOINT_OPTIONS
+    if (mode != ELASTIC) return;
+    j->drive.jel = qp_sat32((int64_t)j->drive.jel + qp_v3_len(lin) + qp_v3_len(ang));
+#else
+    (void)j, (void)mode, (void)lin, (void)ang;
+#endif
+}
+
+/* bound_row, noting what the collision pass applies. */
+static bool bound(qp_joint *j, int mode, const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear, fix16_t m,
+                  fix16_t s, fix16_t target, int sign, fix16_t *acc)
+{
+    fix16_t applied = bound_row(v, r, d, linear, m, s, target, sign, acc);
+    if (applied) note_elastic(j, mode, qp_v3_scale(d, linear ? applied : 0), qp_v3_scale(d, linear ? 0 : applied));
+    return applied != 0;
+}
+
+/* The relative speed along d: of the points (linear) or the turn (angular). */
+static fix16_t speed_along(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear)
+{
+    return linear ? qp_v3_dot(point_velocity(v, r), d) : qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), d);
+}
+
+/* The relative speed along d at the bodies' real velocities (clamped as the position
+ * update clamps them): how the value will move in the position update. */
+static fix16_t real_speed(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, qp_vec3 d, bool linear)
+{
+    qp_vec3 lin[2], ang[2];
+    for (int k = 0; k < 2; k++) {
+        const qp_body_state *b = &w->bodies[k == 0 ? j->a : j->b];
+        lin[k] = ang[k] = qp_v3_zero();
+        if (!qp__body_moves(b)) continue;
+        lin[k] = b->v;
+        ang[k] = b->w;
+        qp__clamp_speed(&lin[k], w->def.max_linear_speed);
+        qp__clamp_speed(&ang[k], w->def.max_angular_speed);
+    }
+    vel rv = { &lin[0], &ang[0], &lin[1], &ang[1] };
+    return speed_along(&rv, r, d, linear);
+}
+
+/* The drift speed of an angle past its limit (rad/s): a limb's point 10 cm from the joint
+ * moves back at most max_penetration_speed, so the angle at ten times it (1 rad/s took 20
+ * steps to undo the 20 degrees a landing ragdoll's spine was bent past its cone). */
+static fix16_t angle_drift_speed(const qp_world *w, const qp_joint *j, fix16_t err)
+{
+    fix16_t t = j->drift_time > w->def.dt ? j->drift_time : w->def.dt;
+    return clampf(qp_div(err, t), qp_sat32(10 * (int64_t)w->def.max_penetration_speed));
+}
+
+/* The bound on a limit row's speed in each pass, for a value `room` inside its limit
+ * (negative: past it), on the side where the value falls (sign +1: the lower limit,
+ * speed >= bound; -1: the upper, speed <= bound); none: QP_FIX_MAX times -sign. The
+ * velocity passes let the value approach the limit by room in the step (speculative).
+ * The drift pass removes what is past it over drift_time; with predict, it also
+ * cancels what the real velocities would carry past it in the position update (the
+ * contacts, solved after the joints, and the shock pass may leave a limb moving past
+ * its limit: 14 degrees when a ragdoll lands). */
+static fix16_t limit_bound(const qp_world *w, const qp_joint *j, int mode, fix16_t room, int sign, fix16_t real,
+                           bool predict)
+{
+    fix16_t dt = w->def.dt;
+    if (mode != DRIFT) return sign * (room > 0 ? -qp_div(room, dt) : 0);
+    if (!predict) return room < 0 ? sign * drift_speed(w, j, -room) : -sign * QP_FIX_MAX;
+    int64_t b = room < 0 ? angle_drift_speed(w, j, -room) : -qp_div(room, dt);
+    b -= (int64_t)sign * real;                       /* in the lower limit's sense */
+    if (b <= 0) return -sign * QP_FIX_MAX;           /* nothing to push */
+    return sign * qp_sat32(b);
+}
+
+/* Limit rows on a value (angle or translation) moving at the relative speed along d:
+ * value >= lower, value <= upper (limit_bound). wraps: an angle, whose limits within
+ * 0.01 rad of +-pi are no limits. */
+static bool limit_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 d,
+                       bool linear, fix16_t value, bool wraps, bool predict)
+{
+    bool any = false;
+    fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
+    fix16_t real = mode == DRIFT && predict ? real_speed(w, j, r, d, linear) : 0;
+    fix16_t above = qp_sat32((int64_t)value - j->lower), below = qp_sat32((int64_t)j->upper - value);
+    fix16_t lo = limit_bound(w, j, mode, above, 1, real, predict);
+    if ((!wraps || j->lower > -PI_WRAP) && lo != -QP_FIX_MAX)
+        any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), lo, 1, lo_acc);
+    fix16_t hi = limit_bound(w, j, mode, below, -1, real, predict);
+    if ((!wraps || j->upper < PI_WRAP) && hi != QP_FIX_MAX)
+        any |= bound(j, mode, v, r, d, linear, r->m_axis, speed_along(v, r, d, linear), hi, -1, hi_acc);
+    return any;
 }
 
 /* The gap between the points after the position update (integrate.c's formulas) at the
@@ -248,6 +494,210 @@ static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_join
         end[k] = qp_v3_add(qp_v3_mad(b->x, vl, dt), qp_rot3_mul_v3(&rot, k == 0 ? j->la : j->lb));
     }
     return qp_v3_sub(end[1], end[0]);
+}
+
+/* ---- motors and springs (contact pass only: they drive, they do not correct) -------------- */
+
+#if QP_CFG_JOINT_OPTIONS
+
+#define TWO_PI_FIX ((fix16_t)411775)
+
+/* A soft row: a damped spring of natural frequency w = 2 pi hz and damping ratio zeta
+ * on a row of effective mass m, error C and speed s, with the accumulated impulse acc.
+ * The step's impulse L solves L = -m (a v' + h W^2 C), v' the speed after it (the
+ * Gauss-Seidel sweeps converge to it; each gives (that - acc) / (1 + a)), with
+ * a = 2 zeta h w + beta (h w)^2. beta = 1 is Box2D's and Jolt's soft step, stable at
+ * any frequency but damping by about h w / 2 of its own; here beta is the least that
+ * stays stable: 0 while h w <= sqrt 2 (f <= 13.5 Hz at 60 Hz: no damping of its own,
+ * and W = (2 / h) sin(h w / 2) makes the step's oscillation exactly w), then
+ * 1/2 - 1 / (h w)^2. The mass scales the impulse, never the stiffness: any mass ratio. */
+static fix16_t soft_impulse(const qp_world *w, const qp_joint *j, fix16_t m, fix16_t err, fix16_t s, fix16_t acc)
+{
+    fix16_t h = w->def.dt;
+    fix16_t omega = qp__mul(j->drive.spring_hz, TWO_PI_FIX);
+    fix16_t hw = qp__mul(h, omega);
+    int64_t hw_sq = ((int64_t)hw * hw) >> 16;                                          /* (h w)^2, Q16 */
+    int64_t a = ((int64_t)hw * qp_sat32(2 * (int64_t)j->drive.spring_damping)) >> 16;          /* 2 zeta h w */
+    int64_t hw2;                                                                        /* h W^2, Q16 */
+    if (hw_sq <= 2 * QP_ONE) {
+        int64_t chord = 2 * (int64_t)qp_sin_q30(hw / 2);                                /* h W, Q2.30 */
+        hw2 = qp_div(qp_sat32(((chord * chord) >> 44)), h);
+    } else {
+        a += hw_sq / 2 - QP_ONE;
+        hw2 = ((int64_t)hw * omega) >> 16;
+    }
+    int64_t t = qp_sat32((a * s + hw2 * err) >> 16);                                  /* Q16 */
+    int64_t num = (int64_t)m * t + (int64_t)acc * 65536;                             /* Q32 */
+    return qp_sat32(-(num / (QP_ONE + a)));
+}
+
+/* Add impulse dj to *acc within +-cap (cap < 0: no bound); returns the change made. */
+static fix16_t add_capped(fix16_t *acc, fix16_t dj, fix16_t cap)
+{
+    int64_t total = (int64_t)*acc + dj;
+    if (cap >= 0) total = total > cap ? cap : total < -cap ? -cap : total;
+    fix16_t change = qp_sat32(total - *acc);
+    *acc = qp_sat32(total);
+    return change;
+}
+
+/* Angle difference wrapped into (-pi, pi]. */
+static fix16_t wrap_angle(int64_t d)
+{
+    const int64_t pi = 205887, two_pi = 411775;
+    while (d > pi) d -= two_pi;
+    while (d <= -pi) d += two_pi;
+    return (fix16_t)d;
+}
+
+/* Hinge: the effective mass about the axis through the anchor, each body turning about
+ * it (its inertia about the axis plus m d^2), so a spring of f Hz swings a door at f. */
+QP__NOINLINE static fix16_t pivot_mass(const qp_joint_rows *r, qp_vec3 axis)
+{
+    int64_t inv = 0;
+    for (int k = 0; k < 2; k++) {
+        const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
+        fix16_t m = k == 0 ? r->ma : r->mb;
+        if (m == 0) continue;
+        fix16_t turn = inverse_of(qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis)));   /* inertia about the axis */
+        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, axis));
+        int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
+        inv += qp_div(QP_ONE, qp_sat32(pivot));
+    }
+    return inverse_of(inv);
+}
+
+/* Hinge and slider: the motor, then the spring, along d (angular for a hinge). */
+QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, qp_vec3 d, bool linear)
+{
+    bool any = false;
+    /* The mass driven: a slider's bodies translate (no turning), a hinge's turn about the anchor. */
+    fix16_t m_drive = linear ? inverse_of((int64_t)r->ma + r->mb) : pivot_mass(r, d);
+    fix16_t dt = w->def.dt;
+    if (j->flags & QP_JOINT_MOTOR) {
+        fix16_t s = speed_along(v, r, d, linear);
+        fix16_t dj = qp__mul(qp_sat32((int64_t)j->drive.motor_speed - s), m_drive);
+        dj = add_capped(&j->drive.jm, dj, qp__mul(j->drive.motor_max, dt));
+        if (dj) {
+            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
+            else apply_angular(v, r, qp_v3_scale(d, dj));
+            any = true;
+        }
+    }
+    if (j->flags & QP_JOINT_SPRING) {
+        fix16_t s = speed_along(v, r, d, linear);
+        int64_t e = (int64_t)r->value - j->drive.spring_target;
+        fix16_t err = linear ? qp_sat32(e) : wrap_angle(e);
+        fix16_t dj = soft_impulse(w, j, m_drive, err, s, j->drive.js);
+        dj = add_capped(&j->drive.js, dj, j->drive.spring_max > 0 ? qp__mul(j->drive.spring_max, dt) : -1);
+        if (dj) {
+            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
+            else apply_angular(v, r, qp_v3_scale(d, dj));
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* A distance joint with a spring: its length kept in [lower, upper] softly (lower = upper:
+ * a spring of that rest length), pulling only while outside. */
+QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
+{
+    fix16_t err = r->value > j->upper ? r->value - j->upper : r->value < j->lower ? r->value - j->lower : 0;
+    bool two_sided = j->lower == j->upper;
+    if (err == 0 && !two_sided) {
+        if (j->drive.js == 0) return false;
+        fix16_t back = -j->drive.js;   /* inside: the spring lets go */
+        j->drive.js = 0;
+        apply_linear(v, r, qp_v3_scale(r->axis, back));
+        return true;
+    }
+    fix16_t s = qp_v3_dot(point_velocity(v, r), r->axis);
+    fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->drive.js);
+    int64_t total = (int64_t)j->drive.js + dj;
+    if (!two_sided && (err > 0 ? total > 0 : total < 0)) total = 0;   /* a limit only pulls back */
+    dj = qp_sat32(total - j->drive.js);
+    j->drive.js = qp_sat32(total);
+    if (dj == 0) return false;
+    apply_linear(v, r, qp_v3_scale(r->axis, dj));
+    return true;
+}
+
+#endif
+
+/* Fixed and slider: no relative turn (and b's turn from a undone in the drift pass). */
+QP__NOINLINE static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    qp_vec3 e = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    if (mode == DRIFT)
+        e = qp_v3_sub(e, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y), drift_speed(w, j, r->tilt.z)));
+    qp_mat3 k_ang = angular_block(r);
+    qp_vec3 l = qp_mat3_mul_v3(&k_ang, e);
+    if (!(l.x | l.y | l.z)) return false;
+    apply_angular(v, r, l);
+    if (mode == CONTACT) {
+        j->ja[0] = qp_sat32((int64_t)j->ja[0] + l.x);
+        j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
+        j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
+    }
+    note_elastic(j, mode, qp_v3_zero(), l);
+    return true;
+}
+
+/* Fixed: both halves at once (weld_block), to the point velocities el and turn ea asked. */
+QP__NOINLINE static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 el, qp_vec3 ea)
+{
+    qp_mat3 b = coupling_of(r), k_ang = angular_block(r);
+    qp_vec3 y = qp_mat3_mul_v3(&k_ang, ea);
+    qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, qp_v3_sub(el, qp_mat3_mul_v3(&b, y)));
+    qp_mat3 bt = qp_mat3_transpose(&b);
+    qp_vec3 l = qp_v3_sub(y, qp_mat3_mul_v3(&k_ang, qp_mat3_mul_v3(&bt, p)));
+    if (!(p.x | p.y | p.z | l.x | l.y | l.z)) return false;
+    apply_linear(v, r, p);
+    apply_angular(v, r, l);
+    if (mode == CONTACT) {
+        j->jp = qp_v3_add(j->jp, p);
+        j->ja[0] = qp_sat32((int64_t)j->ja[0] + l.x);
+        j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
+        j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
+    }
+    note_elastic(j, mode, p, l);
+    return true;
+}
+
+/* Slider: no relative motion of the points across the axis (2x2 block). */
+QP__NOINLINE static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    qp_vec3 pv = point_velocity(v, r);
+    fix16_t e0 = -qp_v3_dot(pv, r->perp[0]), e1 = -qp_v3_dot(pv, r->perp[1]);
+    if (mode == DRIFT) {
+        e0 = qp_sat32((int64_t)e0 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[0])));
+        e1 = qp_sat32((int64_t)e1 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[1])));
+    }
+    fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
+    fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
+    if (!(l0 | l1)) return false;
+    qp_vec3 p = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+    apply_linear(v, r, p);
+    if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+    note_elastic(j, mode, p, qp_v3_zero());
+    return true;
+}
+
+/* Cone: b's axis within the cone (one row along the direction that opens it), then the twist. */
+QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+{
+    bool any = false;
+    if (r->m_swing != 0) {
+        fix16_t room = qp_sat32((int64_t)j->swing - r->swing);
+        fix16_t real = mode == DRIFT ? real_speed(w, j, r, r->tilt, false) : 0;
+        fix16_t hi = limit_bound(w, j, mode, room, -1, real, true);
+        if (hi != QP_FIX_MAX)
+            any |= bound(j, mode, v, r, r->tilt, false, r->m_swing, speed_along(v, r, r->tilt, false), hi, -1,
+                         mode == CONTACT ? &j->ja[0] : 0);
+    }
+    if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, true);
+    return any;
 }
 
 /* The change of the points' relative velocity the point rows ask for (DRIFT: toward the
@@ -296,8 +746,8 @@ static void align_target(const qp_world *w, const qp_joint *j, const qp_joint_ro
     }
 }
 
-/* One joint's rows; its equality rows (point, alignment) only when `equality` (a joint of
- * a tree has them solved with the tree's, solve_tree). */
+/* One joint's rows; its equality rows (point, alignment) only when `equality` (a ball or
+ * hinge joint of a tree has them solved with the tree's, solve_tree). */
 static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
                         bool equality)
 {
@@ -306,32 +756,52 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
     if (j->type == QP_JOINT_DISTANCE) {
         if (r->value < QP_MM(1)) return false;   /* no direction */
+#if QP_CFG_JOINT_OPTIONS
+        if (j->flags & QP_JOINT_SPRING) return mode == CONTACT && soft_distance(w, j, r, v);
+#endif
         qp_vec3 d = r->axis;
         fix16_t s = qp_v3_dot(point_velocity(v, r), d);
         fix16_t over = qp_sat32((int64_t)r->value - j->upper), under = qp_sat32((int64_t)j->lower - r->value);
         /* max: s <= (upper - L) / dt while slack, pulled back in the drift pass when over. */
         fix16_t hi = mode == DRIFT ? (over > 0 ? -drift_speed(w, j, over) : QP_FIX_MAX)
                                    : (over < 0 ? qp_div(-over, dt) : 0);
-        if (hi != QP_FIX_MAX) any |= bound_row(v, r, d, true, s, hi, -1, hi_acc);
+        if (hi != QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, hi, -1, hi_acc);
         if (j->lower > 0) {
             s = qp_v3_dot(point_velocity(v, r), d);
             fix16_t lo = mode == DRIFT ? (under > 0 ? drift_speed(w, j, under) : -QP_FIX_MAX)
                                        : (under < 0 ? -qp_div(-under, dt) : 0);
-            if (lo != -QP_FIX_MAX) any |= bound_row(v, r, d, true, s, lo, 1, lo_acc);
+            if (lo != -QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, lo, 1, lo_acc);
         }
+        return any;
+    }
+    /* Motor and spring first: the rows that hold the joint together have the last word. */
+#if QP_CFG_JOINT_OPTIONS
+    if (mode == CONTACT && (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)))
+        any |= drive_rows(w, j, r, v, r->axis, j->type == QP_JOINT_SLIDER);
+#endif
+    if (j->type == QP_JOINT_SLIDER) {
+        any |= slide_rows(w, j, r, v, mode);
+        any |= lock_rotation(w, j, r, v, mode);
+        if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, true, r->value, false, true);
         return any;
     }
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
      * position update would open (a fast turn's second-order term, what the velocity rows
      * left) is cancelled whole, and the gap already open is closed over drift_time. */
-    if (equality) {
-        qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, point_target(w, j, r, v, mode));
-        if (p.x | p.y | p.z) {
-            apply_linear(v, r, p);
-            any = true;
-            if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
-        }
+    qp_vec3 turn = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    if (mode == DRIFT)
+        turn = qp_v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
+                                     drift_speed(w, j, r->tilt.z)));
+    qp_vec3 dv = point_target(w, j, r, v, mode);
+    if (j->type == QP_JOINT_FIXED) return weld_solve(j, r, v, mode, dv, turn);
+    qp_vec3 p = equality ? qp_mat3_mul_v3(&r->k_inv, dv) : qp_v3_zero();
+    if (p.x | p.y | p.z) {
+        apply_linear(v, r, p);
+        any = true;
+        if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+        note_elastic(j, mode, p, qp_v3_zero());
     }
+    if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode) || any;
     if (j->type != QP_JOINT_HINGE) return any;
     /* Alignment rows: no relative turn across the axis (and b's axis turned back to a's). */
     fix16_t e0, e1;
@@ -339,26 +809,19 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
     fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
     if (equality && (l0 | l1)) {
-        apply_angular(v, r, qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1)));
+        qp_vec3 l = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+        apply_angular(v, r, l);
         any = true;
         if (mode == CONTACT) {
             j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
             j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
         }
+        note_elastic(j, mode, qp_v3_zero(), l);
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return any;
     /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
      * limit within 0.01 rad of it is no limit (it would hold a hinge turning through pi). */
-    fix16_t above = qp_sat32((int64_t)r->value - j->lower), below = qp_sat32((int64_t)j->upper - r->value);
-    fix16_t s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
-    fix16_t lo = mode == DRIFT ? (above < 0 ? drift_speed(w, j, -above) : -QP_FIX_MAX)
-                               : (above > 0 ? -qp_div(above, dt) : 0);
-    if (j->lower > -PI_WRAP && lo != -QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, lo, 1, lo_acc);
-    s = qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), r->axis);
-    fix16_t hi = mode == DRIFT ? (below < 0 ? -drift_speed(w, j, -below) : QP_FIX_MAX)
-                               : (below > 0 ? qp_div(below, dt) : 0);
-    if (j->upper < PI_WRAP && hi != QP_FIX_MAX) any |= bound_row(v, r, r->axis, false, s, hi, -1, hi_acc);
-    return any;
+    return limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, false) || any;
 }
 
 /* ---- the passes --------------------------------------------------------------------------- */
@@ -394,6 +857,21 @@ static bool shares_body(const qp_joint *x, const qp_joint *y)
     return x->a == y->a || x->a == y->b || x->b == y->a || x->b == y->b;
 }
 
+/* Joint sweeps per sweep of the contact and penetration passes: a chain of n links needs
+ * about n Gauss-Seidel sweeps for a pull at one end to reach the other, and joints are
+ * few and cheap next to contacts. A weld or slider passes torque as well as force along
+ * its chain, which needs twice the sweeps (two welded boxes off a wall under 100 kg sagged
+ * 10 mm in the load's first step with 4, 0.8 mm with 8). */
+#define JOINT_SWEEPS 4
+#define STIFF_JOINT_SWEEPS 8
+
+static int sweeps_of(const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++)
+        if (w->joints[i - 1].a != 0 && w->joints[i - 1].type >= QP_JOINT_FIXED) return STIFF_JOINT_SWEEPS;
+    return JOINT_SWEEPS;
+}
+
 /* Rows of every live joint, and the order: breadth first from the joints that
  * hold a static (or frozen) body, through shared bodies; the rest after, by index. */
 void qp__prepare_joints(qp_world *w)
@@ -403,6 +881,9 @@ void qp__prepare_joints(qp_world *w)
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
+#if QP_CFG_JOINT_OPTIONS
+        j->drive.jel = 0;
+#endif
 #if !QP_CFG_LOW_RAM
         qp__joint_rows(w, j, &w->joint_rows[i - 1]);
 #endif
@@ -491,15 +972,18 @@ static bool solve_tree(qp_world *w, int mode)
             apply_linear(&v, r, pt);
             any = true;
             if (mode == CONTACT) j->jp = qp_v3_add(j->jp, pt);
+            note_elastic(j, mode, pt, qp_v3_zero());
         }
         if (j->type != QP_JOINT_HINGE || !(x[3] | x[4])) continue;
         fix16_t l0 = (fix16_t)x[3], l1 = (fix16_t)x[4];
-        apply_angular(&v, r, qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1)));
+        qp_vec3 l = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+        apply_angular(&v, r, l);
         any = true;
         if (mode == CONTACT) {
             j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
             j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
         }
+        note_elastic(j, mode, qp_v3_zero(), l);
     }
     return any;
 }
@@ -529,15 +1013,23 @@ void qp__warm_joints(qp_world *w)
         if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
-            j->ja[0] = j->ja[1] = j->jlo = j->jhi = 0;
+            j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = 0;
+#if QP_CFG_JOINT_OPTIONS
+            j->drive.jm = j->drive.js = 0;
+#endif
             continue;
         }
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = real_vel(w, j);
-        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi);
+        fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
         if (j->type == QP_JOINT_DISTANCE) {
             apply_linear(&v, r, qp_v3_scale(r->axis, axial));
+            continue;
+        }
+        if (j->type == QP_JOINT_SLIDER) {
+            apply_linear(&v, r, qp_v3_add(j->jp, qp_v3_scale(r->axis, axial)));
+            apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
             continue;
         }
         if (in_tree(w, i)) {
@@ -550,18 +1042,19 @@ void qp__warm_joints(qp_world *w)
         if (j->type == QP_JOINT_HINGE)
             apply_angular(&v, r, qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
                                            qp_v3_scale(r->axis, axial)));
+        else if (j->type == QP_JOINT_FIXED)
+            apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
+        else if (j->type == QP_JOINT_CONE)
+            apply_angular(&v, r, qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)));
     }
 }
 
-/* Joint sweeps per sweep of the contact and penetration passes: a chain of n links needs
- * about n Gauss-Seidel sweeps for a pull at one end to reach the other, and joints are
- * few and cheap next to contacts. */
-#define JOINT_SWEEPS 4
 
 bool qp__solve_joints(qp_world *w, bool reverse)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
+    int sweeps = sweeps_of(w);
+    for (int o = 0; o < w->joint_count * sweeps; o++) {
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
@@ -579,7 +1072,8 @@ bool qp__solve_joints(qp_world *w, bool reverse)
 bool qp__drift_joints(qp_world *w)
 {
     bool any = false;
-    for (int o = 0; o < w->joint_count * JOINT_SWEEPS; o++) {
+    int sweeps = sweeps_of(w);
+    for (int o = 0; o < w->joint_count * sweeps; o++) {
         int k = o % w->joint_count;
         int i = w->joint_order[(o / w->joint_count) & 1 ? w->joint_count - 1 - k : k];
         qp_joint *j = &w->joints[i - 1];
@@ -591,4 +1085,54 @@ bool qp__drift_joints(qp_world *w)
         if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, DRIFT);
     }
     return any;
+}
+
+/* ---- loads and breaking ------------------------------------------------------------------ */
+
+/* The impulse the joint applied to b in its last step: its accumulated rows (as the warm
+ * start applies them), plus the size of what the collision pass applied. */
+static fix16_t step_load(const qp_joint *j, const qp_joint_rows *r)
+{
+    fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
+    qp_vec3 lin = j->jp, ang = qp_v3_zero();
+    switch (j->type) {
+    case QP_JOINT_DISTANCE: lin = qp_v3_scale(r->axis, axial); break;
+    case QP_JOINT_SLIDER:
+        lin = qp_v3_add(lin, qp_v3_scale(r->axis, axial));
+        ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]);
+        break;
+    case QP_JOINT_FIXED: ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]); break;
+    case QP_JOINT_HINGE:
+        ang = qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
+                        qp_v3_scale(r->axis, axial));
+        break;
+    case QP_JOINT_CONE: ang = qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)); break;
+    default: break;
+    }
+    return qp_sat32((int64_t)qp_v3_len(qp_v3(qp_v3_len(lin), qp_v3_len(ang), 0)) + QP__DRIVE(j, jel));
+}
+
+fix16_t qp__joint_load(const qp_world *w, const qp_joint *j)
+{
+    qp_joint_rows r;
+    qp__joint_rows(w, j, &r);
+    return step_load(j, &r);
+}
+
+void qp__break_joints(qp_world *w)
+{
+#if QP_CFG_JOINT_OPTIONS
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+        qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0 || j->drive.break_impulse == 0 || !joint_moves(w, j)) continue;
+        qp_joint_rows scratch;
+        fix16_t load = step_load(j, rows_of(w, i, &scratch));
+        if (load > j->drive.break_impulse) {
+            qp__event_joint(w, i, load);
+            qp__free_joint(w, i);
+        }
+    }
+#else
+    (void)w;
+#endif
 }

@@ -19,6 +19,7 @@ void qp__solve_contacts(qp_world *w);   /* contacts: inelastic pass + friction (
 void qp__shock(qp_world *w);            /* shock: shock propagation by levels (shock.c) */
 void qp__check_sleepers(qp_world *w);   /* check sleepers: sleepers pushed by the passes wake (sleep.c) */
 void qp__penetration(qp_world *w);      /* penetration: split impulse (penetration.c) */
+void qp__break_joints(qp_world *w);     /* breaks: loads, and joints past their break impulse (solve_joints.c) */
 void qp__continuous(qp_world *w);       /* continuous: fast bodies stop at their time of impact (continuous.c) */
 void qp__integrate(qp_world *w);        /* integrate: positions from final velocities (integrate.c) */
 void qp__sleep(qp_world *w);            /* sleep: islands, three-point / energy tests (sleep.c) */

@@ -125,6 +125,7 @@ const qp__stage qp__step_stages[] = {
     { "shock", qp__shock },                       /* shock propagation */
     { "check sleepers", qp__check_sleepers },     /* sleepers pushed hard enough wake */
     { "penetration", qp__penetration },           /* split impulse */
+    { "breaks", qp__break_joints },               /* joints past their break impulse go */
     { "continuous", qp__continuous },             /* fast bodies stop at their time of impact */
     { "integrate", qp__integrate },               /* positions */
     { "sleep", qp__sleep },                       /* sleep and wake */

@@ -16,7 +16,10 @@
  *              the points' depths included where a kept manifold may reuse them)
  *   sensors    the count, then every sensor overlap (shape pool indices), in their order
  *   joints     every joint slot that is live (all its fields: bodies, type, flags, anchors,
- *              axes, limits, drift time, accumulated impulses) or was used (its generation)
+ *              axes, limits, drift time, accumulated impulses; for a fixed, slider or cone
+ *              joint or one with a motor, spring or break impulse also those options and
+ *              their accumulated impulses) or was used (its generation). Not its load nor
+ *              the collision pass's impulses: reports of the last step, found anew each step
  *
  * Not hashed, and why (world.h says the same for users):
  *   derived, kept in step with hashed state: rotation matrix r and world inverse inertia
@@ -33,6 +36,7 @@
 #include "qphys/hash.h"
 #include "qphys/world.h"
 #include "contact.h"
+#include "joint.h"
 
 /* Block tags: "DEF ", "SLOT", "CONT" as numbers. */
 #define TAG_DEF 0x20464544u
@@ -251,6 +255,18 @@ static uint32_t hash_joints(uint32_t h, const qp_world *w)
         h = h32(h, j->ja[1]);
         h = h32(h, j->jlo);
         h = h32(h, j->jhi);
+        if (!qp__joint_extended(j)) continue;   /* the first kinds' joints hash as they always did */
+        h = h32(h, j->ja[2]);
+        h = h32(h, j->swing);
+        h = h32(h, QP__DRIVE(j, motor_speed));
+        h = h32(h, QP__DRIVE(j, motor_max));
+        h = h32(h, QP__DRIVE(j, spring_hz));
+        h = h32(h, QP__DRIVE(j, spring_damping));
+        h = h32(h, QP__DRIVE(j, spring_target));
+        h = h32(h, QP__DRIVE(j, spring_max));
+        h = h32(h, QP__DRIVE(j, break_impulse));
+        h = h32(h, QP__DRIVE(j, jm));
+        h = h32(h, QP__DRIVE(j, js));
     }
     return h;
 }

@@ -18,6 +18,7 @@ range() {
   case $1 in
     rain512) echo "0 516 12" ;;
     pyramid64) echo "0 120 12" ;;   # 0.1 s a step on the host
+    drawbridge) echo "0 240 8" ;;   # the deck takes 3.3 s to rise
     *) echo "0 180 6" ;;
   esac
 }
@@ -41,7 +42,8 @@ done
 
 # The demos that are programs, not scene files: the ragdolls (examples/ragdolls.c) from a
 # snapshot taken once they are all in the air, animated on; the car (examples/car.c) pressing
-# the box against the wall, a still (its wheels are the program's, not the world's).
+# the box against the wall, a still (its wheels are the program's, not the world's: --car 3
+# names its chassis, whose wheels and suspension rays are drawn as qp_car_update finds them).
 make -s build/host/ragdolls build/host/car
 snap=$(mktemp -d "${TMPDIR:-/tmp}/qphys-pictures.XXXXXX")
 trap 'rm -rf "$snap"' EXIT
@@ -49,5 +51,5 @@ build/host/ragdolls --save "$snap/ragdolls.qps" >/dev/null || true   # its exit 
 $qphys render "$snap/ragdolls.qps" --from 0 --to 180 --every 6 -o "$out/ragdolls.gif"
 echo "pictures: $out/ragdolls.gif ($(wc -c <"$out/ragdolls.gif") bytes)"
 build/host/car 170 --save "$snap/car.qps" >/dev/null
-$qphys render "$snap/car.qps" --steps 0 --yaw -100 -o "$out/car.png"
+$qphys render "$snap/car.qps" --steps 0 --yaw -100 --car 3 -o "$out/car.png"
 echo "pictures: $out/car.png ($(wc -c <"$out/car.png") bytes)"

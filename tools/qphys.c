@@ -597,8 +597,10 @@ static const char *input_name(qp_input_kind k)
                                          "set angular velocity", "apply force", "apply torque", "apply impulse",
                                          "wake", "clear flags", "set shape filter" };
     _Static_assert(sizeof names / sizeof names[0] == QP_INPUT_KIND_END, "a name per body input kind");
-    if (k == QP_INPUT_CREATE_JOINT) return "create joint";
+    if (k == QP_INPUT_CREATE_JOINT || k == QP_INPUT_CREATE_JOINT_FULL) return "create joint";
     if (k == QP_INPUT_DESTROY_JOINT) return "destroy joint";
+    if (k == QP_INPUT_SET_JOINT_MOTOR) return "set joint motor";
+    if (k == QP_INPUT_SET_JOINT_SPRING_TARGET) return "set joint spring target";
     return k > 0 && k < QP_INPUT_KIND_END ? names[k] : names[0];
 }
 

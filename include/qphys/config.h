@@ -60,10 +60,19 @@
 #define QP_CFG_LOW_RAM 0
 #endif
 
-/* Joints in a world (ball, hinge, distance; include/qphys/joint.h). 1..65535;
- * about 350 bytes each. */
+/* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
+ * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
+ * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
 #ifndef QP_CFG_MAX_JOINTS
-#define QP_CFG_MAX_JOINTS 32
+#define QP_CFG_MAX_JOINTS 64
+#endif
+
+/* 1: joints may have motors, springs and break impulses (include/qphys/joint.h), 40 bytes
+ * more per joint and a buffer of joint events; 0: those options are refused (QP_ERR_FULL)
+ * and cost nothing, for the smallest boards (the micro:bit). The kinds (fixed, slider,
+ * cone) are there either way. */
+#ifndef QP_CFG_JOINT_OPTIONS
+#define QP_CFG_JOINT_OPTIONS 1
 #endif
 
 /* Storage to solve joints along their trees (qp_world_def.joint_tree, src/solve_joint_tree.c):
@@ -76,7 +85,9 @@
 /* Events a world keeps for the caller to read after a step (qp_world_contact_events,
  * qp_world_sensor_events, qp_world_body_events): each of the three buffers holds this
  * many; what does not fit is counted (qp_world_events_lost), never written. 40, 12 and 8
- * bytes an entry. Results never depend on it. 1..32767. */
+ * bytes an entry. The joint events (qp_world_joint_events, 20 bytes, with
+ * QP_CFG_JOINT_OPTIONS) hold this many or QP_CFG_MAX_JOINTS, the fewer: a step breaks
+ * each joint at most once. Results never depend on it. 1..32767. */
 #ifndef QP_CFG_MAX_EVENTS
 #define QP_CFG_MAX_EVENTS 256
 #endif
@@ -106,8 +117,8 @@
 #if QP_CFG_MAX_JOINTS < 1 || QP_CFG_MAX_JOINTS > 65535
 #error "QP_CFG_MAX_JOINTS must be 1..65535"
 #endif
-#if QP_CFG_JOINT_TREE != 0 && QP_CFG_JOINT_TREE != 1
-#error "QP_CFG_JOINT_TREE must be 0 or 1"
+#if QP_CFG_JOINT_OPTIONS != 0 && QP_CFG_JOINT_OPTIONS != 1
+#error "QP_CFG_JOINT_OPTIONS must be 0 or 1"
 #endif
 #if QP_CFG_LOW_RAM != 0 && QP_CFG_LOW_RAM != 1
 #error "QP_CFG_LOW_RAM must be 0 or 1"

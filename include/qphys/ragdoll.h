@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* A ragdoll: eleven bodies (boxes and capsules) held by ball joints
- * at the neck, spine, shoulders and hips and by limited hinges at the elbows
- * and knees (src/ragdoll.c). One call creates all of it or nothing. */
+/* A ragdoll: eleven bodies (boxes and capsules) held by cone-twist joints with
+ * human ranges at the neck, spine, shoulders and hips and by limited hinges at
+ * the elbows and knees (src/ragdoll.c). One call creates all of it or nothing. */
 #ifndef QPHYS_RAGDOLL_H
 #define QPHYS_RAGDOLL_H
 

@@ -4,7 +4,7 @@
  *
  * A world with a log attached appends one entry per successful mutating call (create,
  * destroy, set pose, set velocities, force, torque, impulse, wake, clear flags, set shape
- * filter; create and destroy joint). A call that fails changed nothing and is not
+ * filter; create and destroy joint, set a joint's motor or spring target). A call that fails changed nothing and is not
  * recorded; a body's destroy that takes its joints with it is one entry (the replayed
  * destroy does the same). Together with the world it started from (a scene, or a
  * snapshot), the log reproduces every later step bit for bit: replay it with
@@ -37,7 +37,15 @@
  *              enable limit u8 (0, 1), lower angle, upper angle, min length, max length,
  *              drift time 5 x i32, collide connected u8 (0, 1): every field, whatever the
  *              type uses, so the replayed call gets the very def recorded
- * Kinds 1..11 name bodies, kinds 32..63 are kept for joints (32 create, 33 destroy).
+ *   create joint full  (a def with a type above 2, a motor, a spring or a break impulse)
+ *              the same 79 bytes (type u8 0..5), then lower and upper translation, swing
+ *              angle 3 x i32, enable motor u8 (0, 1), motor speed, max motor force 2 x i32,
+ *              enable spring u8 (0, 1), spring hz, damping, target, max spring force 4 x
+ *              i32, break impulse i32
+ *   set joint motor  enable u8 (0, 1), speed i32, max force i32
+ *   set joint spring target  target i32
+ * Kinds 1..11 name bodies, kinds 32..63 are kept for joints (32 create, 33 destroy, 34
+ * create full, 35 set motor, 36 set spring target).
  * Before anything is applied an entry is checked whole: its length, its kind, and every
  * field whose range does not depend on the world (the ranges above; a joint's ids not
  * null, its two bodies different, and the def's values that qp_create_joint checks
@@ -79,11 +87,14 @@ typedef enum {
     QP_INPUT_KIND_END,           /* first unused body kind */
     QP_INPUT_CREATE_JOINT = 32,  /* joints take 32..63 */
     QP_INPUT_DESTROY_JOINT,
+    QP_INPUT_CREATE_JOINT_FULL,  /* a def with the later kinds' options (the longer entry) */
+    QP_INPUT_SET_JOINT_MOTOR,
+    QP_INPUT_SET_JOINT_SPRING_TARGET,
     QP_INPUT_JOINT_KIND_END      /* first unused joint kind */
 } qp_input_kind;
 
 /* Largest entry (a body create with QP_CFG_MAX_BODY_SHAPES shapes: at least 140 bytes; a
- * joint create is 88), bytes. */
+ * joint create is 88, a full one 130), bytes. */
 #define QP_INPUT_MAX_ENTRY (9ul + 79ul + 52ul * QP_CFG_MAX_BODY_SHAPES)
 
 /* The caller's buffer and what is in it. Read len and data directly; write through the

@@ -60,7 +60,7 @@ typedef struct {
     int bodies;               /* planes included */
     int dynamic_bodies;
     int shapes;
-    int joints;               /* ball, hinge and distance lines */
+    int joints;               /* joint lines (ball, hinge, distance, fixed, slider, cone) */
     int lines;                /* lines in the text */
 } qp_scene_info;
 
@@ -94,7 +94,10 @@ typedef enum {
     QP_SCENE_BODY,            /* plane, box, sphere, capsule, compound ... end (one item) */
     QP_SCENE_BALL,
     QP_SCENE_HINGE,
-    QP_SCENE_DISTANCE
+    QP_SCENE_DISTANCE,
+    QP_SCENE_FIXED,
+    QP_SCENE_SLIDER,
+    QP_SCENE_CONE
 } qp_scene_item_kind;
 
 /* Which options of a body line were given (qp_scene_body_item.given). */
@@ -109,7 +112,9 @@ enum {
     QP_SCENE_GIVEN_RESTITUTION = 1u << 7,
     QP_SCENE_GIVEN_ASLEEP = 1u << 8,
     QP_SCENE_GIVEN_KINEMATIC = 1u << 9,
-    QP_SCENE_GIVEN_COMPOUND = 1u << 10   /* a `compound` ... `end` block: def holds its parts */
+    QP_SCENE_GIVEN_COMPOUND = 1u << 10,  /* a `compound` ... `end` block: def holds its parts */
+    QP_SCENE_GIVEN_FILTER = 1u << 11,    /* every shape's filter from `filter` */
+    QP_SCENE_GIVEN_SENSOR = 1u << 12     /* every shape a sensor */
 };
 
 typedef struct {
@@ -124,12 +129,20 @@ typedef struct {
 
 typedef struct {
     int a, b;                 /* body numbers (0-based, file order); a != b */
-    qp_vec3 anchor;           /* world point, m (distance: the point on a) */
+    qp_vec3 anchor;           /* world point, m (distance: the point on a; fixed: given, or zero) */
     qp_vec3 anchor_b;         /* distance: the point on b, world, m; otherwise zero */
+    bool has_anchor;          /* fixed: `anchor` given (else the midpoint of the bodies' positions) */
     fix16_t min_length, max_length; /* distance: m, 0 <= min <= max <= 1000; otherwise zero */
-    qp_vec3 axis;             /* hinge: unit axis in Q2.30 (world); ball: zero */
-    bool has_limit;           /* hinge with `limit` */
-    fix16_t limit_lo, limit_hi; /* radians, -pi..pi, lo <= hi */
+    bool has_min;             /* distance with `min` */
+    qp_vec3 axis;             /* hinge, slider, cone: unit axis in Q2.30 (world); otherwise zero */
+    bool has_limit;           /* hinge or slider with `limit`, cone with `twist` */
+    fix16_t limit_lo, limit_hi; /* hinge, cone twist: radians, -pi..pi; slider: m, -1000..1000; lo <= hi */
+    fix16_t swing;            /* cone: radians, 0..170 degrees */
+    bool has_motor;           /* hinge, slider with `motor` */
+    fix16_t motor_speed, motor_max; /* rad/s or m/s, -100..100; N m or N, 0..30000 */
+    bool has_spring;          /* hinge, slider, distance with `spring` */
+    fix16_t spring_hz, spring_damping; /* 0.01..500 Hz; 0..100 */
+    fix16_t break_impulse;    /* N s, 0 < . <= 30000; 0: not given (never breaks) */
     int a_column, b_column;   /* where a and b are written (for errors found later) */
 } qp_scene_joint_item;
 

@@ -34,6 +34,13 @@ typedef struct {
     uint16_t generation;
 } qp_body_id;
 
+/* A joint's name (include/qphys/joint.h): index is 1-based (0 = null id), generation
+ * counts reuses of the slot. */
+typedef struct {
+    uint16_t index;
+    uint16_t generation;
+} qp_joint_id;
+
 static inline qp_body_id qp_null_body(void) { qp_body_id id = { 0, 0 }; return id; }
 static inline bool qp_body_id_is_null(qp_body_id id) { return id.index == 0; }
 
@@ -169,8 +176,8 @@ typedef struct qp_world qp_world;
 struct qp_input_log;                       /* qphys/record.h */
 typedef struct qp_input_log qp_input_log;
 
-/* The options this header was compiled with (include/qphys/config.h: the pool sizes and
- * QP_CFG_LOW_RAM) as one number. The calls that lay out a caller's qp_world
+/* The options this header was compiled with (include/qphys/config.h: the pool sizes,
+ * QP_CFG_LOW_RAM and QP_CFG_JOINT_OPTIONS) as one number. The calls that lay out a caller's qp_world
  * (qp_world_init, qp_scene_load, qp_world_restore) are macros passing it, with
  * sizeof(qp_world), to the library, which answers QP_ERR_CONFIG when they are not its
  * own: a program built with -DQP_CFG_MAX_BODIES=16 against a default libqphys.a gets an
@@ -180,8 +187,9 @@ typedef struct qp_input_log qp_input_log;
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
         UINT32_C(2166136261), QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_BODY_SHAPES),          \
         QP_CFG_MAX_PAIRS), QP_CFG_MAX_CONTACTS), QP_CFG_LOW_RAM), QP_CFG_MAX_JOINTS)
-#define QP_CONFIG_SIGNATURE \
-    QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS)
+#define QP_CONFIG_SIGNATURE                                                                            \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS), \
+                QP_CFG_JOINT_OPTIONS)
 
 /* ---- world ----------------------------------------------------------------- */
 
@@ -291,7 +299,8 @@ enum {
     QP_EVENT_BEGIN = 0,           /* a contact or an overlap began */
     QP_EVENT_END = 1,             /* it ended */
     QP_EVENT_SLEPT = 2,           /* a body fell asleep */
-    QP_EVENT_WOKE = 3             /* a body woke */
+    QP_EVENT_WOKE = 3,            /* a body woke */
+    QP_EVENT_BROKE = 4            /* a joint broke */
 };
 
 /* A contact begins when a manifold appears between two shapes (points within the
@@ -327,11 +336,22 @@ typedef struct {
     uint8_t pad0[3];              /* zero */
 } qp_body_event;
 
+/* A joint broke: its load in the step exceeded its break_impulse (joint.h), and the step
+ * removed it. Sorted by joint index. */
+typedef struct {
+    qp_joint_id joint;            /* the id it had (now stale) */
+    qp_body_id a, b;              /* its bodies */
+    fix16_t load;                 /* N s: the load that broke it */
+    uint8_t kind;                 /* QP_EVENT_BROKE */
+    uint8_t pad0[3];              /* zero */
+} qp_joint_event;
+
 /* The events to read: their number, and *out (if out) pointing at the first. The
  * pointer stays valid until the next step or call that raises events. */
 int qp_world_contact_events(const qp_world *w, const qp_contact_event **out);
 int qp_world_sensor_events(const qp_world *w, const qp_sensor_event **out);
 int qp_world_body_events(const qp_world *w, const qp_body_event **out);
+int qp_world_joint_events(const qp_world *w, const qp_joint_event **out);
 /* Events of this readout that did not fit their buffer (all kinds). */
 uint32_t qp_world_events_lost(const qp_world *w);
 
@@ -377,7 +397,9 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
  *     warm-starts and anchors the next step, and what a manifold kept reuses;
  *   - every sensor overlap (which begin and end events the next step raises);
  *   - every joint slot: a live joint's bodies, type, flags, anchors, axes, limits or
- *     lengths, drift time and accumulated impulses; a freed one's generation.
+ *     lengths, drift time and accumulated impulses (a fixed, slider or cone joint, or one
+ *     with a motor, spring or break impulse, also those options and their impulses); a
+ *     freed one's generation. Not a joint's load, which reports the last step.
  * Not covered, because no later step can see a change of it: what is derived from the
  * state above and kept in step with it (rotation matrices and world inertia, the broad
  * phase's sort order, the contact adjacency, the highest used slot); per-step scratch
@@ -413,7 +435,7 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
     (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
      5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
             4ul * QP_CFG_MAX_SENSOR_OVERLAPS) +                                                              \
-     5ul * (1ul + 35ul * QP_CFG_MAX_JOINTS))
+     5ul * (1ul + 46ul * QP_CFG_MAX_JOINTS))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

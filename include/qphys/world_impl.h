@@ -165,6 +165,10 @@ typedef struct {
 } qp_pair;
 
 
+/* Joint events: only a step raises them, at most one per joint, so the buffer needs no more
+ * than QP_CFG_MAX_JOINTS entries. */
+#define QP_JOINT_EVENTS (QP_CFG_MAX_JOINTS < QP_CFG_MAX_EVENTS ? QP_CFG_MAX_JOINTS : QP_CFG_MAX_EVENTS)
+
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
  * the next step drops, the rest were raised by calls since. */
 typedef struct {
@@ -175,12 +179,28 @@ typedef struct {
     uint16_t contact_n, sensor_n, body_n;
     uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
+#if QP_CFG_JOINT_OPTIONS
+    qp_joint_event joint[QP_JOINT_EVENTS];         /* joints that broke (in joint index order) */
+    uint16_t joint_n, joint_done;
+#endif
 } qp_events;
 /* Joint flags (qp_joint.flags). */
 enum {
-    QP_JOINT_LIMIT   = 1u << 0,   /* hinge limits enabled */
-    QP_JOINT_COLLIDE = 1u << 1    /* the two bodies collide with each other */
+    QP_JOINT_LIMIT   = 1u << 0,   /* hinge or slider limits, cone twist limits enabled */
+    QP_JOINT_COLLIDE = 1u << 1,   /* the two bodies collide with each other */
+    QP_JOINT_MOTOR   = 1u << 2,   /* hinge, slider: velocity motor */
+    QP_JOINT_SPRING  = 1u << 3    /* hinge, slider: spring to a target; distance: soft length */
 };
+
+/* A joint's options (QP_CFG_JOINT_OPTIONS): zero where it has none. */
+typedef struct {
+    fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
+    fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
+    fix16_t break_impulse;        /* N s; 0: never breaks */
+    fix16_t jm, js;               /* accumulated motor and spring impulses */
+    fix16_t jel;                  /* not state (neither hashed nor in snapshots): the size of
+                                   * this step's collision-pass impulses, for its load */
+} qp_joint_drive;
 
 /* A joint (src/joint.c). Anchors from each body's centre of mass and axes in
  * the bodies' frames, so they follow the bodies. a == 0: a free slot. */
@@ -190,13 +210,19 @@ typedef struct {
     uint8_t type;                 /* qp_joint_type */
     uint8_t flags;                /* QP_JOINT_* */
     qp_vec3 la, lb;               /* anchors, body frames, from the centres of mass (m) */
-    qp_vec3 axis_a, axis_b;       /* hinge: the axis in each body's frame, Q2.30 */
-    qp_vec3 ref_a, ref_b;         /* hinge: a direction across the axis, Q2.30 (angle 0: they agree) */
-    fix16_t lower, upper;         /* hinge: limits (rad); distance: min and max length (m) */
+    qp_vec3 axis_a, axis_b;       /* hinge, slider, cone, fixed: the axis in each body's frame, Q2.30 */
+    qp_vec3 ref_a, ref_b;         /* the same: a direction across the axis, Q2.30 (angle 0: they agree) */
+    fix16_t lower, upper;         /* hinge: limits (rad); distance: min and max length (m);
+                                   * slider: limits (m); cone: twist limits (rad) */
     fix16_t drift_time;           /* s */
     qp_vec3 jp;                   /* accumulated impulse of the point rows (warm start) */
-    fix16_t ja[2];                /* hinge: accumulated impulses of the alignment rows */
+    fix16_t ja[3];                /* accumulated angular impulses: hinge the two alignment rows
+                                   * ([2] unused); fixed, slider the world vector; cone [0] swing */
     fix16_t jlo, jhi;             /* accumulated impulses of the lower and upper limit rows */
+    fix16_t swing;                /* cone: the cone's half angle (rad) */
+#if QP_CFG_JOINT_OPTIONS
+    qp_joint_drive drive;         /* motor, spring, break impulse (zero for a joint with none) */
+#endif
 } qp_joint;
 
 
@@ -213,7 +239,10 @@ typedef struct {
     fix16_t m_axis;               /* effective mass of the limit (hinge) or length (distance) row */
     fix16_t value;                /* hinge: angle (rad); distance: length (m) */
     qp_vec3 gap;                  /* point rows: b's point minus a's (m) */
-    qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error) */
+    qp_vec3 tilt;                 /* hinge: b's axis x a's axis (the alignment error); fixed, slider:
+                                   * b's turn from a (rad, small); cone: the swing row's direction */
+    fix16_t swing;                /* cone: the angle between the two axes (rad) */
+    fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
 
 #if QP_CFG_JOINT_TREE

@@ -445,8 +445,76 @@ static void draw_contacts(painter *pt, const qp_world *w)
     }
 }
 
+/* A world segment, clipped away when an end is behind the near plane. */
+static void seg(painter *pt, v3 p, v3 q, rs_color c)
+{
+    v3 pv = to_view(&pt->v, p), qv = to_view(&pt->v, q);
+    if (pv.z <= NEAR || qv.z <= NEAR) return;
+    rs_line(pt->img, project(&pt->v, pv), project(&pt->v, qv), c, 1, false);
+}
+
+/* d turned by angle t about unit axis n (d across n). */
+static v3 turn(v3 n, v3 d, float t) { return add(scale(d, cosf(t)), scale(cross(n, d), sinf(t))); }
+
+/* A joint's frame and limits, at its anchor on a (size: the frame's length, m): the axis
+ * (white); a hinge's limits as a fan from its zero direction (yellow), a cone's cone and
+ * twist range, a slider's travel between its limits, a weld's three axes. */
+static void draw_joint_frame(painter *pt, const qp_world *w, qp_joint_id id, v3 at, float size)
+{
+    qp_vec3 axis_f, ref_f;
+    qp_joint_world_frame(w, id, &axis_f, &ref_f);
+    v3 n = vfx(axis_f), p = vfx(ref_f);
+    if (dot(n, n) < 0.5f) return;   /* ball, distance: no frame */
+    rs_color axis_c = { 245, 245, 245, 255 }, lim_c = { 255, 215, 60, 255 }, ref_c = { 90, 220, 255, 255 };
+    fix16_t lo_f, hi_f, sw_f;
+    bool limited = qp_joint_limits(w, id, &lo_f, &hi_f, &sw_f);
+    float lo = fx(lo_f), hi = fx(hi_f), sw = fx(sw_f);
+    qp_joint_type type = qp_joint_get_type(w, id);
+    seg(pt, at, add(at, scale(n, size)), axis_c);
+    if (type == QP_JOINT_FIXED) {
+        seg(pt, at, add(at, scale(p, size)), ref_c);
+        seg(pt, at, add(at, scale(cross(n, p), size)), lim_c);
+    } else if (type == QP_JOINT_HINGE) {
+        seg(pt, at, add(at, scale(p, size)), ref_c);
+        if (limited) {
+            float r = 0.7f * size;
+            int k = 12;
+            v3 prev = add(at, scale(turn(n, p, lo), r));
+            seg(pt, at, prev, lim_c);
+            for (int i = 1; i <= k; i++) {
+                v3 q = add(at, scale(turn(n, p, lo + (hi - lo) * (float)i / (float)k), r));
+                seg(pt, prev, q, lim_c);
+                prev = q;
+            }
+            seg(pt, at, prev, lim_c);
+        }
+    } else if (type == QP_JOINT_SLIDER) {
+        if (limited) {
+            v3 a = add(at, scale(n, lo)), b = add(at, scale(n, hi)), tick = scale(p, 0.2f * size);
+            seg(pt, a, b, lim_c);
+            seg(pt, sub(a, tick), add(a, tick), lim_c);
+            seg(pt, sub(b, tick), add(b, tick), lim_c);
+        }
+    } else if (type == QP_JOINT_CONE) {
+        /* the cone: its rim at the axis' length, and four generators */
+        float h = size * cosf(fminf(sw, 1.45f)), r = size * sinf(fminf(sw, 1.45f));
+        v3 c = add(at, scale(n, h)), prev = add(c, scale(p, r));
+        for (int i = 1; i <= 16; i++) {
+            v3 q = add(c, scale(turn(n, p, 2.0f * (float)M_PI * (float)i / 16.0f), r));
+            if (i % 4 == 0) seg(pt, at, q, lim_c);
+            seg(pt, prev, q, lim_c);
+            prev = q;
+        }
+        if (limited) {   /* the twist range as a fan in the plane across the axis */
+            seg(pt, at, add(at, scale(turn(n, p, lo), 0.5f * size)), ref_c);
+            seg(pt, at, add(at, scale(turn(n, p, hi), 0.5f * size)), ref_c);
+        }
+    }
+}
+
 /* Joints (qphys/joint.h): each anchor as seen from body a and from body b, and the gap
- * between them (a joint holding together shows one point). */
+ * between them (a joint holding together shows one point), with the joint's frame and
+ * limits. */
 static void draw_joints(painter *pt, const qp_world *w)
 {
     rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
@@ -455,6 +523,7 @@ static void draw_joints(painter *pt, const qp_world *w)
         if (!qp_joint_is_valid(w, id)) continue;
         qp_vec3 on_a, on_b;
         qp_joint_world_anchors(w, id, &on_a, &on_b);
+        draw_joint_frame(pt, w, id, vfx(on_a), 0.25f);
         v3 av = to_view(&pt->v, vfx(on_a)), bv = to_view(&pt->v, vfx(on_b));
         if (av.z <= NEAR || bv.z <= NEAR) continue;
         rs_vertex a = project(&pt->v, av), b = project(&pt->v, bv);
@@ -462,6 +531,50 @@ static void draw_joints(painter *pt, const qp_world *w)
         int r = 2 + (int)qp_joint_get_type(w, id) % 2;
         rs_point(pt->img, a.x, a.y, r, ac);
         rs_point(pt->img, b.x, b.y, r, ac);
+    }
+}
+
+/* A car's wheels (qphys/car.h: rays from mounts on the chassis floor): each ray from its
+ * mount to its reach (green where it touches, grey where not), the wheel as a rim of two
+ * circles at its suspension length, steered for the front pair, and the contact point. */
+static void draw_car(painter *pt, const qp_world *w, const qp_car *car)
+{
+    const qp_car_def *d = &car->def;
+    if (!qp_body_is_valid(w, car->chassis)) return;
+    m3 rot = quat_m3(qp_body_rotation(w, car->chassis));
+    v3 origin = vfx(qp_body_position(w, car->chassis));
+    v3 left = V(rot.r[0].x, rot.r[1].x, rot.r[2].x), up = V(rot.r[0].y, rot.r[1].y, rot.r[2].y),
+       fwd = V(rot.r[0].z, rot.r[1].z, rot.r[2].z);
+    rs_color hit_c = { 90, 235, 110, 255 }, miss_c = { 150, 150, 150, 255 }, tyre_c = { 40, 40, 44, 255 },
+             point_c = { 255, 240, 70, 255 };
+    float radius = fx(d->wheel_radius), reach = fx(d->rest_length) + radius, width = 0.5f * radius;
+    for (int i = 0; i < QP_CAR_WHEELS; i++) {
+        const qp_car_wheel *wh = &car->wheels[i];
+        v3 local = V((i & 1) ? -fx(d->half_track) : fx(d->half_track), -fx(d->half_extents.y),
+                     (i & 2) ? -fx(d->half_wheelbase) : fx(d->half_wheelbase));
+        v3 mount = add(origin, mul(&rot, local));
+        seg(pt, mount, sub(mount, scale(up, reach)), wh->contact ? hit_c : miss_c);
+        float steer = i < 2 ? fx(car->steer) * fx(d->max_steer) : 0.0f;
+        v3 heading = add(scale(fwd, cosf(steer)), scale(left, sinf(steer))), axle = cross(up, heading);
+        v3 centre = sub(mount, scale(up, fx(wh->length)));
+        for (int side = -1; side <= 1; side += 2) {
+            v3 c = add(centre, scale(axle, 0.5f * width * (float)side));
+            v3 prev = add(c, scale(up, radius));
+            for (int k = 1; k <= 16; k++) {
+                float t = 2.0f * (float)M_PI * (float)k / 16.0f;
+                v3 q = add(c, add(scale(up, radius * cosf(t)), scale(heading, radius * sinf(t))));
+                seg(pt, prev, q, tyre_c);
+                if (side > 0 && k % 4 == 0) seg(pt, q, sub(q, scale(axle, width)), tyre_c);
+                prev = q;
+            }
+        }
+        if (wh->contact) {
+            v3 pv = to_view(&pt->v, vfx(wh->point));
+            if (pv.z > NEAR) {
+                rs_vertex p = project(&pt->v, pv);
+                rs_point(pt->img, p.x, p.y, 2, point_c);
+            }
+        }
     }
 }
 
@@ -532,6 +645,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     pt.write_depth = true;
     if (o->contacts && !o->poses) draw_contacts(&pt, w);
     if (!o->poses) draw_joints(&pt, w); /* given poses carry no joints: drawn from the world, they could disagree */
+    if (o->car && !o->poses) draw_car(&pt, w, o->car);
     if (o->text_scale > 0) {
         rs_color tc = { 240, 240, 240, 255 };
         for (int l = 0; l < 4 && o->text[l]; l++)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "qphys/car.h"
 #include "qphys/world.h"
 #include "raster.h"
 
@@ -40,6 +41,8 @@ typedef struct {
     const char *text[4];  /* lines of heads-up text, top left (null: none) */
     const vw_pose *poses; /* null: the world's poses; else body slot i (1-based) is drawn at
                            * poses[i] and the world gives only shapes and colours */
+    const qp_car *car;    /* a car whose wheels and suspension rays to draw (null: none); its
+                           * wheels as its last qp_car_update found them */
 } vw_draw_opts;
 
 const char *vw_color_mode_name(vw_color_mode m);

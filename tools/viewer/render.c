@@ -6,7 +6,10 @@
  *   qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif
  *   options: --size WxH (default 400x300), --color state|islands|levels, --contacts,
  *            --hud (the viewer's heads-up line), --title TEXT (default: the file's name),
- *            --yaw DEG (the camera's turn about the vertical, 0: from +z; default 26)
+ *            --yaw DEG (the camera's turn about the vertical, 0: from +z; default 26),
+ *            --car N (body N, counted from 0 as in scenes, is a car's chassis with
+ *            qp_default_car_def(): its wheels and suspension rays are drawn, each frame's
+ *            found by qp_car_update on a copy of the world, which the picture does not step)
  *   qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif
  *
  * With --poses, the frames are what a board computed (make BOARD=x movie: the board scene
@@ -38,13 +41,14 @@
 int qphys_render(int argc, char **argv);
 
 static qp_world world;
+static qp_world wheel_scratch;   /* --car: where each frame's wheel rays are cast */
 
 static const char usage_text[] =
     "usage: qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png\n"
     "       qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif\n"
     "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT,\n"
-    "                --yaw DEG (the camera turned about the vertical; 0: from +z)\n";
+    "                --yaw DEG (the camera turned about the vertical; 0: from +z), --car N (a car's chassis)\n";
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -189,7 +193,7 @@ int qphys_render(int argc, char **argv)
     const char *path = 0, *out = 0, *title = 0, *poses = 0;
     double yaw_deg = 0;
     int has_yaw = 0;
-    long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300;
+    long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300, car_body = -1;
     vw_draw_opts opts;
     memset(&opts, 0, sizeof opts);
     bool hud = false;
@@ -197,12 +201,13 @@ int qphys_render(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
         bool takes = !strcmp(a, "--steps") || !strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--every") ||
                      !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title") ||
-                     !strcmp(a, "--yaw") || !strcmp(a, "--poses");
+                     !strcmp(a, "--yaw") || !strcmp(a, "--poses") || !strcmp(a, "--car");
         if (takes && !v) return fail("option '%s' needs a value", a);
         if (!strcmp(a, "--steps")) { if (!parse_long(v, 0, 10000000, &steps)) return fail("--steps: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--from")) { if (!parse_long(v, 0, 10000000, &from)) return fail("--from: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--to")) { if (!parse_long(v, 0, 10000000, &to)) return fail("--to: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--every")) { if (!parse_long(v, 1, 100000, &every)) return fail("--every: expected 1 .. 100000, not '%s'", v); }
+        else if (!strcmp(a, "--car")) { if (!parse_long(v, 0, 65534, &car_body)) return fail("--car: expected a body number, not '%s'", v); }
         else if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--title")) title = v;
         else if (!strcmp(a, "--poses")) poses = v;
@@ -260,6 +265,14 @@ int qphys_render(int argc, char **argv)
         if (dot && dot != name) *dot = 0;
         title = name;
     }
+    static qp_car car;
+    if (car_body >= 0) {
+        memset(&car, 0, sizeof car);
+        car.def = qp_default_car_def();
+        car.chassis = qp_world_body_at(&world, (int)car_body + 1);
+        if (!qp_body_is_valid(&world, car.chassis)) return fail("--car %s: no such body in the world", "N");
+        opts.car = &car;
+    }
     rs_image img;
     if (!rs_init(&img, (int)w, (int)h)) return fail("%s: out of memory", out);
     vw_camera cam;
@@ -309,6 +322,10 @@ int qphys_render(int argc, char **argv)
             if (hud) {
                 vw_hud_line(&world, -1, hudline, sizeof hudline);
                 opts.text[1] = hudline;
+            }
+            if (opts.car) {   /* the wheels where a qp_car_update would find them now */
+                wheel_scratch = world;
+                if (qp_car_update(&wheel_scratch, &car) != QP_OK) return fail("%s: the car's chassis is gone", out);
             }
             double t0 = now_s();
             vw_draw_world(&img, &world, &cam, &opts);
