@@ -619,6 +619,22 @@ static qp_vec3 on_round_surface(qp_vec3 q, qp_vec3 n, fix16_t depth, int round_s
                  qp__sat32((int64_t)q.z + qp__shift_round64(n.z * half, 31)));
 }
 
+/* The twist radius of a one-point contact of a round shape on a flat one: the round shape's
+ * patch, the circle where its surface crosses the flat one at the overlap the solver leaves
+ * at rest (slop): radius sqrt(2 R slop), R its radius (1.4 cm for a 10 cm ball at the default
+ * 2 mm). A point has no twist radius, and a ball spinning about the contact normal kept its
+ * spin for ever: one lodged in a struck wall turned at 0.01 rad/s under the cubes it held up,
+ * and their island never slept. A box's corner keeps none (its faces carry its twist), and so
+ * do two round shapes: with one, twenty capsules spawned at one point ended twice as deep in
+ * the floor (tests/unit/test_overlap.c). */
+static QP__NOINLINE fix16_t point_patch(const qp_world *w, const qp_contact *c, int round_side)
+{
+    const int body = round_side == 1 ? c->a : c->b, slot = round_side == 1 ? c->sa : c->sb;
+    const qp_shape *round = &w->shapes[w->bodies[body].shapes[slot]].shape;
+    if (round->radius <= 0 || w->def.slop <= 0) return 0;
+    return (fix16_t)qp_isqrt64((uint64_t)2 * (uint64_t)round->radius * (uint64_t)w->def.slop);   /* Q32 -> Q16 */
+}
+
 /* This step's contact of a pair from its manifold, with what it inherits. */
 static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
                                      const qp_contact_cache *old, const qp_poses *at, const qp_transform *xa,
@@ -690,7 +706,9 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
                              : qp__add_sat(m->points[k].depth, qp__sat32(qp__shift_round64((int64_t)vn * w->def.dt, 16)));
         if (vn < vn_min) vn_min = vn;
     }
+    const fix16_t patch = c->count == 1 && round_side ? point_patch(w, c, round_side) : -1;
     set_centroid(c, rb, arms_small);
+    if (patch >= 0) c->twist_radius = patch;
     set_anchors(w, c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */

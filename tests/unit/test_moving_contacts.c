@@ -1,6 +1,6 @@
 /* Contacts against moving and rolling bodies: a box carried by a turning kinematic table
- * keeps its spot on it, a box the table's friction cannot hold slides off, and a ball
- * launched sliding rolls with its spin matching its speed. */
+ * keeps its spot on it, a box the table's friction cannot hold slides off, a ball launched
+ * sliding rolls with its spin matching its speed, and one spinning like a top stops. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -106,12 +106,29 @@ static void test_ball_rolls_with_matching_spin(void **state)
     rolls("box half 20 0.5 20 pos 0 -0.5 0 static", 0.05);
 }
 
+/* A ball spinning about the vertical on a plane (a top): the twist friction of its contact
+ * patch stops it and it sleeps. A point has no twist radius, and the spin went on for ever. */
+static void test_spinning_ball_stops_and_sleeps(void **state)
+{
+    (void)state;
+    load("plane\nsphere radius 0.25 pos 0 0.25 0 spin 0 3 0 mass 1\n");
+    qp_body_id ball = qp_scene_body(&world, 1);
+    int asleep = -1;
+    for (int s = 1; s <= 600 && asleep < 0; s++) {
+        qp_world_step(&world);
+        if (!qp_body_is_awake(&world, ball)) asleep = s;
+    }
+    printf("[moving] a ball spinning at 3 rad/s about the vertical sleeps at step %d\n", asleep);
+    assert_true(asleep > 0 && asleep <= 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_turntable_holds_box),
         cmocka_unit_test(test_turntable_throws_box_friction_cannot_hold),
         cmocka_unit_test(test_ball_rolls_with_matching_spin),
+        cmocka_unit_test(test_spinning_ball_stops_and_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
