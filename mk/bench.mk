@@ -39,7 +39,7 @@ BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(F
 
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
 bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
-bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles
+bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles $(BENCH_OUT)/bench_impacts
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
 bench-deps:
@@ -58,6 +58,9 @@ $(BENCH_OUT)/bench_window: $(BENCH_OUT)/obj/bench_window.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@
 
 $(BENCH_OUT)/bench_piles: $(BENCH_OUT)/obj/bench_piles.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
+
+$(BENCH_OUT)/bench_impacts: $(BENCH_OUT)/obj/bench_impacts.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/fidelity_qphys: $(BENCH_OUT)/obj/fidelity_qphys.o $(BENCH_LIB)

@@ -566,6 +566,44 @@ static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
     }
 }
 
+/* Which side of a contact is round when only one is (1: a, 2: b; 0: neither, or both).
+ * The collide functions put a point midway between the two surfaces; friction turns a ball
+ * about its own surface point, so its arm must be its radius: midway into an overlap it
+ * was short by half the depth, and a ball rolled with its spin that much faster than its
+ * speed (a 10 cm ball on a plane, 2.8 %: the predicted pose sinks it g dt^2 into the plane
+ * every step). Two round shapes keep the midway point (each arm short by half). */
+static int round_side_of(const qp_world *w, const qp_contact *c)
+{
+    bool ra = qp__shape_round(w, c->a, c->sa), rb = qp__shape_round(w, c->b, c->sb);
+    return ra == rb ? 0 : ra ? 1 : 2;
+}
+
+/* Manifold point q (a's frame, normal n from a to b, Q2.30) moved onto the round side's
+ * surface: b's is depth / 2 back along n, a's depth / 2 along it. */
+static qp_vec3 on_round_surface(qp_vec3 q, qp_vec3 n, fix16_t depth, int round_side)
+{
+    int64_t half = round_side == 2 ? -(int64_t)depth : depth;   /* n depth / 2: Q2.30 x Q16.16 >> 31 */
+    return qp_v3(qp__sat32((int64_t)q.x + qp__shift_round64(n.x * half, 31)),
+                 qp__sat32((int64_t)q.y + qp__shift_round64(n.y * half, 31)),
+                 qp__sat32((int64_t)q.z + qp__shift_round64(n.z * half, 31)));
+}
+
+/* The twist radius of a one-point contact of a round shape on a flat one: the round shape's
+ * patch, the circle where its surface crosses the flat one at the overlap the solver leaves
+ * at rest (slop): radius sqrt(2 R slop), R its radius (1.4 cm for a 10 cm ball at the default
+ * 2 mm). A point has no twist radius, and a ball spinning about the contact normal kept its
+ * spin for ever: one lodged in a struck wall turned at 0.01 rad/s under the cubes it held up,
+ * and their island never slept. A box's corner keeps none (its faces carry its twist), and so
+ * do two round shapes: with one, twenty capsules spawned at one point ended twice as deep in
+ * the floor (tests/unit/test_overlap.c). */
+static QP__NOINLINE fix16_t point_patch(const qp_world *w, const qp_contact *c, int round_side)
+{
+    const int body = round_side == 1 ? c->a : c->b, slot = round_side == 1 ? c->sa : c->sb;
+    const qp_shape *round = &w->shapes[w->bodies[body].shapes[slot]].shape;
+    if (round->radius <= 0 || w->def.slop <= 0) return 0;
+    return (fix16_t)qp_isqrt64((uint64_t)2 * (uint64_t)round->radius * (uint64_t)w->def.slop);   /* Q32 -> Q16 */
+}
+
 /* This step's contact of a pair from its manifold, with what it inherits. */
 static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
                                      const qp_contact_cache *old, const qp_poses *at, const qp_transform *xa,
@@ -608,9 +646,12 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     if (small) dv = qp_v3(vb.x - va.x, vb.y - va.y, vb.z - va.z);
     /* Arms below 1.5 2^28 + 2^29 < 2^31 (rot_point): their sums need no clamp. */
     const bool plain = v3_below(arm_a, ARM_OFFSET) && v3_below(c->ab, ARM_OFFSET);
+    /* A round shape against a flat one: its point on the round surface (below). */
+    const int round_side = round_side_of(w, c);
     for (int k = 0; k < m->count; k++) {
         qp_contact_point *p = &c->p[k];
-        const qp_vec3 q = m->points[k].point;
+        const qp_vec3 q = round_side ? on_round_surface(m->points[k].point, m->normal, m->points[k].depth, round_side)
+                                     : m->points[k].point;
         qp_vec3 ra;
         if (plain && v3_below(q, ARM_POINT)) {
             const qp_vec3 t = rot_point(&xa->r, q);
@@ -634,7 +675,9 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
                              : qp__add_sat(m->points[k].depth, qp__sat32(qp__shift_round64((int64_t)vn * w->def.dt, 16)));
         if (vn < vn_min) vn_min = vn;
     }
+    const fix16_t patch = c->count == 1 && round_side ? point_patch(w, c, round_side) : -1;
     set_centroid(c, rb, arms_small);
+    if (patch >= 0) c->twist_radius = patch;
     set_anchors(w, c, old, at);
     if (old) {
         c->flags |= old->flags & QP_CONTACT_OVERLAP;   /* still coming apart (overlap.c) */

@@ -96,7 +96,8 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
     bool pinned = move != qp__movable(w, c);
-    qp_vel_ref v = qp__vel_ref(w, c);
+    qp_vec3 drive;
+    qp_vel_ref v = qp__vel_ref(w, c, &drive);
     int64_t jn_sum = 0;
 #if QP_CFG_LOW_RAM
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;

@@ -127,7 +127,8 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
 #endif
 static MANIFOLD_INLINE bool collide_manifold(qp_world *w, qp_contact *c, int move)
 {
-    qp_vel_ref v = qp__vel_ref(w, c);
+    qp_vec3 drive;
+    qp_vel_ref v = qp__vel_ref(w, c, &drive);
     /* Low-RAM: only the point rows, which this pass reads, without their masses and
      * responses (found for the points that collide). */
     qp_contact_rows scratch;

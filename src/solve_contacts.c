@@ -63,7 +63,8 @@ static void warm_start(qp_world *w)
         if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         QP__COUNT(warm_rows, c->count + 3);
-        qp_vel_ref v = qp__vel_ref(w, c);
+        qp_vec3 drive;
+        qp_vel_ref v = qp__vel_ref(w, c, &drive);
         const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
         qp__warm_apply(w, c, r, &v, move);
         qp__keep_masses(w, c, r);   /* low-RAM: for the visits below */
@@ -161,7 +162,8 @@ static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push,
     bool steady = true;  /* no point's impulse depends on the sweep's push (ramped) */
     QP__COUNT(contact_normal, c->count);
     QP__COUNT(contact_friction, 3);
-    qp_vel_ref v = qp__vel_ref(w, c);
+    qp_vec3 drive;
+    qp_vel_ref v = qp__vel_ref(w, c, &drive);
     const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MASSES_KEPT | QP_ROWS_MEMO, move);
     int64_t jn_sum = 0;
     int64_t lin = 0;      /* qp__rel_dot(&v, c->n) ... */
