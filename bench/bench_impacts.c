@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/bench_impacts.c - how struck structures come to rest, over many seeds (bench/impacts.h
  * says what a seed builds and what is read).
  *

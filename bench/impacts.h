@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench/impacts.h - a struck structure from a seed, and how it comes to rest: shared by
  * bench/bench_impacts.c (hundreds of seeds) and tests/unit/test_impacts.c (a fast subset).
  * Host tools: floats allowed here, never in the core.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bodies (body.c): what a body is to the stages, its pose's derived data, its
  * shapes in the world, and the limits on its mass and speed. */
 #ifndef QPHYS_BODY_H

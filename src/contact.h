@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contacts and manifolds (narrow_phase.c makes them, the passes solve them), and the
  * shape pairs they come from (broad_phase.c): keys, filters, impulse units. */
 #ifndef QPHYS_CONTACT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The contact graph (contact_graph.c): which contacts each body has, and its
  * bodies' levels, counted up from the static ones. */
 #ifndef QPHYS_CONTACT_GRAPH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Events (events.c): raised where they happen, read after the step. */
 #ifndef QPHYS_EVENTS_H
 #define QPHYS_EVENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stage 6's gyroscopic term (qp_world_def.gyroscopic): spin that keeps angular momentum.
  *
  * Without torque a body keeps its angular momentum L = I w, not its angular velocity:

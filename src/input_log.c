@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The input log's writer (include/qphys/record.h): each mutating call that succeeded, as a
  * portable byte entry in the caller's buffer. body.c and joint.c call it through
  * input_log.h after the call; input_replay.c reads the entries back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The input log's writer (input_log.c): the one thing the mutating calls (body.c,
  * joint.c) know of recording. Each appends one entry for a call that succeeded, when
  * the world has a log attached (qphys/record.h), and does nothing otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints inside the world (joint.c: the pool; solve_joints.c: their rows in the
  * velocity passes; docs/design.md, "Joints"). */
 #ifndef QPHYS_JOINT_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two memory layouts of a world (include/qphys/config.h, QP_CFG_LOW_RAM), as the
  * stages see them. The default layout keeps what it derives from the state for as long
  * as it holds: each body's rotation matrix and world inverse inertia, the predicted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deep overlaps (overlap.c): after the narrow phase, a deep contact with static geometry
  * whose way out is blocked takes a free one (or flags its body), and dynamic pairs that
  * begin deep inside each other are marked QP_CONTACT_OVERLAP (the stage, stages.h). */

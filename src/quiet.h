@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The velocity passes' bounds and their skipping of visits that would change nothing
  * (solve_collisions.c, solve_contacts.c, shock.c): numbers of visits and of bodies'
  * last changes, kept in the passes' scratch. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stages' per-step scratch (qp_world.step_scratch): three layouts that share its
  * memory, each live for part of the step only. The predicted poses live from the predict
  * stage to the end of the narrow phase (and the sensor stage), the velocity passes'

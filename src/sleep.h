@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sleep (sleep.c): waking bodies, and the islands the sleep stage finds. */
 #ifndef QPHYS_SLEEP_H
 #define QPHYS_SLEEP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints solved together along their tree (qp_world_def.joint_tree).
  *
  * One joint at a time (solve_joints.c), a pull at one end of a chain of n links reaches

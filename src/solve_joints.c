@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints in the velocity passes (docs/design.md §3, §7; seed 004).
  *
  * A joint is solved with the impulse equations of a contact, in every pass

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stages of qp_world_step, in order: one source file each, run from the table
  * qp__step_stages (world.c), named there as in docs/design.md's stage table and in
  * each stage file's header comment. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The world's checks of what callers hand it (world.c). */
 #ifndef QPHYS_WORLD_CHECK_H
 #define QPHYS_WORLD_CHECK_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # module-deps.sh - the boundaries between the core's modules, from what each source file
 # includes (gcc -MM: its headers, followed through every include):
 #   1. the geometry layer (shapes, the collide functions, ray casts against one shape, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The gyroscopic term (qp_world_def.gyroscopic): free bodies in zero gravity, 60 Hz.
  *
  * Angular momentum L = I w is read in double from the engine's own inverse inertia

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Struck structures come to rest: the fast subset of bench/bench_impacts.c (bench/impacts.h
  * builds each seed's wall, pyramid, tower or pile of unit cubes and throws a ball or a box at
  * it). Every structure sleeps within 20 s, no cube buzzes after 5 s, none sinks into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The later joint kinds and options (include/qphys/joint.h; docs/joints.md): fixed,
  * slider and cone joints, motors, springs, loads and breaking.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joints solved along their trees (qp_world_def.joint_tree), at 60 Hz and the default
  * 10 contact iterations, against the joint-at-a-time solve of the same scenes.
  *

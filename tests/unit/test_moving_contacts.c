@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contacts against moving and rolling bodies: a box carried by a turning kinematic table
  * keeps its spot on it, a box the table's friction cannot hold slides off, a ball launched
  * sliding rolls with its spin matching its speed, and one spinning like a top stops. */
