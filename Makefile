@@ -77,7 +77,7 @@ $(OUT)/probe: tests/probe/probe.c $(PORT_OBJS) $(LIB)
 
 probe: $(OUT)/probe
 
-# The README's example (tools/test-api.sh checks that the two are the same text).
+# The README's example (tests/scripts/test-api.sh checks that the two are the same text).
 $(OUT)/hello: examples/hello.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/hello
@@ -110,7 +110,7 @@ $(OUT)/unit/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
 unit: $(UNIT_BINS)
 
 # Tests that need small pools (tests/pools): build them in a tag of their own with the pools
-# as EXTRA_CFLAGS, as tools/run-tests.sh does, e.g.
+# as EXTRA_CFLAGS, as tests/run.sh does, e.g.
 #   make BUILD_TAG=host-pools EXTRA_CFLAGS="$(SMALL_POOLS)" build/host-pools/pools/test_small_pools
 SMALL_POOLS := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=16 -DQP_CFG_MAX_SHAPES=16 -DQP_CFG_MAX_BODY_SHAPES=1 \
                -DQP_CFG_MAX_PAIRS=32 -DQP_CFG_MAX_CONTACTS=12
@@ -123,7 +123,7 @@ print-fixmath-dir:
 	@echo "$(FIXMATH_DIR)"
 
 test: | $(DEPS_STAMP)
-	@sh tools/run-tests.sh
+	@sh tests/run.sh
 
 golden: all
 	@sh tools/golden.sh

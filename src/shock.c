@@ -28,7 +28,7 @@
  * fourth set kept the low-RAM layout within 1.5x of the default (pyramid20 1.4972x at
  * b430885, 1.5025x with three). Rows are a pass's scratch there, on the stack: on the
  * micro:bit's Cortex-M0 four sets made this pass the deepest path, 2 996 bytes of the
- * 3 040 tools/test-stack.sh allows, so it keeps three (a hinge's path is the deepest
+ * 3 040 tests/scripts/test-stack.sh allows, so it keeps three (a hinge's path is the deepest
  * there, 2 864). The default layout keeps every contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
 #define SHOCK_ROWS_KEPT 3

@@ -13,7 +13,7 @@
 #      program (examples/hello.c) links against it through its qphys.pc.
 # Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 root=$(pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM

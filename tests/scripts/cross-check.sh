@@ -2,7 +2,7 @@
 # cross-check.sh - the determinism harness: build and run one app on every target and
 # require byte-identical output from all of them.
 #
-#   sh tools/cross-check.sh [-a APP] [-b "BOARD ..."] [-n] [-O "-O2 -Os"] [APP]
+#   sh tests/scripts/cross-check.sh [-a APP] [-b "BOARD ..."] [-n] [-O "-O2 -Os"] [APP]
 #     -a APP    the app (default probe; also accepted as the last argument); its sources are
 #               APP_SRCS_<APP> in mk/board.mk or the Makefile
 #     -b LIST   boards to run (default: every boards/*/board.mk)
@@ -13,7 +13,7 @@
 # host-Os, host-clang (clang -O2), i386, aarch64, riscv64, s390x (big-endian) and wasm32, each run
 # natively or under its emulator (qemu-user, node), or printed as SKIPPED with the reason if
 # nothing here can run it. The probe is built through the Makefile in build/<target> (shared with
-# tools/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
+# tests/scripts/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
 # libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
 # Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0). Each target runs as soon as it
 # is built, beside the next builds. A board with no QEMU model (BOARD_RUN = none) is built and
@@ -22,7 +22,7 @@
 # with the first target's; any difference, build failure or non-zero exit is a failure.
 # Prints "target <name>: <last line>" per target, then PASS or FAIL.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 
 app=probe

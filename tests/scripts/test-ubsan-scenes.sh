@@ -3,9 +3,9 @@
 # runs every scene of tests/scenes (UBSAN_SCENE_STEPS steps, default 120) and reads every bad
 # scene of tests/bad_scenes (which must be refused with exit 2): the unit tests are not the
 # only code that runs under the sanitizers. A scene larger than the default pools is skipped
-# with its reason printed. Then tools/test-replay.sh with the same command.
+# with its reason printed. Then tests/scripts/test-replay.sh with the same command.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 steps=${UBSAN_SCENE_STEPS:-120}
 tag=host-san   # the flags of make test's host-san unit build, whose core objects it shares
 san="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -26,8 +26,8 @@ for s in tests/bad_scenes/*.scene; do
 done
 [ "$failed" = 0 ] && echo "PASS $(ls tests/bad_scenes/*.scene | wc -l) bad scenes refused with exit 2, no sanitizer report"
 # Record and replay (inputs, divergences, damaged files) under the sanitizers too.
-if sh tools/test-replay.sh "$q" >build/ubsan-replay.out 2>&1 && ! grep -qE 'runtime error|Sanitizer' build/ubsan-replay.out; then
-  echo "PASS record/replay (tools/test-replay.sh): no sanitizer report"
+if sh tests/scripts/test-replay.sh "$q" >build/ubsan-replay.out 2>&1 && ! grep -qE 'runtime error|Sanitizer' build/ubsan-replay.out; then
+  echo "PASS record/replay (tests/scripts/test-replay.sh): no sanitizer report"
 else
   echo "FAIL record/replay under ASan+UBSan:"; grep -E 'FAIL|runtime error|ERROR|SUMMARY' build/ubsan-replay.out | head -5; failed=1
 fi

@@ -3,8 +3,8 @@
 # every target, must print the per-step hash sequence of its golden file
 # tests/scenes/golden/<scene>.hashes ("step hash" lines, written by tools/golden.sh).
 #
-#   sh tools/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
-#   . tools/scene-check.sh             sourced by tools/run-tests.sh: uses its check/pass/fail
+#   sh tests/scripts/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
+#   . tests/scripts/scene-check.sh             sourced by tests/run.sh: uses its check/pass/fail
 #
 # Host-side targets (each a build of the qphys tool through the Makefile, mk/tools.mk; compilers
 # and flags in tools/targets.sh):
@@ -61,7 +61,7 @@ sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
 sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
 sc_jobs=${JOBS:-2}
 
-# Standalone: the counters and check() of tools/run-tests.sh.
+# Standalone: the counters and check() of tests/run.sh.
 sc_alone=0
 if ! type check 2>/dev/null | grep -q function; then
   sc_alone=1
@@ -126,9 +126,9 @@ sc_compare() {
 
 # sc_replay_selftest QPHYS: record a scene with inputs, replay it (must match), then replay
 # altered copies: divergences must name the step and body (exit 1), damage must be refused
-# (exit 2) and never reported as a divergence (tools/test-replay.sh).
+# (exit 2) and never reported as a divergence (tests/scripts/test-replay.sh).
 sc_replay_selftest() {
-  sh tools/test-replay.sh "$1"
+  sh tests/scripts/test-replay.sh "$1"
 }
 
 # sc_board_build BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD
@@ -208,7 +208,7 @@ while read -r sc_run sc_bin sc_s sc_n sc_o; do
   check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
 done <"$sc_list"
 if [ -n "$sc_ref" ]; then
-  check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tools/bad-scenes.sh)" sh tools/bad-scenes.sh "build/$sc_ref/qphys"
+  check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tests/scripts/bad-scenes.sh)" sh tests/scripts/bad-scenes.sh "build/$sc_ref/qphys"
   check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
 fi
 sc_t1=$(date +%s)

@@ -9,7 +9,7 @@
 #                       (which would hard-fault on a board with no debugger); QEMU with
 #                       -no-reboot then stops with status 0, the line printed, no fault.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 failed=0
 for b in microbit qemu-mps2-an386; do
   # The board's own core objects (make test built them just before), times kept: with the

@@ -3,13 +3,13 @@
 #   1. `qphys run SCENE --steps K --save F`, then `qphys run F --steps N-K --hashes`: the resumed
 #      run prints steps K+1..N with the golden file's hashes, for every scene the build holds;
 #   2. the host's snapshot resumes with the same hashes on the other instruction sets (their
-#      qphys builds from tools/scene-check.sh, under their emulators) and on boards under QEMU
+#      qphys builds from tests/scripts/scene-check.sh, under their emulators) and on boards under QEMU
 #      (`make BOARD=x scene SCENE=F`), big-endian s390x included: the bytes are portable;
 #   3. 100 single-bit flips and a set of truncations of a snapshot: each refused with exit 2
 #      and a message, never a crash.
 # Needs build/host/qphys (make). Prints PASS/FAIL/SKIPPED lines; exits non-zero on a failure.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 . tools/targets.sh
 q=build/host/qphys
 out=build/test-snapshot
@@ -33,7 +33,7 @@ done
 # 2. The same bytes elsewhere.
 want=$out/stack20.resumed
 for t in i386 aarch64 riscv64 s390x wasm32; do
-  [ -x "build/$t/qphys" ] || { echo "SKIPPED resume on $t: build/$t/qphys not built (tools/scene-check.sh builds it)"; continue; }
+  [ -x "build/$t/qphys" ] || { echo "SKIPPED resume on $t: build/$t/qphys not built (tests/scripts/scene-check.sh builds it)"; continue; }
   qp_target "$t"
   # shellcheck disable=SC2086
   if ! r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED resume on $t: $r"; continue; fi

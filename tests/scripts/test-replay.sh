@@ -11,7 +11,7 @@
 #     cut short, 300 single-byte changes all over the file, a bad scene line and a malformed
 #     input entry in re-signed files.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 q=${1:-build/host/qphys}
 [ -x "$q" ] || make -s "$q" || exit 2
 d=build/test-replay

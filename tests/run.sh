@@ -3,6 +3,7 @@
 # A check is a build, a guard, a cmocka test (counted one by one) or a
 # cross-target comparison. Logs of failures are shown in full.
 set -u
+cd "$(dirname "$0")/.." || exit 2
 pass=0
 fail=0
 logdir=build/test-logs
@@ -69,10 +70,10 @@ check "deps installed" sh tools/deps.sh
 
 section "host build and guards"
 check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
-check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tools/test-api.sh
-check "a fresh clone builds with one plain make" sh tools/test-fresh-clone.sh
-check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tools/test-install.sh
-check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tools/test-viewer.sh
+check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tests/scripts/test-api.sh
+check "a fresh clone builds with one plain make" sh tests/scripts/test-fresh-clone.sh
+check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tests/scripts/test-install.sh
+check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tests/scripts/test-viewer.sh
 check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
 
 # Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
@@ -94,15 +95,15 @@ sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 unit_suite host "-O2"
 unit_suite host-san "$sanitize"
 pools_suite host-pools-san "$sanitize"
-check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tools/test-fuzz-corpus.sh
-check "every scene and bad scene through the qphys command under ASan+UBSan" sh tools/test-ubsan-scenes.sh
-check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tools/test-compound-pos.sh
+check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
+check "every scene and bad scene through the qphys command under ASan+UBSan" sh tests/scripts/test-ubsan-scenes.sh
+check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tests/scripts/test-compound-pos.sh
 check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
   sh -c 'make -s build/host/soak && build/host/soak 10000'
 
 section "cross-target determinism"
-if [ -f tools/cross-check.sh ]; then
-  check "probe: same hashes on every host build and board" sh tools/cross-check.sh probe
+if [ -f tests/scripts/cross-check.sh ]; then
+  check "probe: same hashes on every host build and board" sh tests/scripts/cross-check.sh probe
   # Show every target's hash, equal or not.
   grep '^target ' "$logdir/probe:_same_hashes_on_every_host_build_and_board.log" 2>/dev/null | sed 's/^/    /'
 fi
@@ -111,13 +112,13 @@ for b in $(ls boards | grep -v '^cpu$'); do
   check "board $b: builds, fits, passes the nm guard$only" make -s -j"$JOBS" BOARD="$b" all size
 done
 # After the boards: it reuses their objects (and the host guard's) in its copy.
-[ -f tools/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tools/test-guards.sh
-check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tools/test-port-exit.sh
-check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tools/test-board-images.sh
-check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tools/test-stack.sh
-[ -f tools/scene-check.sh ] && . tools/scene-check.sh
-check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tools/test-snapshot-cli.sh
-check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tools/test-lockstep.sh
+[ -f tests/scripts/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tests/scripts/test-guards.sh
+check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tests/scripts/test-port-exit.sh
+check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
+check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
+[ -f tests/scripts/scene-check.sh ] && . tests/scripts/scene-check.sh
+check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
+check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
 
 echo "make test took $(($(date +%s) - t_start)) s"
 echo "$pass passed, $fail failed"

@@ -5,7 +5,7 @@
 # The targets build in one make and replay JOBS at a time (one after the other they took a
 # tenth of make test); results are reported in order.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 jobs=${JOBS:-2}
 targets=$(for src in tests/fuzz/fuzz_*.c; do basename "$src" .c | sed 's/^fuzz_//'; done)
 bins=$(for t in $targets; do echo "build/fuzz/replay_$t"; done)

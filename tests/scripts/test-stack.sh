@@ -11,9 +11,9 @@
 # 2 864 bytes at -Os (door.scene and rope.scene, joints; docs/memory.md): a change that adds
 # more than ~170 bytes to the deepest path fails here before it can overflow the board.
 #
-#   sh tools/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
+#   sh tests/scripts/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 bound=${STACK_BOUND:-3040}
 steps=${STACK_STEPS:-120}
 board=microbit
