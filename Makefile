@@ -1,6 +1,7 @@
 # qphys — one Makefile for the host and the Cortex-M boards.
 #   make            host build: library, qphys tool, demo
 #   make run        build and run the main demo on the host (pyramid20 through the qphys command)
+#   make check      the quick tier, for the edit loop: host build, core guard, unit tests, scenes on the host
 #   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
 #   make bench      benchmarks (host and emulated Cortex-M4)
 #   make fidelity   the README's fidelity table: qphys beside Bullet on bench/fidelity/*.scene
@@ -31,7 +32,7 @@ PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 
 .PHONY: fidelity
-.PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
+.PHONY: all run check test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
 all: $(LIB) $(OUT)/probe
 
 # ---- dependencies -----------------------------------------------------------
@@ -122,8 +123,11 @@ print-small-pools:
 print-fixmath-dir:
 	@echo "$(FIXMATH_DIR)"
 
+check: | $(DEPS_STAMP)
+	@sh tests/run.sh quick
+
 test: | $(DEPS_STAMP)
-	@sh tests/run.sh
+	@sh tests/run.sh full
 
 golden: all
 	@sh tools/golden.sh

@@ -1,9 +1,15 @@
 #!/bin/sh
-# make test: every check qphys makes, ending with one line "N passed, M failed".
+# The test runner: every check qphys makes, ending with one line "N passed, M failed".
 # A check is a build, a guard, a cmocka test (counted one by one) or a
-# cross-target comparison. Logs of failures are shown in full.
+# cross-target comparison. Logs of failures are shown in full; every log is in build/test-logs.
+#
+#   sh tests/run.sh [full]   make test: the whole matrix (every target, board and sanitizer)
+#   sh tests/run.sh quick    make check: the edit loop's tier (host build, core guard, unit tests,
+#                            scenes against their goldens and the bad scenes, all on the host)
 set -u
 cd "$(dirname "$0")/.." || exit 2
+tier=${1:-full}
+case $tier in quick|full) ;; *) echo "usage: sh tests/run.sh [quick|full]" >&2; exit 2 ;; esac
 pass=0
 fail=0
 logdir=build/test-logs
@@ -58,12 +64,34 @@ unit_suite() {
     n=$(basename "$t" .c)
     case " $slow_units " in *" $n "*) [ "$t" = "$n" ] && [ -f "tests/unit/$n.c" ] || continue ;; esac
     echo "build/$tag/unit/$n $logdir/$(echo "$tag/$n" | tr ' /' '__').log"
-  done | xargs -P "$JOBS" -n 2 sh -c '"$0" >"$1" 2>&1; echo $? >"$1.rc"'
+  done | xargs -r -P "$JOBS" -n 2 sh -c '"$0" >"$1" 2>&1; echo $? >"$1.rc"'
   for t in tests/unit/test_*.c; do
     n=$(basename "$t" .c)
     cmocka "$tag/$n" "build/$tag/unit/$n"
   done
 }
+
+# finish: the time and the count, and the exit status.
+finish() {
+  echo "make $1 took $(($(date +%s) - t_start)) s"
+  echo "$pass passed, $fail failed"
+  [ "$fail" = 0 ]
+  exit $?
+}
+
+if [ "$tier" = quick ]; then
+  section "host build and guard"
+  check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+  check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
+  section "unit tests"
+  unit_suite host "-O2"
+  # The scene check on the host's gcc -O2 build alone: every scene against its golden
+  # hashes, the bad scenes and the record/replay self-test.
+  SCENE_TARGETS=host
+  SCENE_BOARDS=
+  . tests/scripts/scene-check.sh
+  finish check
+fi
 
 section dependencies
 check "deps installed" sh tools/deps.sh
@@ -120,6 +148,4 @@ check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3
 check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
 check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
 
-echo "make test took $(($(date +%s) - t_start)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish test

@@ -19,7 +19,7 @@ done
 # xargs: the corpus in batches; any sanitizer report or failed promise stops with status != 0.
 for t in $targets; do
   [ -x "build/fuzz/replay_$t" ] && echo "$t"
-done | xargs -P "$jobs" -n 1 sh -c \
+done | xargs -r -P "$jobs" -n 1 sh -c \
   'ls -d "tests/fuzz/corpus/$0"/* | xargs "build/fuzz/replay_$0" >"build/fuzz-replay-$0.out" 2>&1; echo $? >"build/fuzz-replay-$0.rc"'
 failed=0
 for t in $targets; do
