@@ -93,16 +93,17 @@ if [ "$tier" = quick ]; then
   finish check
 fi
 
-section dependencies
-check "deps installed" sh tools/deps.sh
+# ---- make test -------------------------------------------------------------------------------
+# Two lanes run side by side, each JOBS wide, so that one's serial stretches (emulators, links,
+# cmake, the viewer's pauses) overlap the other's builds. A lane owns the build folders it
+# writes: the host lane build/host* and the other tools' folders, the target lane the other
+# targets' and the boards'. A check that reads what the other lane builds waits for its mark.
+# A new check goes in the lane whose folders it writes.
 
-section "host build and guards"
-check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
-check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tests/scripts/test-api.sh
-check "a fresh clone builds with one plain make" sh tests/scripts/test-fresh-clone.sh
-check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tests/scripts/test-install.sh
-check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tests/scripts/test-viewer.sh
-check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
+# mark NAME / await NAME: the target lane says a stage is done; the host lane waits for it
+# (or for the end of the target lane, should it stop early).
+mark() { touch "$logdir/mark-$1"; }
+await() { while [ ! -f "$logdir/mark-$1" ] && kill -0 "$targets_pid" 2>/dev/null; do sleep 1; done; }
 
 # Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
 pools_suite() {
@@ -118,34 +119,64 @@ pools_suite() {
   done
 }
 
-section "unit tests"
-sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-unit_suite host "-O2"
-unit_suite host-san "$sanitize"
-pools_suite host-pools-san "$sanitize"
-check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
-check "every scene and bad scene through the qphys command under ASan+UBSan" sh tests/scripts/test-ubsan-scenes.sh
-check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tests/scripts/test-compound-pos.sh
-check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
-  sh -c 'make -s build/host/soak && build/host/soak 10000'
+host_lane() {
+  section "host: the library as users take it"
+  check "public API: C++17 -Wpedantic -Werror, links, steps; the README example builds with -Werror" sh tests/scripts/test-api.sh
+  check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tests/scripts/test-install.sh
+  check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tests/scripts/test-viewer.sh
+  check "a fresh clone builds with one plain make" sh tests/scripts/test-fresh-clone.sh
 
-section "cross-target determinism"
-if [ -f tests/scripts/cross-check.sh ]; then
+  section "host: unit tests"
+  sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+  unit_suite host "-O2"
+  unit_suite host-san "$sanitize"
+  pools_suite host-pools-san "$sanitize"
+  check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
+  check "every scene and bad scene through the qphys command under ASan+UBSan" sh tests/scripts/test-ubsan-scenes.sh
+  check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tests/scripts/test-compound-pos.sh
+  check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
+    sh -c 'make -s build/host/soak && build/host/soak 10000'
+
+  # These copy the boards' objects (and the host guard's, and make lib's): after the boards.
+  await boards
+  section "host: guards and exits on the boards' objects"
+  check "guard self-test: planted float and malloc are caught" sh tests/scripts/test-guards.sh
+  check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tests/scripts/test-port-exit.sh
+}
+
+target_lane() {
+  section "targets: cross-target determinism"
   check "probe: same hashes on every host build and board" sh tests/scripts/cross-check.sh probe
   # Show every target's hash, equal or not.
   grep '^target ' "$logdir/probe:_same_hashes_on_every_host_build_and_board.log" 2>/dev/null | sed 's/^/    /'
-fi
-for b in $(ls boards | grep -v '^cpu$'); do
-  only=""; [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ] && only=" (build only: no QEMU model)"
-  check "board $b: builds, fits, passes the nm guard$only" make -s -j"$JOBS" BOARD="$b" all size
-done
-# After the boards: it reuses their objects (and the host guard's) in its copy.
-[ -f tests/scripts/test-guards.sh ] && check "guard self-test: planted float and malloc are caught" sh tests/scripts/test-guards.sh
-check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tests/scripts/test-port-exit.sh
-check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
-check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
-[ -f tests/scripts/scene-check.sh ] && . tests/scripts/scene-check.sh
-check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
-check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
+  for b in $(ls boards | grep -v '^cpu$'); do
+    only=""; [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ] && only=" (build only: no QEMU model)"
+    check "board $b: builds, fits, passes the nm guard$only" make -s -j"$JOBS" BOARD="$b" all size
+  done
+  mark boards
+  check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
+  check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
+  . tests/scripts/scene-check.sh
+  check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
+  check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
+}
+
+section dependencies
+check "deps installed" sh tools/deps.sh
+section "host build and guard"
+check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
+
+# The target lane in the background (its output in a file, its counts in another); the host
+# lane here; then the target lane's output, followed as it comes, and its counts.
+rm -f "$logdir"/mark-*
+( pass=0; fail=0; target_lane; echo "$pass $fail" >"$logdir/lane-targets.count" ) >"$logdir/lane-targets.out" 2>&1 &
+targets_pid=$!
+host_lane
+echo "== targets: the lane's output (since $(($(date +%s) - t_start)) s, so far and as it comes)"
+tail -n +1 -f --pid="$targets_pid" "$logdir/lane-targets.out"
+wait "$targets_pid"
+read -r lane_pass lane_fail <"$logdir/lane-targets.count" || { lane_pass=0; lane_fail=1; echo "FAIL the target lane did not finish"; }
+pass=$((pass + lane_pass)); fail=$((fail + lane_fail))
 
 finish test

@@ -14,7 +14,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 q=${1:-build/host/qphys}
 [ -x "$q" ] || make -s "$q" || exit 2
-d=build/test-replay
+# A folder per build of the command, so that two builds can be tested side by side.
+d=build/test-replay/$(basename "$(dirname "$q")")
 rm -rf "$d"
 mkdir -p "$d"
 failed=0
