@@ -35,7 +35,7 @@ check() {
 }
 
 # cmocka NAME BIN: counts each cmocka test of one binary (run here, or already run by
-# run_all into its log, with its exit status in LOG.rc).
+# unit_suite into its log, with its exit status in LOG.rc).
 cmocka() {
   name=$1; bin=$2
   log="$logdir/$(echo "$name" | tr ' /' '__').log"
@@ -64,7 +64,7 @@ unit_suite() {
     n=$(basename "$t" .c)
     case " $slow_units " in *" $n "*) [ "$t" = "$n" ] && [ -f "tests/unit/$n.c" ] || continue ;; esac
     echo "build/$tag/unit/$n $logdir/$(echo "$tag/$n" | tr ' /' '__').log"
-  done | xargs -r -P "$JOBS" -n 2 sh -c '"$0" >"$1" 2>&1; echo $? >"$1.rc"'
+  done | xargs -r -P "$JOBS" -n 2 sh -c '"$1" >"$2" 2>&1; echo $? >"$2.rc"' run-one
   for t in tests/unit/test_*.c; do
     n=$(basename "$t" .c)
     cmocka "$tag/$n" "build/$tag/unit/$n"
