@@ -137,11 +137,15 @@ host_lane() {
   check "soak, short: 10 000 steps of a pile thrown again and again, checked every step, its input log replayed in a twin (make soak: 1 M)" \
     sh -c 'make -s build/host/soak && build/host/soak 10000'
 
-  # These copy the boards' objects (and the host guard's, and make lib's): after the boards.
+  # These copy the boards' objects (and the host guard's, and make lib's), each into a folder
+  # of its own: after the boards.
   await boards
-  section "host: guards and exits on the boards' objects"
+  section "host: guards, exits and scenes on copies of the boards' objects"
   check "guard self-test: planted float and malloc are caught" sh tests/scripts/test-guards.sh
   check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tests/scripts/test-port-exit.sh
+  # The scene check's boards (the target lane runs its host-side targets).
+  SCENE_TARGETS=
+  . tests/scripts/scene-check.sh
 }
 
 target_lane() {
@@ -156,6 +160,8 @@ target_lane() {
   mark boards
   check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
   check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
+  # The scene check's host-side targets (the host lane runs its boards).
+  SCENE_BOARDS=
   . tests/scripts/scene-check.sh
   check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
   check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh

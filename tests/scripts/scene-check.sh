@@ -133,13 +133,20 @@ sc_replay_selftest() {
 
 # sc_board_build BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD
 # and keep the image as OUT.elf and its QEMU command line as OUT.cmd (run later, in parallel).
+# The images build in a board folder of the scene check's own (build/scene-check/BOARD/board),
+# so that other checks can build in build/BOARD meanwhile; it starts with a copy of that
+# folder's core objects (times kept: with the same flags, make compiles only the port and the app).
 sc_board_build() {
-  sc_gen=build/$1/scene-gen
+  sc_bdir=$sc_out/$1/board
+  if [ -f "build/$1/core-flags.txt" ] && [ ! -d "$sc_bdir/core" ]; then
+    mkdir -p "$sc_bdir" && cp -Rp "build/$1/core" "build/$1/fixmath" "build/$1/core-flags.txt" "$sc_bdir/" 2>/dev/null
+  fi
+  sc_gen=$sc_bdir/scene-gen
   sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
-  make -s BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+  make -s BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$sc_gen" board || return 1
-  cp "build/$1/scene.elf" "$4.elf" || return 1
-  make -s --no-print-directory BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+  cp "$sc_bdir/scene.elf" "$4.elf" || return 1
+  make -s --no-print-directory BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$sc_gen" RUN_ELF="$4.elf" print-run >"$4.cmd"
 }
 
@@ -198,9 +205,9 @@ for sc_s in tests/scenes/*.scene; do
     done
   fi
 done
-rm -f "$sc_out"/*/*.rc
+for sc_t in $sc_built $sc_big_built; do rm -f "$sc_out/$sc_t"/*.rc; done
 # xargs runs a tiny sh per line (the function is not visible to it).
-xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$0; [ "$r" = - ] && r=; $r "$1" run "$2" --hashes --steps "$3" >"$4" 2>"$4.err"; echo $? >"$4.rc"' <"$sc_list"
+xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$1; [ "$r" = - ] && r=; $r "$2" run "$3" --hashes --steps "$4" >"$5" 2>"$5.err"; echo $? >"$5.rc"' run-one <"$sc_list"
 
 # 3. Comparisons, one check per scene and target.
 while read -r sc_run sc_bin sc_s sc_n sc_o; do
@@ -230,7 +237,9 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
     sc_run_boards="$sc_run_boards $sc_b"
   done
   # Each board's images in its own folder, so boards build side by side, JOBS at a time.
+  # (The waits name their processes: sourced by tests/run.sh, this shell has others.)
   sc_nb=0
+  sc_pids=""
   for sc_b in $sc_run_boards; do
     (
       mkdir -p "$sc_out/$sc_b"
@@ -246,12 +255,15 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
         fi
       done
     ) &
+    sc_pids="$sc_pids $!"
     sc_nb=$((sc_nb + 1))
-    [ $((sc_nb % sc_jobs)) = 0 ] && wait
+    # shellcheck disable=SC2086
+    [ $((sc_nb % sc_jobs)) = 0 ] && { wait $sc_pids; sc_pids=""; }
   done
-  wait
+  # shellcheck disable=SC2086
+  [ -z "$sc_pids" ] || wait $sc_pids
   for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt" >>"$sc_blist"; done
-  xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
+  xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$1.cmd")" </dev/null >"$1" 2>"$1.err"; echo $? >"$1.rc"' run-one <"$sc_blist"
   for sc_b in $sc_run_boards; do
     for sc_n in $sc_board_scenes; do
       case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
