@@ -156,70 +156,75 @@ echo "== scene hashes (tests/scenes, $sc_steps steps; goldens in tests/scenes/go
 mkdir -p "$sc_out"
 sc_t0=$(date +%s)
 
-# 1. Builds.
-sc_built=""
-for sc_t in $sc_targets; do
-  rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
-  # Natively where this machine runs the target's programs, else under its emulator
-  # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
-  case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
-  # shellcheck disable=SC2086
-  if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
-  [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
-    echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
-  # (check's status is not the command's: sc_build leaves a mark when make succeeded)
-  check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
-  [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
-done
-sc_big_built=""
-for sc_t in host i386 host-lowram; do
-  case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
-  check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
-    sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
-  [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
-done
-
-# 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
-# the runner is an emulator prefix, or "-" for a target this machine runs natively.
-sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
-sc_list=$sc_out/runs.txt
-: >"$sc_list"
-# The reference build (pool checks, the bad-scene and replay checks): the first that runs natively.
+# 1-3. Host-side targets, when there are any (with none, nothing here is touched: the boards
+# may be checked at the same time by another run, as make test does).
 sc_ref=""
-for sc_t in $sc_built; do [ -f "$sc_out/$sc_t.runner" ] || { sc_ref=$sc_t; break; }; done
-for sc_s in tests/scenes/*.scene; do
-  sc_n=$(basename "$sc_s" .scene)
-  case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
-  # A scene too big for the default pools goes to the big-pool builds.
-  if [ -n "$sc_ref" ] && ! "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
-     grep -q "too many bodies" "$sc_out/check.txt"; then
-    for sc_t in $sc_big_built; do
-      mkdir -p "$sc_out/$sc_t"
-      echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
-    done
-  else
-    for sc_t in $sc_built; do
-      mkdir -p "$sc_out/$sc_t"
-      sc_r=$(sc_runner "$sc_t")
-      echo "$sc_r build/$sc_t/qphys $sc_s $(sc_steps_on "$sc_n" "$([ "$sc_r" = - ] && echo 0 || echo 1)") $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
-    done
-  fi
-done
-for sc_t in $sc_built $sc_big_built; do rm -f "$sc_out/$sc_t"/*.rc; done
-# xargs runs a tiny sh per line (the function is not visible to it).
-xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$1; [ "$r" = - ] && r=; $r "$2" run "$3" --hashes --steps "$4" >"$5" 2>"$5.err"; echo $? >"$5.rc"' run-one <"$sc_list"
+if [ -n "$sc_targets" ]; then
+  # 1. Builds.
+  sc_built=""
+  for sc_t in $sc_targets; do
+    rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
+    # Natively where this machine runs the target's programs, else under its emulator
+    # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
+    case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
+    # shellcheck disable=SC2086
+    if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
+    [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
+      echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
+    # (check's status is not the command's: sc_build leaves a mark when make succeeded)
+    check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
+    [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
+  done
+  sc_big_built=""
+  for sc_t in host i386 host-lowram; do
+    case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
+    check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
+      sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
+    [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
+  done
 
-# 3. Comparisons, one check per scene and target.
-while read -r sc_run sc_bin sc_s sc_n sc_o; do
-  sc_t=$(basename "$(dirname "$sc_bin")")
-  check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
-done <"$sc_list"
-if [ -n "$sc_ref" ]; then
-  check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tests/scripts/bad-scenes.sh)" sh tests/scripts/bad-scenes.sh "build/$sc_ref/qphys"
-  check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
+  # 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
+  # the runner is an emulator prefix, or "-" for a target this machine runs natively.
+  sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
+  sc_list=$sc_out/runs.txt
+  : >"$sc_list"
+  # The reference build (pool checks, the bad-scene and replay checks): the first that runs natively.
+  sc_ref=""
+  for sc_t in $sc_built; do [ -f "$sc_out/$sc_t.runner" ] || { sc_ref=$sc_t; break; }; done
+  for sc_s in tests/scenes/*.scene; do
+    sc_n=$(basename "$sc_s" .scene)
+    case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+    # A scene too big for the default pools goes to the big-pool builds.
+    if [ -n "$sc_ref" ] && ! "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
+       grep -q "too many bodies" "$sc_out/check.txt"; then
+      for sc_t in $sc_big_built; do
+        mkdir -p "$sc_out/$sc_t"
+        echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      done
+    else
+      for sc_t in $sc_built; do
+        mkdir -p "$sc_out/$sc_t"
+        sc_r=$(sc_runner "$sc_t")
+        echo "$sc_r build/$sc_t/qphys $sc_s $(sc_steps_on "$sc_n" "$([ "$sc_r" = - ] && echo 0 || echo 1)") $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      done
+    fi
+  done
+  for sc_t in $sc_built $sc_big_built; do rm -f "$sc_out/$sc_t"/*.rc; done
+  # xargs runs a tiny sh per line (the function is not visible to it).
+  xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$1; [ "$r" = - ] && r=; $r "$2" run "$3" --hashes --steps "$4" >"$5" 2>"$5.err"; echo $? >"$5.rc"' run-one <"$sc_list"
+
+  # 3. Comparisons, one check per scene and target.
+  while read -r sc_run sc_bin sc_s sc_n sc_o; do
+    sc_t=$(basename "$(dirname "$sc_bin")")
+    check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
+  done <"$sc_list"
+  if [ -n "$sc_ref" ]; then
+    check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tests/scripts/bad-scenes.sh)" sh tests/scripts/bad-scenes.sh "build/$sc_ref/qphys"
+    check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
+  fi
+  echo "scene hashes on the host: $(($(date +%s) - sc_t0)) s"
 fi
 sc_t1=$(date +%s)
-echo "scene hashes on the host: $((sc_t1 - sc_t0)) s"
 
 # 4. Boards (QEMU): every image built first (one board folder at a time, only the scene's
 # object changes), then the emulators run JOBS at a time, then the comparisons.
