@@ -105,6 +105,18 @@ fi
 mark() { touch "$logdir/mark-$1"; }
 await() { while [ ! -f "$logdir/mark-$1" ] && kill -0 "$targets_pid" 2>/dev/null; do sleep 1; done; }
 
+# board_scenes: the scene check on the boards, shared by the two lanes at their ends: each lane
+# takes the next board that no one has taken (mkdir is atomic), so neither waits while the other
+# works. In reverse order, the QEMU machines whose runs take longest come first.
+board_scenes() {
+  for b in $(ls -r boards | grep -v '^cpu$'); do
+    mkdir "$logdir/claim-$b" 2>/dev/null || continue
+    SCENE_TARGETS=
+    SCENE_BOARDS=$b
+    . tests/scripts/scene-check.sh
+  done
+}
+
 # Tests of tests/pools: a core with the small pools of the Makefile's SMALL_POOLS (low-RAM layout).
 pools_suite() {
   tag=$1; opt=$2
@@ -144,9 +156,7 @@ host_lane() {
   section "host: guards, exits and scenes on copies of the boards' objects"
   check "guard self-test: planted float and malloc are caught" sh tests/scripts/test-guards.sh
   check "Cortex-M exit with and without a debugger (semihosting or reset, under QEMU)" sh tests/scripts/test-port-exit.sh
-  # The scene check's boards (the target lane runs its host-side targets).
-  SCENE_TARGETS=
-  . tests/scripts/scene-check.sh
+  board_scenes
 }
 
 target_lane() {
@@ -161,11 +171,12 @@ target_lane() {
   mark boards
   check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
   check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
-  # The scene check's host-side targets (the host lane runs its boards).
+  # The scene check's host-side targets (its boards: board_scenes).
   SCENE_BOARDS=
   . tests/scripts/scene-check.sh
   check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
   check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
+  board_scenes
 }
 
 section dependencies
@@ -175,7 +186,7 @@ check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 
 # The target lane in the background (its output in a file, its counts in another); the host
 # lane here; then the target lane's output, followed as it comes, and its counts.
-rm -f "$logdir"/mark-*
+rm -rf "$logdir"/mark-* "$logdir"/claim-*
 ( pass=0; fail=0; target_lane; echo "$pass $fail" >"$logdir/lane-targets.count" ) >"$logdir/lane-targets.out" 2>&1 &
 targets_pid=$!
 host_lane

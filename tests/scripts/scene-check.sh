@@ -229,8 +229,6 @@ sc_t1=$(date +%s)
 # 4. Boards (QEMU): every image built first (one board folder at a time, only the scene's
 # object changes), then the emulators run JOBS at a time, then the comparisons.
 if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
-  sc_blist=$sc_out/board-runs.txt
-  : >"$sc_blist"
   sc_run_boards=""
   for sc_b in $sc_boards; do
     if [ "$(make -s --no-print-directory BOARD="$sc_b" print-board-run)" = none ]; then
@@ -267,8 +265,9 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
   done
   # shellcheck disable=SC2086
   [ -z "$sc_pids" ] || wait $sc_pids
-  for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt" >>"$sc_blist"; done
-  xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$1.cmd")" </dev/null >"$1" 2>"$1.err"; echo $? >"$1.rc"' run-one <"$sc_blist"
+  # (Each board's list apart: another run may check other boards at the same time.)
+  for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt"; done |
+    xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$1.cmd")" </dev/null >"$1" 2>"$1.err"; echo $? >"$1.rc"' run-one
   for sc_b in $sc_run_boards; do
     for sc_n in $sc_board_scenes; do
       case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
