@@ -131,16 +131,25 @@ sc_replay_selftest() {
   sh tests/scripts/test-replay.sh "$1"
 }
 
+# sc_board_copy BOARD: the images build in a board folder of the scene check's own
+# (build/scene-check/BOARD/board), so that other checks can build in build/BOARD meanwhile. It
+# starts from a fresh copy of build/BOARD's core objects and their flags (times kept: make then
+# compiles only the port and the app); a copy is never reused, as its dependency files name
+# build/BOARD. Without build/BOARD, make builds the core there itself.
+sc_board_copy() {
+  sc_bdir=$sc_out/$1/board
+  rm -rf "$sc_bdir/core" "$sc_bdir/fixmath" "$sc_bdir/core-flags.txt"
+  mkdir -p "$sc_bdir"
+  if [ -f "build/$1/core-flags.txt" ]; then
+    cp -Rp "build/$1/core" "build/$1/fixmath" "build/$1/core-flags.txt" "$sc_bdir/"
+  fi
+}
+
 # sc_board_build BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD
-# and keep the image as OUT.elf and its QEMU command line as OUT.cmd (run later, in parallel).
-# The images build in a board folder of the scene check's own (build/scene-check/BOARD/board),
-# so that other checks can build in build/BOARD meanwhile; it starts with a copy of that
-# folder's core objects (times kept: with the same flags, make compiles only the port and the app).
+# in its folder (sc_board_copy first) and keep the image as OUT.elf and its QEMU command line
+# as OUT.cmd (run later, in parallel).
 sc_board_build() {
   sc_bdir=$sc_out/$1/board
-  if [ -f "build/$1/core-flags.txt" ] && [ ! -d "$sc_bdir/core" ]; then
-    mkdir -p "$sc_bdir" && cp -Rp "build/$1/core" "build/$1/fixmath" "build/$1/core-flags.txt" "$sc_bdir/" 2>/dev/null
-  fi
   sc_gen=$sc_bdir/scene-gen
   sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
   make -s BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
@@ -233,6 +242,7 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
   for sc_b in $sc_boards; do
     if [ "$(make -s --no-print-directory BOARD="$sc_b" print-board-run)" = none ]; then
       echo "BUILD ONLY $sc_b: no QEMU model (BOARD_RUN = none); its scene runner is built, not run"
+      sc_board_copy "$sc_b"
       check "scene runner on $sc_b builds and fits its RAM (build only)" \
         sc_board_build "$sc_b" tests/scenes/stack20.scene 1 "$sc_out/$sc_b-build-only"
       continue
@@ -247,6 +257,7 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
     (
       mkdir -p "$sc_out/$sc_b"
       : >"$sc_out/$sc_b/runs.txt"
+      sc_board_copy "$sc_b"
       for sc_n in $sc_board_scenes; do
         case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
         sc_o=$sc_out/$sc_b/$sc_n.hashes

@@ -15,10 +15,13 @@ exit_board() {
   b=$1
   failed=0
   # The board's own core objects (make test built them just before), times kept: with the
-  # same flags make compiles only the port and the app here, not the core again.
+  # same flags make compiles only the port and the app here, not the core again. Copied afresh
+  # each time: their dependency files name build/$b, so a kept copy would miss header changes.
   d=build/exit-$b
-  if [ -f "build/$b/core-flags.txt" ] && [ ! -d "$d/core" ]; then
-    mkdir -p "$d" && cp -Rp "build/$b/core" "build/$b/fixmath" "build/$b/core-flags.txt" "$d/" 2>/dev/null
+  rm -rf "$d/core" "$d/fixmath" "$d/core-flags.txt"
+  mkdir -p "$d"
+  if [ -f "build/$b/core-flags.txt" ]; then
+    cp -Rp "build/$b/core" "build/$b/fixmath" "build/$b/core-flags.txt" "$d/"
   fi
   for mode in semihost auto; do
     # One folder per board: the second mode recompiles the port only (mk/board.mk's signatures).
