@@ -2,6 +2,7 @@
 # qphys — one Makefile for the host and the Cortex-M boards.
 #   make            host build: library, qphys tool, demo
 #   make run        build and run the main demo on the host (pyramid20 through the qphys command)
+#   make check      the quick tier, for the edit loop: host build, core guard, unit tests, scenes on the host
 #   make test       everything: deps, guards, unit tests (+ASan/UBSan), cross-target hashes
 #   make bench      benchmarks (host and emulated Cortex-M4); a full run writes docs/benchmarks/bench.md
 #   make fidelity   qphys beside Bullet on bench/fidelity/*.scene, written into docs/benchmarks/fidelity.md
@@ -32,7 +33,7 @@ PORT_OBJS    := $(patsubst port/%.c,$(OUT)/port/%.o,$(PORT_SRCS))
 LIB          := $(OUT)/libqphys.a
 
 .PHONY: fidelity
-.PHONY: all run test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
+.PHONY: all run check test bench deps golden clean core-guard unit probe print-small-pools print-fixmath-dir
 all: $(LIB) $(OUT)/probe
 
 # ---- dependencies -----------------------------------------------------------
@@ -78,7 +79,7 @@ $(OUT)/probe: tests/probe/probe.c $(PORT_OBJS) $(LIB)
 
 probe: $(OUT)/probe
 
-# The README's example (tools/test-api.sh checks that the two are the same text).
+# The README's example (tests/scripts/test-api.sh checks that the two are the same text).
 $(OUT)/hello: examples/hello.c $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/hello
@@ -111,7 +112,7 @@ $(OUT)/unit/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
 unit: $(UNIT_BINS)
 
 # Tests that need small pools (tests/pools): build them in a tag of their own with the pools
-# as EXTRA_CFLAGS, as tools/run-tests.sh does, e.g.
+# as EXTRA_CFLAGS, as tests/run.sh does, e.g.
 #   make BUILD_TAG=host-pools EXTRA_CFLAGS="$(SMALL_POOLS)" build/host-pools/pools/test_small_pools
 SMALL_POOLS := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=16 -DQP_CFG_MAX_SHAPES=16 -DQP_CFG_MAX_BODY_SHAPES=1 \
                -DQP_CFG_MAX_PAIRS=32 -DQP_CFG_MAX_CONTACTS=12
@@ -123,8 +124,11 @@ print-small-pools:
 print-fixmath-dir:
 	@echo "$(FIXMATH_DIR)"
 
+check: | $(DEPS_STAMP)
+	@sh tests/run.sh quick
+
 test: | $(DEPS_STAMP)
-	@sh tools/run-tests.sh
+	@sh tests/run.sh full
 
 golden: all
 	@sh tools/golden.sh

@@ -25,7 +25,7 @@
 #                         QEMU runs): the same objects linked with port_cortex_m.c built that way
 #
 # Optimisation: BOARD_OPT ?= -O2 (closest to what a benchmark wants; the probe prints the same
-# hashes at -Os and -O2, and tools/cross-check.sh proves it for every app it runs). A board's
+# hashes at -Os and -O2, and tests/scripts/cross-check.sh proves it for every app it runs). A board's
 # board.mk may choose another: the micro:bit builds with -Os (its 256 KB of flash).
 #
 # Apps: APP_SRCS_<name> lists the sources, APP_CFLAGS_<name> extra flags (optional). Define more
@@ -241,7 +241,7 @@ endif
 print-run:
 	@echo 'timeout $(RUN_TIMEOUT) $(B_QEMU_CMD)'
 
-# For tools/cross-check.sh: the app's sources and flags, one per line.
+# For tests/scripts/cross-check.sh: the app's sources and flags, one per line.
 print-app:
 	@echo 'APP_SRCS=$(APP_SRCS_$(APP))'
 	@echo 'APP_CFLAGS=$(APP_CFLAGS_$(APP))'
@@ -250,11 +250,11 @@ print-app:
 	@echo 'FIXMATH_SRCS=$(FIXMATH_SRCS)'
 	@echo 'KNOWN_BOARDS=$(KNOWN_BOARDS)'
 
-# "none" for a board that nothing here can run (tools/cross-check.sh, tools/scene-check.sh).
+# "none" for a board that nothing here can run (tests/scripts/cross-check.sh, tests/scripts/scene-check.sh).
 print-board-run:
 	@echo '$(or $(BOARD_RUN),qemu)'
 
-# For tools/test-board-images.sh: the memory map and the images, shell assignments.
+# For tests/scripts/test-board-images.sh: the memory map and the images, shell assignments.
 print-board-map:
 	@echo 'flash_origin=$(FLASH_ORIGIN) flash_kb=$(FLASH_KB) ram_origin=$(RAM_ORIGIN) ram_kb=$(RAM_KB) images="$(FLASH_IMAGES)"'
 

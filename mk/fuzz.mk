@@ -6,7 +6,7 @@
 #       corpus (tests/fuzz/corpus/<t> plus what it finds, kept in build/fuzz/corpus-<t>),
 #       printing libFuzzer's final statistics. A crash leaves its input in build/fuzz/:
 #       fix the engine, then add the input to tests/fuzz/corpus/<t>/ so that make test
-#       replays it for ever (tools/test-fuzz-corpus.sh, any compiler).
+#       replays it for ever (tests/scripts/test-fuzz-corpus.sh, any compiler).
 # The fuzz builds use small pools (FUZZ_POOLS), so that comparing whole worlds is cheap.
 
 FUZZ_TARGETS ?= scene api restore replay
@@ -35,7 +35,7 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 	     grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
 	done
 
-# The regression replay of make test (tools/test-fuzz-corpus.sh): each target with
+# The regression replay of make test (tests/scripts/test-fuzz-corpus.sh): each target with
 # tests/fuzz/replay_main.c instead of libFuzzer, by gcc under ASan + UBSan. The core and
 # libfixmath compile once, object by object (make -j), into one archive the targets share:
 # each target compiling them itself took four times the work.

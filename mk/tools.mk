@@ -10,7 +10,7 @@
 #   make BUILD_TAG=host-O0 HOST_OPT=-O0 build/host-O0/qphys
 #   make BUILD_TAG=host-m32 HOST_OPT="-O2 -m32" build/host-m32/qphys
 #   make BUILD_TAG=host-big EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=2200 build/host-big/qphys   (pyramid64)
-# tools/scene-check.sh, tools/golden.sh and tools/bad-scenes.sh use them.
+# tests/scripts/scene-check.sh, tools/golden.sh and tests/scripts/bad-scenes.sh use them.
 
 QPHYS_TOOL := $(OUT)/qphys
 
@@ -71,7 +71,7 @@ ifeq ($(filter host,$(BUILD_TAG))$(HAVE_SDL2)$(QPHYS_RENDER),host11)
 all: $(VIEWER)
 endif
 
-# What a screenshot shows (tools/test-viewer.sh): an X window dump or PNG, pixels counted.
+# What a screenshot shows (tests/scripts/test-viewer.sh): an X window dump or PNG, pixels counted.
 $(OUT)/pixels: tools/viewer/pixels.c $(OUT)/viewer/image_io.o
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror $^ -lpng -lgif -o $@
 

@@ -34,7 +34,7 @@
  * layout within 1.5x of the default's instructions on pyramid20 (make bench, the low-RAM
  * table), where three are just past it. Rows are a pass's scratch there, on the stack: on
  * the micro:bit's Cortex-M0 four sets would make this pass the deepest path, close to the
- * 3 040 bytes tools/test-stack.sh allows, so it keeps three (a hinge's path is then the
+ * 3 040 bytes tests/scripts/test-stack.sh allows, so it keeps three (a hinge's path is then the
  * deepest). The default layout keeps every contact's rows and uses none of these. */
 #if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
 #define SHOCK_ROWS_KEPT 3

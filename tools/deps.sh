@@ -35,7 +35,7 @@ have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_pkg picolibc-riscv64-unknown-elf || need="$need picolibc-riscv64-unknown-elf"
 have_cmd qemu-system-riscv32 || need="$need qemu-system-misc"
 have_cmd xz || need="$need xz-utils"
-# qphys as a library (tools/test-install.sh): pkg-config and CMake users.
+# qphys as a library (tests/scripts/test-install.sh): pkg-config and CMake users.
 have_cmd pkg-config || need="$need pkgconf"
 have_cmd cmake || need="$need cmake"
 # Pictures: qphys render (libpng, giflib) and the viewer (SDL2); the viewer's test runs it

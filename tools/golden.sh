@@ -5,7 +5,7 @@
 # --steps N` of the reference build (gcc -O2, build/host/qphys). Scenes larger
 # than the default pools use a big-pool build (QP_CFG_MAX_BODIES=$SCENE_BIG_BODIES).
 # Run it only when the engine's dynamics change on purpose, then commit the
-# files with the change; tools/scene-check.sh compares every target with them.
+# files with the change; tests/scripts/scene-check.sh compares every target with them.
 #
 #   sh tools/golden.sh [SCENE_NAME ...]     (default: every tests/scenes/*.scene)
 # Environment: SCENE_STEPS [300], SCENE_BIG_BODIES [2200], JOBS [2],

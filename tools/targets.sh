@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # targets.sh - how to run a program built for a host-side target on this machine.
-# Sourced by tools/cross-check.sh and tools/scene-check.sh.
+# Sourced by tests/scripts/cross-check.sh and tests/scripts/scene-check.sh.
 #
 #   qp_runner CC FLAGS...   builds a trivial program with CC FLAGS and finds how this machine
 #                           runs it: natively (prints nothing), or under the qemu-user emulator

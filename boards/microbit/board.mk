@@ -15,7 +15,7 @@ PORT_EXIT    := semihost
 # Built for size: the engine takes 106 KB of the 256 KB flash at -Os against 189 KB at -O2
 # (the inlined row kernels of the speed work), which left a large scene (pyramid64's 74 KB of
 # text, embedded by the scene runner) no room; the deepest stack is smaller too (2 944 bytes
-# against 3 124). The same hashes (integer code; tools/scene-check.sh compares them).
+# against 3 124). The same hashes (integer code; tests/scripts/scene-check.sh compares them).
 BOARD_OPT    ?= -Os
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds), in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A program compiled with other pool sizes or options than its libqphys.a
- * (tools/test-api.sh builds this file with -DQP_CFG_MAX_BODIES=16 and with
+ * (tests/scripts/test-api.sh builds this file with -DQP_CFG_MAX_BODIES=16 and with
  * -DQP_CFG_LOW_RAM=1 against the default library, under AddressSanitizer):
  * every call that lays out the caller's qp_world answers QP_ERR_CONFIG and
  * writes nothing; built with the library's own options, the same calls work.

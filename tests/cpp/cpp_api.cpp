@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 // C++17 against the public API: the umbrella header compiles with
 // -Wall -Wextra -Wpedantic -Werror, the library links, and a scene stepped
-// from C++ gives the hash the C tool prints for it (tools/test-cpp.sh).
+// from C++ gives the hash the C tool prints for it (tests/scripts/test-api.sh).
 //   cpp_api SCENE STEPS   prints "hash XXXXXXXX" after STEPS steps
 #include <cstdio>
 #include <cstdlib>

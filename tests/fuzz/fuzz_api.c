@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_api.c - sequences of API calls read from the fuzzer's bytes (libFuzzer;
- * tools/test-fuzz-corpus.sh replays the corpus with gcc): create bodies of any shape and
+ * tests/scripts/test-fuzz-corpus.sh replays the corpus with gcc): create bodies of any shape and
  * numbers, destroy with valid and stale ids, set poses and velocities, apply forces, torques
  * and impulses, step, cast rays, snapshot and restore. Promises checked after every call:
  * no sanitizer report; a call that fails changes the world by not one byte; a call that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_replay.c - the replay file reader (tools/replay.c) and the input log's replay
- * (src/input_replay.c) on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays the corpus with
+ * (src/input_replay.c) on any bytes (libFuzzer; tests/scripts/test-fuzz-corpus.sh replays the corpus with
  * gcc). The corpus starts from real recordings (qphys record --inputs, some with --poses);
  * each input is read as it is (most mutants stop at the check line) and again with its check
  * line recomputed, which takes it to every check behind the checksum. Promises checked: no

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_restore.c - snapshot restore on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays
+/* fuzz_restore.c - snapshot restore on any bytes (libFuzzer; tests/scripts/test-fuzz-corpus.sh replays
  * the corpus with gcc). The corpus starts from real snapshots of the named scenes; the fuzzer
  * mutates them; each input is restored as it is (most mutants stop at the CRC) and again
  * with its CRC recomputed, which takes it to every check behind the checksum. Promises checked: no sanitizer report, whatever the bytes; a refused

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_scene.c - the scene reader on any bytes (libFuzzer; tools/test-fuzz-corpus.sh replays
+/* fuzz_scene.c - the scene reader on any bytes (libFuzzer; tests/scripts/test-fuzz-corpus.sh replays
  * the corpus with gcc). Promises checked: no sanitizer report; qp_scene_check and
  * qp_scene_load agree; a refused text leaves the world exactly as it was, and a loaded one
  * steps with every body inside the world bounds or frozen and flagged. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* replay_main.c - runs a libFuzzer target's LLVMFuzzerTestOneInput on files, with any
  * compiler: the checked-in corpus and every past crash input as regression tests
- * (tools/test-fuzz-corpus.sh).  replay FILE... */
+ * (tests/scripts/test-fuzz-corpus.sh).  replay FILE... */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* step_scene.c - a program outside the qphys tree that uses the installed library: it loads a
  * scene file, steps it and prints one "step hash" line per step, the lines of
- * `qphys run SCENE --hashes --steps N`. Built by tools/test-install.sh through pkg-config and
+ * `qphys run SCENE --hashes --steps N`. Built by tests/scripts/test-install.sh through pkg-config and
  * through add_subdirectory (tests/install/subdirectory/CMakeLists.txt).
  *   step_scene SCENE STEPS
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Behaviour at the edge of small pools, in the low-RAM layout of the boards.
  *
- * Built against a core with small pools (tools/run-tests.sh passes them as
+ * Built against a core with small pools (tests/run.sh passes them as
  * EXTRA_CFLAGS: the library and this test must share qp_world's layout):
  * it sizes its scenes from QP_CFG_MAX_CONTACTS, so the edge is exact.
  *
@@ -19,7 +19,7 @@
 
 #define CAP QP_CFG_MAX_CONTACTS
 #if QP_CFG_MAX_BODIES < CAP / 2 + 4 || CAP > 64
-#error "build with small pools (tools/run-tests.sh): QP_CFG_MAX_BODIES >= QP_CFG_MAX_CONTACTS / 2 + 4"
+#error "build with small pools (tests/run.sh): QP_CFG_MAX_BODIES >= QP_CFG_MAX_CONTACTS / 2 + 4"
 #endif
 
 static qp_world world;

@@ -2,7 +2,7 @@
 /* Determinism probe: drives the math layer (and the libfixmath functions the
  * core relies on) through a fixed, seeded sequence and prints one hash per
  * kind of operation and one over everything. Every target must print the same
- * lines: tools/cross-check.sh compares them. */
+ * lines: tests/scripts/cross-check.sh compares them. */
 #include <stdint.h>
 #include "qp_fmt.h"
 #include "qp_port.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Scene runner for the boards: loads a scene compiled in as text and prints
  * one "step hash" line per step, exactly like `qphys run SCENE --hashes
- * --steps N` on the host, so tools/scene-check.sh can compare the two.
+ * --steps N` on the host, so tests/scripts/scene-check.sh can compare the two.
  *
  * The scene comes from a generated header (tools/embed-scene.sh SCENE STEPS
  * OUT.h) found on the include path:
@@ -29,7 +29,7 @@
  * Built with -DSCENE_STACK_REPORT (Cortex-M boards: the linker script's __stack_limit and
  * __stack_top), it paints the free stack first and, after the last step, prints
  * "stack N of M bytes": the deepest use of loading the scene and stepping it
- * (tools/test-stack.sh bounds it on the micro:bit).
+ * (tests/scripts/test-stack.sh bounds it on the micro:bit).
  */
 #include <stdint.h>
 #include "qp_fmt.h"

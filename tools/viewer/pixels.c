@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pixels - what a screenshot shows, for tools/test-viewer.sh. Reads an X window dump
+/* pixels - what a screenshot shows, for tests/scripts/test-viewer.sh. Reads an X window dump
  * (xwd -root, 24/32-bit TrueColor) or a PNG, and counts in a rectangle the pixels that
  * look like awake bodies (warm: red well above blue), like sleepers (the blue sleep tint:
  * blue well above red) and anything else; or converts the dump to PNG to look at.

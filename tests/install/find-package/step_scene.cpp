@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 // step_scene.cpp - the C++ twin of tests/install/step_scene.c, built by CMake through
-// find_package(qphys) against an installed tree (tools/test-install.sh): one "step hash" line
+// find_package(qphys) against an installed tree (tests/scripts/test-install.sh): one "step hash" line
 // per step, as `qphys run SCENE --hashes --steps N` prints them.
 #include <cstdio>
 #include <cstdlib>

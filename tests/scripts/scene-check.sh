@@ -4,8 +4,8 @@
 # every target, must print the per-step hash sequence of its golden file
 # tests/scenes/golden/<scene>.hashes ("step hash" lines, written by tools/golden.sh).
 #
-#   sh tools/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
-#   . tools/scene-check.sh             sourced by tools/run-tests.sh: uses its check/pass/fail
+#   sh tests/scripts/scene-check.sh            run alone: PASS/FAIL lines and a count, exit 0 if all pass
+#   . tests/scripts/scene-check.sh             sourced by tests/run.sh: uses its check/pass/fail
 #
 # Host-side targets (each a build of the qphys tool through the Makefile, mk/tools.mk; compilers
 # and flags in tools/targets.sh):
@@ -62,7 +62,7 @@ sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
 sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
 sc_jobs=${JOBS:-2}
 
-# Standalone: the counters and check() of tools/run-tests.sh.
+# Standalone: the counters and check() of tests/run.sh.
 sc_alone=0
 if ! type check 2>/dev/null | grep -q function; then
   sc_alone=1
@@ -127,20 +127,36 @@ sc_compare() {
 
 # sc_replay_selftest QPHYS: record a scene with inputs, replay it (must match), then replay
 # altered copies: divergences must name the step and body (exit 1), damage must be refused
-# (exit 2) and never reported as a divergence (tools/test-replay.sh).
+# (exit 2) and never reported as a divergence (tests/scripts/test-replay.sh).
 sc_replay_selftest() {
-  sh tools/test-replay.sh "$1"
+  sh tests/scripts/test-replay.sh "$1"
+}
+
+# sc_board_copy BOARD: the images build in a board folder of the scene check's own
+# (build/scene-check/BOARD/board), so that other checks can build in build/BOARD meanwhile. It
+# starts from a fresh copy of build/BOARD's core objects and their flags (times kept: make then
+# compiles only the port and the app); a copy is never reused, as its dependency files name
+# build/BOARD. Without build/BOARD, make builds the core there itself.
+sc_board_copy() {
+  sc_bdir=$sc_out/$1/board
+  rm -rf "$sc_bdir/core" "$sc_bdir/fixmath" "$sc_bdir/core-flags.txt"
+  mkdir -p "$sc_bdir"
+  if [ -f "build/$1/core-flags.txt" ]; then
+    cp -Rp "build/$1/core" "build/$1/fixmath" "build/$1/core-flags.txt" "$sc_bdir/"
+  fi
 }
 
 # sc_board_build BOARD SCENE STEPS OUT: build tests/target/scene_main.c with the scene for BOARD
-# and keep the image as OUT.elf and its QEMU command line as OUT.cmd (run later, in parallel).
+# in its folder (sc_board_copy first) and keep the image as OUT.elf and its QEMU command line
+# as OUT.cmd (run later, in parallel).
 sc_board_build() {
-  sc_gen=build/$1/scene-gen
+  sc_bdir=$sc_out/$1/board
+  sc_gen=$sc_bdir/scene-gen
   sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
-  make -s BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+  make -s BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$sc_gen" board || return 1
-  cp "build/$1/scene.elf" "$4.elf" || return 1
-  make -s --no-print-directory BOARD="$1" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+  cp "$sc_bdir/scene.elf" "$4.elf" || return 1
+  make -s --no-print-directory BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
     APP_CFLAGS_scene="-I$sc_gen" RUN_ELF="$4.elf" print-run >"$4.cmd"
 }
 
@@ -150,80 +166,84 @@ echo "== scene hashes (tests/scenes, $sc_steps steps; goldens in tests/scenes/go
 mkdir -p "$sc_out"
 sc_t0=$(date +%s)
 
-# 1. Builds.
-sc_built=""
-for sc_t in $sc_targets; do
-  rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
-  # Natively where this machine runs the target's programs, else under its emulator
-  # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
-  case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
-  # shellcheck disable=SC2086
-  if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
-  [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
-    echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
-  # (check's status is not the command's: sc_build leaves a mark when make succeeded)
-  check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
-  [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
-done
-sc_big_built=""
-for sc_t in host i386 host-lowram; do
-  case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
-  check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
-    sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
-  [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
-done
-
-# 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
-# the runner is an emulator prefix, or "-" for a target this machine runs natively.
-sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
-sc_list=$sc_out/runs.txt
-: >"$sc_list"
-# The reference build (pool checks, the bad-scene and replay checks): the first that runs natively.
+# 1-3. Host-side targets, when there are any (with none, nothing here is touched: the boards
+# may be checked at the same time by another run, as make test does).
 sc_ref=""
-for sc_t in $sc_built; do [ -f "$sc_out/$sc_t.runner" ] || { sc_ref=$sc_t; break; }; done
-for sc_s in tests/scenes/*.scene; do
-  sc_n=$(basename "$sc_s" .scene)
-  case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
-  # A scene too big for the default pools goes to the big-pool builds.
-  if [ -n "$sc_ref" ] && ! "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
-     grep -q "too many bodies" "$sc_out/check.txt"; then
-    for sc_t in $sc_big_built; do
-      mkdir -p "$sc_out/$sc_t"
-      echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
-    done
-  else
-    for sc_t in $sc_built; do
-      mkdir -p "$sc_out/$sc_t"
-      sc_r=$(sc_runner "$sc_t")
-      echo "$sc_r build/$sc_t/qphys $sc_s $(sc_steps_on "$sc_n" "$([ "$sc_r" = - ] && echo 0 || echo 1)") $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
-    done
-  fi
-done
-rm -f "$sc_out"/*/*.rc
-# xargs runs a tiny sh per line (the function is not visible to it).
-xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$0; [ "$r" = - ] && r=; $r "$1" run "$2" --hashes --steps "$3" >"$4" 2>"$4.err"; echo $? >"$4.rc"' <"$sc_list"
+if [ -n "$sc_targets" ]; then
+  # 1. Builds.
+  sc_built=""
+  for sc_t in $sc_targets; do
+    rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
+    # Natively where this machine runs the target's programs, else under its emulator
+    # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
+    case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
+    # shellcheck disable=SC2086
+    if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
+    [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
+      echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
+    # (check's status is not the command's: sc_build leaves a mark when make succeeded)
+    check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
+    [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
+  done
+  sc_big_built=""
+  for sc_t in host i386 host-lowram; do
+    case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
+    check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
+      sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
+    [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
+  done
 
-# 3. Comparisons, one check per scene and target.
-while read -r sc_run sc_bin sc_s sc_n sc_o; do
-  sc_t=$(basename "$(dirname "$sc_bin")")
-  check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
-done <"$sc_list"
-if [ -n "$sc_ref" ]; then
-  check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tools/bad-scenes.sh)" sh tools/bad-scenes.sh "build/$sc_ref/qphys"
-  check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
+  # 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
+  # the runner is an emulator prefix, or "-" for a target this machine runs natively.
+  sc_runner() { if [ -f "$sc_out/$1.runner" ]; then cat "$sc_out/$1.runner"; else echo -; fi; }
+  sc_list=$sc_out/runs.txt
+  : >"$sc_list"
+  # The reference build (pool checks, the bad-scene and replay checks): the first that runs natively.
+  sc_ref=""
+  for sc_t in $sc_built; do [ -f "$sc_out/$sc_t.runner" ] || { sc_ref=$sc_t; break; }; done
+  for sc_s in tests/scenes/*.scene; do
+    sc_n=$(basename "$sc_s" .scene)
+    case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
+    # A scene too big for the default pools goes to the big-pool builds.
+    if [ -n "$sc_ref" ] && ! "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
+       grep -q "too many bodies" "$sc_out/check.txt"; then
+      for sc_t in $sc_big_built; do
+        mkdir -p "$sc_out/$sc_t"
+        echo "$(sc_runner "$sc_t") build/$sc_t/qphys $sc_s $sc_big_steps $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      done
+    else
+      for sc_t in $sc_built; do
+        mkdir -p "$sc_out/$sc_t"
+        sc_r=$(sc_runner "$sc_t")
+        echo "$sc_r build/$sc_t/qphys $sc_s $(sc_steps_on "$sc_n" "$([ "$sc_r" = - ] && echo 0 || echo 1)") $sc_out/$sc_t/$sc_n.hashes" >>"$sc_list"
+      done
+    fi
+  done
+  for sc_t in $sc_built $sc_big_built; do rm -f "$sc_out/$sc_t"/*.rc; done
+  # xargs runs a tiny sh per line (the function is not visible to it).
+  xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$1; [ "$r" = - ] && r=; $r "$2" run "$3" --hashes --steps "$4" >"$5" 2>"$5.err"; echo $? >"$5.rc"' run-one <"$sc_list"
+
+  # 3. Comparisons, one check per scene and target.
+  while read -r sc_run sc_bin sc_s sc_n sc_o; do
+    sc_t=$(basename "$(dirname "$sc_bin")")
+    check "scene $(basename "$sc_s" .scene) on $sc_t ($sc_n steps)" sc_compare "$sc_s" "$sc_t" "$sc_o" "$sc_n" </dev/null
+  done <"$sc_list"
+  if [ -n "$sc_ref" ]; then
+    check "qphys: bad scenes exit 2 naming FILE:LINE:COLUMN (tests/scripts/bad-scenes.sh)" sh tests/scripts/bad-scenes.sh "build/$sc_ref/qphys"
+    check "qphys: record, replay --verify, divergence reports" sc_replay_selftest "build/$sc_ref/qphys"
+  fi
+  echo "scene hashes on the host: $(($(date +%s) - sc_t0)) s"
 fi
 sc_t1=$(date +%s)
-echo "scene hashes on the host: $((sc_t1 - sc_t0)) s"
 
 # 4. Boards (QEMU): every image built first (one board folder at a time, only the scene's
 # object changes), then the emulators run JOBS at a time, then the comparisons.
 if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
-  sc_blist=$sc_out/board-runs.txt
-  : >"$sc_blist"
   sc_run_boards=""
   for sc_b in $sc_boards; do
     if [ "$(make -s --no-print-directory BOARD="$sc_b" print-board-run)" = none ]; then
       echo "BUILD ONLY $sc_b: no QEMU model (BOARD_RUN = none); its scene runner is built, not run"
+      sc_board_copy "$sc_b"
       check "scene runner on $sc_b builds and fits its RAM (build only)" \
         sc_board_build "$sc_b" tests/scenes/stack20.scene 1 "$sc_out/$sc_b-build-only"
       continue
@@ -231,11 +251,14 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
     sc_run_boards="$sc_run_boards $sc_b"
   done
   # Each board's images in its own folder, so boards build side by side, JOBS at a time.
+  # (The waits name their processes: sourced by tests/run.sh, this shell has others.)
   sc_nb=0
+  sc_pids=""
   for sc_b in $sc_run_boards; do
     (
       mkdir -p "$sc_out/$sc_b"
       : >"$sc_out/$sc_b/runs.txt"
+      sc_board_copy "$sc_b"
       for sc_n in $sc_board_scenes; do
         case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
         sc_o=$sc_out/$sc_b/$sc_n.hashes
@@ -247,12 +270,16 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
         fi
       done
     ) &
+    sc_pids="$sc_pids $!"
     sc_nb=$((sc_nb + 1))
-    [ $((sc_nb % sc_jobs)) = 0 ] && wait
+    # shellcheck disable=SC2086
+    [ $((sc_nb % sc_jobs)) = 0 ] && { wait $sc_pids; sc_pids=""; }
   done
-  wait
-  for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt" >>"$sc_blist"; done
-  xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$0.cmd")" </dev/null >"$0" 2>"$0.err"; echo $? >"$0.rc"' <"$sc_blist"
+  # shellcheck disable=SC2086
+  [ -z "$sc_pids" ] || wait $sc_pids
+  # (Each board's list apart: another run may check other boards at the same time.)
+  for sc_b in $sc_run_boards; do cat "$sc_out/$sc_b/runs.txt"; done |
+    xargs -r -P "$sc_jobs" -L 1 sh -c 'sh -c "$(cat "$1.cmd")" </dev/null >"$1" 2>"$1.err"; echo $? >"$1.rc"' run-one
   for sc_b in $sc_run_boards; do
     for sc_n in $sc_board_scenes; do
       case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac

@@ -12,9 +12,9 @@
 # 2 864 bytes at -Os (door.scene and rope.scene, joints; docs/memory.md): a change that adds
 # more than ~170 bytes to the deepest path fails here before it can overflow the board.
 #
-#   sh tools/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
+#   sh tests/scripts/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 bound=${STACK_BOUND:-3040}
 steps=${STACK_STEPS:-120}
 board=microbit
@@ -24,19 +24,25 @@ out=build/$board/stack
 mkdir -p "$gen" "$out"
 failed=0
 worst=0
-for scene in tests/scenes/stack20.scene tests/scenes/slope.scene tests/scenes/bounce.scene tests/scenes/mixed.scene \
-             tests/scenes/door.scene tests/scenes/rope.scene tests/scenes/platform.scene tests/scenes/spawn.scene \
-             tests/scenes/fastshots.scene tests/scenes/tumble.scene; do
-  n=$(basename "$scene" .scene)
-  sh tools/embed-scene.sh "$scene" "$steps" "$gen/scene_data.h" || exit 2
+scenes="stack20 slope bounce mixed door rope platform spawn fastshots tumble"
+# The images build one after another (one board folder; only the app's object changes), then
+# QEMU runs them JOBS at a time.
+: >"$out/runs.txt"
+for n in $scenes; do
+  rm -f "$out/$n.rc"
+  sh tools/embed-scene.sh "tests/scenes/$n.scene" "$steps" "$gen/scene_data.h" || exit 2
   make -s -j"${JOBS:-2}" BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
-    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" board >"$out/$n.build" 2>&1 ||
-    { echo "FAIL $n: build"; tail -20 "$out/$n.build"; failed=1; continue; }
+    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" board >"$out/$n.build" 2>&1 || continue
   cp "build/$board/scene.elf" "$out/$n.elf"
-  cmd=$(make -s --no-print-directory BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
-    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" RUN_ELF="$out/$n.elf" print-run)
-  sh -c "$cmd" >"$out/$n.out" 2>&1
-  rc=$?
+  make -s --no-print-directory BOARD=$board APP=scene APP_SRCS_scene=tests/target/scene_main.c \
+    APP_CFLAGS_scene="-I$gen -DSCENE_STACK_REPORT" RUN_ELF="$out/$n.elf" print-run >"$out/$n.cmd"
+  echo "$out/$n" >>"$out/runs.txt"
+done
+# shellcheck disable=SC2016
+xargs -r -P "${JOBS:-2}" -L 1 sh -c 'sh -c "$(cat "$1.cmd")" </dev/null >"$1.out" 2>&1; echo $? >"$1.rc"' run-one <"$out/runs.txt"
+for n in $scenes; do
+  if [ ! -f "$out/$n.rc" ]; then echo "FAIL $n: build"; tail -20 "$out/$n.build"; failed=1; continue; fi
+  rc=$(cat "$out/$n.rc")
   if [ "$rc" = 3 ]; then echo "SKIP $n: does not fit the board's pools"; continue; fi
   used=$(sed -n 's/^stack \([0-9]*\) of \([0-9]*\) bytes.*/\1/p' "$out/$n.out" | tr -d '\r')
   if [ "$rc" != 0 ] || [ -z "$used" ]; then

@@ -10,14 +10,19 @@
 #                       (which would hard-fault on a board with no debugger); QEMU with
 #                       -no-reboot then stops with status 0, the line printed, no fault.
 set -u
-cd "$(dirname "$0")/.." || exit 2
-failed=0
-for b in microbit qemu-mps2-an386; do
+cd "$(dirname "$0")/../.." || exit 2
+# exit_board B: both exits of the scene runner on board B, in a folder of its own.
+exit_board() {
+  b=$1
+  failed=0
   # The board's own core objects (make test built them just before), times kept: with the
-  # same flags make compiles only the port and the app here, not the core again.
+  # same flags make compiles only the port and the app here, not the core again. Copied afresh
+  # each time: their dependency files name build/$b, so a kept copy would miss header changes.
   d=build/exit-$b
-  if [ -f "build/$b/core-flags.txt" ] && [ ! -d "$d/core" ]; then
-    mkdir -p "$d" && cp -Rp "build/$b/core" "build/$b/fixmath" "build/$b/core-flags.txt" "$d/" 2>/dev/null
+  rm -rf "$d/core" "$d/fixmath" "$d/core-flags.txt"
+  mkdir -p "$d"
+  if [ -f "build/$b/core-flags.txt" ]; then
+    cp -Rp "build/$b/core" "build/$b/fixmath" "build/$b/core-flags.txt" "$d/"
   fi
   for mode in semihost auto; do
     # One folder per board: the second mode recompiles the port only (mk/board.mk's signatures).
@@ -36,20 +41,38 @@ for b in microbit qemu-mps2-an386; do
       echo "FAIL $b PORT_EXIT=$mode: exit status $rc (want $want):"; sed 's/^/    /' "$d-$mode.out" | tail -5; failed=1
     fi
   done
-done
+  return $failed
+}
+
 # A board's flash image (FLASH_EXIT in its board.mk, netduinoplus2: auto) is what runs with no
 # debugger: it must print everything and end with a reset, no fault; QEMU -no-reboot stops there.
-b=netduinoplus2
-if make -s -j"${JOBS:-2}" BOARD=$b >build/exit-$b-flash.log 2>&1; then
-  cmd=$(make -s --no-print-directory BOARD=$b RUN_ELF=build/$b/probe-flash.elf print-run)
-  sh -c "$cmd -no-reboot" </dev/null >build/exit-$b-flash.out 2>&1
-  rc=$?
-  if [ "$rc" = 0 ] && grep -q '^probe [0-9a-f]\{8\}$' build/exit-$b-flash.out && ! grep -q fault build/exit-$b-flash.out; then
-    echo "PASS $b flash image (FLASH_EXIT=auto): $(tail -n 1 build/exit-$b-flash.out), exit status 0, no fault"
+flash_image() {
+  failed=0
+  b=netduinoplus2
+  if make -s -j"${JOBS:-2}" BOARD=$b >build/exit-$b-flash.log 2>&1; then
+    cmd=$(make -s --no-print-directory BOARD=$b RUN_ELF=build/$b/probe-flash.elf print-run)
+    sh -c "$cmd -no-reboot" </dev/null >build/exit-$b-flash.out 2>&1
+    rc=$?
+    if [ "$rc" = 0 ] && grep -q '^probe [0-9a-f]\{8\}$' build/exit-$b-flash.out && ! grep -q fault build/exit-$b-flash.out; then
+      echo "PASS $b flash image (FLASH_EXIT=auto): $(tail -n 1 build/exit-$b-flash.out), exit status 0, no fault"
+    else
+      echo "FAIL $b flash image: exit status $rc:"; sed 's/^/    /' build/exit-$b-flash.out | tail -5; failed=1
+    fi
   else
-    echo "FAIL $b flash image: exit status $rc:"; sed 's/^/    /' build/exit-$b-flash.out | tail -5; failed=1
+    echo "FAIL $b flash image: build"; cat build/exit-$b-flash.log; failed=1
   fi
-else
-  echo "FAIL $b flash image: build"; cat build/exit-$b-flash.log; failed=1
-fi
+  return $failed
+}
+
+# The three run side by side (each builds, then runs QEMU, one thing at a time); their
+# reports are shown in order.
+( exit_board microbit >build/exit-microbit.report 2>&1; echo $? >build/exit-microbit.rc ) &
+( exit_board qemu-mps2-an386 >build/exit-qemu-mps2-an386.report 2>&1; echo $? >build/exit-qemu-mps2-an386.rc ) &
+( flash_image >build/exit-netduinoplus2-flash.report 2>&1; echo $? >build/exit-netduinoplus2-flash.rc ) &
+wait
+failed=0
+for r in microbit qemu-mps2-an386 netduinoplus2-flash; do
+  cat "build/exit-$r.report"
+  [ "$(cat "build/exit-$r.rc")" = 0 ] || failed=1
+done
 exit $failed

@@ -4,13 +4,13 @@
 #   1. `qphys run SCENE --steps K --save F`, then `qphys run F --steps N-K --hashes`: the resumed
 #      run prints steps K+1..N with the golden file's hashes, for every scene the build holds;
 #   2. the host's snapshot resumes with the same hashes on the other instruction sets (their
-#      qphys builds from tools/scene-check.sh, under their emulators) and on boards under QEMU
+#      qphys builds from tests/scripts/scene-check.sh, under their emulators) and on boards under QEMU
 #      (`make BOARD=x scene SCENE=F`), big-endian s390x included: the bytes are portable;
 #   3. 100 single-bit flips and a set of truncations of a snapshot: each refused with exit 2
 #      and a message, never a crash.
 # Needs build/host/qphys (make). Prints PASS/FAIL/SKIPPED lines; exits non-zero on a failure.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 . tools/targets.sh
 q=build/host/qphys
 out=build/test-snapshot
@@ -31,22 +31,29 @@ for s in tests/scenes/*.scene; do
   else fail "$n: resumed hashes differ from the golden file"; fi
 done
 
-# 2. The same bytes elsewhere.
+# 2. The same bytes elsewhere: every target and board side by side (emulators, one thread
+# each), reported in order.
 want=$out/stack20.resumed
+rm -f "$out"/on-*.report
 for t in i386 aarch64 riscv64 s390x wasm32; do
-  [ -x "build/$t/qphys" ] || { echo "SKIPPED resume on $t: build/$t/qphys not built (tools/scene-check.sh builds it)"; continue; }
+  [ -x "build/$t/qphys" ] || { echo "SKIPPED resume on $t: build/$t/qphys not built (tests/scripts/scene-check.sh builds it)" >"$out/on-$t.report"; continue; }
   qp_target "$t"
   # shellcheck disable=SC2086
-  if ! r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED resume on $t: $r"; continue; fi
-  if $r "build/$t/qphys" run "$out/stack20.qps" --steps 200 --hashes 2>&1 | cmp -s - "$want"; then
-    echo "PASS stack20 snapshot from the host resumes on $t with the same hashes"
-  else fail "stack20 snapshot resumed on $t: hashes differ"; fi
+  if ! r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED resume on $t: $r" >"$out/on-$t.report"; continue; fi
+  ( if $r "build/$t/qphys" run "$out/stack20.qps" --steps 200 --hashes 2>&1 | cmp -s - "$want"; then
+      echo "PASS stack20 snapshot from the host resumes on $t with the same hashes"
+    else echo "FAIL stack20 snapshot resumed on $t: hashes differ"; fi >"$out/on-$t.report" ) &
 done
 for b in qemu-mps2-an386 microbit qemu-virt-rv32; do
-  if make -s -j"${JOBS:-2}" --no-print-directory BOARD=$b scene SCENE="$out/stack20.qps" STEPS=200 2>/dev/null | \
-       grep -v '^check-core' | cmp -s - "$want"; then
-    echo "PASS stack20 snapshot from the host resumes on $b (QEMU) with the same hashes"
-  else fail "stack20 snapshot resumed on board $b: hashes differ"; fi
+  ( if make -s -j1 --no-print-directory BOARD=$b scene SCENE="$out/stack20.qps" STEPS=200 2>/dev/null | \
+         grep -v '^check-core' | cmp -s - "$want"; then
+      echo "PASS stack20 snapshot from the host resumes on $b (QEMU) with the same hashes"
+    else echo "FAIL stack20 snapshot resumed on board $b: hashes differ"; fi >"$out/on-$b.report" ) &
+done
+wait
+for w in i386 aarch64 riscv64 s390x wasm32 qemu-mps2-an386 microbit qemu-virt-rv32; do
+  cat "$out/on-$w.report"
+  grep -q '^FAIL' "$out/on-$w.report" && failed=1
 done
 
 # 3. Damaged snapshots: refused, exit 2, a message, no crash.

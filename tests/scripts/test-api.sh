@@ -10,7 +10,7 @@
 #      qp_world_init, qp_scene_load and qp_world_restore refuse with QP_ERR_CONFIG.
 # Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 out=build/test-api
 mkdir -p "$out"
 fix=$(make -s --no-print-directory print-fixmath-dir)

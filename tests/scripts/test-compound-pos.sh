@@ -4,7 +4,7 @@
 # scene file, compounds included (their centre of mass lies elsewhere), and the demo car
 # squashes its box against the wall within 1 cm (exit status of build/host/car).
 #
-#   sh tools/test-compound-pos.sh [QPHYS]      (default build/host/qphys)
+#   sh tests/scripts/test-compound-pos.sh [QPHYS]      (default build/host/qphys)
 set -eu
 qphys=${1:-build/host/qphys}
 [ -x "$qphys" ] || { echo "test-compound-pos: $qphys not built" >&2; exit 2; }

@@ -16,7 +16,7 @@
 #   (share/doc/qphys/LICENSE, LICENSE.libfixmath, include/qphys/libfixmath/LICENSE).
 # Needs `make` first (build/host/libqphys.a, build/host/qphys). Prints PASS/FAIL lines.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 root=$(pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM

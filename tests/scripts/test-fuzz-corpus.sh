@@ -6,7 +6,7 @@
 # The targets build in one make and replay JOBS at a time (one after the other they took a
 # tenth of make test); results are reported in order.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 jobs=${JOBS:-2}
 targets=$(for src in tests/fuzz/fuzz_*.c; do basename "$src" .c | sed 's/^fuzz_//'; done)
 bins=$(for t in $targets; do echo "build/fuzz/replay_$t"; done)
@@ -20,7 +20,7 @@ done
 # xargs: the corpus in batches; any sanitizer report or failed promise stops with status != 0.
 for t in $targets; do
   [ -x "build/fuzz/replay_$t" ] && echo "$t"
-done | xargs -P "$jobs" -n 1 sh -c \
+done | xargs -r -P "$jobs" -n 1 sh -c \
   'ls -d "tests/fuzz/corpus/$0"/* | xargs "build/fuzz/replay_$0" >"build/fuzz-replay-$0.out" 2>&1; echo $? >"build/fuzz-replay-$0.rc"'
 failed=0
 for t in $targets; do

@@ -3,7 +3,7 @@
 # cross-check.sh - the determinism harness: build and run one app on every target and
 # require byte-identical output from all of them.
 #
-#   sh tools/cross-check.sh [-a APP] [-b "BOARD ..."] [-n] [-O "-O2 -Os"] [APP]
+#   sh tests/scripts/cross-check.sh [-a APP] [-b "BOARD ..."] [-n] [-O "-O2 -Os"] [APP]
 #     -a APP    the app (default probe; also accepted as the last argument); its sources are
 #               APP_SRCS_<APP> in mk/board.mk or the Makefile
 #     -b LIST   boards to run (default: every boards/*/board.mk)
@@ -14,16 +14,16 @@
 # host-Os, host-clang (clang -O2), i386, aarch64, riscv64, s390x (big-endian) and wasm32, each run
 # natively or under its emulator (qemu-user, node), or printed as SKIPPED with the reason if
 # nothing here can run it. The probe is built through the Makefile in build/<target> (shared with
-# tools/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
+# tests/scripts/scene-check.sh); another app is compiled directly with the pinned FIXMATH_FLAGS: src/ and
 # libfixmath into an archive, then the app + port/host + port/qp_fmt.c.
-# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0). Each target runs as soon as it
-# is built, beside the next builds. A board with no QEMU model (BOARD_RUN = none) is built and
-# printed as "BUILD ONLY", never run or failed.
+# Boards: make BOARD=<b> APP=<app>, then QEMU (-icount shift=0); they build beside the host
+# targets. Each target runs as soon as it is built, beside the next builds. A board with no QEMU
+# model (BOARD_RUN = none) is built and printed as "BUILD ONLY", never run or failed.
 # The whole output of each target is kept in build/cross/<app>/<target>.out and compared
 # with the first target's; any difference, build failure or non-zero exit is a failure.
 # Prints "target <name>: <last line>" per target, then PASS or FAIL.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 
 app=probe
@@ -76,6 +76,41 @@ start_run() {
 failed=0
 note() { echo "cross-check: $*"; }
 
+# ---- board builds -----------------------------------------------------------------
+# They build beside the host targets (other folders, other compilers), in a subshell whose
+# output, started targets and failure are read back after it ends, so the log keeps its order.
+board_builds() {
+  if [ $host_only -eq 0 ]; then
+    command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 || {
+      note "boards: arm-none-eabi-gcc or qemu-system-arm missing (run: make deps)"; failed=1; boards=""; }
+    for b in $boards; do
+      for o in ${board_opts:-default}; do
+        if [ "$o" = default ]; then name=$b; optarg=""; else name=$b$o; optarg="BOARD_OPT=$o"; fi
+        dir=$out/$name
+        mkdir -p "$dir"
+        # shellcheck disable=SC2086
+        if make -s -j"${JOBS:-2}" --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
+          if [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ]; then
+            echo "BUILD ONLY board $name: built, not run (no QEMU model: BOARD_RUN = none)"
+            continue
+          fi
+          cp "build/$b/$app.elf" "$dir/$app.elf"
+          # shellcheck disable=SC2086
+          make -s --no-print-directory BOARD="$b" APP="$app" $optarg RUN_ELF="$dir/$app.elf" print-run > "$dir/cmd"
+          start_run "$name"
+        else
+          note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
+          failed=1
+        fi
+      done
+    done
+  fi
+  wait
+  echo "$targets" >"$out/board-targets"
+  echo "$failed" >"$out/board-failed"
+}
+( targets=""; board_builds ) >"$out/boards.log" 2>&1 &
+
 # ---- host builds -----------------------------------------------------------------
 . tools/targets.sh
 host_runner=""   # the emulator prefix of the next host_build ("" = runs natively)
@@ -126,35 +161,11 @@ for t in ${CROSS_HOST_TARGETS:-host-O0 host host-Os host-clang i386 aarch64 risc
 done
 host_runner=""
 
-# ---- board builds -----------------------------------------------------------------
-if [ $host_only -eq 0 ]; then
-  command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 || {
-    note "boards: arm-none-eabi-gcc or qemu-system-arm missing (run: make deps)"; failed=1; boards=""; }
-  for b in $boards; do
-    for o in ${board_opts:-default}; do
-      if [ "$o" = default ]; then name=$b; optarg=""; else name=$b$o; optarg="BOARD_OPT=$o"; fi
-      dir=$out/$name
-      mkdir -p "$dir"
-      # shellcheck disable=SC2086
-      if make -s -j"${JOBS:-2}" --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
-        if [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ]; then
-          echo "BUILD ONLY board $name: built, not run (no QEMU model: BOARD_RUN = none)"
-          continue
-        fi
-        cp "build/$b/$app.elf" "$dir/$app.elf"
-        # shellcheck disable=SC2086
-        make -s --no-print-directory BOARD="$b" APP="$app" $optarg RUN_ELF="$dir/$app.elf" print-run > "$dir/cmd"
-        start_run "$name"
-      else
-        note "$name: build failed:"; sed 's/^/    | /' "$dir/build.log" | tail -n 20
-        failed=1
-      fi
-    done
-  done
-fi
-
 # ---- wait for the runs started as each target was built ------------------------------------
 wait
+cat "$out/boards.log"
+targets="$targets $(cat "$out/board-targets" 2>/dev/null)"
+[ "$(cat "$out/board-failed" 2>/dev/null)" = 0 ] || failed=1
 
 # ---- compare -------------------------------------------------------------------------------
 ref=""

@@ -7,7 +7,7 @@
 # column and start with TEXT. A 1 MB line and a file of random bytes are made
 # here (build/bad_scenes/) rather than checked in.
 #
-#   sh tools/bad-scenes.sh [QPHYS]      (default build/host/qphys)
+#   sh tests/scripts/bad-scenes.sh [QPHYS]      (default build/host/qphys)
 # Prints PASS/FAIL per file and exits 0 only if every file passes.
 set -u
 qphys=${1:-build/host/qphys}

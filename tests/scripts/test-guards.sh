@@ -11,7 +11,7 @@
 #   - a malloc call planted in src/ fails the ARM guard, saying why.
 # Prints PASS guard: / FAIL guard: per check; exits 0 only if every check passes.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 board=${GUARD_BOARD:-qemu-mps2-an386}
 fixsrc=${LIBFIXMATH_SRC:-$root/build/deps/libfixmath}
 case $fixsrc in /*) ;; *) fixsrc=$root/$fixsrc ;; esac
@@ -54,7 +54,7 @@ else fail "unmodified core fails the ARM guard (make BOARD=$board check-core)"; 
 
 # 2. A float operation in the core.
 cat > "$tmp/src/zz_guard_float.c" <<'C'
-/* Planted by tools/test-guards.sh: a run-time float operation. */
+/* Planted by tests/scripts/test-guards.sh: a run-time float operation. */
 int qp_guard_float(int x);
 int qp_guard_float(int x)
 {
@@ -78,7 +78,7 @@ rm -f "$tmp/src/zz_guard_float.c"
 
 # 3. A heap call in the core.
 cat > "$tmp/src/zz_guard_heap.c" <<'C'
-/* Planted by tools/test-guards.sh: a heap allocation. */
+/* Planted by tests/scripts/test-guards.sh: a heap allocation. */
 #include <stdlib.h>
 void *qp_guard_heap(unsigned n);
 void *qp_guard_heap(unsigned n)

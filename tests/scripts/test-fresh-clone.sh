@@ -4,7 +4,7 @@
 # folder and run `make` there once, with no retry and nothing carried over from this tree
 # (libfixmath is fetched again). Tests the committed HEAD, as a clone would see it.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 if ! git rev-parse --git-dir >/dev/null 2>&1; then
   echo "SKIPPED fresh clone: this tree is not a git repository"; exit 0
 fi

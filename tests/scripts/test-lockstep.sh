@@ -12,7 +12,7 @@
 #      sides (SKIPPED, with the reason, when QEMU or the Arm cross compiler is missing).
 # Needs build/host/lockstep (make). Prints PASS/FAIL/SKIPPED lines; exits non-zero on a failure.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 ls=build/host/lockstep
 out=build/test-lockstep
 mkdir -p "$out"

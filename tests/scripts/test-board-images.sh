@@ -12,7 +12,7 @@
 #     steps stack20 there to the golden hashes.
 # Needs `make` first (build/host/probe). Prints PASS/FAIL lines.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 failed=0
 fail() { echo "FAIL $*"; failed=1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-images.XXXXXX")

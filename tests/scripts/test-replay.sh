@@ -12,10 +12,11 @@
 #     cut short, 300 single-byte changes all over the file, a bad scene line and a malformed
 #     input entry in re-signed files.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 q=${1:-build/host/qphys}
 [ -x "$q" ] || make -s "$q" || exit 2
-d=build/test-replay
+# A folder per build of the command, so that two builds can be tested side by side.
+d=build/test-replay/$(basename "$(dirname "$q")")
 rm -rf "$d"
 mkdir -p "$d"
 failed=0
