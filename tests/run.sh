@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The test runner: every check qphys makes, ending with one line "N passed, M failed".
 # A check is a build, a guard, a cmocka test (counted one by one) or a
 # cross-target comparison. Logs of failures are shown in full; every log is in build/test-logs.
