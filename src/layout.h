@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "qphys/world.h"
 #include "compiler.h"
+#include "joint.h"
 #include "scratch.h"
 
 /* 1 where the world keeps the data derived from the state (the default), 0 in low-RAM. */
@@ -94,6 +95,43 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 #else
     (void)w;
     return NULL;
+#endif
+}
+
+/* The list of the contacts a velocity pass's sweeps still visit, in their order
+ * (passes.sweep, scratch.h: solve_contacts.c, shock.c), or NULL in low-RAM, which has no
+ * room for it: its passes walk every contact in contact-graph order and skip the others
+ * (the same visits). */
+static QP__ALWAYS_INLINE qp_sweep_item *qp__sweep_list(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return qp__passes(w)->sweep;
+#else
+    (void)w;
+    return NULL;
+#endif
+}
+
+/* The solver rows of joint slot i (1-based, joint.h): the world's copy, made once a step by
+ * qp__joint_rows_keep, or (low-RAM, which keeps none) made into *scratch at each use, to
+ * the same bits (the poses do not change between the passes). */
+static inline const qp_joint_rows *qp__joint_rows_at(qp_world *w, int i, qp_joint_rows *scratch)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)scratch;
+    return &w->joint_rows[i - 1];
+#else
+    qp__joint_rows(w, &w->joints[i - 1], scratch);
+    return scratch;
+#endif
+}
+
+static inline void qp__joint_rows_keep(qp_world *w, int i)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    qp__joint_rows(w, &w->joints[i - 1], &w->joint_rows[i - 1]);
+#else
+    (void)w, (void)i;
 #endif
 }
 

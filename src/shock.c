@@ -14,6 +14,7 @@
  * (seed 003): an overhanging staircase can stand.
  */
 #include "contact_graph.h"
+#include "layout.h"
 #include "quiet.h"
 #include "scratch.h"
 #include "sleep.h"
@@ -224,38 +225,38 @@ static int level_start(qp_world *w, int start, int *n)
 {
     int level = qp__contact_level(w, &w->contacts[w->order[start]]);
     int end = start;
-#if QP_CFG_LOW_RAM
-    while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
-    *n = end - start;
-#else
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) {
+        while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+        *n = end - start;
+        return end;
+    }
     int listed = 0;
     for (; end < w->contact_count; end++) {
         const qp_contact *c = &w->contacts[w->order[end]];
         if (qp__contact_level(w, c) != level) break;
         int move = qp__shock_movable(w, c);
         if (!move) continue;
-        qp_sweep_item *it = &qp__passes(w)->sweep[listed++];
+        qp_sweep_item *it = &sweep[listed++];
         it->contact = w->order[end];
         it->move = (uint16_t)move;
         it->group = 1;   /* a whole level's one part, until parts_start */
     }
     *n = listed;
-#endif
     return end;
 }
 
 /* The level's o-th contact and the sides this pass moves in it (0: none). */
 static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move)
 {
-#if QP_CFG_LOW_RAM
-    qp_contact *c = &w->contacts[w->order[start + o]];
-    *move = qp__shock_movable(w, c);
-#else
-    (void)start;
-    qp_contact *c = &w->contacts[qp__passes(w)->sweep[o].contact];
-    *move = qp__passes(w)->sweep[o].move;
-#endif
-    return c;
+    const qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) {
+        qp_contact *c = &w->contacts[w->order[start + o]];
+        *move = qp__shock_movable(w, c);
+        return c;
+    }
+    *move = sweep[o].move;
+    return &w->contacts[sweep[o].contact];
 }
 
 /* The bodies of contact c that this pass moves (move), in sides (0 for a side it pins). */
@@ -271,6 +272,7 @@ static void moving_sides(const qp_contact *c, int move, int sides[2])
 static int parts_start(qp_world *w, int start, int n, bool *redundant)
 {
     int sides[2], move;
+    qp_sweep_item *sweep = qp__sweep_list(w);
     /* Each moving body its own root, and the level's contacts on it counted (up to 2) in its
      * queue entry while the parts are joined. */
     for (int o = 0; o < n; o++) {
@@ -305,9 +307,7 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
         if (!move) continue;
         int root = qp__island_find(w, moving_side(c, move));
         w->bodies[moving_side(c, move)].island = (uint16_t)root;
-#if !QP_CFG_LOW_RAM
-        qp__passes(w)->sweep[o].group = (uint16_t)root;
-#endif
+        if (sweep) sweep[o].group = (uint16_t)root;
         uint32_t rec = w->queue[root];
         if (rec & PART_COUNTED) continue;
         *redundant = (rec & PART_REDUNDANT) != 0;
@@ -347,11 +347,9 @@ static void part_note(qp_world *w, int part, uint32_t most, bool loud)
 static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, int *move, int *part)
 {
     qp_contact *c = level_contact(w, start, o, move);
-#if QP_CFG_LOW_RAM
-    *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
-#else
-    *part = whole ? 1 : qp__passes(w)->sweep[o].group;
-#endif
+    const qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
+    else *part = whole ? 1 : sweep[o].group;
     return c;
 }
 
@@ -359,16 +357,12 @@ static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, 
  * settled. */
 static int level_drop_settled(qp_world *w, int n)
 {
-#if QP_CFG_LOW_RAM
-    (void)w;
-    return n;
-#else
-    qp_sweep_item *sweep = qp__passes(w)->sweep;
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) return n;
     int kept = 0;
     for (int o = 0; o < n; o++)
         if (!(w->queue[sweep[o].group] & PART_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
-#endif
 }
 
 /* Mark (or unmark) every body a live joint holds, for qp__shock's start. */

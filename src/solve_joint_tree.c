@@ -33,6 +33,7 @@
  * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
  */
 #include "joint.h"
+#include "layout.h"
 #include "solver.h"
 
 #if !QP_CFG_JOINT_TREE
@@ -135,13 +136,7 @@ static bool takes_part(const qp_world *w, const qp_joint *j)
 
 static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratch)
 {
-#if QP_CFG_LOW_RAM
-    qp__joint_rows(w, &w->joints[slot - 1], scratch);
-    return scratch;
-#else
-    (void)scratch;
-    return &w->joint_rows[slot - 1];
-#endif
+    return qp__joint_rows_at(w, slot, scratch);
 }
 
 /* Geometric stiffness (Andrews, Teichmann and Kry, "Geometric stiffness for real-time

@@ -31,6 +31,7 @@
  */
 #include "geometry.h"
 #include "joint.h"
+#include "layout.h"
 #include "scratch.h"
 #include "solver.h"
 
@@ -363,17 +364,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 
 /* ---- the passes --------------------------------------------------------------------------- */
 
-/* The rows of joint slot i: the world's copy, or (QP_CFG_LOW_RAM) computed into *scratch
- * (the same bits: the poses do not change between the passes). */
+/* The rows of joint slot i (layout.h). */
 static const qp_joint_rows *rows_of(qp_world *w, int i, qp_joint_rows *scratch)
 {
-#if QP_CFG_LOW_RAM
-    qp__joint_rows(w, &w->joints[i - 1], scratch);
-    return scratch;
-#else
-    (void)scratch;
-    return &w->joint_rows[i - 1];
-#endif
+    return qp__joint_rows_at(w, i, scratch);
 }
 
 static bool joint_moves(const qp_world *w, const qp_joint *j)
@@ -403,9 +397,7 @@ void qp__prepare_joints(qp_world *w)
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
-#if !QP_CFG_LOW_RAM
-        qp__joint_rows(w, j, &w->joint_rows[i - 1]);
-#endif
+        qp__joint_rows_keep(w, i);
         if (!qp__body_dynamic(&w->bodies[j->a]) || !qp__body_dynamic(&w->bodies[j->b]))
             w->joint_order[n++] = (uint16_t)i;
     }
