@@ -379,6 +379,19 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2]);
 
+/* The same for contact c whose rows are r: the rows' copy, or (low-RAM) found here. */
+static inline void qp__rows_anchor_drift(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                         fix16_t drift[2], fix16_t target[2])
+{
+#if !QP_CFG_LOW_RAM
+    (void)w, (void)c;
+    drift[0] = r->anchor_drift[0], drift[1] = r->anchor_drift[1];
+    target[0] = r->anchor_target[0], target[1] = r->anchor_target[1];
+#else
+    qp__anchor_drift(w, c, r->t1, r->t2, drift, target);
+#endif
+}
+
 /* Friction impulses of one manifold: two tangents and a twist at the centroid. */
 typedef struct {
     fix16_t t1, t2, tw;
