@@ -37,13 +37,12 @@
  * the micro:bit's Cortex-M0 four sets would make this pass the deepest path, close to the
  * 3 040 bytes tools/test-stack.sh allows, so it keeps three (a hinge's path is then the
  * deepest). The default layout keeps every contact's rows and uses none of these. */
-#if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
-#define SHOCK_ROWS_KEPT 3
-#elif QP_CFG_LOW_RAM
-#define SHOCK_ROWS_KEPT 4
+#if defined(__ARM_ARCH_6M__)
+#define SHOCK_ROWS_BUILT 3
 #else
-#define SHOCK_ROWS_KEPT 1
+#define SHOCK_ROWS_BUILT 4
 #endif
+#define SHOCK_ROWS_KEPT (QP_LAYOUT_KEEPS_DERIVED ? 1 : SHOCK_ROWS_BUILT)
 typedef struct {
     qp_contact_rows rows[SHOCK_ROWS_KEPT];
     int next;   /* the set to fill next: the one filled longest ago */
@@ -56,26 +55,10 @@ static void shock_rows_start(shock_rows *s)
     s->next = s->last = 0;
 }
 
-/* The set holding contact c's rows, or the one to build them in. */
+/* The set holding contact c's rows, or the one to build them in (solver.h). */
 static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
 {
-#if QP_CFG_LOW_RAM
-    for (int i = 0; i < SHOCK_ROWS_KEPT; i++)
-        if (s->rows[i].rows_of == c) return &s->rows[(s->last = i)];
-    /* A new build takes its tangents from the visit before's, as with one set: the
-     * contacts of one face follow each other, with the same normal. */
-    qp_contact_rows *r = &s->rows[s->next], *before = &s->rows[s->last];
-    r->tangents_of = before->tangents_of;
-    r->t1 = before->t1;
-    r->t2 = before->t2;
-    r->static_friction = before->static_friction;
-    s->last = s->next;
-    s->next = s->next + 1 < SHOCK_ROWS_KEPT ? s->next + 1 : 0;
-    return r;
-#else
-    (void)c;
-    return &s->rows[0];
-#endif
+    return qp__rows_set_for(s->rows, SHOCK_ROWS_KEPT, &s->next, &s->last, c);
 }
 
 /* One sweep over a contact with the lower body pinned. The pass keeps its
@@ -99,17 +82,13 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     bool pinned = move != qp__movable(w, c);
     qp_vel_ref v = qp__vel_ref(w, c);
     int64_t jn_sum = 0;
-#if QP_CFG_LOW_RAM
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
-    /* No friction rows are built for a visit that skips its friction call (below: no
-     * load and no totals; the weight only lowers jn_sum), a seventh of pyramid20's. */
+    /* No friction rows are built (low-RAM) for a visit that skips its friction call
+     * (below: no load and no totals; the weight only lowers jn_sum), a seventh of
+     * pyramid20's. */
     bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
     const qp_contact_rows *r =
         qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
-#else
-    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
-    for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
-#endif
     /* Friction, or the pass's normal impulses (tilted by the bodies'
      * small rotations) would push the level sideways unopposed. Its bound
      * is the pass's normal totals so far: a pinned coupling as strong as the

@@ -119,6 +119,30 @@ static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 #endif
 }
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
+/* Of the n sets of rows a pass keeps for its visits (each started by qp__rows_memo_start),
+ * the one holding contact c's rows, or else the one to build them in: *next, filled
+ * longest ago, given the tangents of the visit before's, *last (the contacts of one face
+ * follow each other, with the same normal). Low-RAM keeps the rows of the last n visits
+ * so; the default layout keeps every contact's rows and uses the first set only. */
+static inline qp_contact_rows *qp__rows_set_for(qp_contact_rows *sets, int n, int *next, int *last,
+                                                const qp_contact *c)
+{
+#if QP_CFG_LOW_RAM
+    for (int i = 0; i < n; i++)
+        if (sets[i].rows_of == c) return &sets[(*last = i)];
+    qp_contact_rows *r = &sets[*next], *before = &sets[*last];
+    r->tangents_of = before->tangents_of;
+    r->t1 = before->t1;
+    r->t2 = before->t2;
+    r->static_friction = before->static_friction;
+    *last = *next;
+    *next = *next + 1 < n ? *next + 1 : 0;
+    return r;
+#else
+    (void)n, (void)next, (void)last, (void)c;
+    return &sets[0];
+#endif
+}
 #if QP_CFG_LOW_RAM
 const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
                                     int move);
