@@ -9,6 +9,7 @@
 #ifndef QPHYS_LAYOUT_H
 #define QPHYS_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "qphys/world.h"
 #include "compiler.h"
@@ -17,6 +18,9 @@
 
 /* 1 where the world keeps the data derived from the state (the default), 0 in low-RAM. */
 #define QP_LAYOUT_KEEPS_DERIVED (!QP_CFG_LOW_RAM)
+/* 1 where the passes build a contact's solver rows at each visit (low-RAM), 0 where they
+ * read the rows kept for the step. */
+#define QP_LAYOUT_BUILDS_ROWS (!QP_LAYOUT_KEEPS_DERIVED)
 
 /* A body's rotation matrix and world inverse inertia: kept up to date by
  * qp__body_sync, or (low-RAM) computed here by the same functions. */
@@ -83,6 +87,71 @@ static QP__ALWAYS_INLINE void qp__passes_forget(qp_world *w)
     (void)w;
 #else
     w->passes_kept = 0;
+#endif
+}
+
+/* Low-RAM's copies for the solver rows (scratch.h, passes): each body's world inverse
+ * inertia (symmetric: xx yy zz xy xz yz) and each awake contact's first friction tangent
+ * (its two components beside the zero), found once in the collision pass for the passes
+ * up to the penetration pass. The *_at forms give the slot to keep one in, the *_kept
+ * forms read it while qp__passes_kept (from qp__passes_keep to qp__passes_forget). The
+ * default layout has no copies (its bodies and rows hold the same): NULL, and never kept. */
+static QP__ALWAYS_INLINE bool qp__passes_kept(const qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    return false;
+#else
+    return w->passes_kept != 0;
+#endif
+}
+
+static QP__ALWAYS_INLINE void qp__passes_keep(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+#else
+    w->passes_kept = 1;
+#endif
+}
+
+static QP__ALWAYS_INLINE fix16_t *qp__inv_inertia6_at(qp_world *w, int body)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)body;
+    return NULL;
+#else
+    return qp__passes(w)->inv_inertia6[body];
+#endif
+}
+
+static QP__ALWAYS_INLINE const fix16_t *qp__inv_inertia6_kept(const qp_world *w, int body)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)body;
+    return NULL;
+#else
+    return qp__passes(w)->inv_inertia6[body];
+#endif
+}
+
+static QP__ALWAYS_INLINE int32_t *qp__tangent_at(qp_world *w, int contact)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)contact;
+    return NULL;
+#else
+    return qp__passes(w)->tangent[contact];
+#endif
+}
+
+static QP__ALWAYS_INLINE const int32_t *qp__tangent_kept(const qp_world *w, int contact)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)contact;
+    return NULL;
+#else
+    return qp__passes(w)->tangent[contact];
 #endif
 }
 

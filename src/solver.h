@@ -119,6 +119,27 @@ static inline void qp__rows_memo_start(qp_contact_rows *scratch)
 #endif
 }
 #define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
+/* The contact whose tangents and static friction coefficient rows r hold, for a visit to
+ * take them from (QP_ROWS_MEMO): low-RAM's scratch rows; NULL in the default layout, whose
+ * rows are each their own contact's. */
+static inline const qp_contact *qp__rows_tangents_of(const qp_contact_rows *r)
+{
+#if QP_CFG_LOW_RAM
+    return r->tangents_of;
+#else
+    (void)r;
+    return NULL;
+#endif
+}
+
+static inline void qp__rows_tangents_are(qp_contact_rows *r, const qp_contact *c)
+{
+#if QP_CFG_LOW_RAM
+    r->tangents_of = c;
+#else
+    (void)r, (void)c;
+#endif
+}
 /* Of the n sets of rows a pass keeps for its visits (each started by qp__rows_memo_start),
  * the one holding contact c's rows, or else the one to build them in: *next, filled
  * longest ago, given the tangents of the visit before's, *last (the contacts of one face
