@@ -33,6 +33,7 @@
  * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
  */
 #include "joint.h"
+#include "joint_tree.h"
 #include "layout.h"
 #include "solver.h"
 
@@ -297,7 +298,7 @@ static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
 
 bool qp__joint_tree_prepare(qp_world *w)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     t->count = 0;
     if (!w->def.joint_tree || w->joint_count == 0) return false;
     int n = order_trees(w, t);
@@ -373,7 +374,7 @@ bool qp__joint_tree_prepare(qp_world *w)
 
 void qp__joint_tree_solve(qp_world *w)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     int n = t->count;
     /* b (Q16 in vec, as the caller put it) scaled: S b in Q24. */
     for (int p = 0; p < n; p++)

@@ -31,6 +31,7 @@
  */
 #include "geometry.h"
 #include "joint.h"
+#include "joint_tree.h"
 #include "layout.h"
 #include "scratch.h"
 #include "solver.h"
@@ -427,7 +428,7 @@ void qp__prepare_joints(qp_world *w)
 static bool in_tree(const qp_world *w, int slot)
 {
 #if QP_CFG_JOINT_TREE
-    return w->joint_tree.count > 0 && w->joint_tree.pos[slot - 1] != 0;
+    return qp__joint_tree(w)->count > 0 && qp__joint_tree(w)->pos[slot - 1] != 0;
 #else
     (void)w;
     (void)slot;
@@ -448,7 +449,7 @@ static bool solve_tree(qp_world *w, int mode)
  * solve_joint would ask of each, one exact solve, the impulses applied. */
 static bool solve_tree(qp_world *w, int mode)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     for (int p = 0; p < t->count; p++) {
         int i = t->joint[p];
         qp_joint *j = &w->joints[i - 1];
