@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* The two memory layouts of a world (include/qphys/config.h, QP_CFG_LOW_RAM), as the
  * stages see them. The default layout keeps what it derives from the state for as long
  * as it holds: each body's rotation matrix and world inverse inertia, the predicted
  * rotations, the solver rows of contacts and joints. The low-RAM layout (the micro:bit's)
  * keeps none of it and derives it again, to the same bits, where it is used. The
  * functions below are that difference for the bodies, the predicted poses, the broad
- * phase's sort and the rotations the narrow phase collides a pair at; the solver rows'
- * is in solver.h (qp__rows, qp__rows_for and the functions beside them). */
+ * phase's sort, the rotations the narrow phase collides a pair at, the velocity passes'
+ * sweep list and kept copies, and the joint rows; the contact rows' is in layout_rows.h. */
 #ifndef QPHYS_LAYOUT_H
 #define QPHYS_LAYOUT_H
 
