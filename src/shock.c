@@ -55,7 +55,7 @@ static void shock_rows_start(shock_rows *s)
     s->next = s->last = 0;
 }
 
-/* The set holding contact c's rows, or the one to build them in (solver.h). */
+/* The set holding contact c's rows, or the one to build them in (layout_rows.h). */
 static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
 {
     return qp__rows_set_for(s->rows, SHOCK_ROWS_KEPT, &s->next, &s->last, c);
