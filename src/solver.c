@@ -134,7 +134,6 @@ static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
     return r;
 }
 
-
 /* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
  * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
  * only (the 64-bit one is a library call on the Cortex-M, and this runs for every row of
@@ -325,30 +324,6 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
         qp__add_impulse(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j, r->shift);
     }
 }
-
-#if QP_CFG_LOW_RAM   /* low-RAM's forms of these two: solver.h has the default's, inline */
-void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
-                          fix16_t j, int move)
-{
-    if (j == 0) return;
-    const qp_vec3 zero = { 0, 0, 0 };
-    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
-                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
-}
-
-fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
-{
-    /* point_term's shares, with the responses fill_part would have built */
-    const int64_t t[2] = {
-        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
-                           : 0,
-        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
-                           : 0 };
-    return mass_of(t, move, r->shift);
-}
-#endif
 
 /* The component of a normal's first tangent that is zero: tangents' helper axis e follows
  * the normal's dominant component, so that the basis does not jump while a normal wobbles
@@ -657,6 +632,30 @@ fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_con
 {
     (void)w, (void)c, (void)move;
     return r->mt[d];
+}
+
+/* qp__point_apply_kept and qp__point_mass_lazy, whose default forms are inline
+ * (layout_rows.h): the responses low-RAM's kept and lazy rows lack, found on use. */
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move)
+{
+    if (j == 0) return;
+    const qp_vec3 zero = { 0, 0, 0 };
+    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
+                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
+}
+
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    /* point_term's shares, with the responses fill_part would have built */
+    const int64_t t[2] = {
+        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
+                           : 0,
+        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
+                           : 0 };
+    return mass_of(t, move, r->shift);
 }
 
 /* fill_part for each kind of low-RAM build, its flags known to the compiler: each drops
