@@ -17,17 +17,7 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
-void qp__joint_tree_solve(qp_world *w);               /* joint_tree.vec: right-hand sides in, impulses out */
-/* Joints this step solves as trees (none without QP_CFG_JOINT_TREE). */
-static inline int qp__joint_tree_count(const qp_world *w)
-{
-#if QP_CFG_JOINT_TREE
-    return w->joint_tree.count;
-#else
-    (void)w;
-    return 0;
-#endif
-}
+void qp__joint_tree_solve(qp_world *w);               /* joint_tree.h's vec: right-hand sides in, impulses out */
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */

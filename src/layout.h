@@ -5,18 +5,23 @@
  * rotations, the solver rows of contacts and joints. The low-RAM layout (the micro:bit's)
  * keeps none of it and derives it again, to the same bits, where it is used. The
  * functions below are that difference for the bodies, the predicted poses, the broad
- * phase's sort and the rotations the narrow phase collides a pair at; the solver rows'
- * is in solver.h (qp__rows, qp__rows_for and the functions beside them). */
+ * phase's sort, the rotations the narrow phase collides a pair at, the velocity passes'
+ * sweep list and kept copies, and the joint rows; the contact rows' is in layout_rows.h. */
 #ifndef QPHYS_LAYOUT_H
 #define QPHYS_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "qphys/world.h"
 #include "compiler.h"
+#include "joint.h"
 #include "scratch.h"
 
 /* 1 where the world keeps the data derived from the state (the default), 0 in low-RAM. */
 #define QP_LAYOUT_KEEPS_DERIVED (!QP_CFG_LOW_RAM)
+/* 1 where the passes build a contact's solver rows at each visit (low-RAM), 0 where they
+ * read the rows kept for the step. */
+#define QP_LAYOUT_BUILDS_ROWS (!QP_LAYOUT_KEEPS_DERIVED)
 
 /* A body's rotation matrix and world inverse inertia: kept up to date by
  * qp__body_sync, or (low-RAM) computed here by the same functions. */
@@ -86,6 +91,71 @@ static QP__ALWAYS_INLINE void qp__passes_forget(qp_world *w)
 #endif
 }
 
+/* Low-RAM's copies for the solver rows (scratch.h, passes): each body's world inverse
+ * inertia (symmetric: xx yy zz xy xz yz) and each awake contact's first friction tangent
+ * (its two components beside the zero), found once in the collision pass for the passes
+ * up to the penetration pass. The *_at forms give the slot to keep one in, the *_kept
+ * forms read it while qp__passes_kept (from qp__passes_keep to qp__passes_forget). The
+ * default layout has no copies (its bodies and rows hold the same): NULL, and never kept. */
+static QP__ALWAYS_INLINE bool qp__passes_kept(const qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    return false;
+#else
+    return w->passes_kept != 0;
+#endif
+}
+
+static QP__ALWAYS_INLINE void qp__passes_keep(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+#else
+    w->passes_kept = 1;
+#endif
+}
+
+static QP__ALWAYS_INLINE fix16_t *qp__inv_inertia6_at(qp_world *w, int body)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)body;
+    return NULL;
+#else
+    return qp__passes(w)->inv_inertia6[body];
+#endif
+}
+
+static QP__ALWAYS_INLINE const fix16_t *qp__inv_inertia6_kept(const qp_world *w, int body)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)body;
+    return NULL;
+#else
+    return qp__passes(w)->inv_inertia6[body];
+#endif
+}
+
+static QP__ALWAYS_INLINE int32_t *qp__tangent_at(qp_world *w, int contact)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)contact;
+    return NULL;
+#else
+    return qp__passes(w)->tangent[contact];
+#endif
+}
+
+static QP__ALWAYS_INLINE const int32_t *qp__tangent_kept(const qp_world *w, int contact)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)contact;
+    return NULL;
+#else
+    return qp__passes(w)->tangent[contact];
+#endif
+}
+
 /* Room for the broad phase to sort the pairs through (broad_phase.c): the rows' memory,
  * dead until the collision pass makes the rows; none in low-RAM, which keeps no rows. */
 static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
@@ -95,6 +165,43 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 #else
     (void)w;
     return NULL;
+#endif
+}
+
+/* The list of the contacts a velocity pass's sweeps still visit, in their order
+ * (passes.sweep, scratch.h: solve_contacts.c, shock.c), or NULL in low-RAM, which has no
+ * room for it: its passes walk every contact in contact-graph order and skip the others
+ * (the same visits). */
+static QP__ALWAYS_INLINE qp_sweep_item *qp__sweep_list(qp_world *w)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return qp__passes(w)->sweep;
+#else
+    (void)w;
+    return NULL;
+#endif
+}
+
+/* The solver rows of joint slot i (1-based, joint.h): the world's copy, made once a step by
+ * qp__joint_rows_keep, or (low-RAM, which keeps none) made into *scratch at each use, to
+ * the same bits (the poses do not change between the passes). */
+static inline const qp_joint_rows *qp__joint_rows_at(qp_world *w, int i, qp_joint_rows *scratch)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)scratch;
+    return &w->joint_rows[i - 1];
+#else
+    qp__joint_rows(w, &w->joints[i - 1], scratch);
+    return scratch;
+#endif
+}
+
+static inline void qp__joint_rows_keep(qp_world *w, int i)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    qp__joint_rows(w, &w->joints[i - 1], &w->joint_rows[i - 1]);
+#else
+    (void)w, (void)i;
 #endif
 }
 

@@ -37,12 +37,8 @@ static bool hold_anchors(qp_world *w, qp_contact *c, const qp_contact_rows *r, i
 {
     QP__COUNT(pen_anchor, 2);
     bool any = false;
-#if !QP_CFG_LOW_RAM
-    const fix16_t *drift = r->anchor_drift, *targets = r->anchor_target;
-#else
     fix16_t drift[2], targets[2];
-    qp__anchor_drift(w, c, r->t1, r->t2, drift, targets);
-#endif
+    qp__rows_anchor_drift(w, c, r, drift, targets);
     /* A sticking contact whose anchors have come apart tangentially is not
      * at rest: its bodies restart their sleep test (sleep.c). Only one that
      * carries a load: without one its anchors hold nothing and never come back
@@ -108,7 +104,7 @@ static bool plan_visit(qp_world *w, const qp_contact *c, qp_split_visit *s)
 }
 
 /* One sweep over one contact: its points' split impulses, then its anchors. Out
- * of line, so that its rows (on the stack with QP_CFG_LOW_RAM) are not in the
+ * of line, so that its rows (on the stack in low-RAM) are not in the
  * pass's frame while the joints' drift is solved (the micro:bit's stack). */
 static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 {

@@ -14,6 +14,7 @@
  * (seed 003): an overhanging staircase can stand.
  */
 #include "contact_graph.h"
+#include "layout.h"
 #include "quiet.h"
 #include "scratch.h"
 #include "sleep.h"
@@ -36,13 +37,12 @@
  * the micro:bit's Cortex-M0 four sets would make this pass the deepest path, close to the
  * 3 040 bytes tests/scripts/test-stack.sh allows, so it keeps three (a hinge's path is then the
  * deepest). The default layout keeps every contact's rows and uses none of these. */
-#if QP_CFG_LOW_RAM && defined(__ARM_ARCH_6M__)
-#define SHOCK_ROWS_KEPT 3
-#elif QP_CFG_LOW_RAM
-#define SHOCK_ROWS_KEPT 4
+#if defined(__ARM_ARCH_6M__)
+#define SHOCK_ROWS_BUILT 3
 #else
-#define SHOCK_ROWS_KEPT 1
+#define SHOCK_ROWS_BUILT 4
 #endif
+#define SHOCK_ROWS_KEPT (QP_LAYOUT_KEEPS_DERIVED ? 1 : SHOCK_ROWS_BUILT)
 typedef struct {
     qp_contact_rows rows[SHOCK_ROWS_KEPT];
     int next;   /* the set to fill next: the one filled longest ago */
@@ -55,26 +55,10 @@ static void shock_rows_start(shock_rows *s)
     s->next = s->last = 0;
 }
 
-/* The set holding contact c's rows, or the one to build them in. */
+/* The set holding contact c's rows, or the one to build them in (layout_rows.h). */
 static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
 {
-#if QP_CFG_LOW_RAM
-    for (int i = 0; i < SHOCK_ROWS_KEPT; i++)
-        if (s->rows[i].rows_of == c) return &s->rows[(s->last = i)];
-    /* A new build takes its tangents from the visit before's, as with one set: the
-     * contacts of one face follow each other, with the same normal. */
-    qp_contact_rows *r = &s->rows[s->next], *before = &s->rows[s->last];
-    r->tangents_of = before->tangents_of;
-    r->t1 = before->t1;
-    r->t2 = before->t2;
-    r->static_friction = before->static_friction;
-    s->last = s->next;
-    s->next = s->next + 1 < SHOCK_ROWS_KEPT ? s->next + 1 : 0;
-    return r;
-#else
-    (void)c;
-    return &s->rows[0];
-#endif
+    return qp__rows_set_for(s->rows, SHOCK_ROWS_KEPT, &s->next, &s->last, c);
 }
 
 /* One sweep over a contact with the lower body pinned. The pass keeps its
@@ -99,17 +83,13 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     qp_vec3 drive;
     qp_vel_ref v = qp__vel_ref(w, c, &drive);
     int64_t jn_sum = 0;
-#if QP_CFG_LOW_RAM
     for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
-    /* No friction rows are built for a visit that skips its friction call (below: no
-     * load and no totals; the weight only lowers jn_sum), a seventh of pyramid20's. */
+    /* No friction rows are built (low-RAM) for a visit that skips its friction call
+     * (below: no load and no totals; the weight only lowers jn_sum), a seventh of
+     * pyramid20's. */
     bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
     const qp_contact_rows *r =
         qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
-#else
-    const qp_contact_rows *r = qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_MEMO, move);
-    for (int k = 0; k < c->count; k++) jn_sum += c->p[k].jp;
-#endif
     /* Friction, or the pass's normal impulses (tilted by the bodies'
      * small rotations) would push the level sideways unopposed. Its bound
      * is the pass's normal totals so far: a pinned coupling as strong as the
@@ -225,38 +205,38 @@ static int level_start(qp_world *w, int start, int *n)
 {
     int level = qp__contact_level(w, &w->contacts[w->order[start]]);
     int end = start;
-#if QP_CFG_LOW_RAM
-    while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
-    *n = end - start;
-#else
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) {
+        while (end < w->contact_count && qp__contact_level(w, &w->contacts[w->order[end]]) == level) end++;
+        *n = end - start;
+        return end;
+    }
     int listed = 0;
     for (; end < w->contact_count; end++) {
         const qp_contact *c = &w->contacts[w->order[end]];
         if (qp__contact_level(w, c) != level) break;
         int move = qp__shock_movable(w, c);
         if (!move) continue;
-        qp_sweep_item *it = &qp__passes(w)->sweep[listed++];
+        qp_sweep_item *it = &sweep[listed++];
         it->contact = w->order[end];
         it->move = (uint16_t)move;
         it->group = 1;   /* a whole level's one part, until parts_start */
     }
     *n = listed;
-#endif
     return end;
 }
 
 /* The level's o-th contact and the sides this pass moves in it (0: none). */
 static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move)
 {
-#if QP_CFG_LOW_RAM
-    qp_contact *c = &w->contacts[w->order[start + o]];
-    *move = qp__shock_movable(w, c);
-#else
-    (void)start;
-    qp_contact *c = &w->contacts[qp__passes(w)->sweep[o].contact];
-    *move = qp__passes(w)->sweep[o].move;
-#endif
-    return c;
+    const qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) {
+        qp_contact *c = &w->contacts[w->order[start + o]];
+        *move = qp__shock_movable(w, c);
+        return c;
+    }
+    *move = sweep[o].move;
+    return &w->contacts[sweep[o].contact];
 }
 
 /* The bodies of contact c that this pass moves (move), in sides (0 for a side it pins). */
@@ -272,6 +252,7 @@ static void moving_sides(const qp_contact *c, int move, int sides[2])
 static int parts_start(qp_world *w, int start, int n, bool *redundant)
 {
     int sides[2], move;
+    qp_sweep_item *sweep = qp__sweep_list(w);
     /* Each moving body its own root, and the level's contacts on it counted (up to 2) in its
      * queue entry while the parts are joined. */
     for (int o = 0; o < n; o++) {
@@ -306,9 +287,7 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
         if (!move) continue;
         int root = qp__island_find(w, moving_side(c, move));
         w->bodies[moving_side(c, move)].island = (uint16_t)root;
-#if !QP_CFG_LOW_RAM
-        qp__passes(w)->sweep[o].group = (uint16_t)root;
-#endif
+        if (sweep) sweep[o].group = (uint16_t)root;
         uint32_t rec = w->queue[root];
         if (rec & PART_COUNTED) continue;
         *redundant = (rec & PART_REDUNDANT) != 0;
@@ -348,11 +327,9 @@ static void part_note(qp_world *w, int part, uint32_t most, bool loud)
 static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, int *move, int *part)
 {
     qp_contact *c = level_contact(w, start, o, move);
-#if QP_CFG_LOW_RAM
-    *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
-#else
-    *part = whole ? 1 : qp__passes(w)->sweep[o].group;
-#endif
+    const qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) *part = !*move ? 0 : whole ? 1 : w->bodies[moving_side(c, *move)].island;
+    else *part = whole ? 1 : sweep[o].group;
     return c;
 }
 
@@ -360,16 +337,12 @@ static inline qp_contact *level_item(qp_world *w, int start, int o, bool whole, 
  * settled. */
 static int level_drop_settled(qp_world *w, int n)
 {
-#if QP_CFG_LOW_RAM
-    (void)w;
-    return n;
-#else
-    qp_sweep_item *sweep = qp__passes(w)->sweep;
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) return n;
     int kept = 0;
     for (int o = 0; o < n; o++)
         if (!(w->queue[sweep[o].group] & PART_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
-#endif
 }
 
 /* Mark (or unmark) every body a live joint holds, for qp__shock's start. */

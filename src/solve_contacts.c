@@ -15,6 +15,7 @@
  */
 #include "contact_graph.h"
 #include "joint.h"
+#include "layout.h"
 #include "quiet.h"
 #include "scratch.h"
 #include "sleep.h"
@@ -278,46 +279,40 @@ static bool islands_sweep_end(qp_world *w)
  * contact and skips the others (the same visits). */
 static int sweep_start(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
-    return w->contact_count;
-#else
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) return w->contact_count;
     int n = 0;
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[w->order[o]];
         if ((c->flags & QP_CONTACT_SLEEPING) || !qp__movable(w, c)) continue;
-        qp__passes(w)->sweep[n].contact = w->order[o];
-        qp__passes(w)->sweep[n++].group = (uint16_t)island_of(w, c);
+        sweep[n].contact = w->order[o];
+        sweep[n++].group = (uint16_t)island_of(w, c);
     }
     return n;
-#endif
 }
 
 /* The o-th contact of the sweeps and its island. */
 static inline qp_contact *sweep_item(qp_world *w, int o, int *island)
 {
-#if QP_CFG_LOW_RAM
-    qp_contact *c = &w->contacts[w->order[o]];
-    *island = island_of(w, c);
-    return c;
-#else
-    *island = qp__passes(w)->sweep[o].group;
-    return &w->contacts[qp__passes(w)->sweep[o].contact];
-#endif
+    const qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) {
+        qp_contact *c = &w->contacts[w->order[o]];
+        *island = island_of(w, c);
+        return c;
+    }
+    *island = sweep[o].group;
+    return &w->contacts[sweep[o].contact];
 }
 
 /* After a sweep: the n contacts left without those of the islands that settled. */
 static int sweep_drop_settled(qp_world *w, int n)
 {
-#if QP_CFG_LOW_RAM
-    (void)w;
-    return n;
-#else
-    qp_sweep_item *sweep = qp__passes(w)->sweep;
+    qp_sweep_item *sweep = qp__sweep_list(w);
+    if (!sweep) return n;
     int kept = 0;
     for (int o = 0; o < n; o++)
         if (!(w->bodies[sweep[o].group].state & ISLAND_SETTLED)) sweep[kept++] = sweep[o];
     return kept;
-#endif
 }
 
 static void islands_end(qp_world *w)

@@ -34,6 +34,8 @@
  * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
  */
 #include "joint.h"
+#include "joint_tree.h"
+#include "layout.h"
 #include "solver.h"
 
 #if !QP_CFG_JOINT_TREE
@@ -136,13 +138,7 @@ static bool takes_part(const qp_world *w, const qp_joint *j)
 
 static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratch)
 {
-#if QP_CFG_LOW_RAM
-    qp__joint_rows(w, &w->joints[slot - 1], scratch);
-    return scratch;
-#else
-    (void)scratch;
-    return &w->joint_rows[slot - 1];
-#endif
+    return qp__joint_rows_at(w, slot, scratch);
 }
 
 /* Geometric stiffness (Andrews, Teichmann and Kry, "Geometric stiffness for real-time
@@ -303,7 +299,7 @@ static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
 
 bool qp__joint_tree_prepare(qp_world *w)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     t->count = 0;
     if (!w->def.joint_tree || w->joint_count == 0) return false;
     int n = order_trees(w, t);
@@ -379,7 +375,7 @@ bool qp__joint_tree_prepare(qp_world *w)
 
 void qp__joint_tree_solve(qp_world *w)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     int n = t->count;
     /* b (Q16 in vec, as the caller put it) scaled: S b in Q24. */
     for (int p = 0; p < n; p++)

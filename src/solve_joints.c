@@ -36,6 +36,8 @@
 #include "geometry.h"
 #include "events.h"
 #include "joint.h"
+#include "joint_tree.h"
+#include "layout.h"
 #include "scratch.h"
 #include "solver.h"
 
@@ -827,17 +829,10 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 
 /* ---- the passes --------------------------------------------------------------------------- */
 
-/* The rows of joint slot i: the world's copy, or (QP_CFG_LOW_RAM) computed into *scratch
- * (the same bits: the poses do not change between the passes). */
+/* The rows of joint slot i (layout.h). */
 static const qp_joint_rows *rows_of(qp_world *w, int i, qp_joint_rows *scratch)
 {
-#if QP_CFG_LOW_RAM
-    qp__joint_rows(w, &w->joints[i - 1], scratch);
-    return scratch;
-#else
-    (void)scratch;
-    return &w->joint_rows[i - 1];
-#endif
+    return qp__joint_rows_at(w, i, scratch);
 }
 
 static bool joint_moves(const qp_world *w, const qp_joint *j)
@@ -885,9 +880,7 @@ void qp__prepare_joints(qp_world *w)
 #if QP_CFG_JOINT_OPTIONS
         j->drive.jel = 0;
 #endif
-#if !QP_CFG_LOW_RAM
-        qp__joint_rows(w, j, &w->joint_rows[i - 1]);
-#endif
+        qp__joint_rows_keep(w, i);
         if (!qp__body_dynamic(&w->bodies[j->a]) || !qp__body_dynamic(&w->bodies[j->b]))
             w->joint_order[n++] = (uint16_t)i;
     }
@@ -917,7 +910,7 @@ void qp__prepare_joints(qp_world *w)
 static bool in_tree(const qp_world *w, int slot)
 {
 #if QP_CFG_JOINT_TREE
-    return w->joint_tree.count > 0 && w->joint_tree.pos[slot - 1] != 0;
+    return qp__joint_tree(w)->count > 0 && qp__joint_tree(w)->pos[slot - 1] != 0;
 #else
     (void)w;
     (void)slot;
@@ -938,7 +931,7 @@ static bool solve_tree(qp_world *w, int mode)
  * solve_joint would ask of each, one exact solve, the impulses applied. */
 static bool solve_tree(qp_world *w, int mode)
 {
-    qp_joint_tree *t = &w->joint_tree;
+    qp_joint_tree *t = qp__joint_tree(w);
     for (int p = 0; p < t->count; p++) {
         int i = t->joint[p];
         qp_joint *j = &w->joints[i - 1];

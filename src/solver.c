@@ -11,6 +11,7 @@
  * int32 once at the end.
  */
 #include "solver.h"
+#include "layout.h"
 #include "scratch.h"
 
 #include <stddef.h>
@@ -62,18 +63,15 @@ static inline int axis_of(qp_vec3 u)
 }
 
 /* A unit direction as fill_part crosses arms with it: along an axis (axis_of, when
- * axes is set), or, in low-RAM (which runs fill_part at every visit), negated once for
- * cross30_neg unless a component is INT32_MIN, whose negation int32 cannot hold. */
+ * axes is set), or, where rows are built at every visit (QP_LAYOUT_BUILDS_ROWS), negated
+ * once for cross30_neg unless a component is INT32_MIN, whose negation int32 cannot hold. */
 typedef struct {
     qp_vec3 u;
     int axis;
-#if QP_CFG_LOW_RAM
-    qp_vec3 nu;
+    qp_vec3 nu;   /* -u when neg, set where rows are built at every visit */
     bool neg;
-#endif
 } row_dir;
 
-#if QP_CFG_LOW_RAM
 /* cross30 with u's components negated beforehand (nu = -u): each component a multiply
  * and a multiply-accumulate, a.y u.z + a.z (-u.y), the same sum as a.y u.z - a.z u.y
  * without the 64-bit subtraction (a Cortex-M has no long multiply-subtract). */
@@ -83,26 +81,23 @@ static inline qp_vec3 cross30_neg(qp_vec3 a, qp_vec3 u, qp_vec3 nu)
                   qp__r30((int64_t)a.x * u.y + (int64_t)a.y * nu.x) };
     return r;
 }
-#endif
 
 static QP__ROWS_INLINE row_dir row_dir_of(qp_vec3 u, bool axes)
 {
     row_dir d;
     d.u = u;
     d.axis = axes ? axis_of(u) : 0;
-#if QP_CFG_LOW_RAM
-    d.neg = u.x != INT32_MIN && u.y != INT32_MIN && u.z != INT32_MIN;
-    d.nu = d.neg ? qp_v3(-u.x, -u.y, -u.z) : u;
-#endif
+    if (QP_LAYOUT_BUILDS_ROWS) {
+        d.neg = u.x != INT32_MIN && u.y != INT32_MIN && u.z != INT32_MIN;
+        d.nu = d.neg ? qp_v3(-u.x, -u.y, -u.z) : u;
+    }
     return d;
 }
 
 static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d)
 {
     if (d->axis) return cross30_axis(a, d->axis);
-#if QP_CFG_LOW_RAM
-    if (d->neg) return cross30_neg(a, d->u, d->nu);
-#endif
+    if (QP_LAYOUT_BUILDS_ROWS && d->neg) return cross30_neg(a, d->u, d->nu);
     return cross30(a, d->u);
 }
 
@@ -138,7 +133,6 @@ static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
                   qp__r16((int64_t)m->m[2][2] * v.z) };
     return r;
 }
-
 
 /* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
  * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
@@ -289,11 +283,10 @@ static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
  * response to a row, as fill_part finds it. */
 static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
 {
-#if QP_CFG_LOW_RAM
-    /* From the six kept entries, as rows_inv_inertia lays them out (m01 = m10 = k[3],
-     * m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
-    if (w->passes_kept) {
-        const fix16_t *k = qp__passes(w)->inv_inertia6[i];
+    /* From the six kept entries (layout.h), as rows_inv_inertia lays them out (m01 = m10 =
+     * k[3], m02 = m20 = k[4], m12 = m21 = k[5]), without the 3 x 3 copy on the stack. */
+    if (qp__passes_kept(w)) {
+        const fix16_t *k = qp__inv_inertia6_kept(w, i);
         if ((k[3] | k[4] | k[5]) == 0)
             return qp_v3(qp__r16((int64_t)k[0] * row.x), qp__r16((int64_t)k[1] * row.y),
                          qp__r16((int64_t)k[2] * row.z));
@@ -301,7 +294,6 @@ static QP__ALWAYS_INLINE qp_vec3 response(const qp_world *w, int i, qp_vec3 row)
                      qp__r16((int64_t)k[3] * row.x + (int64_t)k[1] * row.y + (int64_t)k[5] * row.z),
                      qp__r16((int64_t)k[4] * row.x + (int64_t)k[5] * row.y + (int64_t)k[2] * row.z));
     }
-#endif
     const qp_mat3 m = rows_inv_inertia(w, i);
     return inv_i_any(&m, row, diagonal(&m));
 }
@@ -315,47 +307,23 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
     if (r->shift == 0) {   /* the common case, tested once */
         if (move & QP_MOVE_A) {
             if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
-            qp__add_scaled(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
+            qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
         }
         if (move & QP_MOVE_B) {
             if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
-            qp__add_scaled(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
+            qp__add_scaled(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
         }
         return;
     }
     if (move & QP_MOVE_A) {
         if (d < 2) qp__add_along(v->va, u, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, r->shift));
-        qp__add_impulse(v->wa, QP_CFG_LOW_RAM && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j, r->shift);
+        qp__add_impulse(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j, r->shift);
     }
     if (move & QP_MOVE_B) {
         if (d < 2) qp__add_along(v->vb, u, qp__mul_impulse(j, w->bodies[c->b].inv_mass, r->shift));
-        qp__add_impulse(v->wb, QP_CFG_LOW_RAM && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j, r->shift);
+        qp__add_impulse(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j, r->shift);
     }
 }
-
-#if QP_CFG_LOW_RAM
-void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
-                          fix16_t j, int move)
-{
-    if (j == 0) return;
-    const qp_vec3 zero = { 0, 0, 0 };
-    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
-                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
-}
-
-fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
-{
-    /* point_term's shares, with the responses fill_part would have built */
-    const int64_t t[2] = {
-        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
-                           : 0,
-        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
-                           : 0 };
-    return mass_of(t, move, r->shift);
-}
-#endif
 
 /* The component of a normal's first tangent that is zero: tangents' helper axis e follows
  * the normal's dominant component, so that the basis does not jump while a normal wobbles
@@ -399,15 +367,16 @@ static int tangents(qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
     return zero;
 }
 
-#if QP_CFG_LOW_RAM
-/* Low-RAM: a contact's first tangent kept for the step (passes.tangent), as its two
- * components beside the zero (tangent_zero), in turn after it. Contacts in turn often
- * share their normal (the manifolds of one face): the one before's is copied. */
+/* Low-RAM: a contact's first tangent kept for the step (qp__tangent_at, layout.h), as its
+ * two components beside the zero (tangent_zero), in turn after it. Contacts in turn often
+ * share their normal (the manifolds of one face): the one before's is copied. The default
+ * layout keeps the tangents with the rows. */
 static void keep_tangent(qp_world *w, const qp_contact *c, const qp_contact *prev)
 {
-    int32_t *k = qp__passes(w)->tangent[c - w->contacts];
+    int32_t *k = qp__tangent_at(w, (int)(c - w->contacts));
+    if (!k) return;
     if (prev && prev->n.x == c->n.x && prev->n.y == c->n.y && prev->n.z == c->n.z) {
-        const int32_t *p = qp__passes(w)->tangent[prev - w->contacts];
+        const int32_t *p = qp__tangent_at(w, (int)(prev - w->contacts));
         k[0] = p[0], k[1] = p[1];
         return;
     }
@@ -430,11 +399,11 @@ static inline qp_vec3 along_turn(int i, fix16_t a, fix16_t b, fix16_t c)
  * second_tangent's numbers, without its products by the zero. */
 static void kept_tangents(const qp_world *w, const qp_contact *c, qp_vec3 *t1, qp_vec3 *t2)
 {
-    if (!w->passes_kept || (c->flags & QP_CONTACT_SLEEPING)) {
+    if (!qp__passes_kept(w) || (c->flags & QP_CONTACT_SLEEPING)) {
         tangents(c->n, t1, t2);
         return;
     }
-    const int32_t *k = qp__passes(w)->tangent[c - w->contacts];
+    const int32_t *k = qp__tangent_kept(w, (int)(c - w->contacts));
     const qp_vec3 n = c->n;
     const int i = tangent_zero(n);
     const fix16_t ni = i == 0 ? n.x : i == 1 ? n.y : n.z, nj = i == 0 ? n.y : i == 1 ? n.z : n.x,
@@ -445,7 +414,6 @@ static void kept_tangents(const qp_world *w, const qp_contact *c, qp_vec3 *t1, q
     *t1 = along_turn(i, 0, k[0], k[1]);
     *t2 = along_turn(i, ui, uj, ul);
 }
-#endif
 
 static fix16_t combine_friction(fix16_t a, fix16_t b)
 {
@@ -459,7 +427,7 @@ typedef struct {
     fix16_t a, b, out;
 } qp_combine_memo;
 
-#if !QP_CFG_LOW_RAM   /* low-RAM takes them from the visit before (QP_ROWS_MEMO) */
+/* (Low-RAM takes them from the visit before instead: QP_ROWS_MEMO.) */
 static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 {
     if (!m) return combine_friction(a, b);
@@ -469,37 +437,31 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
     }
     return m->out;
 }
-#endif
 
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
  * qp_mat3_rotate's result is exactly symmetric). */
 static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i)
 {
-#if QP_CFG_LOW_RAM
-    if (w->passes_kept) {
-        const fix16_t *k = qp__passes(w)->inv_inertia6[i];
+    if (qp__passes_kept(w)) {
+        const fix16_t *k = qp__inv_inertia6_kept(w, i);
         qp_mat3 m = { { { k[0], k[3], k[4] }, { k[3], k[1], k[5] }, { k[4], k[5], k[2] } } };
         return m;
     }
-#endif
     return qp__body_inv_inertia(&w->bodies[i]);
 }
 
 /* Low-RAM: find every body's world inverse inertia once per step, for rows_inv_inertia. */
 static void keep_inv_inertia(qp_world *w)
 {
-#if QP_CFG_LOW_RAM
+    if (!qp__inv_inertia6_at(w, 0)) return;   /* the default layout: the bodies keep theirs */
     for (int i = 0; i <= w->body_high; i++) {
         qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
-        fix16_t *k = qp__passes(w)->inv_inertia6[i];
+        fix16_t *k = qp__inv_inertia6_at(w, i);
         k[0] = m.m[0][0], k[1] = m.m[1][1], k[2] = m.m[2][2];
         k[3] = m.m[0][1], k[4] = m.m[0][2], k[5] = m.m[1][2];
     }
-    w->passes_kept = 1;
-#else
-    (void)w;
-#endif
+    qp__passes_keep(w);
 }
 
 /* The rows of a contact from its normal, arms and load centroid and its
@@ -507,7 +469,7 @@ static void keep_inv_inertia(qp_world *w)
  * behind both row layouts. Only the parts in need (QP_ROWS_*) and the angular
  * responses of the sides in move are built (the others' are zero), and the masses
  * for those sides (unless lazy, below). */
-#if QP_CFG_LOW_RAM
+#if QP_LAYOUT_BUILDS_ROWS   /* how often it runs: inline as the kernels, or one copy */
 #define QP__FILL_INLINE QP__ROWS_INLINE   /* into one copy per kind of build (fill_kept, below) */
 #else
 #define QP__FILL_INLINE                   /* once per contact and step: one copy */
@@ -551,28 +513,25 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
-#if !QP_CFG_LOW_RAM
-    r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
-#else
-    r->friction = 0;   /* found when a cut needs it (slide_of) */
-#endif
+    if (!QP_LAYOUT_BUILDS_ROWS) r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
-#if !QP_CFG_LOW_RAM
-    r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
-    tangents(c->n, &r->t1, &r->t2);
-#else
-    /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
-     * one face, a third of pyramid20's visits) and nearly always the same materials: the
-     * same numbers give the same bits, without the kept tangent's cross product (or the
-     * normalisation where none is kept) and the square root. */
-    (void)memo;
-    const qp_contact *prev = (need & QP_ROWS_MEMO) ? r->tangents_of : NULL;
-    if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z) kept_tangents(w, c, &r->t1, &r->t2);
-    if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
-        w->bodies[prev->b].static_friction != bb->static_friction)
-        r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
-    r->tangents_of = c;
-#endif
+    if (!QP_LAYOUT_BUILDS_ROWS) {   /* once a contact and step */
+        r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
+        tangents(c->n, &r->t1, &r->t2);
+    } else {
+        r->friction = 0;   /* found when a cut needs it (slide_of) */
+        /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
+         * one face, a third of pyramid20's visits) and nearly always the same materials: the
+         * same numbers give the same bits, without the kept tangent's cross product (or the
+         * normalisation where none is kept) and the square root. */
+        const qp_contact *prev = (need & QP_ROWS_MEMO) ? qp__rows_tangents_of(r) : NULL;
+        if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z)
+            kept_tangents(w, c, &r->t1, &r->t2);
+        if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
+            w->bodies[prev->b].static_friction != bb->static_friction)
+            r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+        qp__rows_tangents_are(r, c);
+    }
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         const row_dir t = row_dir_of(dir[d], n.axis != 0);   /* tangents along axes only for a normal along one */
@@ -605,19 +564,20 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
 
 void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
 {
-#if QP_CFG_LOW_RAM
+    if (!QP_LAYOUT_BUILDS_ROWS) return;   /* the default layout keeps the rows */
     qp_contact_rows scratch;
     if (!r) r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, qp__movable(w, c));
     for (int k = 0; k < c->count; k++) c->p[k].jp = r->mn[k];
     c->st1 = r->mt[0];
     c->st2 = r->mt[1];
     c->stw = r->mt[2];
-#else
-    (void)w, (void)c, (void)r;
-#endif
 }
 
-#if !QP_CFG_LOW_RAM   /* low-RAM keeps no rows: qp__rows builds them by qp__rows_for */
+/* The rows of each layout, and what each reads from its rows' own fields. The default
+ * layout keeps every awake contact's rows for the step (keep_rows, with the masses of the
+ * shock pass's pinned sides, the anchors' drift and the gaps); low-RAM keeps none, and the
+ * passes build them at their visits (qp__rows_for), of the kind and parts they need. */
+#if QP_LAYOUT_KEEPS_DERIVED
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
 {
     int move = qp__movable(w, c);
@@ -638,48 +598,66 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     }
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 }
-#endif
 
-void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
-                      fix16_t target[2])
+static void keep_rows(qp_world *w, int i, qp_combine_memo memo[2])
 {
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
-    qp_vec3 pa = qp__rot3_mul_v3(&ra, c->anchor_a), pb = qp__rot3_mul_v3(&rb, c->anchor_b);
-    qp_vec3 d = qp__v3_add(qp__v3_sub(b->x, a->x), qp__v3_sub(pb, pa));
-    drift[0] = qp__v3_dot_q30(d, t1);
-    drift[1] = qp__v3_dot_q30(d, t2);
-    fix16_t cap = w->def.max_penetration_speed;
-    for (int i = 0; i < 2; i++) {
-        fix16_t t = qp__div(qp__mul(w->def.penetration_rate, -drift[i]), w->def.dt);
-        target[i] = t > cap ? cap : t < -cap ? -cap : t;
-    }
+    fill_rows(w, &w->contacts[i], &w->rows[i], memo);
 }
 
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
-#if !QP_CFG_LOW_RAM
     (void)w, (void)c, (void)move;
     return r->mn_pin[k];
-#else
-    (void)w, (void)c, (void)move;
-    return r->mn[k];   /* built by fill_part for the rows' sides in move */
-#endif
 }
 
 /* row_mass for the shock pass's sides (see qp__point_mass_pinned). */
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
 {
-#if !QP_CFG_LOW_RAM
     (void)w, (void)c, (void)move;
     return r->mt_pin[d];
+}
 #else
-    (void)w, (void)c, (void)move;
-    return r->mt[d];
-#endif
+static void keep_rows(qp_world *w, int i, qp_combine_memo memo[2])
+{
+    (void)w, (void)i, (void)memo;
 }
 
-#if QP_CFG_LOW_RAM
+fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    (void)w, (void)c, (void)move;
+    return r->mn[k];   /* built by fill_part for the rows' sides in move */
+}
+
+fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
+{
+    (void)w, (void)c, (void)move;
+    return r->mt[d];
+}
+
+/* qp__point_apply_kept and qp__point_mass_lazy, whose default forms are inline
+ * (layout_rows.h): the responses low-RAM's kept and lazy rows lack, found on use. */
+void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
+                          fix16_t j, int move)
+{
+    if (j == 0) return;
+    const qp_vec3 zero = { 0, 0, 0 };
+    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
+                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
+}
+
+fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
+{
+    /* point_term's shares, with the responses fill_part would have built */
+    const int64_t t[2] = {
+        (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
+                           : 0,
+        (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
+                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
+                           : 0 };
+    return mass_of(t, move, r->shift);
+}
+
 /* fill_part for each kind of low-RAM build, its flags known to the compiler: each drops
  * the parts the others need (the contact pass's, with its masses kept; the collision
  * pass's, lazy; every other, with responses and masses). */
@@ -695,9 +673,8 @@ static QP__NOINLINE void fill_full(const qp_world *w, const qp_contact *c, qp_co
 {
     fill_part(w, c, r, need & ~(unsigned)(QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY), move, NULL, NULL);
 }
-#endif
 
-#if QP_CFG_LOW_RAM   /* the default layout's are inline (solver.h) */
+/* The default layout's qp__rows and qp__rows_for are inline (solver.h). */
 const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
 {
     return qp__rows_for(w, c, scratch, QP_ROWS_ALL | QP_ROWS_RESTITUTION, qp__movable(w, c));
@@ -723,25 +700,34 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
 }
 #endif
 
+void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
+                      fix16_t target[2])
+{
+    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+    qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
+    qp_vec3 pa = qp__rot3_mul_v3(&ra, c->anchor_a), pb = qp__rot3_mul_v3(&rb, c->anchor_b);
+    qp_vec3 d = qp__v3_add(qp__v3_sub(b->x, a->x), qp__v3_sub(pb, pa));
+    drift[0] = qp__v3_dot_q30(d, t1);
+    drift[1] = qp__v3_dot_q30(d, t2);
+    fix16_t cap = w->def.max_penetration_speed;
+    for (int i = 0; i < 2; i++) {
+        fix16_t t = qp__div(qp__mul(w->def.penetration_rate, -drift[i]), w->def.dt);
+        target[i] = t > cap ? cap : t < -cap ? -cap : t;
+    }
+}
+
 void qp__prepare_contacts(qp_world *w)
 {
     keep_inv_inertia(w);
     qp_combine_memo memo[2] = { { false, 0, 0, 0 }, { false, 0, 0, 0 } };
-    (void)memo;
-#if QP_CFG_LOW_RAM
     const qp_contact *prev = NULL;   /* the awake contact before (keep_tangent) */
-#endif
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         load_centroid(c);
-        /* Low-RAM keeps no rows: each pass builds those it uses at its visits. */
-#if !QP_CFG_LOW_RAM
-        fill_rows(w, c, &w->rows[i], memo);
-#else
-        keep_tangent(w, c, prev);
+        keep_rows(w, i, memo);      /* the default layout */
+        keep_tangent(w, c, prev);   /* low-RAM */
         prev = c;
-#endif
         for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
     }
 }
@@ -762,11 +748,9 @@ typedef struct {
 static fix16_t slide_of(qp_slide *s)
 {
     if (!s->known) {
-#if QP_CFG_LOW_RAM
-        fix16_t mu_d = combine_friction(s->w->bodies[s->c->a].friction, s->w->bodies[s->c->b].friction);
-#else
-        fix16_t mu_d = s->r->friction;
-#endif
+        fix16_t mu_d = QP_LAYOUT_BUILDS_ROWS ? combine_friction(s->w->bodies[s->c->a].friction,
+                                                                s->w->bodies[s->c->b].friction)
+                                             : s->r->friction;
         s->slide = qp__mul(mu_d, s->jn_sum);
         s->known = true;
     }

@@ -132,71 +132,6 @@ static inline qp_vel_ref qp__pseudo_vel_ref(qp_world *w, const qp_contact *c)
                      (qp_vec3 *)&qp__split(w)->pseudo_v[c->b][0], (qp_vec3 *)&qp__split(w)->pseudo_v[c->b][3] };
     return r;
 }
-/* The solver rows of contact c: the world's copy or (QP_CFG_LOW_RAM)
- * computed into *scratch. Valid from qp__prepare_contacts to the end of the
- * penetration pass. */
-#if QP_CFG_LOW_RAM
-const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch);
-#else   /* the world's copy: inline, for the passes ask it at every visit */
-static inline const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, qp_contact_rows *scratch)
-{
-    (void)scratch;
-    return &w->rows[c - w->contacts];
-}
-#endif
-/* The same, for a visit that reads only the rows in need, with the sides in move
- * (low-RAM builds only those: the angular responses of the other sides are zero, and
- * the effective masses mn, mt are for the sides in move; a pass that pins a side reads
- * them through qp__point_mass_pinned / qp__row_mass_pinned, as the default layout keeps
- * those apart). restitution is built only with QP_ROWS_RESTITUTION. The default layout
- * returns every row, as qp__rows. */
-enum {
-    QP_ROWS_TANGENTS = 1u << QP_MAX_MANIFOLD_POINTS,      /* t1, t2 rows, both frictions */
-    QP_ROWS_TWIST = 2u << QP_MAX_MANIFOLD_POINTS,         /* the tangents and the twist row */
-    QP_ROWS_ALL = (4u << QP_MAX_MANIFOLD_POINTS) - 1u,
-    /* Low-RAM, the contact pass: the masses for qp__movable's sides are read from where
-     * qp__keep_masses put them at the warm start, not built, and no angular response
-     * (ia, ib, ia_f, ib_f) is built: apply through qp__point_apply_kept and
-     * qp__friction(..., lazy). */
-    QP_ROWS_MASSES_KEPT = 4u << QP_MAX_MANIFOLD_POINTS,
-    /* Low-RAM: the scratch is the pass's, started by qp__rows_memo_start and holding the
-     * rows of its visit before: the tangents and static friction coefficient are taken
-     * from them when the normal and the materials are the same, and all of them when
-     * that visit was the same contact's, with the same rows in need and sides. */
-    QP_ROWS_MEMO = 8u << QP_MAX_MANIFOLD_POINTS,
-    /* The pair's restitution too (the collision pass's bounce). */
-    QP_ROWS_RESTITUTION = 16u << QP_MAX_MANIFOLD_POINTS,
-    /* Low-RAM, the collision pass: neither the angular responses nor the masses are built
-     * (nearly all of its points apply nothing): find a point's mass with
-     * qp__point_mass_lazy and apply through qp__point_apply_kept. */
-    QP_ROWS_LAZY = 32u << QP_MAX_MANIFOLD_POINTS,
-    QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
-};
-static inline void qp__rows_memo_start(qp_contact_rows *scratch)
-{
-#if QP_CFG_LOW_RAM
-    scratch->tangents_of = scratch->rows_of = 0;
-#else
-    (void)scratch;
-#endif
-}
-#define QP_ROWS_POINT(k) (1u << (k))                      /* point k's normal row */
-#if QP_CFG_LOW_RAM
-const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch, unsigned need,
-                                    int move);
-#else
-static inline const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact_rows *scratch,
-                                                  unsigned need, int move)
-{
-    (void)need, (void)move;
-    return qp__rows(w, c, scratch);
-}
-#endif
-/* Low-RAM: keep the effective masses of rows r (built for qp__movable's sides) in
- * contact c's shock and split-impulse scratch (jp, st1..stw: seven numbers, which nothing
- * reads from the warm start to the shock pass's start, which sets them), for the contact
- * pass's visits (QP_ROWS_MASSES_KEPT). r NULL: build them. The default layout keeps rows. */
-void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r);
 /* The normal direction at point k, through the rows: relative speed,
  * applying an impulse, effective mass for the sides in move. */
 fix16_t qp__point_mass(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
@@ -231,11 +166,6 @@ static inline int qp__shock_movable(const qp_world *w, const qp_contact *c)
     return move;
 #endif
 }
-/* qp__point_mass for the shock pass's sides (move = qp__shock_movable), kept with
- * the rows (computed once per step), or (QP_CFG_LOW_RAM) built with the visit's rows
- * for its sides in move (fill_part, while their responses are at hand). */
-fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
-fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move);
 /* Load centroids, rows and effective masses of every contact (once per step). */
 void qp__prepare_contacts(qp_world *w);
 
@@ -381,33 +311,6 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
     qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
 }
 
-/* qp__point_apply for rows built with QP_ROWS_MASSES_KEPT or QP_ROWS_LAZY: low-RAM finds the angular
- * responses, which those rows lack, when j is not zero (out of line); the default layout's
- * rows have them (inline, as qp__point_apply). */
-#if QP_CFG_LOW_RAM
-void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int k,
-                          fix16_t j, int move);
-#else
-static inline void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
-                                        const qp_vel_ref *v, int k, fix16_t j, int move)
-{
-    qp__point_apply(w, c, r, v, k, j, move);
-}
-#endif
-
-/* Point k's effective mass for the sides in move, for rows built with QP_ROWS_LAZY:
- * low-RAM finds it (out of line) from the responses fill_part would have built; the
- * default layout's rows hold it. */
-#if QP_CFG_LOW_RAM
-fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move);
-#else
-static inline fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
-                                          int move)
-{
-    (void)w, (void)c, (void)move;
-    return r->mn[k];
-}
-#endif
 
 /* A point may approach by its gap this step. The gap comes from the
  * predicted pose and is an estimate: gaps within gap_tolerance count as
@@ -419,19 +322,6 @@ static inline fix16_t qp__gap_speed(const qp_world *w, const qp_contact_point *p
     return p->depth < -tol ? qp__div(-p->depth - tol, w->def.dt) : 0;
 }
 
-/* The same for point k of a contact whose rows are r: depths do not change within a
- * step, so the default layout keeps it with the rows (a division saved per point and
- * sweep); low-RAM computes it. */
-static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k)
-{
-#if !QP_CFG_LOW_RAM
-    (void)w, (void)c;
-    return r->gap[k];
-#else
-    (void)r;
-    return qp__gap_speed(w, &c->p[k]);
-#endif
-}
 
 
 /* The static friction anchors' drift along the tangents t1, t2 (Q16.16 metres) and
@@ -440,6 +330,7 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
  * Kept with the rows (default layout) or computed on use (low-RAM). */
 void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec3 t2, fix16_t drift[2],
                       fix16_t target[2]);
+
 
 /* Friction impulses of one manifold: two tangents and a twist at the centroid. */
 typedef struct {
@@ -467,5 +358,7 @@ void qp__warm_apply(const qp_world *w, const qp_contact *c, const qp_contact_row
 fix16_t qp__row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d);
 void qp__row_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int d,
                    fix16_t j, int move);
+
+#include "layout_rows.h"   /* the contact rows of each layout, which use the kernels above */
 
 #endif

@@ -245,25 +245,11 @@ typedef struct {
     fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
 
-#if QP_CFG_JOINT_TREE
-/* The joints solved together along their trees this step (src/solve_joint_tree.c): per
- * step scratch, neither state nor hashed. Positions are in elimination order (leaves
- * first); blocks are Q2.30 of the row-scaled effective mass, then its Cholesky factor. */
-#define QP_TREE_LATER 6               /* joints still to come a joint may share a body with */
-typedef struct {
-    int count;                                        /* 0: none this step */
-    uint16_t joint[QP_CFG_MAX_JOINTS];                /* slot at each position */
-    uint16_t pos[QP_CFG_MAX_JOINTS];                  /* slot i's position + 1 at [i - 1]; 0: not in */
-    uint8_t rows[QP_CFG_MAX_JOINTS];                  /* 3 (ball) or 5 (hinge) */
-    uint8_t later_n[QP_CFG_MAX_JOINTS];
-    uint16_t later[QP_CFG_MAX_JOINTS][QP_TREE_LATER]; /* positions of the later joints it touches */
-    int8_t scale[QP_CFG_MAX_JOINTS][5];               /* row r scaled by 2^-scale */
-    int32_t diag[QP_CFG_MAX_JOINTS][5][5];
-    int32_t off[QP_CFG_MAX_JOINTS][QP_TREE_LATER][5][5]; /* later joint's rows by this one's */
-    int64_t vec[QP_CFG_MAX_JOINTS][5];                /* right-hand side in (Q16.16), impulses out */
-    qp_mat3 ia[QP_CFG_MAX_JOINTS][2];                 /* each side's inverse inertia, stiffened */
-} qp_joint_tree;
-#endif
+/* The size of qp_world.joint_tree_scratch in bytes, J = QP_CFG_MAX_JOINTS: the joint-tree
+ * solve's per-step scratch (src/joint_tree.h, which checks this against its layout), 835
+ * bytes a joint and a count. */
+#define QP__JOINT_TREE_BYTES (835ul * (unsigned long)QP_CFG_MAX_JOINTS + 4ul)
+
 /* The size of qp_world.step_scratch in 32-bit words: the largest of the three scratch
  * layouts that share it (src/scratch.h, which checks this against them). B bodies + 1
  * (index 0 is null), C contacts:
@@ -333,7 +319,9 @@ struct qp_world {
                                                   * computed at each use (the same bits) */
 #endif
 #if QP_CFG_JOINT_TREE
-    qp_joint_tree joint_tree;                  /* per step (def.joint_tree) */
+    /* Per-step scratch of the joint-tree solve (def.joint_tree), storage only: its layout
+     * is in src/joint_tree.h. Neither state nor hashed. */
+    uint64_t joint_tree_scratch[(QP__JOINT_TREE_BYTES + 7ul) / 8ul];
 #endif
     /* Not state: where mutating calls are recorded (record.h), null when not. */
     struct qp_input_log *input_log;

@@ -7,7 +7,8 @@
 #   2. the input log's replayer calls the public API: it reaches no internal header but the
 #      joints' (the def checks a replayed entry needs before anything is applied), so the
 #      bodies, which log through input_log.h, and the replayer do not depend on each other;
-#   3. the public headers hold no stage's scratch: their layouts are in src/scratch.h;
+#   3. the public headers hold no stage's scratch: their layouts are in src/scratch.h (and the
+#      joint-tree solve's in src/joint_tree.h);
 #   4. no source file includes one header for every module (world_internal.h is gone).
 # Prints PASS/FAIL lines; exit 0 when all pass.
 set -u
@@ -33,7 +34,8 @@ else fail "src/input_replay.c reaches internal headers $internal"; fi
 if deps src/body.c | grep -q '^src/input_replay'; then fail "src/body.c reaches the replayer"
 else pass "src/body.c logs through input_log.h only"; fi
 
-if grep -n 'qp_pass_scratch\|qp_split_scratch\|qp_predicted_poses\|QP_STATE_LOOSE\|QP_STATE_CUT' include/qphys/*.h; then
+if grep -n 'qp_pass_scratch\|qp_split_scratch\|qp_predicted_poses\|qp_joint_tree\b\|QP_TREE_LATER\|QP_STATE_LOOSE\|QP_STATE_CUT' \
+     include/qphys/*.h; then
   fail "a public header defines a stage's scratch (above)"
 else
   pass "no stage's scratch in the public headers"

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The joint-tree solve's per-step scratch (solve_joint_tree.c, solve_joints.c;
+ * def.joint_tree): the joints solved together along their trees this step. The public
+ * header gives the storage its size only (qp_world.joint_tree_scratch); its layout is here. */
+#ifndef QPHYS_JOINT_TREE_H
+#define QPHYS_JOINT_TREE_H
+
+#include "qphys/world.h"
+
+#if QP_CFG_JOINT_TREE
+/* Positions are in elimination order (leaves first); blocks are Q2.30 of the row-scaled
+ * effective mass, then its Cholesky factor. Fields from the widest alignment down, so that
+ * the size is the sum of theirs (QP__JOINT_TREE_BYTES, world_impl.h). */
+#define QP_TREE_LATER 6               /* joints still to come a joint may share a body with */
+typedef struct {
+    int64_t vec[QP_CFG_MAX_JOINTS][5];                /* right-hand side in (Q16.16), impulses out */
+    qp_mat3 ia[QP_CFG_MAX_JOINTS][2];                 /* each side's inverse inertia, stiffened */
+    int32_t diag[QP_CFG_MAX_JOINTS][5][5];
+    int32_t off[QP_CFG_MAX_JOINTS][QP_TREE_LATER][5][5]; /* later joint's rows by this one's */
+    int count;                                        /* 0: none this step */
+    uint16_t joint[QP_CFG_MAX_JOINTS];                /* slot at each position */
+    uint16_t pos[QP_CFG_MAX_JOINTS];                  /* slot i's position + 1 at [i - 1]; 0: not in */
+    uint16_t later[QP_CFG_MAX_JOINTS][QP_TREE_LATER]; /* positions of the later joints it touches */
+    uint8_t rows[QP_CFG_MAX_JOINTS];                  /* 3 (ball) or 5 (hinge) */
+    uint8_t later_n[QP_CFG_MAX_JOINTS];
+    int8_t scale[QP_CFG_MAX_JOINTS][5];               /* row r scaled by 2^-scale */
+} qp_joint_tree;
+
+_Static_assert(sizeof(qp_joint_tree) == sizeof(((qp_world *)0)->joint_tree_scratch),
+               "qp_world.joint_tree_scratch (QP__JOINT_TREE_BYTES, world_impl.h) is the size of qp_joint_tree");
+_Static_assert(_Alignof(qp_joint_tree) <= _Alignof(uint64_t), "qp_world.joint_tree_scratch is aligned for it");
+
+/* w's joint-tree scratch: const for a const world. */
+#define qp__joint_tree(w)                                                                                     \
+    _Generic((w), const qp_world *: (const qp_joint_tree *)(const void *)(w)->joint_tree_scratch,            \
+             qp_world *: (qp_joint_tree *)(void *)(w)->joint_tree_scratch)
+#endif
+
+/* Joints this step solves as trees (none without QP_CFG_JOINT_TREE). */
+static inline int qp__joint_tree_count(const qp_world *w)
+{
+#if QP_CFG_JOINT_TREE
+    return qp__joint_tree(w)->count;
+#else
+    (void)w;
+    return 0;
+#endif
+}
+
+#endif
