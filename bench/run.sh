@@ -291,8 +291,8 @@ END {
       }
     }
 
-    printf "\n== Host: qphys beside Bullet %s and Jolt %s on the scene files, first %s steps, sleep off\n", bulletv, \
-           (joltv == "" ? "" : joltv), window
+    printf "\n== Host: qphys beside Bullet %s and Jolt%s on the scene files, first %s steps, sleep off\n", bulletv, \
+           (joltv == "" ? "" : " " joltv), window
     if (joltv == "") {
       printf "   Jolt: not built; make bench JOLT_SRC=/path/to/JoltPhysics\n"
     } else {
@@ -321,7 +321,7 @@ END {
       printf "\n== Host: rain512 turned other ways, sleep off, first %s steps: cube n turned by (M n) mod 360 degrees\n", window
       printf "   about (1, 1, 1) (the file: M = 37). The pile is chaotic: how it falls and settles, and so qphys'"'"'s\n"
       printf "   steps, move with M; the ratio of the means is the general case, the file one draw. Each: qphys\n"
-      printf "   (bench_window), then Bullet (--file --time), then Jolt (--time); mean and p99 step in us.\n\n"
+      printf "   (bench_window), then Bullet (--file --time)%s; mean and p99 step in us.\n\n", (joltv == "" ? "" : ", then Jolt (--time)")
       printf "%-6s %9s %9s %7s %9s %7s %9s %9s %7s %9s %7s\n", "M", "q_mean", "bt_mean", "q/bt", "jolt_mean", "q/jolt", \
              "q_p99", "bt_p99", "q/bt", "jolt_p99", "q/jolt"
       sq = sb = sqp = sbp = sj = sjp = 0
