@@ -28,6 +28,7 @@
 #                    (mk/bench.mk bench-jolt; cmake, Release, one thread) and timed on the scene files
 #                    beside qphys and Bullet (bench/peers/jolt_bench.cpp). Without it, the Jolt table
 #                    says how to get one.
+#   JOLT_DETERMINISTIC=1  Jolt's cross-platform deterministic build instead (build/bench/jolt-deterministic/)
 # Takes about 3.5 minutes on 2 cores (most of it rain512, its 13 turns about a minute, and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
@@ -59,10 +60,13 @@ $MAKE -s build/host/libqphys.a >&2
 $MAKE -s -j2 -f mk/bench.mk bench-build >&2
 jolt=""
 jolt_v=""
+jolt_det="determinism off"
+jolt_dir=build/bench/jolt
+if [ "${JOLT_DETERMINISTIC:-0}" = 1 ]; then jolt_det="determinism on"; jolt_dir=build/bench/jolt-deterministic; fi
 if [ -n "${JOLT_SRC:-}" ]; then
   say "bench: building Jolt from $JOLT_SRC (once: it takes minutes the first time)"
-  if $MAKE -s -f mk/bench.mk bench-jolt JOLT_SRC="$JOLT_SRC" >&2; then
-    jolt=./build/bench/jolt/jolt_bench
+  if $MAKE -s -f mk/bench.mk bench-jolt JOLT_SRC="$JOLT_SRC" JOLT_DETERMINISTIC="${JOLT_DETERMINISTIC:-0}" >&2; then
+    jolt=./$jolt_dir/jolt_bench
     jolt_v=$(sed -n 's/^project(JoltPhysics VERSION \([0-9.]*\).*/\1/p' "$JOLT_SRC/Build/CMakeLists.txt")
   else
     say "bench: the Jolt build failed; the Jolt columns stay empty"
@@ -198,7 +202,7 @@ tables() {
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
     -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" \
-    -v joltv="$jolt_v" -v window="${BENCH_WINDOW:-300}" '
+    -v joltv="$jolt_v" -v joltdet="$jolt_det" -v window="${BENCH_WINDOW:-300}" '
 function kv(line,    n, i, a, p) {
   delete F
   n = split(line, a, " ")
@@ -301,7 +305,7 @@ END {
       printf "   its fastest run; mean and p99 (99th percentile) step in us, medians of the rounds. rain512 turns: the\n"
       printf "   turned files of the next table, means over the turns. Jolt: Release, its default CPU features and\n"
       printf "   link-time optimisation, one thread (JobSystemSingleThreaded), 10 velocity and 2 position steps (its\n"
-      printf "   default), no damping, cross-platform determinism off. q/jolt = qphys / Jolt (at most 1: qphys as fast).\n\n"
+      printf "   default), no damping, cross-platform %s. q/jolt = qphys / Jolt (at most 1: qphys as fast).\n\n", joltdet
       printf "%-16s %6s %9s %9s %9s %7s %9s %9s %9s %7s\n", "scene", "rounds", "q_mean", "bt_mean", "jolt_mean", "q/jolt", \
              "q_p99", "bt_p99", "jolt_p99", "q/jolt"
       for (i = 1; i <= njs; i++) {
@@ -502,7 +506,7 @@ if [ -n "$doc" ]; then
     printf '# make bench: the current tables\n\n'
     printf '<!-- Written by bench/run.sh (make bench); do not edit: run make bench again. -->\n\n'
     printf 'Measured %s on %s: qphys %s%s, gcc %s, ODE %s, Bullet %s, Jolt %s.\n' "$(date -u +%Y-%m-%d)" \
-      "${cpu:-an unknown CPU}" "$(cat VERSION)" "$changed" "$cc_v" "$ode_v" "$bullet_v" "${jolt_v:-not built}"
+      "${cpu:-an unknown CPU}" "$(cat VERSION)" "$changed" "$cc_v" "$ode_v" "$bullet_v" "${jolt_v:-not built}${jolt_v:+, cross-platform $jolt_det}"
     printf 'What each table measures and how: docs/benchmarks.md. The fidelity table: docs/benchmarks/fidelity.md.\n'
     awk '/^== / { if (open) print "```"; sub(/^== /, ""); printf "\n## %s\n\n```text\n", $0; open = 1; started = 0; blank = 0; next }
          !open { next }

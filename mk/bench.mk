@@ -78,7 +78,14 @@ $(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.
 
 # Jolt: configured once into $(JOLT_OUT) (cmake keeps its cache there), then only rebuilt
 # where its sources or the front end changed. BENCH_JOBS: the build's parallel jobs.
+# JOLT_DETERMINISTIC=1: Jolt's cross-platform deterministic build, in a folder of its own.
+ifeq ($(JOLT_DETERMINISTIC),1)
+JOLT_OUT   ?= $(BENCH_OUT)/jolt-deterministic
+JOLT_CMAKE := -DCROSS_PLATFORM_DETERMINISTIC=ON
+else
 JOLT_OUT   ?= $(BENCH_OUT)/jolt
+JOLT_CMAKE := -DCROSS_PLATFORM_DETERMINISTIC=OFF
+endif
 BENCH_JOBS ?= 2
 .PHONY: bench-jolt
 bench-jolt:
@@ -88,7 +95,7 @@ else
 	@test -f "$(JOLT_SRC)/Build/CMakeLists.txt" || \
 	  { echo "bench: JOLT_SRC=$(JOLT_SRC) is not a JoltPhysics source tree (no Build/CMakeLists.txt)" >&2; exit 2; }
 	@if [ ! -f $(JOLT_OUT)/CMakeCache.txt ] || ! grep -qx 'JOLT_SRC:[A-Z]*=$(abspath $(JOLT_SRC))' $(JOLT_OUT)/CMakeCache.txt; then \
-	  cmake -S bench/peers/jolt -B $(JOLT_OUT) -DJOLT_SRC=$(abspath $(JOLT_SRC)) >/dev/null; fi
+	  cmake -S bench/peers/jolt -B $(JOLT_OUT) -DJOLT_SRC=$(abspath $(JOLT_SRC)) $(JOLT_CMAKE) >/dev/null; fi
 	cmake --build $(JOLT_OUT) --target jolt_bench -j $(BENCH_JOBS)
 endif
 
