@@ -39,6 +39,7 @@
 #include <Jolt/Physics/PhysicsSystem.h>
 #include <Jolt/RegisterTypes.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -359,8 +360,10 @@ JPH::Ref<JPH::Shape> make_shape(const Item &it)
 
 void build(World &w, const Scene &sc)
 {
-    JPH::uint count = (JPH::uint)sc.items.size() + 1;
-    w.system.Init(count, 0, 65536, 65536, w.layers, w.layer_vs_broad, w.layer_pairs);
+    // Room for every body, and for pairs and contacts well past what a pile of them makes (a cube in a
+    // pile touches about 4 others); Update reports it if they run out.
+    JPH::uint count = (JPH::uint)sc.items.size() + 1, room = std::max<JPH::uint>(65536, 16 * count);
+    w.system.Init(count, 0, room, room, w.layers, w.layer_vs_broad, w.layer_pairs);
     JPH::PhysicsSettings settings;
     settings.mNumVelocitySteps = (JPH::uint)sc.iterations;
     settings.mAllowSleeping = sc.sleep;
