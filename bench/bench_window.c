@@ -10,9 +10,10 @@
  * exact (a resumed world computes the same bits), so every run does the same work, and the
  * best run is what other processes on the machine added least to: it moves by about 0.3 %
  * between runs where whole 600-step medians move by 10-20 %. Prints one line:
- *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. step_median=.. step_p99=.. hash=..
- * (microseconds a step: us_best and us_median of the runs' mean steps; step_median and
- * step_p99 of the steps, each its fastest over the runs, as bench_host times a named scene;
+ *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. step_median=.. step_p99=.. step_mean=.. hash=..
+ * (microseconds a step: us_best and us_median of the runs' mean steps; step_median, step_p99
+ * and step_mean of the steps, each its fastest over the runs, as bench_host times a named scene
+ * and the peers' --time runs time a file;
  * hash: the world's after step TO, the same in every run and every build that keeps the
  * bits). Give a copy with `sleep off` for awake steps. Exit status 2
  * on bad arguments or a scene or snapshot that fails, 1 if two runs end with different
@@ -95,9 +96,11 @@ int main(int argc, char **argv)
     }
     qsort(times, (size_t)repeat, sizeof times[0], bench_cmp_double);
     int steps = (int)(to - from + 1);
+    double step_sum = 0.0;
+    for (int s = 0; s < steps; s++) step_sum += step_best[s];
     printf("window scene=%s from=%ld to=%ld repeat=%ld us_best=%.1f us_median=%.1f step_median=%.1f step_p99=%.1f "
-           "hash=%08x\n",
+           "step_mean=%.1f hash=%08x\n",
            argv[1], from, to, repeat, times[0], times[repeat / 2], bench_median(step_best, steps, sort_tmp),
-           bench_quantile(step_best, steps, 0.99, sort_tmp), (unsigned)hash);
+           bench_quantile(step_best, steps, 0.99, sort_tmp), step_sum / steps, (unsigned)hash);
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # What the peer benchmarks need on a Debian machine: ODE and Bullet (with their
-# headers), a C++ compiler and pkg-config. Installs them with apt-get when it may
+# headers), a C++ compiler and pkg-config, and cmake when JOLT_SRC names a Jolt source tree. Installs them with apt-get when it may
 # (root, or sudo without a password), like tools/deps.sh; otherwise prints the command.
 set -eu
 need=""
@@ -11,6 +11,7 @@ have_cmd g++ || need="$need g++"
 have_cmd pkg-config || need="$need pkg-config"
 have_pkg libode-dev || need="$need libode-dev"
 have_pkg libbullet-dev || need="$need libbullet-dev"
+[ -z "${JOLT_SRC:-}" ] || have_cmd cmake || need="$need cmake"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"
 if [ "$(id -u)" = 0 ]; then sudo=""; elif have_cmd sudo && sudo -n true 2>/dev/null; then sudo="sudo"; else

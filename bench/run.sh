@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/run.sh (make bench): build the benchmarks, run qphys, ODE and Bullet on the
-# host in the same run, print them side by side, then the emulated Cortex-M4's
+# bench/run.sh (make bench): build the benchmarks, run qphys, ODE and Bullet (and Jolt, given
+# JOLT_SRC) on the host in the same run, print them side by side, then the emulated Cortex-M4's
 # instruction counts. Prints tables on stdout, and a full run (no part skipped, the default
 # steps and repeats) writes the same tables as markdown into docs/benchmarks/bench.md, the
 # page's current figures, which nobody edits by hand; the fidelity table goes likewise into
@@ -20,7 +20,15 @@
 #                    none on a partial one; "": none)
 #   BENCH_TURNS=N    rounds of qphys and Bullet in turn on each scene, sleep off (default 3; 0: none)
 #   BENCH_RAIN_TURNS="M ..."  rain512 with its cubes turned by (M n) mod 360 degrees instead of (37 n),
-#                    sleep off, qphys then Bullet on each (default 13 multipliers, 37 the file's; "": none)
+#                    sleep off, qphys, Bullet and Jolt on each over its first BENCH_WINDOW steps
+#                    (default 20 multipliers, 37 the file's; "": none)
+#   BENCH_WINDOW=N   the steps from the start that the files of the Jolt table and the rain turns are
+#                    timed over (default 300: the fall and the impacts, where a frame budget is set)
+#   JOLT_SRC=DIR     a JoltPhysics source tree: Jolt is built from it once into build/bench/jolt/
+#                    (mk/bench.mk bench-jolt; cmake, Release, one thread) and timed on the scene files
+#                    beside qphys and Bullet (bench/peers/jolt_bench.cpp). Without it, the Jolt table
+#                    says how to get one.
+#   JOLT_DETERMINISTIC=1  Jolt's cross-platform deterministic build instead (build/bench/jolt-deterministic/)
 # Takes about 3.5 minutes on 2 cores (most of it rain512, its 13 turns about a minute, and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
@@ -50,6 +58,20 @@ sh bench/deps.sh >&2
 say "bench: building"
 $MAKE -s build/host/libqphys.a >&2
 $MAKE -s -j2 -f mk/bench.mk bench-build >&2
+jolt=""
+jolt_v=""
+jolt_det="determinism off"
+jolt_dir=build/bench/jolt
+if [ "${JOLT_DETERMINISTIC:-0}" = 1 ]; then jolt_det="determinism on"; jolt_dir=build/bench/jolt-deterministic; fi
+if [ -n "${JOLT_SRC:-}" ]; then
+  say "bench: building Jolt from $JOLT_SRC (once: it takes minutes the first time)"
+  if $MAKE -s -f mk/bench.mk bench-jolt JOLT_SRC="$JOLT_SRC" JOLT_DETERMINISTIC="${JOLT_DETERMINISTIC:-0}" >&2; then
+    jolt=./$jolt_dir/jolt_bench
+    jolt_v=$(sed -n 's/^project(JoltPhysics VERSION \([0-9.]*\).*/\1/p' "$JOLT_SRC/Build/CMakeLists.txt")
+  else
+    say "bench: the Jolt build failed; the Jolt columns stay empty"
+  fi
+fi
 if [ "${BENCH_TARGET:-1}" != 0 ]; then
   $MAKE -s BOARD=$BOARD_NAME APP=bench APP_SRCS_bench="$APP_SRCS" APP_CFLAGS_bench="$APP_CFLAGS" >&2
   if [ "${BENCH_LOWRAM:-1}" != 0 ]; then
@@ -95,20 +117,43 @@ if [ "${BENCH_HOST:-1}" != 0 ]; then
   # rain512 is chaotic: how long its pile takes to settle, and so qphys's median step, moves by a
   # tenth or more with a turn of its cubes, where Bullet's step hardly moves. The same pile turned
   # other ways, each file run by qphys (bench_window over all its steps) and then by Bullet.
-  rain_turns=${BENCH_RAIN_TURNS-29 31 37 41 43 47 53 59 61 67 71 73 79}
+  # A scene file's first $window steps, sleep off, timed by qphys (bench_window), Bullet and Jolt back to
+  # back: "q=MEAN qp=P99 b=.. bp=.. j=.. jp=.." (microseconds, each step its fastest of $REPEAT runs).
+  window=${BENCH_WINDOW:-300}
+  three() {
+    q=$(./build/bench/bench_window "$1" 1 "$window" "$REPEAT" |
+        sed -n 's/.* step_p99=\([0-9.]*\) step_mean=\([0-9.]*\) .*/q=\2 qp=\1/p')
+    b=$(./build/bench/bullet_bench --file "$1" --steps "$window" --time --repeat "$REPEAT" |
+        sed -n 's/.* step_p99=\([0-9.]*\) step_mean=\([0-9.]*\).*/b=\2 bp=\1/p')
+    j=""
+    [ -z "$jolt" ] || j=$($jolt "$1" --steps "$window" --time --repeat "$REPEAT" |
+        sed -n 's/.* step_mean=\([0-9.]*\) step_median=[0-9.]* step_p99=\([0-9.]*\) .*/j=\1 jp=\2/p')
+    echo "${q:-q=- qp=-} ${b:-b=- bp=-} ${j:-j=- jp=-}"
+  }
+  mkdir -p "$raw/files"
+  # The named scenes as their files say, with sleep off: Jolt beside qphys and Bullet.
+  if [ -n "$jolt" ] && [ "$turns" -gt 0 ]; then
+    say "bench: qphys, Bullet and Jolt in turn on the scene files ($turns rounds, first $window steps, sleep off)"
+    for s in stack20 pyramid20 rain512; do
+      f="$raw/files/$s.scene"
+      sed 's/^\(world.*\)sleep on/\1sleep off/' "tests/scenes/$s.scene" > "$f"
+      r=1
+      while [ "$r" -le "$turns" ]; do
+        echo "jturn scene=$s round=$r $(three "$f")" >> "$raw/turns.txt"
+        r=$((r + 1))
+      done
+    done
+  fi
+  rain_turns=${BENCH_RAIN_TURNS-29 31 37 41 43 47 53 59 61 67 71 73 79 83 89 97 101 103 107 109}
   if [ -n "$rain_turns" ]; then
-    say "bench: rain512 turned $(echo $rain_turns | wc -w) ways, qphys and Bullet in turn"
+    say "bench: rain512 turned $(echo $rain_turns | wc -w) ways, qphys, Bullet${jolt:+ and Jolt} in turn (first $window steps)"
     mkdir -p "$raw/rain"
     for m in $rain_turns; do
       f="$raw/rain/rain512_turn$m.scene"
       # The file's cube n (its line order) is turned by (37 n) mod 360 degrees: here by (m n).
       awk -v m="$m" '/^world/ { sub(/sleep on/, "sleep off") } /^box/ { $NF = (m * n++) % 360 } { print }' \
         tests/scenes/rain512.scene > "$f"
-      q=$(./build/bench/bench_window "$f" 1 "$STEPS" "$REPEAT" |
-          sed -n 's/.* step_median=\([0-9.]*\) step_p99=\([0-9.]*\) .*/q=\1 qp=\2/p')
-      b=$(./build/bench/bullet_bench --file "$f" --steps "$STEPS" --time --repeat "$REPEAT" |
-          sed -n 's/.* step_median=\([0-9.]*\) step_p99=\([0-9.]*\).*/b=\1 bp=\2/p')
-      echo "rainturn scene=rain512 sleep=off turn=$m ${q:-q=-} ${b:-b=-}" >> "$raw/turns.txt"
+      echo "rainturn scene=rain512 sleep=off turn=$m $(three "$f")" >> "$raw/turns.txt"
     done
   fi
 fi
@@ -145,7 +190,8 @@ full=1
 for knob in "${BENCH_HOST:-1}" "${BENCH_TARGET:-1}" "${BENCH_LOWRAM:-1}" "${BENCH_COUNT:-1}"; do
   [ "$knob" != 0 ] || full=0
 done
-[ "$STEPS" = 600 ] && [ "$REPEAT" = 2 ] && [ "${BENCH_TURNS:-3}" = 3 ] && [ -z "${BENCH_RAIN_TURNS+set}" ] || full=0
+[ "$STEPS" = 600 ] && [ "$REPEAT" = 2 ] && [ "${BENCH_TURNS:-3}" = 3 ] && [ -z "${BENCH_RAIN_TURNS+set}" ] &&
+  [ -z "${BENCH_WINDOW+set}" ] || full=0
 if [ -n "${BENCH_DOC+set}" ]; then doc=$BENCH_DOC; elif [ "$full" = 1 ]; then doc=docs/benchmarks/bench.md; else doc=""; fi
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
@@ -155,7 +201,8 @@ mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
 tables() {
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
-    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" '
+    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" \
+    -v joltv="$jolt_v" -v joltdet="$jolt_det" -v window="${BENCH_WINDOW:-300}" '
 function kv(line,    n, i, a, p) {
   delete F
   n = split(line, a, " ")
@@ -181,7 +228,17 @@ function abbrev(n) { if (n == "check_sleepers") return "chk_sleep"; if (n == "pe
   kv($0)
   e = F["_engine"]; s = F["scene"]; z = F["sleep"]
   if (e == "rainturn") {
-    if (F["q"] != "-" && F["b"] != "-") { nr++; RT[nr] = F["turn"]; RQ[nr] = F["q"]; RB[nr] = F["b"]; RQP[nr] = F["qp"]; RBP[nr] = F["bp"] }
+    if (F["q"] != "-" && F["b"] != "-") {
+      nr++; RT[nr] = F["turn"]; RQ[nr] = F["q"]; RB[nr] = F["b"]; RQP[nr] = F["qp"]; RBP[nr] = F["bp"]
+      RJ[nr] = F["j"]; RJP[nr] = F["jp"]; if (F["j"] != "-") nrj++
+    }
+    next
+  }
+  if (e == "jturn") {
+    if (F["q"] != "-" && F["j"] != "-") {
+      if (!(s in jseen)) { jseen[s] = 1; jorder[++njs] = s }
+      k = ++nj[s]; JQ[s, k] = F["q"]; JQP[s, k] = F["qp"]; JB[s, k] = F["b"]; JBP[s, k] = F["bp"]; JJ[s, k] = F["j"]; JJP[s, k] = F["jp"]
+    }
     next
   }
   if (e == "turn") {
@@ -238,20 +295,50 @@ END {
       }
     }
 
-    if (nr > 0) {
-      printf "\n== Host: rain512 turned other ways, sleep off: cube n turned by (M n) mod 360 degrees about (1, 1, 1)\n"
-      printf "   (the file: M = 37). The pile is chaotic: how long it takes to settle, and so qphys'"'"'s median step,\n"
-      printf "   moves with M, where Bullet'"'"'s step hardly does; the mean ratio is the general case, the file one\n"
-      printf "   draw. Each: qphys (bench_window over all steps), then Bullet (--file --time), median and p99 step.\n\n"
-      printf "%-6s %10s %10s %7s %10s %10s %7s\n", "M", "qphys_us", "bullet_us", "ratio", "q_p99_us", "bt_p99_us", "p99"
-      sq = sb = sr = 0; lo = hi = RQ[1] / RB[1]
-      for (r = 1; r <= nr; r++) {
-        x = RQ[r] / RB[r]; sq += RQ[r]; sb += RB[r]; sr += x; if (x < lo) lo = x; if (x > hi) hi = x
-        printf "%-6s %10.1f %10.1f %7.2f %10.1f %10.1f %7.2f\n", RT[r], RQ[r], RB[r], x, RQP[r], RBP[r], \
-               (RBP[r] > 0 ? RQP[r] / RBP[r] : 0)
+    printf "\n== Host: qphys beside Bullet %s and Jolt%s on the scene files, first %s steps, sleep off\n", bulletv, \
+           (joltv == "" ? "" : " " joltv), window
+    if (joltv == "") {
+      printf "   Jolt: not built; make bench JOLT_SRC=/path/to/JoltPhysics\n"
+    } else {
+      printf "   Each round: tests/scenes/NAME.scene with sleep off, timed by qphys (bench_window), Bullet (bullet_bench\n"
+      printf "   --file --time) and Jolt (jolt_bench --time) back to back, %s runs each from a fresh world, each step\n", repeat
+      printf "   its fastest run; mean and p99 (99th percentile) step in us, medians of the rounds. rain512 turns: the\n"
+      printf "   turned files of the next table, means over the turns. Jolt: Release, its default CPU features and\n"
+      printf "   link-time optimisation, one thread (JobSystemSingleThreaded), 10 velocity and 2 position steps (its\n"
+      printf "   default), no damping, cross-platform %s. q/jolt = qphys / Jolt (at most 1: qphys as fast).\n\n", joltdet
+      printf "%-16s %6s %9s %9s %9s %7s %9s %9s %9s %7s\n", "scene", "rounds", "q_mean", "bt_mean", "jolt_mean", "q/jolt", \
+             "q_p99", "bt_p99", "jolt_p99", "q/jolt"
+      for (i = 1; i <= njs; i++) {
+        s = jorder[i]; n = nj[s]
+        printf "%-16s %6d %9.1f %9.1f %9.1f %7.2f %9.1f %9.1f %9.1f %7.2f\n", s, n, med(JQ, s, n), med(JB, s, n), med(JJ, s, n), \
+               med(JQ, s, n) / med(JJ, s, n), med(JQP, s, n), med(JBP, s, n), med(JJP, s, n), med(JQP, s, n) / med(JJP, s, n)
       }
-      printf "%-6s %10.1f %10.1f %7.2f   (ratio of the means; the ratios %.2f-%.2f, their mean %.2f)\n", "mean", \
-             sq / nr, sb / nr, sq / sb, lo, hi, sr / nr
+      if (nrj > 0) {
+        sq = sb = sj = sqp = sbp = sjp = 0
+        for (r = 1; r <= nr; r++) if (RJ[r] != "-") { sq += RQ[r]; sb += RB[r]; sj += RJ[r]; sqp += RQP[r]; sbp += RBP[r]; sjp += RJP[r] }
+        printf "%-16s %6d %9.1f %9.1f %9.1f %7.2f %9.1f %9.1f %9.1f %7.2f\n", "rain512 turns", nrj, sq / nrj, sb / nrj, sj / nrj, \
+               sq / sj, sqp / nrj, sbp / nrj, sjp / nrj, sqp / sjp
+      }
+    }
+
+    if (nr > 0) {
+      printf "\n== Host: rain512 turned other ways, sleep off, first %s steps: cube n turned by (M n) mod 360 degrees\n", window
+      printf "   about (1, 1, 1) (the file: M = 37). The pile is chaotic: how it falls and settles, and so qphys'"'"'s\n"
+      printf "   steps, move with M; the ratio of the means is the general case, the file one draw. Each: qphys\n"
+      printf "   (bench_window), then Bullet (--file --time)%s; mean and p99 step in us.\n\n", (joltv == "" ? "" : ", then Jolt (--time)")
+      printf "%-6s %9s %9s %7s %9s %7s %9s %9s %7s %9s %7s\n", "M", "q_mean", "bt_mean", "q/bt", "jolt_mean", "q/jolt", \
+             "q_p99", "bt_p99", "q/bt", "jolt_p99", "q/jolt"
+      sq = sb = sqp = sbp = sj = sjp = 0
+      for (r = 1; r <= nr; r++) {
+        sq += RQ[r]; sb += RB[r]; sqp += RQP[r]; sbp += RBP[r]; if (RJ[r] != "-") { sj += RJ[r]; sjp += RJP[r] }
+        printf "%-6s %9.1f %9.1f %7.2f %9s %7s %9.1f %9.1f %7.2f %9s %7s\n", RT[r], RQ[r], RB[r], RQ[r] / RB[r], \
+               num(RJ[r], "%.1f"), ratio(RQ[r], RJ[r]), RQP[r], RBP[r], (RBP[r] > 0 ? RQP[r] / RBP[r] : 0), \
+               num(RJP[r], "%.1f"), ratio(RQP[r], RJP[r])
+      }
+      jm = nrj == nr ? sj / nr : "-"; jpm = nrj == nr ? sjp / nr : "-"
+      printf "%-6s %9.1f %9.1f %7.2f %9s %7s %9.1f %9.1f %7.2f %9s %7s\n", "mean", sq / nr, sb / nr, sq / sb, \
+             num(jm, "%.1f"), ratio(sq / nr, jm), sqp / nr, sbp / nr, sqp / sbp, num(jpm, "%.1f"), ratio(sqp / nr, jpm)
+      printf "       (means over the turns; ratios of the means)\n"
     }
 
     printf "\n== Host: sleep (sleep on). first all-asleep step; asleep = median us of %s fully asleep steps, and as a\n", "300"
@@ -418,8 +505,8 @@ if [ -n "$doc" ]; then
   {
     printf '# make bench: the current tables\n\n'
     printf '<!-- Written by bench/run.sh (make bench); do not edit: run make bench again. -->\n\n'
-    printf 'Measured %s on %s: qphys %s%s, gcc %s, ODE %s, Bullet %s.\n' "$(date -u +%Y-%m-%d)" \
-      "${cpu:-an unknown CPU}" "$(cat VERSION)" "$changed" "$cc_v" "$ode_v" "$bullet_v"
+    printf 'Measured %s on %s: qphys %s%s, gcc %s, ODE %s, Bullet %s, Jolt %s.\n' "$(date -u +%Y-%m-%d)" \
+      "${cpu:-an unknown CPU}" "$(cat VERSION)" "$changed" "$cc_v" "$ode_v" "$bullet_v" "${jolt_v:-not built}${jolt_v:+, cross-platform $jolt_det}"
     printf 'What each table measures and how: docs/benchmarks.md. The fidelity table: docs/benchmarks/fidelity.md.\n'
     awk '/^== / { if (open) print "```"; sub(/^== /, ""); printf "\n## %s\n\n```text\n", $0; open = 1; started = 0; blank = 0; next }
          !open { next }

@@ -10,6 +10,9 @@
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet), bench_window (qphys: a
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results)
+#   make bench JOLT_SRC=DIR                      the same with Jolt Physics beside them: builds it once
+#       from the source tree DIR (cmake, Release; never part of this repository) with its front end
+#       bench/peers/jolt_bench.cpp into build/bench/jolt/ (make -f mk/bench.mk bench-jolt JOLT_SRC=DIR)
 #   make fidelity                                bench/fidelity.sh: the fidelity table (also into
 #       docs/benchmarks/fidelity.md), qphys and
 #       Bullet on the scene files of bench/fidelity/ (build/bench/fidelity_qphys, bullet_bench --file)
@@ -75,6 +78,29 @@ $(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.
 	@mkdir -p $(dir $@)
 	$(BENCH_CXX) $(BENCH_OPT) -Wall -Wextra $(CORE_INC) -Ibench $(FIXMATH_FLAGS) $$(pkg-config --cflags bullet) $< -o $@ \
 	  $(BENCH_LIB) $$(pkg-config --libs bullet) -lm
+
+# Jolt: configured once into $(JOLT_OUT) (cmake keeps its cache there), then only rebuilt
+# where its sources or the front end changed. BENCH_JOBS: the build's parallel jobs.
+# JOLT_DETERMINISTIC=1: Jolt's cross-platform deterministic build, in a folder of its own.
+ifeq ($(JOLT_DETERMINISTIC),1)
+JOLT_OUT   ?= $(BENCH_OUT)/jolt-deterministic
+JOLT_CMAKE := -DCROSS_PLATFORM_DETERMINISTIC=ON
+else
+JOLT_OUT   ?= $(BENCH_OUT)/jolt
+JOLT_CMAKE := -DCROSS_PLATFORM_DETERMINISTIC=OFF
+endif
+BENCH_JOBS ?= 2
+.PHONY: bench-jolt
+bench-jolt:
+ifeq ($(strip $(JOLT_SRC)),)
+	@echo "Jolt: not built; make bench JOLT_SRC=/path/to/JoltPhysics"
+else
+	@test -f "$(JOLT_SRC)/Build/CMakeLists.txt" || \
+	  { echo "bench: JOLT_SRC=$(JOLT_SRC) is not a JoltPhysics source tree (no Build/CMakeLists.txt)" >&2; exit 2; }
+	@if [ ! -f $(JOLT_OUT)/CMakeCache.txt ] || ! grep -qx 'JOLT_SRC:[A-Z]*=$(abspath $(JOLT_SRC))' $(JOLT_OUT)/CMakeCache.txt; then \
+	  cmake -S bench/peers/jolt -B $(JOLT_OUT) -DJOLT_SRC=$(abspath $(JOLT_SRC)) $(JOLT_CMAKE) >/dev/null; fi
+	cmake --build $(JOLT_OUT) --target jolt_bench -j $(BENCH_JOBS)
+endif
 
 # The Cortex-M image, with the app's sources given on the command line so that it
 # builds whether or not the Makefile includes this file before mk/board.mk.

@@ -25,7 +25,7 @@
  * motion threshold = the shape's smallest half size, swept sphere radius = 0.9 of it.
  * --time: no trace; the N steps are timed R times (default 2) from a fresh world, each step
  * keeping its fastest run, and one line printed, as qphys's bench_window prints its own:
- *   bullet-file scene=.. steps=.. repeat=.. step_median=.. step_p99=..
+ *   bullet-file scene=.. steps=.. repeat=.. step_median=.. step_p99=.. step_mean=..
  */
 #include <btBulletDynamicsCommon.h>
 
@@ -259,8 +259,11 @@ int time_file(const char *path, long steps, int repeat)
         }
         destroy_file();
     }
-    printf("bullet-file scene=%s steps=%ld repeat=%d step_median=%.1f step_p99=%.1f\n", path, steps, repeat,
-           peer_median(peer_step_us, (int)steps), bench_quantile(peer_step_us, (int)steps, 0.99, peer_sort_tmp));
+    double sum = 0.0;
+    for (long s = 0; s < steps; s++) sum += peer_step_us[s];
+    printf("bullet-file scene=%s steps=%ld repeat=%d step_median=%.1f step_p99=%.1f step_mean=%.1f\n", path, steps, repeat,
+           peer_median(peer_step_us, (int)steps), bench_quantile(peer_step_us, (int)steps, 0.99, peer_sort_tmp),
+           steps > 0 ? sum / (double)steps : 0.0);
     return 0;
 }
 
