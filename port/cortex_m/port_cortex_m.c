@@ -47,10 +47,13 @@
 #define DWT_LAR (*(volatile uint32_t *)0xE0001FB0u) /* the M7's lock; elsewhere ignored */
 #define LOOP_ITERATIONS 1024u
 
+/* Each byte counts on the micro:bit, whose RAM the world fills: the tick count is kept as two
+ * words (a uint64_t would be aligned to 8 and padded), and the states are zero-initialised
+ * bytes in .bss. */
 static uint8_t port_ready;
-static uint32_t tick_last; /* last raw SysTick value read */
-static uint64_t tick_acc;  /* ticks counted so far */
-static int8_t cycles_state = -1; /* -1 not measured yet, 0 no cycle counter, 1 counting */
+static uint8_t cycles_state;   /* 0 not measured yet, 1 no cycle counter, 2 counting */
+static uint32_t tick_last;     /* last raw SysTick value read */
+static uint32_t tick_acc[2];   /* ticks counted so far: low word, high word */
 
 void qp_port_init(void)
 {
@@ -62,7 +65,7 @@ void qp_port_init(void)
     SYST_RVR = SYST_MASK;
     SYST_CVR = 0u; /* any write clears it; it reloads on the first tick */
     tick_last = 0u;
-    tick_acc = 0u;
+    tick_acc[0] = tick_acc[1] = 0u;
     SYST_CSR = 5u; /* ENABLE | CLKSOURCE (processor clock), no TICKINT */
 #if !defined(__ARM_ARCH_6M__)
     DEMCR |= DEMCR_TRCENA;
@@ -78,9 +81,12 @@ void qp_port_init(void)
 uint64_t qp_port_ticks64(void)
 {
     uint32_t now = SYST_CVR & SYST_MASK;
-    tick_acc += (tick_last - now) & SYST_MASK; /* counts down; mod 2^24 handles one wrap */
+    uint64_t acc = ((uint64_t)tick_acc[1] << 32 | tick_acc[0]) +
+                   ((tick_last - now) & SYST_MASK); /* counts down; mod 2^24 handles one wrap */
     tick_last = now;
-    return tick_acc;
+    tick_acc[0] = (uint32_t)acc;
+    tick_acc[1] = (uint32_t)(acc >> 32);
+    return acc;
 }
 
 uint32_t qp_port_ticks(void)
@@ -104,14 +110,14 @@ uint32_t qp_port_cycles(void)
 
 int qp_port_cycles_running(void)
 {
-    if (cycles_state < 0) {
+    if (cycles_state == 0u) {
         volatile uint32_t n = LOOP_ITERATIONS; /* volatile: the loop stays, load and store each turn */
         const uint32_t t0 = qp_port_cycles();
         while (n > 0u) n = n - 1u;
         const uint32_t dt = qp_port_cycles() - t0;
-        cycles_state = dt >= LOOP_ITERATIONS ? 1 : 0;
+        cycles_state = dt >= LOOP_ITERATIONS ? 2u : 1u;
     }
-    return cycles_state;
+    return cycles_state == 2u;
 }
 
 /* Report the exit status to a debugger (semihosting)? Board.mk's PORT_EXIT decides, and
