@@ -270,6 +270,12 @@ static inline int qp__contact_lower(const qp_world *w, const qp_contact *c)
 }
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
+/* The inverse inertia (body frame) and centre of mass of shapes sharing mass by volume, as
+ * qp_create_body computes them for a body of that mass: QP_OK or why not (snapshot.c checks
+ * a restored body against it). */
+bool qp__mat3_positive_definite(const qp_mat3 *a);   /* symmetric, positive definite, exactly (math.c) */
+qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t mass, qp_mat3 *inv_inertia,
+                                   qp_vec3 *center);
 fix16_t qp__clamp_speed(qp_vec3 *v, fix16_t max); /* returns 1 if clamped */
 /* Body i's spin clamped (and flagged) now, as integrate would clamp it, if it moves:
  * the collision and contact passes clamp after each sweep, so that the approach an
