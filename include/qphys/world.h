@@ -396,10 +396,20 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
-    (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
-     5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
-            4ul * QP_CFG_MAX_SENSOR_OVERLAPS) +                                                              \
-     5ul * (1ul + 35ul * QP_CFG_MAX_JOINTS))
+    QP_SNAPSHOT_SIZE(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_SENSOR_OVERLAPS,     \
+                     QP_CFG_MAX_JOINTS)
+/* The most bytes a snapshot of a world takes that never held more than `bodies` body slots
+ * (live or freed), `shapes` shapes, `contacts` contacts, `overlaps` sensor overlaps and
+ * `joints` joint slots: each varint at its longest (5 bytes). Per body 66 varints, per shape
+ * 22, per contact 42 (6 indices and flags, the normal, two anchors, three friction totals,
+ * and per point its id, arm, normal impulse and depth), per overlap 4, per joint 35; 46 for
+ * the world definition, statistics and section counts. A program sizes its buffers for its
+ * own worst case with it (examples/lockstep/peer.h). */
+#define QP_SNAPSHOT_SIZE(bodies, shapes, contacts, overlaps, joints)                                          \
+    (24ul + 4ul * (unsigned long)(bodies) + 2ul * (unsigned long)(shapes) +                                  \
+     5ul * (46ul + 66ul * (unsigned long)(bodies) + 22ul * (unsigned long)(shapes) +                          \
+            42ul * (unsigned long)(contacts) + 4ul * (unsigned long)(overlaps)) +                             \
+     5ul * (1ul + 35ul * (unsigned long)(joints)))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);
