@@ -23,8 +23,12 @@
  *
  * Restore trusts nothing: it checks the header, the CRC, every count against this build's
  * pools, every index (bodies increasing, shape pool indices unique, contacts sorted and
- * naming existing bodies and shape slots) and every number against its range, in a first
- * pass that writes nothing. Only then is the world rebuilt, from a second pass over the
+ * naming existing bodies and shape slots), every number against the range the engine can
+ * produce (a number outside reads as its range's low end, so no later check computes with
+ * it), and what the numbers mean together (a dynamic body's inverse mass and inertia are
+ * the ones its mass and shapes give; sleepers are still; frozen bodies move and are
+ * flagged; contacts name a dynamic body, and resting ones are marked sleeping), in a first
+ * pass that writes nothing (docs/security.md lists every check). Only then is the world rebuilt, from a second pass over the
  * same bytes, and what derives from the state (rotation matrices, world inertia, the broad
  * phase's list, the contact graph's adjacency) is recomputed. Any fault: QP_ERR_BUFFER
  * (QP_ERR_FULL for a sound snapshot of a world larger than this build's pools, which a

@@ -220,6 +220,7 @@ qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_
 bool qp_body_is_awake(const qp_world *w, qp_body_id id);
 qp_result qp_body_wake(qp_world *w, qp_body_id id);
 uint32_t qp_body_flags(const qp_world *w, qp_body_id id);
+/* Clears the flags, except QP_FLAG_OUT_OF_BOUNDS on a frozen body (it stays out of bounds). */
 void qp_body_clear_flags(qp_world *w, qp_body_id id);
 /* Contact-graph level of the last step: 0 static, 1 resting on static, ...
  * (bodies touching nothing static have the highest level). */
@@ -389,7 +390,9 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
- * every index and every number's range) before writing anything: QP_ERR_BUFFER for a
+ * every index, every number's range, and what the numbers mean together: an inverse mass and
+ * inertia that are the body's own, sleepers at rest, frozen bodies flagged; docs/security.md
+ * lists every check) before writing anything: QP_ERR_BUFFER for a
  * damaged, truncated or inconsistent snapshot, QP_ERR_FULL for a sound one of a world
  * larger than this build's pools, and w as it was. Ids: a restored world has
  * the generations it had when saved, so an id of a body created after the snapshot and
