@@ -195,13 +195,20 @@ static int hs_used_body(const qp_world *w, uint32_t pick)
     return 0;
 }
 
+/* The contacts an edit may name: within the pool whatever an earlier edit did to the count. */
+static int hs_contacts(const qp_world *w)
+{
+    return w->contact_count < 0 ? 0 : w->contact_count > QP_CFG_MAX_CONTACTS ? QP_CFG_MAX_CONTACTS : w->contact_count;
+}
+
 static void hs_edit_meaning(qp_world *w, uint32_t index, uint32_t what, uint32_t raw)
 {
     static const uint16_t state_bits[] = { QP_STATE_USED, QP_STATE_DYNAMIC, QP_STATE_ASLEEP, QP_STATE_FROZEN,
                                            QP_STATE_KINEMATIC, QP_STATE_PLACED, QP_STATE_STILL };
     const int step = (raw & 1u) ? 1 : -1;
     int b = hs_used_body(w, index);
-    qp_contact *c = w->contact_count > 0 ? &w->contacts[index % (uint32_t)w->contact_count] : NULL;
+    const int contacts = hs_contacts(w);
+    qp_contact *c = contacts > 0 ? &w->contacts[index % (uint32_t)contacts] : NULL;
     switch (what % 12u) {
     case 0: w->contact_count += step; break;
     case 1: if (b) w->bodies[b].shape_count = (uint8_t)(w->bodies[b].shape_count + step); break;
@@ -218,10 +225,10 @@ static void hs_edit_meaning(qp_world *w, uint32_t index, uint32_t what, uint32_t
     case 7: w->sensor_overlap_count += step; break;
     case 8: if (b) w->bodies[b].generation = 0; break;
     case 9:
-        if (w->contact_count > 1) {
+        if (contacts > 1) {
             qp_contact t = w->contacts[0];
-            w->contacts[0] = w->contacts[w->contact_count - 1];
-            w->contacts[w->contact_count - 1] = t;
+            w->contacts[0] = w->contacts[contacts - 1];
+            w->contacts[contacts - 1] = t;
         }
         break;
     case 10: if (c) c->b = c->a; break;
@@ -239,15 +246,18 @@ static void hs_edit(qp_world *w, uint32_t target, uint32_t index, uint32_t word,
     }
     case 1: {
         int b = hs_used_body(w, index);
-        if (b && w->bodies[b].shape_count > 0) {
-            int k = (int)(raw % w->bodies[b].shape_count);
-            hs_edit_words(&w->shapes[w->bodies[b].shapes[k]], sizeof(qp_shape_slot), word, mode, raw >> 8);
+        int count = b ? w->bodies[b].shape_count : 0;   /* an earlier edit may have changed it */
+        if (count > QP_CFG_MAX_BODY_SHAPES) count = QP_CFG_MAX_BODY_SHAPES;
+        if (count > 0) {
+            int k = (int)(raw % (uint32_t)count);
+            hs_edit_words(&w->shapes[w->bodies[b].shapes[k] % QP_CFG_MAX_SHAPES], sizeof(qp_shape_slot), word, mode,
+                          raw >> 8);
         }
         break;
     }
     case 2:
-        if (w->contact_count > 0)
-            hs_edit_words(&w->contacts[index % (uint32_t)w->contact_count], sizeof(qp_contact), word, mode, raw);
+        if (hs_contacts(w) > 0)
+            hs_edit_words(&w->contacts[index % (uint32_t)hs_contacts(w)], sizeof(qp_contact), word, mode, raw);
         break;
     case 3: hs_edit_words(&w->joints[index % QP_CFG_MAX_JOINTS], sizeof(qp_joint), word, mode, raw); break;
     case 4: hs_edit_words(&w->def, sizeof w->def, word, mode, raw); break;
