@@ -28,11 +28,11 @@
  * it), and what the numbers mean together (a dynamic body's inverse mass and inertia are
  * the ones its mass and shapes give; sleepers are still; frozen bodies move and are
  * flagged; contacts name a dynamic body, and resting ones are marked sleeping), in a first
- * pass that writes nothing (docs/security.md lists every check). Only then is the world rebuilt, from a second pass over the
- * same bytes, and what derives from the state (rotation matrices, world inertia, the broad
- * phase's list, the contact graph's adjacency) is recomputed. Any fault: QP_ERR_BUFFER
- * (QP_ERR_FULL for a sound snapshot of a world larger than this build's pools, which a
- * board reports as a skip), and the world exactly as it was.
+ * pass that writes nothing (docs/security.md lists every check). Only then is the world
+ * rebuilt, from a second pass over the same bytes, and what derives from the state (rotation
+ * matrices, world inertia, the broad phase's list, the contact graph's adjacency) is
+ * recomputed. Any fault: QP_ERR_BUFFER (QP_ERR_FULL for a sound snapshot of a world larger
+ * than this build's pools, which a board reports as a skip), and the world exactly as it was.
  */
 #include <stddef.h>
 #include <string.h>

@@ -69,8 +69,8 @@ const char *ls_peer_receive(ls_peer *p, const ls_packet *pk)
         why = "a commitment of a frame it cannot have confirmed";
     else if (pk->hash_count > 0u && pk->first_hash + pk->hash_count > p->local_count)
         why = "a hash of a frame it cannot have confirmed";
-    else if (pk->hash_count > 0u &&
-             pk->first_hash + pk->hash_count > (pk->commit_ack > p->peer_commit_ack ? pk->commit_ack : p->peer_commit_ack))
+    else if (pk->hash_count > 0u && pk->first_hash + pk->hash_count > pk->commit_ack &&
+             pk->first_hash + pk->hash_count > p->peer_commit_ack)
         why = "a hash revealed before it held my commitment";
     for (unsigned i = 0; why == 0 && i < pk->input_count; i++) {
         const uint32_t g = pk->first_input + i;

@@ -136,7 +136,8 @@ static void hs_make_base(qp_world *w, int which)
                    "compound pos 2 1 2\npart box half 0.3 0.1 0.3 at 0 0 0\npart sphere radius 0.2 at 0 0.3 0\nend\n");
         break;
     case 1: {
-        hs_load(w, "plane\nbox half 0.5 0.5 0.5 pos 0 3 0\nbox half 0.5 0.5 0.5 pos 1.5 3 0\nsphere radius 0.3 pos -2 4 0\n"
+        hs_load(w, "plane\nbox half 0.5 0.5 0.5 pos 0 3 0\nbox half 0.5 0.5 0.5 pos 1.5 3 0\n"
+                   "sphere radius 0.3 pos -2 4 0\n"
                    "box half 1.5 0.1 1.5 pos 4 0.5 0 kinematic vel 0 0.5 0\nbox half 0.4 0.4 0.4 pos 4 1.2 0\n"
                    "hinge 1 2 anchor 0.75 3 0 axis 0 0 1 limit -1 1\nball 0 3 anchor -2 5 0\n"
                    "distance 2 3 anchor 1.5 3 0 anchor -2 4 0 max 4 min 1\n");
