@@ -6,10 +6,12 @@
 #       corpus (tests/fuzz/corpus/<t> plus what it finds, kept in build/fuzz/corpus-<t>),
 #       printing libFuzzer's final statistics. A crash leaves its input in build/fuzz/:
 #       fix the engine, then add the input to tests/fuzz/corpus/<t>/ so that make test
-#       replays it for ever (tests/scripts/test-fuzz-corpus.sh, any compiler).
+#       replays it for ever (tests/scripts/test-fuzz-corpus.sh, any compiler). Then the oracle
+#       (tests/scripts/fuzz-oracle.sh) runs the hostile corpora and what the fuzzers found on a
+#       gcc and a clang build and demands the same answer from both.
 # The fuzz builds use small pools (FUZZ_POOLS), so that comparing whole worlds is cheap.
 
-FUZZ_TARGETS ?= scene api restore replay
+FUZZ_TARGETS ?= scene api restore replay state inputlog
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := build/fuzz
@@ -34,6 +36,9 @@ fuzz: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
 	     -artifact_prefix=crash-$$t- corpus-$$t ../../tests/fuzz/corpus/$$t) 2>&1 | \
 	     grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|Done|==[0-9]+==ERROR|SUMMARY)' || exit 1; \
 	done
+	@sh tests/scripts/fuzz-oracle.sh $(foreach t,$(filter state inputlog,$(FUZZ_TARGETS)),$(t):$(FUZZ_OUT)/corpus-$(t)) \
+	  $(if $(filter restore,$(FUZZ_TARGETS)),snapshot:$(FUZZ_OUT)/corpus-restore) \
+	  $(if $(filter replay,$(FUZZ_TARGETS)),replay:$(FUZZ_OUT)/corpus-replay)
 
 # The regression replay of make test (tests/scripts/test-fuzz-corpus.sh): each target with
 # tests/fuzz/replay_main.c instead of libFuzzer, by gcc under ASan + UBSan. The core and
@@ -55,3 +60,14 @@ $(FUZZ_OUT)/libqphys-replay.a: $(FUZZ_REPLAY_OBJS)
 $(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_OUT)/libqphys-replay.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) $< tests/fuzz/replay_main.c $(FUZZ_EXTRA_$*) $(FUZZ_OUT)/libqphys-replay.a -o $@
+
+# The oracle's two builds of tests/fuzz/hostile_run.c (tests/scripts/fuzz-oracle.sh): gcc -O1
+# with ASan + UBSan (the replay archive above), and clang -O2 with UBSan, compiled whole.
+$(FUZZ_OUT)/hostile_run_gcc: tests/fuzz/hostile_run.c tests/fuzz/hostile.h tools/replay.c $(FUZZ_OUT)/libqphys-replay.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_REPLAY_CC) $(FUZZ_CFLAGS) tests/fuzz/hostile_run.c tools/replay.c $(FUZZ_OUT)/libqphys-replay.a -o $@
+$(FUZZ_OUT)/hostile_run_clang: tests/fuzz/hostile_run.c tests/fuzz/hostile.h tools/replay.c $(CORE_SRCS) $(FIXMATH_SRCS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -O2 -fsanitize=undefined -fno-sanitize-recover=all -std=c11 $(FUZZ_POOLS) $(CORE_INC) $(FIXMATH_FLAGS) \
+	  tests/fuzz/hostile_run.c tools/replay.c $(CORE_SRCS) $(FIXMATH_SRCS) -o $@
+$(FUZZ_OUT)/fuzz_state $(FUZZ_OUT)/fuzz_inputlog $(FUZZ_OUT)/replay_state $(FUZZ_OUT)/replay_inputlog: tests/fuzz/hostile.h

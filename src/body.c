@@ -172,17 +172,19 @@ typedef struct {
     qp_mat3 inv_inertia;
 } mass_props;
 
-static qp_result compute_mass(const qp_body_def *def, mass_props *out)
+/* A body's mass properties from its shapes: the given mass shared by volume (mass > 0),
+ * or each shape's at the density. */
+static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given, fix16_t density, mass_props *out)
 {
     qp_mass_data md[QP_CFG_MAX_BODY_SHAPES];
-    if (def->mass > 0) {
-        qp_result r = shapes_mass_for(def->shapes, def->shape_count, def->mass, md);
+    if (given > 0) {
+        qp_result r = shapes_mass_for(shapes, count, given, md);
         if (r != QP_OK) return r;
     }
     int64_t total = 0, cx = 0, cy = 0, cz = 0;
-    for (int i = 0; i < def->shape_count; i++) {
-        if (def->mass <= 0) {
-            qp_result r = qp_shape_mass(&def->shapes[i], def->density, &md[i]);
+    for (int i = 0; i < count; i++) {
+        if (given <= 0) {
+            qp_result r = qp_shape_mass(&shapes[i], density, &md[i]);
             if (r != QP_OK) return r;
         }
         total += md[i].mass;
@@ -193,11 +195,11 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
     if (total < QP_FRAC(1, 100) || total > QP_INT(10000)) return QP_ERR_RANGE;
     qp_vec3 c = qp_v3((fix16_t)(cx / total), (fix16_t)(cy / total), (fix16_t)(cz / total));
     qp_mat3 inertia = qp_mat3_zero();
-    for (int i = 0; i < def->shape_count; i++) {
+    for (int i = 0; i < count; i++) {
         qp_mat3 shifted = shift_inertia(md[i].inertia, md[i].mass, qp_v3_sub(md[i].center, c));
         inertia = qp_mat3_add(&inertia, &shifted);
     }
-    fix16_t mass = def->mass > 0 ? def->mass : (fix16_t)total;
+    fix16_t mass = given > 0 ? given : (fix16_t)total;
     for (int i = 0; i < 3; i++)
         if (inertia.m[i][i] >= QP_INT(32000)) return QP_ERR_RANGE;
     /* Small bodies: a 2 cm ball's 4e-5 kg m^2 has no inverse within the
@@ -219,6 +221,22 @@ static qp_result compute_mass(const qp_body_def *def, mass_props *out)
     out->mass = mass;
     out->inv_mass = qp_div(QP_ONE, mass);
     out->center = c;
+    return QP_OK;
+}
+
+static qp_result compute_mass(const qp_body_def *def, mass_props *out)
+{
+    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out);
+}
+
+qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t mass, qp_mat3 *inv_inertia,
+                                   qp_vec3 *center)
+{
+    mass_props mp;
+    qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp);
+    if (r != QP_OK) return r;
+    *inv_inertia = mp.inv_inertia;
+    *center = mp.center;
     return QP_OK;
 }
 
@@ -584,7 +602,8 @@ void qp_body_clear_flags(qp_world *w, qp_body_id id)
 {
     qp_body_state *b = get(w, id);
     if (!b) return;
-    b->flags = 0;
+    /* A frozen body stays out of bounds: that flag says what it is, not what happened. */
+    b->flags = (b->state & QP_STATE_FROZEN) ? QP_FLAG_OUT_OF_BOUNDS : 0;
     qp__record_input(w, QP_INPUT_CLEAR_FLAGS, id, 0, 0, 0, 0);
 }
 

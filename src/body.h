@@ -69,6 +69,12 @@ void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
+/* The inverse inertia (body frame) and centre of mass of shapes sharing mass by volume, as
+ * qp_create_body computes them for a body of that mass: QP_OK or why not (snapshot.c checks
+ * a restored body against it). */
+bool qp__mat3_positive_definite(const qp_mat3 *a);   /* symmetric, positive definite, exactly (math.c) */
+qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t mass, qp_mat3 *inv_inertia,
+                                   qp_vec3 *center);
 
 /* Half the thickness of a shape's thinnest part (sphere and capsule:
  * radius; box: smallest half extent; plane: unbounded). A body that moves

@@ -748,6 +748,22 @@ bool qp_mat3_inverse(const qp_mat3 *a, qp_mat3 *out)
     return true;
 }
 
+/* Is a symmetric and positive definite (Sylvester: its leading minors are positive), exactly?
+ * The 2 x 2 minor is a difference of two int32 products; the determinant is summed in 128
+ * bits as qp_mat3_inverse does. A restored inverse inertia must be one (snapshot.c). */
+bool qp__mat3_positive_definite(const qp_mat3 *a)
+{
+    const fix16_t (*m)[3] = a->m;
+    if (m[0][1] != m[1][0] || m[0][2] != m[2][0] || m[1][2] != m[2][1]) return false;
+    if (m[0][0] <= 0 || (int64_t)m[0][0] * m[1][1] - (int64_t)m[0][1] * m[1][0] <= 0) return false;
+    u128 det = { 0, 0 };
+    for (int j = 0; j < 3; j++) {
+        int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        det = u128_add(det, mul_32x64(m[0][j], (int64_t)m[1][j1] * m[2][j2] - (int64_t)m[1][j2] * m[2][j1]));
+    }
+    return (det.hi >> 63) == 0 && (det.hi | det.lo) != 0;
+}
+
 qp_mat3 qp_mat3_rotate(const qp_rot3 *r, const qp_mat3 *m)
 {
     /* t = M R^T rounded once to Q16.16, then R t rounded once; every sum of

@@ -26,12 +26,16 @@
  *
  * Restore trusts nothing: it checks the header, the CRC, every count against this build's
  * pools, every index (bodies increasing, shape pool indices unique, contacts sorted and
- * naming existing bodies and shape slots) and every number against its range, in a first
- * pass that writes nothing. Only then is the world rebuilt, from a second pass over the
- * same bytes, and what derives from the state (rotation matrices, world inertia, the broad
- * phase's list, the contact graph's adjacency) is recomputed. Any fault: QP_ERR_BUFFER
- * (QP_ERR_FULL for a sound snapshot of a world larger than this build's pools, which a
- * board reports as a skip), and the world exactly as it was.
+ * naming existing bodies and shape slots), every number against the range the engine can
+ * produce (a number outside reads as its range's low end, so no later check computes with
+ * it), and what the numbers mean together (a dynamic body's inverse mass and inertia are
+ * the ones its mass and shapes give; sleepers are still; frozen bodies move and are
+ * flagged; contacts name a dynamic body, and resting ones are marked sleeping), in a first
+ * pass that writes nothing (docs/security.md lists every check). Only then is the world
+ * rebuilt, from a second pass over the same bytes, and what derives from the state (rotation
+ * matrices, world inertia, the broad phase's list, the contact graph's adjacency) is
+ * recomputed. Any fault: QP_ERR_BUFFER (QP_ERR_FULL for a sound snapshot of a world larger
+ * than this build's pools, which a board reports as a skip), and the world exactly as it was.
  */
 #include <stddef.h>
 #include <string.h>
@@ -157,18 +161,26 @@ static int32_t get_i(reader *in)
     return (u & 1u) ? -(int32_t)(u >> 1) - 1 : (int32_t)(u >> 1);
 }
 
+/* A number within [lo, hi]. One outside is a fault and reads as lo, so that no check after
+ * it (a square, a sum) ever sees a value out of its range on the way to the refusal. */
 static int32_t get_in(reader *in, int32_t lo, int32_t hi)
 {
     int32_t v = get_i(in);
-    if (v < lo || v > hi) in->bad = 1;
+    if (v < lo || v > hi) {
+        in->bad = 1;
+        return lo;
+    }
     return v;
 }
 
-/* An unsigned number (written by put_u) within [lo, hi]. */
+/* An unsigned number (written by put_u) within [lo, hi]; one outside reads as lo. */
 static uint32_t get_un(reader *in, uint32_t lo, uint32_t hi)
 {
     uint32_t v = get_u(in);
-    if (v < lo || v > hi) in->bad = 1;
+    if (v < lo || v > hi) {
+        in->bad = 1;
+        return lo;
+    }
     return v;
 }
 
@@ -189,6 +201,7 @@ static qp_quat get_unit_quat(reader *in)
     q.x = get_in(in, -QP_Q30_ONE - 1024, QP_Q30_ONE + 1024);
     q.y = get_in(in, -QP_Q30_ONE - 1024, QP_Q30_ONE + 1024);
     q.z = get_in(in, -QP_Q30_ONE - 1024, QP_Q30_ONE + 1024);
+    /* Each component within 2^30 + 2^10 (get_in): the four squares sum below 2^62.1. */
     int64_t sq = (int64_t)q.w * q.w + (int64_t)q.x * q.x + (int64_t)q.y * q.y + (int64_t)q.z * q.z;
     const int64_t one = (int64_t)1 << 60, tol = (int64_t)1 << 50;
     if (sq < one - tol || sq > one + tol) in->bad = 1;
@@ -198,7 +211,7 @@ static qp_quat get_unit_quat(reader *in)
 /* A unit vector (Q2.30), within 2^-10 of length 1. */
 static qp_vec3 get_unit_v3(reader *in)
 {
-    qp_vec3 v = get_v3(in, QP_Q30_ONE + 1024);
+    qp_vec3 v = get_v3(in, QP_Q30_ONE + 1024);   /* the three squares sum below 2^61.6 */
     int64_t sq = (int64_t)v.x * v.x + (int64_t)v.y * v.y + (int64_t)v.z * v.z;
     const int64_t one = (int64_t)1 << 60, tol = (int64_t)1 << 50;
     if (sq < one - tol || sq > one + tol) in->bad = 1;
@@ -207,8 +220,13 @@ static qp_vec3 get_unit_v3(reader *in)
 
 /* ---- the stream: one description for writing and for reading -------------------------------- */
 
-#define ANY INT32_MAX
+#define ANY INT32_MAX   /* any number but INT32_MIN, which no saturating result is and no negation takes */
+/* |v|^2 of a vector whose components get_v3 held within a speed limit (at most 150 m/s):
+ * below 2^46. */
 #define SPEED_SQ(v) ((int64_t)(v).x * (v).x + (int64_t)(v).y * (v).y + (int64_t)(v).z * (v).z)
+/* How far past the bounds a frozen body may be: the step that froze it moved it at most
+ * max_linear_speed dt (15 m at the limits) plus the split impulse's correction. */
+#define FROZEN_REACH QP_INT(200)
 
 static void put_def(writer *o, const qp_world_def *d)
 {
@@ -327,6 +345,38 @@ static void get_box(reader *in, qp_aabb *b)
     b->hi = get_v3(in, ANY);
 }
 
+static bool mat3_zero(const qp_mat3 *m)
+{
+    int32_t any = 0;
+    for (int r = 0; r < 3; r++) any |= m->m[r][0] | m->m[r][1] | m->m[r][2];
+    return any == 0;
+}
+
+/* Is b's inverse inertia the one its shapes (offsets from its centre of mass) and mass give?
+ * Positive definite and symmetric exactly, and each entry within 1/16 of the largest
+ * diagonal entry (plus 16 units) of what qp_create_body would compute: a body made with a
+ * density rounds its shapes' masses and moments differently from one made with its mass.
+ * The shapes' centre of mass is the body's own (within a millimetre). */
+#define INERTIA_SLACK 16
+static bool inertia_of_shapes(const qp_shape *shapes, int count, const qp_body_state *b)
+{
+    qp_mat3 want;
+    qp_vec3 center;
+    if (!qp__mat3_positive_definite(&b->inv_inertia_local) ||
+        qp__body_inverse_inertia(shapes, count, b->mass, &want, &center) != QP_OK ||
+        qp_v3_max_abs(center) > QP_FRAC(1, 1000))
+        return false;
+    int32_t largest = 0;
+    for (int i = 0; i < 3; i++) largest = want.m[i][i] > largest ? want.m[i][i] : largest;
+    int64_t slack = largest / 16 + INERTIA_SLACK;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int64_t d = (int64_t)b->inv_inertia_local.m[i][j] - want.m[i][j];
+            if (d > slack || d < -slack) return false;
+        }
+    return true;
+}
+
 static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
 {
     put_u(o, b->generation);
@@ -380,19 +430,28 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     t.generation = (uint16_t)get_un(in, 1, 65535);
     t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
                                           QP_FLAG_IMPULSE_LIMIT | QP_FLAG_PINNED_OVERLAP);
-    t.level = (uint16_t)get_un(in, 0, 65535);
+    t.level = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES + 1);   /* contact_graph.c: at most top + 1 */
     t.island = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES);
-    t.supports = (uint16_t)get_un(in, 0, 65535);
+    t.supports = (uint16_t)get_un(in, 0, QP_CFG_MAX_CONTACTS);
     t.still_steps = (uint16_t)get_un(in, 0, 65535);
     t.awake_steps = (uint16_t)get_un(in, 0, 65535);
-    /* A frozen body may have left the bounds (that froze it); others are inside them. */
-    t.x = get_v3(in, (state & QP_STATE_FROZEN) ? QP_WORLD_LIMIT + QP_INT(200) : def->bounds);
+    /* A frozen body may have left the bounds (that froze it); others are inside them. A
+     * frozen body moves (dynamic or kinematic), is flagged out of bounds (qp_body_clear_flags
+     * keeps that flag on it) and never sleeps: nothing moves it again. */
+    bool frozen = (state & QP_STATE_FROZEN) != 0;
+    t.x = get_v3(in, frozen ? def->bounds + FROZEN_REACH : def->bounds);
+    if (frozen && (!(state & (QP_STATE_DYNAMIC | QP_STATE_KINEMATIC)) || (state & QP_STATE_ASLEEP) ||
+                   !(t.flags & QP_FLAG_OUT_OF_BOUNDS)))
+        in->bad = 1;
     t.q = get_unit_quat(in);
-    t.v = get_v3(in, ANY);
-    t.w = get_v3(in, ANY);
+    /* Each component within its limit first, so that the squares below cannot overflow;
+     * then the length, as the speed clamp bounds it. A sleeper is still (sleep.c). */
+    t.v = get_v3(in, def->max_linear_speed);
+    t.w = get_v3(in, def->max_angular_speed);
     if (SPEED_SQ(t.v) > (int64_t)def->max_linear_speed * def->max_linear_speed ||
         SPEED_SQ(t.w) > (int64_t)def->max_angular_speed * def->max_angular_speed)
         in->bad = 1;
+    if ((state & QP_STATE_ASLEEP) && (t.v.x | t.v.y | t.v.z | t.w.x | t.w.y | t.w.z) != 0) in->bad = 1;
     t.force = get_v3(in, ANY);
     t.torque = get_v3(in, ANY);
     t.local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
@@ -404,6 +463,12 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     }
     t.mass = get_in(in, dynamic ? QP_FRAC(1, 100) : 0, dynamic ? QP_INT(10000) : 0);
     t.inv_mass = get_in(in, 0, dynamic ? QP_INT(100) : 0);
+    /* The inverse mass is the one qp_create_body computes; a body that is not dynamic has
+     * neither mass nor inertia nor an offset centre (its inverse inertia is checked with its
+     * shapes, below). */
+    if (dynamic ? t.inv_mass != qp_div(QP_ONE, t.mass)
+                : (t.local_center.x | t.local_center.y | t.local_center.z) != 0 || !mat3_zero(&t.inv_inertia_local))
+        in->bad = 1;
     t.friction = get_in(in, 0, QP_INT(10));
     t.static_friction = get_in(in, 0, QP_INT(10));
     t.restitution = get_in(in, 0, QP_ONE);
@@ -419,6 +484,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     }
     t.state = (uint16_t)state;
     t.shape_count = (uint8_t)shape_count;
+    qp_shape shapes[QP_CFG_MAX_BODY_SHAPES];
     for (int k = 0; k < shape_count; k++) {
         qp_shape_slot s;
         memset(&s, 0, sizeof s);
@@ -432,12 +498,14 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         qp_shape check = s.shape;
         check.offset = qp_v3_zero();
         if (qp_shape_validate(&check) != QP_OK || (s.shape.type == QP_SHAPE_PLANE && dynamic)) in->bad = 1;
+        shapes[k] = s.shape;
         int pool = (int)(shape_table[2 * k] | shape_table[2 * k + 1] << 8);
         t.shapes[k] = (uint16_t)pool;
         s.body = (uint16_t)index;
         s.slot = (uint8_t)k;
         if (w && !in->bad) w->shapes[pool] = s;
     }
+    if (dynamic && !in->bad && !inertia_of_shapes(shapes, shape_count, &t)) in->bad = 1;
     if (w && !in->bad) w->bodies[index] = t;
 }
 
@@ -497,17 +565,32 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
     c->n = get_unit_v3(in);
     c->anchor_a = get_v3(in, ARM_LIMIT);
     c->anchor_b = get_v3(in, ARM_LIMIT);
-    c->jt1 = get_i(in);
-    c->jt2 = get_i(in);
-    c->jtw = get_i(in);
+    /* Friction totals: the solver cuts them to mu times the normal load, saturated, so never
+     * INT32_MIN (which the solver would negate). */
+    c->jt1 = get_in(in, -ANY, ANY);
+    c->jt2 = get_in(in, -ANY, ANY);
+    c->jtw = get_in(in, -ANY, ANY);
     for (int k = 0; k < c->count; k++) {
         c->p[k].id = get_u(in);
         c->p[k].ra = get_v3(in, ARM_LIMIT);
         c->p[k].jn = get_in(in, 0, ANY);
-        if (qp__contact_depths_live(c->flags, c->count)) c->p[k].depth = get_i(in);
+        /* A depth is a point's distance into the other body: within the reach of an arm. */
+        if (qp__contact_depths_live(c->flags, c->count)) c->p[k].depth = get_in(in, -ARM_LIMIT, ARM_LIMIT);
     }
     const unsigned char *ea = find_body(bodies, body_count, c->a), *eb = find_body(bodies, body_count, c->b);
-    if (c->a >= c->b || !ea || !eb || c->sa >= ea[2] || c->sb >= eb[2]) in->bad = 1;
+    if (c->a >= c->b || !ea || !eb || c->sa >= ea[2] || c->sb >= eb[2]) {
+        in->bad = 1;
+        return;
+    }
+    /* The broad phase pairs a dynamic body with something; a contact whose bodies are both
+     * asleep or static (one asleep at least) was marked sleeping when the last of them slept
+     * (sleep.c) or kept so (narrow_phase.c). */
+    int sa = ea[3], sb = eb[3];
+    bool rests_a = (sa & QP_STATE_ASLEEP) || !(sa & (QP_STATE_DYNAMIC | QP_STATE_KINEMATIC));
+    bool rests_b = (sb & QP_STATE_ASLEEP) || !(sb & (QP_STATE_DYNAMIC | QP_STATE_KINEMATIC));
+    if (!((sa | sb) & QP_STATE_DYNAMIC) ||
+        (rests_a && rests_b && ((sa | sb) & QP_STATE_ASLEEP) && !(c->flags & QP_CONTACT_SLEEPING)))
+        in->bad = 1;
 }
 
 static uint64_t contact_key(const qp_contact *c)
@@ -663,13 +746,14 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
     j->upper = get_in(in, j->lower, lim);
     j->drift_time = get_in(in, QP_FRAC(1, 1000), QP_INT(10));
     j->jp = get_v3(in, ANY);
-    j->ja[0] = get_i(in);
-    j->ja[1] = get_i(in);
+    j->ja[0] = get_in(in, -ANY, ANY);
+    j->ja[1] = get_in(in, -ANY, ANY);
     j->jlo = get_in(in, 0, ANY);
     j->jhi = get_in(in, -ANY, 0);
-    /* Format 7: the later options, each zero where its kind or flag has none. */
+    /* Format 8: the later options, each zero where its kind or flag has none; impulses any
+     * number but INT32_MIN, which the solver negates. */
     bool motor = (j->flags & QP_JOINT_MOTOR) != 0, spring = (j->flags & QP_JOINT_SPRING) != 0;
-    j->ja[2] = get_i(in);
+    j->ja[2] = get_in(in, -ANY, ANY);
     j->swing = get_in(in, 0, cone ? QP_INT(3) : 0);
     qp_joint_drive dr;
     dr.motor_speed = get_in(in, motor ? -QP_INT(100) : 0, motor ? QP_INT(100) : 0);
@@ -680,8 +764,8 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
     dr.spring_target = get_in(in, -target, target);
     dr.spring_max = get_in(in, 0, spring ? QP_INT(30000) : 0);
     dr.break_impulse = get_in(in, 0, QP_INT(30000));
-    dr.jm = get_i(in);
-    dr.js = get_i(in);
+    dr.jm = get_in(in, -ANY, ANY);
+    dr.js = get_in(in, -ANY, ANY);
     dr.jel = 0;
     *has_options = motor || spring || dr.break_impulse != 0;
 #if QP_CFG_JOINT_OPTIONS

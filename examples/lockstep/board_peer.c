@@ -129,6 +129,12 @@ int main(void)
         qp_port_puts("\n");
         qp_port_exit(1);
     }
+    if (peer.remote_desync_frame >= 0) {
+        qp_port_puts("board: stopped: the host reports a desync at frame ");
+        put_u((uint32_t)peer.remote_desync_frame);
+        qp_port_puts("\n");
+        qp_port_exit(1);
+    }
     qp_port_puts("board: final hash ");
     put_hex(peer.hash[(peer.compared - 1u) & (LS_RING - 1u)]);
     qp_port_puts(" at frame ");

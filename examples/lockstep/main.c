@@ -56,8 +56,9 @@ typedef struct {
     int me, status;             /* status: 0 done, 1 desync, 2 failure */
     ls_peer_stats st;
     uint32_t frame, confirmed, compared, final_hash;
-    int32_t desync_frame;
+    int32_t desync_frame, remote_desync_frame;
     uint32_t desync_mine, desync_theirs;
+    int desync_commitment;
     uint64_t bytes_out, elapsed_ns;
     uint32_t packets_out, dropped, reordered, corrupted, undecodable, refused, ticks;
     char error[120];
@@ -231,7 +232,7 @@ static void run_peer(int me, link_end *l, const options *o, int nudge, peer_resu
 {
     memset(res, 0, sizeof *res);
     res->me = me;
-    res->desync_frame = -1;
+    res->desync_frame = res->remote_desync_frame = -1;
     res->status = 2;
     if (ls_peer_init(&peer, &world, me, (uint32_t)o->frames, true, &snaps[0][0], LS_SNAP_SLOT) != QP_OK) {
         snprintf(res->error, sizeof res->error, "the demo world does not fit this build's pools");
@@ -298,8 +299,10 @@ static void run_peer(int me, link_end *l, const options *o, int nudge, peer_resu
     res->compared = peer.compared;
     res->final_hash = peer.compared > 0 ? peer.hash[(peer.compared - 1u) & (LS_RING - 1u)] : 0;
     res->desync_frame = peer.desync_frame;
+    res->remote_desync_frame = peer.remote_desync_frame;
     res->desync_mine = peer.desync_mine;
     res->desync_theirs = peer.desync_theirs;
+    res->desync_commitment = peer.desync_commitment;
     if (peer.error) snprintf(res->error, sizeof res->error, "%s", peer.error);
     if (res->error[0]) res->status = 2;
     else if (peer.desync_frame >= 0 || peer.stopped) res->status = 1;
@@ -320,8 +323,11 @@ static void print_peer(const peer_result *r, const char *how)
            r->me, how, r->frame, r->confirmed, r->compared, s->rollbacks, s->mispredicted, s->resim_steps, s->longest,
            r->packets_out, r->dropped, r->reordered, r->corrupted, s->packets_in, r->undecodable, r->refused);
     if (r->desync_frame >= 0)
-        printf("peer %d: DESYNC at frame %d: my hash %08x, the other's %08x\n", r->me, (int)r->desync_frame,
-               (unsigned)r->desync_mine, (unsigned)r->desync_theirs);
+        printf("peer %d: DESYNC at frame %d: my hash %08x, the other's %08x%s\n", r->me, (int)r->desync_frame,
+               (unsigned)r->desync_mine, (unsigned)r->desync_theirs,
+               r->desync_commitment ? " (not the hash it committed to: it did not simulate that frame)" : "");
+    if (r->remote_desync_frame >= 0)
+        printf("peer %d: stopped: the other peer reports a desync at frame %d\n", r->me, (int)r->remote_desync_frame);
     if (r->error[0]) printf("peer %d: FAILED: %s\n", r->me, r->error);
 }
 
@@ -446,7 +452,7 @@ static void collect(const int fd[2], const pid_t pid[2], peer_result r[2], const
             memset(&r[i], 0, sizeof r[i]);
             r[i].me = i;
             r[i].status = 2;
-            r[i].desync_frame = -1;
+            r[i].desync_frame = r[i].remote_desync_frame = -1;
             snprintf(r[i].error, sizeof r[i].error, "no report (stopped)");
         }
         waitpid(pid[i], NULL, 0);

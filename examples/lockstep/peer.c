@@ -25,6 +25,7 @@ qp_result ls_peer_init(ls_peer *p, qp_world *w, int me, uint32_t end, bool predi
     p->snap_slot = snap_slot;
     p->rollback_to = NONE;
     p->desync_frame = -1;
+    p->remote_desync_frame = -1;
     p->clock = no_clock;
     return ls_game_init(w);
 }
@@ -34,6 +35,7 @@ static uint32_t low_water(const ls_peer *p)
 {
     uint32_t low = p->compared;
     if (p->peer_input_ack < low) low = p->peer_input_ack;
+    if (p->peer_commit_ack < low) low = p->peer_commit_ack;
     if (p->peer_hash_ack < low) low = p->peer_hash_ack;
     return low;
 }
@@ -62,18 +64,31 @@ const char *ls_peer_receive(ls_peer *p, const ls_packet *pk)
     if (pk->sender != (uint8_t)(1 - p->me)) why = "wrong sender";
     else if (p->end != 0u && pk->end != p->end) why = "another run (its frame count differs)";
     else if (pk->input_ack > p->local_count) why = "acknowledges inputs never sent";
+    else if (pk->commit_ack > p->confirmed) why = "acknowledges commitments never sent";
     else if (pk->hash_ack > p->confirmed) why = "acknowledges hashes never sent";
+    else if (pk->commit_count > 0u && pk->first_commit + pk->commit_count > p->local_count)
+        why = "a commitment of a frame it cannot have confirmed";
     else if (pk->hash_count > 0u && pk->first_hash + pk->hash_count > p->local_count)
         why = "a hash of a frame it cannot have confirmed";
+    else if (pk->hash_count > 0u && pk->first_hash + pk->hash_count > pk->commit_ack &&
+             pk->first_hash + pk->hash_count > p->peer_commit_ack)
+        why = "a hash revealed before it held my commitment";
     for (unsigned i = 0; why == 0 && i < pk->input_count; i++) {
         const uint32_t g = pk->first_input + i;
         if (g >= low + LS_RING) why = "an input beyond the window";
         else if (p->remote_tag[SLOT(g)] == g + 1u && p->remote[SLOT(g)] != pk->inputs[i])
             why = "an input that changed";
     }
+    for (unsigned i = 0; why == 0 && i < pk->commit_count; i++) {
+        const uint32_t c = pk->first_commit + i;
+        if (c >= low + LS_RING) why = "a commitment beyond the window";
+        else if (p->remote_commit_tag[SLOT(c)] == c + 1u && p->remote_commit[SLOT(c)] != pk->commits[i])
+            why = "a commitment that changed";
+    }
     for (unsigned i = 0; why == 0 && i < pk->hash_count; i++) {
         const uint32_t c = pk->first_hash + i;
-        if (p->remote_hash_tag[SLOT(c)] == c + 1u && p->remote_hash[SLOT(c)] != pk->hashes[i])
+        if (c >= low + LS_RING) why = "a hash beyond the window";
+        else if (p->remote_hash_tag[SLOT(c)] == c + 1u && p->remote_hash[SLOT(c)] != pk->hashes[i])
             why = "a hash that changed";
     }
     if (why != 0) {
@@ -84,9 +99,13 @@ const char *ls_peer_receive(ls_peer *p, const ls_packet *pk)
     p->stats.packets_in++;
     if (p->end == 0u) p->end = pk->end;
     if (pk->input_ack > p->peer_input_ack) p->peer_input_ack = pk->input_ack;
+    if (pk->commit_ack > p->peer_commit_ack) p->peer_commit_ack = pk->commit_ack;
     if (pk->hash_ack > p->peer_hash_ack) p->peer_hash_ack = pk->hash_ack;
     p->peer_flags |= pk->flags;
-    if ((pk->flags & LS_FLAG_DESYNC) != 0u) p->stopped = true;
+    if ((pk->flags & LS_FLAG_DESYNC) != 0u) {
+        p->stopped = true;
+        if (p->remote_desync_frame < 0) p->remote_desync_frame = (int32_t)(pk->desync_at - 1u);
+    }
 
     for (unsigned i = 0; i < pk->input_count; i++) {
         const uint32_t g = pk->first_input + i;
@@ -103,6 +122,15 @@ const char *ls_peer_receive(ls_peer *p, const ls_packet *pk)
         p->last_remote = p->remote[SLOT(p->remote_contig)];
         p->remote_contig++;
     }
+
+    for (unsigned i = 0; i < pk->commit_count; i++) {
+        const uint32_t c = pk->first_commit + i;
+        if (c < p->remote_commit_contig) continue;
+        p->remote_commit[SLOT(c)] = pk->commits[i];
+        p->remote_commit_tag[SLOT(c)] = c + 1u;
+    }
+    while (p->remote_commit_tag[SLOT(p->remote_commit_contig)] == p->remote_commit_contig + 1u)
+        p->remote_commit_contig++;
 
     for (unsigned i = 0; i < pk->hash_count; i++) {
         const uint32_t c = pk->first_hash + i;
@@ -178,12 +206,15 @@ bool ls_peer_update(ls_peer *p)
     /* Every frame below both my frame count and the other's known inputs was simulated
      * with real inputs only: confirmed. */
     p->confirmed = p->frame < p->remote_contig ? p->frame : p->remote_contig;
-    while (p->compared < p->confirmed && p->compared < p->remote_hash_contig) {
+    while (p->compared < p->confirmed && p->compared < p->remote_hash_contig &&
+           p->compared < p->remote_commit_contig) {
         const uint32_t c = p->compared;
-        if (p->hash[SLOT(c)] != p->remote_hash[SLOT(c)] && p->desync_frame < 0) {
+        const bool kept = ls_commit((unsigned)(1 - p->me), c, p->remote_hash[SLOT(c)]) == p->remote_commit[SLOT(c)];
+        if ((!kept || p->hash[SLOT(c)] != p->remote_hash[SLOT(c)]) && p->desync_frame < 0) {
             p->desync_frame = (int32_t)c;
             p->desync_mine = p->hash[SLOT(c)];
             p->desync_theirs = p->remote_hash[SLOT(c)];
+            p->desync_commitment = !kept;
             p->stopped = true;
         }
         p->compared++;
@@ -208,30 +239,44 @@ bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable)
 {
     if (p->end == 0u) return false; /* nothing to say before the run's length is known */
     const uint32_t in_from = reliable ? p->inputs_sent : p->peer_input_ack;
+    const uint32_t commit_from = reliable ? p->commits_sent : p->peer_commit_ack;
     const uint32_t hash_from = reliable ? p->hashes_sent : p->peer_hash_ack;
-    uint32_t n_in = p->local_count - in_from, n_hash = p->confirmed - hash_from;
+    /* A hash is revealed only once the other's commitment of its frame is held. */
+    const uint32_t reveal_end = p->confirmed < p->remote_commit_contig ? p->confirmed : p->remote_commit_contig;
+    uint32_t n_in = p->local_count - in_from, n_commit = p->confirmed - commit_from;
+    uint32_t n_hash = reveal_end > hash_from ? reveal_end - hash_from : 0u;
     if (n_in > LS_MAX_INPUTS) n_in = LS_MAX_INPUTS;
+    if (n_commit > LS_MAX_HASHES) n_commit = LS_MAX_HASHES;
     if (n_hash > LS_MAX_HASHES) n_hash = LS_MAX_HASHES;
     uint8_t flags = (uint8_t)((ls_peer_finished(p) ? LS_FLAG_DONE : 0u) | (p->desync_frame >= 0 ? LS_FLAG_DESYNC : 0u));
-    if (reliable && p->sent_any && n_in == 0u && n_hash == 0u && flags == p->sent_flags &&
-        p->sent_acks[0] == p->remote_contig && p->sent_acks[1] == p->remote_hash_contig)
+    if (reliable && p->sent_any && n_in == 0u && n_commit == 0u && n_hash == 0u && flags == p->sent_flags &&
+        p->sent_acks[0] == p->remote_contig && p->sent_acks[1] == p->remote_hash_contig &&
+        p->sent_acks[2] == p->remote_commit_contig)
         return false;
     out->sender = (uint8_t)p->me;
     out->flags = flags;
     out->end = p->end;
+    out->desync_at = p->desync_frame >= 0 ? (uint32_t)p->desync_frame + 1u : 0u;
     out->input_ack = p->remote_contig;
+    out->commit_ack = p->remote_commit_contig;
     out->hash_ack = p->remote_hash_contig;
     out->first_input = in_from;
     out->input_count = (uint8_t)n_in;
     for (uint32_t i = 0; i < n_in; i++) out->inputs[i] = p->local[SLOT(in_from + i)];
+    out->first_commit = commit_from;
+    out->commit_count = (uint8_t)n_commit;
+    for (uint32_t i = 0; i < n_commit; i++)
+        out->commits[i] = ls_commit((unsigned)p->me, commit_from + i, p->hash[SLOT(commit_from + i)]);
     out->first_hash = hash_from;
     out->hash_count = (uint8_t)n_hash;
     for (uint32_t i = 0; i < n_hash; i++) out->hashes[i] = p->hash[SLOT(hash_from + i)];
     if (reliable) {
         p->inputs_sent = in_from + n_in;
+        p->commits_sent = commit_from + n_commit;
         p->hashes_sent = hash_from + n_hash;
         p->sent_acks[0] = p->remote_contig;
         p->sent_acks[1] = p->remote_hash_contig;
+        p->sent_acks[2] = p->remote_commit_contig;
         p->sent_flags = flags;
         p->sent_any = true;
     }
@@ -240,6 +285,6 @@ bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable)
 
 bool ls_peer_finished(const ls_peer *p)
 {
-    if (p->desync_frame >= 0) return true;
+    if (p->desync_frame >= 0 || p->remote_desync_frame >= 0) return true;
     return p->end != 0u && p->frame == p->end && p->confirmed == p->end && p->compared == p->end;
 }

@@ -11,6 +11,12 @@
  * differs from what it assumed, restores the state before that frame and simulates again
  * up to where it was. A lockstep peer (the board) waits for the other's input instead.
  *
+ * Hashes: a peer sends a commitment to each confirmed frame's hash (ls_commit) and reveals
+ * the hash itself only once it holds the other's commitment of that frame; the receiver
+ * compares a frame when it holds both and the commitment matches the hash. A peer that
+ * echoes the other's hashes without simulating must commit before it has seen them, and is
+ * caught at the first frame (a broken commitment counts as a desync of that frame).
+ *
  * Windows: everything per frame lives in rings of LS_RING frames starting at the oldest
  * frame still needed (`low`: not yet compared, or not yet acknowledged by the other). A
  * peer makes a new input only while the other's furthest possible lead still fits its ring,
@@ -28,12 +34,17 @@
 #define LS_RING 128        /* frames of inputs and hashes kept (a power of two) */
 #define LS_SNAP_RING 32    /* snapshot slots: the state before each of the last 32 frames */
 #define LS_MAX_AHEAD 30    /* frames a predicting peer runs past its last confirmed one */
-/* Bytes of a snapshot slot: qp_world_snapshot's worst case (QP_SNAPSHOT_MAX_SIZE's terms) for
- * LS_MAX_BODIES one-shape bodies with a contact between every two of them, 58 KB; the demo's
- * snapshots measure 2-13 KB. A larger one would stop the peer with an error, not overflow. */
-#define LS_SNAP_SLOT                                                                                   \
-    (24ul + 6ul * LS_MAX_BODIES +                                                                      \
-     5ul * (45ul + 84ul * LS_MAX_BODIES + 19ul * LS_MAX_BODIES * (LS_MAX_BODIES - 1ul)))
+/* Bytes of a snapshot slot: the engine's worst case (QP_SNAPSHOT_SIZE) for the game's world:
+ * LS_MAX_BODIES one-shape bodies whose slots were ever used, a contact between every two of
+ * them (or as many as the contact pool holds), no sensor and no joint; 63 KB with the default
+ * pools, where the demo's snapshots measure 2-13 KB. A larger one would stop the peer with an
+ * error, not overflow. The assertion keeps the slot from falling below that bound when either
+ * changes. */
+#define LS_PAIRS (LS_MAX_BODIES * (LS_MAX_BODIES - 1) / 2)
+#define LS_SNAP_CONTACTS (LS_PAIRS < QP_CFG_MAX_CONTACTS ? LS_PAIRS : QP_CFG_MAX_CONTACTS)
+#define LS_SNAP_SLOT ((QP_SNAPSHOT_SIZE(LS_MAX_BODIES, LS_MAX_BODIES, LS_SNAP_CONTACTS, 0, 0) + 15ul) & ~15ul)
+_Static_assert(LS_SNAP_SLOT >= QP_SNAPSHOT_SIZE(LS_MAX_BODIES, LS_MAX_BODIES, LS_SNAP_CONTACTS, 0, 0),
+               "a snapshot slot holds the game world's worst case");
 
 typedef struct {
     uint32_t frames;           /* frames simulated for the first time */
@@ -70,6 +81,7 @@ typedef struct {
     uint32_t confirmed;        /* frames below are confirmed */
     uint32_t compared;         /* frames below had their hashes compared */
     uint32_t remote_hash_contig;
+    uint32_t remote_commit_contig;
     uint32_t rollback_to;      /* earliest frame simulated on a wrong guess; UINT32_MAX none */
     ls_input last_remote;      /* the other's input of frame remote_contig - 1: the prediction */
 
@@ -80,17 +92,21 @@ typedef struct {
     uint32_t hash[LS_RING];            /* world hash after a frame's last simulation */
     uint32_t remote_hash[LS_RING];
     uint32_t remote_hash_tag[LS_RING]; /* frame + 1, 0 none */
+    uint32_t remote_commit[LS_RING];   /* the other's commitment to its hash of a frame */
+    uint32_t remote_commit_tag[LS_RING];
 
-    uint32_t peer_input_ack, peer_hash_ack;   /* what the other holds of mine */
+    uint32_t peer_input_ack, peer_commit_ack, peer_hash_ack;   /* what the other holds of mine */
     uint32_t peer_flags;                      /* flags the other has sent (LS_FLAG_*), or-ed */
-    uint32_t inputs_sent, hashes_sent;        /* reliable links: what went out already */
-    uint32_t sent_acks[2];
+    uint32_t inputs_sent, commits_sent, hashes_sent;   /* reliable links: what went out already */
+    uint32_t sent_acks[3];
     uint8_t sent_flags;
     bool sent_any;
 
-    bool stopped;              /* a desync: no more frames */
+    bool stopped;              /* a desync (found here or by the other): no more frames */
     int32_t desync_frame;      /* first frame whose hashes differed, -1 none */
     uint32_t desync_mine, desync_theirs;
+    bool desync_commitment;    /* that frame's hash broke the other's commitment to it */
+    int32_t remote_desync_frame;   /* the frame at which the other reports a desync, -1 none */
     const char *error;         /* an internal failure (snapshot too large, restore refused) */
     uint64_t (*clock)(void);   /* what the costs are measured in (host: CPU ns); none by default */
     ls_peer_stats stats;
@@ -122,7 +138,8 @@ bool ls_peer_advance(ls_peer *p);
  * sent yet; false when there is nothing new to say. */
 bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable);
 
-/* Every frame compared, or stopped by a desync that this peer has seen itself. */
+/* Every frame compared, or stopped by a desync: one this peer found, or the one the other
+ * reports (remote_desync_frame names its frame). */
 bool ls_peer_finished(const ls_peer *p);
 
 #endif

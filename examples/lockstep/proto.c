@@ -26,6 +26,18 @@ uint32_t ls_crc32(const uint8_t *p, unsigned n)
     return ~c;
 }
 
+uint32_t ls_commit(unsigned sender, uint32_t frame, uint32_t hash)
+{
+    uint64_t x = ((uint64_t)frame << 32 | hash) ^ (sender ? 0x9E3779B97F4A7C15u : 0x7F4A7C159E3779B9u);
+    for (int round = 0; round < 2; round++) {
+        x ^= x >> 31;
+        x *= 0xBF58476D1CE4E5B9u;
+        x ^= x >> 29;
+        x *= 0x94D049BB133111EBu;
+    }
+    return (uint32_t)(x ^ (x >> 32));   /* 64 bits folded into 32: many hashes per value */
+}
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -59,10 +71,13 @@ static int fields_ok(const ls_packet *p)
 {
     if (p->sender > 1u || (p->flags & ~(uint32_t)(LS_FLAG_DONE | LS_FLAG_DESYNC)) != 0u) return 0;
     if (p->end == 0u || p->end > LS_MAX_FRAMES) return 0;
-    if (p->input_ack > p->end || p->hash_ack > p->end) return 0;
-    if (p->input_count > LS_MAX_INPUTS || p->hash_count > LS_MAX_HASHES) return 0;
+    if (p->desync_at > p->end || ((p->flags & LS_FLAG_DESYNC) != 0u) != (p->desync_at != 0u)) return 0;
+    if (p->input_ack > p->end || p->commit_ack > p->end || p->hash_ack > p->end) return 0;
+    if (p->input_count > LS_MAX_INPUTS || p->commit_count > LS_MAX_HASHES || p->hash_count > LS_MAX_HASHES)
+        return 0;
     /* end <= LS_MAX_FRAMES, so these sums cannot wrap. */
     if (p->first_input > p->end || p->input_count > p->end - p->first_input) return 0;
+    if (p->first_commit > p->end || p->commit_count > p->end - p->first_commit) return 0;
     if (p->first_hash > p->end || p->hash_count > p->end - p->first_hash) return 0;
     for (unsigned i = 0; i < p->input_count; i++)
         if (!ls_input_valid(p->inputs[i])) return 0;
@@ -80,11 +95,16 @@ unsigned ls_packet_encode(const ls_packet *p, uint8_t *out, unsigned cap)
     put8(&o, p->sender);
     put8(&o, p->flags);
     put_var(&o, p->end);
+    put_var(&o, p->desync_at);
     put_var(&o, p->input_ack);
+    put_var(&o, p->commit_ack);
     put_var(&o, p->hash_ack);
     put_var(&o, p->first_input);
     put_var(&o, p->input_count);
     for (unsigned i = 0; i < p->input_count; i++) put_le(&o, p->inputs[i], 2);
+    put_var(&o, p->first_commit);
+    put_var(&o, p->commit_count);
+    for (unsigned i = 0; i < p->commit_count; i++) put_le(&o, p->commits[i], 4);
     put_var(&o, p->first_hash);
     put_var(&o, p->hash_count);
     for (unsigned i = 0; i < p->hash_count; i++) put_le(&o, p->hashes[i], 4);
@@ -152,13 +172,20 @@ ls_packet_result ls_packet_decode(const uint8_t *in, unsigned len, ls_packet *ou
     p.sender = (uint8_t)get8(&r);
     p.flags = (uint8_t)get8(&r);
     p.end = get_var(&r);
+    p.desync_at = get_var(&r);
     p.input_ack = get_var(&r);
+    p.commit_ack = get_var(&r);
     p.hash_ack = get_var(&r);
     p.first_input = get_var(&r);
     uint32_t count = get_var(&r);
     if (r.bad || count > LS_MAX_INPUTS) return LS_PACKET_FIELD;
     p.input_count = (uint8_t)count;
     for (unsigned i = 0; i < count; i++) p.inputs[i] = (ls_input)get_le(&r, 2);
+    p.first_commit = get_var(&r);
+    count = get_var(&r);
+    if (r.bad || count > LS_MAX_HASHES) return LS_PACKET_FIELD;
+    p.commit_count = (uint8_t)count;
+    for (unsigned i = 0; i < count; i++) p.commits[i] = get_le(&r, 4);
     p.first_hash = get_var(&r);
     count = get_var(&r);
     if (r.bad || count > LS_MAX_HASHES) return LS_PACKET_FIELD;

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* proto.h - the lockstep demo's packet: a peer's inputs and confirmed-frame hashes.
+/* proto.h - the lockstep demo's packet: a peer's inputs, and its confirmed frames' hashes,
+ * committed to before they are revealed.
  *
  * One format for UDP datagrams (host to host) and for a byte stream (a serial line to a
  * board), little-endian, integers as LEB128 varints (shortest form only):
  *
  *   'Q' 'L'  length (1 byte, the whole packet)  version (1)  sender (1: 0 or 1)  flags (1)
  *   end          frames in the run (both peers must agree), 1..LS_MAX_FRAMES
+ *   desync_at    0, or (with LS_FLAG_DESYNC) 1 + the frame whose hashes differed
  *   input_ack    the sender holds the receiver's inputs of every frame below this
+ *   commit_ack   the sender holds the receiver's commitments of every frame below this
  *   hash_ack     the sender holds the receiver's hashes of every frame below this
  *   first_input  input_count (0..LS_MAX_INPUTS)  inputs, 2 bytes each: frames first_input..
+ *   first_commit commit_count (0..LS_MAX_HASHES) commitments, 4 bytes each (ls_commit of the
+ *                sender's hash of each frame first_commit..)
  *   first_hash   hash_count (0..LS_MAX_HASHES)   hashes, 4 bytes each: frames first_hash..
+ *                (a hash is revealed only for frames below commit_ack: after the sender
+ *                held the receiver's commitment of it, so it cannot echo the other's hash)
  *   CRC-32 (IEEE) of every byte before it
  *
  * Decoding checks all of it (length against the bytes received and against the counts,
@@ -23,12 +30,12 @@
 #include <stdint.h>
 #include "game.h"
 
-#define LS_VERSION 1u
+#define LS_VERSION 2u      /* 2: commitments and the desync frame */
 #define LS_MAX_FRAMES 1000000u   /* frames in a run at most (crate numbers are 24-bit) */
 #define LS_MAX_INPUTS 16         /* inputs per packet: the redundancy that rides over loss */
 #define LS_MAX_HASHES 16
-#define LS_PACKET_MIN 17u        /* 6 header bytes, 7 one-byte varints, the CRC */
-#define LS_PACKET_MAX 160u       /* 6 + 7 * 5 + 16 * 2 + 16 * 4 + 4 = 141, rounded up */
+#define LS_PACKET_MIN 20u        /* 6 header bytes, 10 one-byte varints, the CRC */
+#define LS_PACKET_MAX 224u       /* 6 + 10 * 5 + 16 * 2 + 16 * 4 + 16 * 4 + 4 = 220, rounded up */
 
 enum {
     LS_FLAG_DONE = 1u,    /* the sender has compared every frame of the run */
@@ -37,10 +44,13 @@ enum {
 
 typedef struct {
     uint8_t sender, flags;
-    uint32_t end, input_ack, hash_ack;
+    uint32_t end, desync_at, input_ack, commit_ack, hash_ack;
     uint32_t first_input;
     uint8_t input_count;
     ls_input inputs[LS_MAX_INPUTS];
+    uint32_t first_commit;
+    uint8_t commit_count;
+    uint32_t commits[LS_MAX_HASHES];
     uint32_t first_hash;
     uint8_t hash_count;
     uint32_t hashes[LS_MAX_HASHES];
@@ -61,6 +71,14 @@ const char *ls_packet_result_str(ls_packet_result r);
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of n bytes. */
 uint32_t ls_crc32(const uint8_t *p, unsigned n);
+
+/* The commitment of `sender` to `hash` as its hash of `frame`: a digest that differs for
+ * the two senders, so that echoing the other's commitment commits to nothing, and that
+ * folds 64 bits of mixing into 32, so that it is no permutation of the hash to run
+ * backwards. Finding the hash from it takes a search over its 2^32 values for every frame
+ * (the state hash is 32 bits): a peer that echoes is caught, one that searches is slowed,
+ * and a game that must stop that too commits with a keyed or longer hash. */
+uint32_t ls_commit(unsigned sender, uint32_t frame, uint32_t hash);
 
 /* Encode p into out (cap bytes); returns the length, or 0 when p breaks a rule above or
  * does not fit. */

@@ -242,6 +242,7 @@ qp_result qp_body_apply_impulse(qp_world *w, qp_body_id id, qp_vec3 impulse, qp_
 bool qp_body_is_awake(const qp_world *w, qp_body_id id);
 qp_result qp_body_wake(qp_world *w, qp_body_id id);
 uint32_t qp_body_flags(const qp_world *w, qp_body_id id);
+/* Clears the flags, except QP_FLAG_OUT_OF_BOUNDS on a frozen body (it stays out of bounds). */
 void qp_body_clear_flags(qp_world *w, qp_body_id id);
 /* Contact-graph level of the last step: 0 static, 1 resting on static, ...
  * (bodies touching nothing static have the highest level). */
@@ -425,17 +426,30 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
  * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
  * qp_world_restore validates everything (header, CRC, counts against this build's pools,
- * every index and every number's range) before writing anything: QP_ERR_BUFFER for a
+ * every index, every number's range, and what the numbers mean together: an inverse mass and
+ * inertia that are the body's own, sleepers at rest, frozen bodies flagged; docs/security.md
+ * lists every check) before writing anything: QP_ERR_BUFFER for a
  * damaged, truncated or inconsistent snapshot, QP_ERR_FULL for a sound one of a world
  * larger than this build's pools, and w as it was. Ids: a restored world has
  * the generations it had when saved, so an id of a body created after the snapshot and
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
-    (24ul + 4ul * QP_CFG_MAX_BODIES + 2ul * QP_CFG_MAX_SHAPES +                                              \
-     5ul * (46ul + 66ul * QP_CFG_MAX_BODIES + 22ul * QP_CFG_MAX_SHAPES + 38ul * QP_CFG_MAX_CONTACTS +         \
-            4ul * QP_CFG_MAX_SENSOR_OVERLAPS) +                                                              \
-     5ul * (1ul + 46ul * QP_CFG_MAX_JOINTS))
+    QP_SNAPSHOT_SIZE(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_SENSOR_OVERLAPS,     \
+                     QP_CFG_MAX_JOINTS)
+/* The most bytes a snapshot of a world takes that never held more than `bodies` body slots
+ * (live or freed), `shapes` shapes, `contacts` contacts, `overlaps` sensor overlaps and
+ * `joints` joint slots: each varint at its longest (5 bytes). Per body 66 varints, per shape
+ * 22, per contact 42 (6 indices and flags, the normal, two anchors, three friction totals,
+ * and per point its id, arm, normal impulse and depth), per overlap 4, per joint 46 (35, and
+ * 11 for the later kinds' options and impulses); 48 for
+ * the world definition, statistics and section counts. A program sizes its buffers for its
+ * own worst case with it (examples/lockstep/peer.h). */
+#define QP_SNAPSHOT_SIZE(bodies, shapes, contacts, overlaps, joints)                                          \
+    (24ul + 4ul * (unsigned long)(bodies) + 2ul * (unsigned long)(shapes) +                                  \
+     5ul * (48ul + 66ul * (unsigned long)(bodies) + 22ul * (unsigned long)(shapes) +                          \
+            42ul * (unsigned long)(contacts) + 4ul * (unsigned long)(overlaps)) +                             \
+     5ul * (1ul + 46ul * (unsigned long)(joints)))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
                                   unsigned long world_size);

@@ -15,6 +15,11 @@
  * 4. Two predicting peers over an in-memory link with loss, delay and reordering end with
  *    the hash of the same inputs played in one world, after rollbacks; a one-LSB nudge at
  *    frame 90 is reported at frame 90 by both; a lockstep peer (the board's way) agrees too.
+ * 5. Hostile peers: one that echoes the other's commitments and hashes is caught at frame 0;
+ *    a desync flag stops the receiver and names the frame; 20 000 garbage packets (random
+ *    signed bytes, random sound packets, a real peer's with a field changed) leave the
+ *    honest peer as it was whenever they are refused; a snapshot slot holds the largest
+ *    snapshot the game's world can make (every number at its longest).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,12 +59,18 @@ static ls_packet random_packet(void)
     p.flags = (uint8_t)(rnd() & 3u);
     const uint32_t range = rnd() % 2u ? 300u : LS_MAX_FRAMES; /* short runs and long ones */
     p.end = 1u + rnd() % range;
+    p.desync_at = (p.flags & LS_FLAG_DESYNC) ? 1u + rnd() % p.end : 0u;
     p.input_ack = rnd() % (p.end + 1u);
+    p.commit_ack = rnd() % (p.end + 1u);
     p.hash_ack = rnd() % (p.end + 1u);
     p.input_count = (uint8_t)(rnd() % (LS_MAX_INPUTS + 1u));
     if (p.input_count > p.end) p.input_count = (uint8_t)p.end;
     p.first_input = rnd() % (p.end - p.input_count + 1u);
     for (unsigned i = 0; i < p.input_count; i++) p.inputs[i] = random_input();
+    p.commit_count = (uint8_t)(rnd() % (LS_MAX_HASHES + 1u));
+    if (p.commit_count > p.end) p.commit_count = (uint8_t)p.end;
+    p.first_commit = rnd() % (p.end - p.commit_count + 1u);
+    for (unsigned i = 0; i < p.commit_count; i++) p.commits[i] = rnd();
     p.hash_count = (uint8_t)(rnd() % (LS_MAX_HASHES + 1u));
     if (p.hash_count > p.end) p.hash_count = (uint8_t)p.end;
     p.first_hash = rnd() % (p.end - p.hash_count + 1u);
@@ -72,11 +83,16 @@ static void assert_same_packet(const ls_packet *a, const ls_packet *b)
     assert_int_equal(a->sender, b->sender);
     assert_int_equal(a->flags, b->flags);
     assert_int_equal(a->end, b->end);
+    assert_int_equal(a->desync_at, b->desync_at);
     assert_int_equal(a->input_ack, b->input_ack);
+    assert_int_equal(a->commit_ack, b->commit_ack);
     assert_int_equal(a->hash_ack, b->hash_ack);
     assert_int_equal(a->first_input, b->first_input);
     assert_int_equal(a->input_count, b->input_count);
     assert_memory_equal(a->inputs, b->inputs, a->input_count * sizeof a->inputs[0]);
+    assert_int_equal(a->first_commit, b->first_commit);
+    assert_int_equal(a->commit_count, b->commit_count);
+    assert_memory_equal(a->commits, b->commits, a->commit_count * sizeof a->commits[0]);
     assert_int_equal(a->first_hash, b->first_hash);
     assert_int_equal(a->hash_count, b->hash_count);
     assert_memory_equal(a->hashes, b->hashes, a->hash_count * sizeof a->hashes[0]);
@@ -126,18 +142,23 @@ static void test_packets(void **state)
     unsigned n = ls_packet_encode(&base, b, sizeof b);
     assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
     const unsigned body = n - 4u;
-    /* Layout of this packet: QL len ver sender flags | end ia ha | fi 2 in0 in0 in1 in1 | fh 1 h h h h | crc */
+    /* Layout of this packet: QL len ver sender flags | end desync ia ca ha | fi 2 in0 in0 in1 in1 |
+     * fc 0 | fh 1 h h h h | crc */
     struct { unsigned at; uint8_t value; ls_packet_result want; } edits[] = {
-        { 3, 2, LS_PACKET_VERSION },  /* version */
+        { 3, 1, LS_PACKET_VERSION },  /* version 1: no commitments */
         { 4, 2, LS_PACKET_FIELD },    /* sender */
         { 5, 4, LS_PACKET_FIELD },    /* an unknown flag */
-        { 7, 101, LS_PACKET_FIELD },  /* input_ack past end */
-        { 9, 99, LS_PACKET_FIELD },   /* inputs 99, 100: past end */
-        { 10, 17, LS_PACKET_FIELD },  /* 17 inputs */
-        { 11, 9, LS_PACKET_FIELD },   /* stick 9 */
-        { 13, 0x20, LS_PACKET_FIELD },/* a spawn point without a throw */
-        { 14, 0x80, LS_PACKET_FIELD },/* bit 15 of an input */
-        { 16, 17, LS_PACKET_FIELD },  /* 17 hashes */
+        { 5, 2, LS_PACKET_FIELD },    /* a desync without its frame */
+        { 7, 5, LS_PACKET_FIELD },    /* a desync frame without the flag */
+        { 8, 101, LS_PACKET_FIELD },  /* input_ack past end */
+        { 9, 101, LS_PACKET_FIELD },  /* commit_ack past end */
+        { 11, 99, LS_PACKET_FIELD },  /* inputs 99, 100: past end */
+        { 12, 17, LS_PACKET_FIELD },  /* 17 inputs */
+        { 13, 9, LS_PACKET_FIELD },   /* stick 9 */
+        { 15, 0x20, LS_PACKET_FIELD },/* a spawn point without a throw */
+        { 16, 0x80, LS_PACKET_FIELD },/* bit 15 of an input */
+        { 18, 17, LS_PACKET_FIELD },  /* 17 commitments */
+        { 20, 17, LS_PACKET_FIELD },  /* 17 hashes */
     };
     for (unsigned i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         memcpy(c, b, n);
@@ -421,6 +442,229 @@ static void test_two_peers(void **state)
     assert_int_equal(pa.desync_mine, pb.desync_theirs);
 }
 
+/* ---- 5. hostile peers ---------------------------------------------------------------------- */
+
+/* A peer that echoes: b plays (its inputs are real), but the commitments and hashes it sends
+ * are a's own, copied from a's packets as they arrive, never its own. a must catch it at
+ * the first frame it compares, as a broken commitment. */
+static uint32_t echo_commit[LS_RING * 4], echo_commit_tag[LS_RING * 4], echo_hash[LS_RING * 4],
+    echo_hash_tag[LS_RING * 4];
+
+static void echo_listen(const ls_packet *from_a)
+{
+    for (unsigned i = 0; i < from_a->commit_count; i++) {
+        const uint32_t f = from_a->first_commit + i;
+        echo_commit[f] = from_a->commits[i];
+        echo_commit_tag[f] = f + 1u;
+    }
+    for (unsigned i = 0; i < from_a->hash_count; i++) {
+        const uint32_t f = from_a->first_hash + i;
+        echo_hash[f] = from_a->hashes[i];
+        echo_hash_tag[f] = f + 1u;
+    }
+}
+
+static void echo_forge(ls_packet *out)
+{
+    unsigned n = 0;
+    while (n < out->commit_count && echo_commit_tag[out->first_commit + n] == out->first_commit + n + 1u) {
+        out->commits[n] = echo_commit[out->first_commit + n];
+        n++;
+    }
+    out->commit_count = (uint8_t)n;
+    n = 0;
+    while (n < out->hash_count && echo_hash_tag[out->first_hash + n] == out->first_hash + n + 1u) {
+        out->hashes[n] = echo_hash[out->first_hash + n];
+        n++;
+    }
+    out->hash_count = (uint8_t)n;
+}
+
+static void test_echoing_peer_is_caught(void **state)
+{
+    (void)state;
+    memset(echo_commit_tag, 0, sizeof echo_commit_tag);
+    memset(echo_hash_tag, 0, sizeof echo_hash_tag);
+    const uint32_t frames = 120;
+    assert_int_equal(ls_peer_init(&pa, &wa, 0, frames, true, &snap_a[0][0], LS_SNAP_SLOT), QP_OK);
+    assert_int_equal(ls_peer_init(&pb, &wb, 1, frames, true, &snap_b[0][0], LS_SNAP_SLOT), QP_OK);
+    uint32_t echoed_hashes = 0;
+    for (int tick = 0; tick < 400 && !ls_peer_finished(&pa); tick++) {
+        step_peer(&pa);
+        step_peer(&pb);
+        ls_packet p, q;
+        uint8_t b[LS_PACKET_MAX];
+        if (ls_peer_packet(&pa, &p, false)) {
+            const unsigned n = ls_packet_encode(&p, b, sizeof b);
+            assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
+            echo_listen(&q);
+            assert_null(ls_peer_receive(&pb, &q));
+        }
+        if (ls_peer_packet(&pb, &p, false)) {
+            echo_forge(&p);
+            echoed_hashes += p.hash_count;
+            const unsigned n = ls_packet_encode(&p, b, sizeof b);
+            assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
+            ls_peer_receive(&pa, &q);
+        }
+    }
+    assert_true(echoed_hashes > 0u);
+    assert_int_equal(pa.desync_frame, 0);
+    assert_true(pa.desync_commitment);
+    assert_true(pa.stopped);
+    assert_true(pa.compared <= 1u);   /* nothing accepted past the echo */
+    print_message("lockstep: an echoing peer is caught at frame %d (broken commitment)\n", (int)pa.desync_frame);
+}
+
+/* A desync flag stops the peer that receives it and names the frame it was found at. */
+static void test_desync_flag_names_the_frame(void **state)
+{
+    (void)state;
+    play(180, 15, false, 90);
+    assert_true(pa.remote_desync_frame == 90 || pa.remote_desync_frame == -1);
+    assert_true(pb.remote_desync_frame == 90 || pb.remote_desync_frame == -1);
+    assert_int_equal(ls_peer_init(&pa, &wa, 0, 100, true, &snap_a[0][0], LS_SNAP_SLOT), QP_OK);
+    for (int i = 0; i < 5; i++) step_peer(&pa);
+    ls_packet p;
+    memset(&p, 0, sizeof p);
+    p.sender = 1;
+    p.end = 100;
+    p.flags = LS_FLAG_DESYNC;
+    p.desync_at = 43;
+    uint8_t b[LS_PACKET_MAX];
+    const unsigned n = ls_packet_encode(&p, b, sizeof b);
+    ls_packet q;
+    assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
+    assert_null(ls_peer_receive(&pa, &q));
+    assert_true(pa.stopped);
+    assert_int_equal(pa.remote_desync_frame, 42);
+    assert_true(ls_peer_finished(&pa));
+    assert_false(ls_peer_advance(&pa));
+}
+
+/* A hostile peer sending garbage: random byte strings that pass the CRC, random sound
+ * packets, and a real peer's packets with fields changed. The honest peer plays until what
+ * it accepts stops it (a hash that differs); each packet it refuses leaves it exactly as it was (make test runs this under ASan and
+ * UBSan: no read or write out of bounds, no undefined behaviour, whatever arrives). */
+static ls_peer before_peer;
+
+static void test_hostile_peer_garbage(void **state)
+{
+    (void)state;
+    assert_int_equal(ls_peer_init(&pa, &wa, 0, 1000, true, &snap_a[0][0], LS_SNAP_SLOT), QP_OK);
+    assert_int_equal(ls_peer_init(&pb, &wb, 1, 1000, true, &snap_b[0][0], LS_SNAP_SLOT), QP_OK);
+    uint32_t refused = 0, accepted = 0;
+    for (int round = 0; round < 20000; round++) {
+        if (round % 8 == 0) {
+            step_peer(&pb);
+            if (!pa.stopped) step_peer(&pa);
+            deliver(&pa, &pb);
+        }
+        ls_packet p, q;
+        uint8_t b[LS_PACKET_MAX + 8];
+        unsigned len;
+        switch (round % 3) {
+        case 0:   /* random bytes with the magic, version, length and CRC right */
+            len = LS_PACKET_MIN + rnd() % (LS_PACKET_MAX - LS_PACKET_MIN + 1u);
+            for (unsigned i = 0; i < len; i++) b[i] = (uint8_t)rnd();
+            b[0] = 'Q';
+            b[1] = 'L';
+            b[3] = LS_VERSION;
+            b[4] = 1;
+            b[5] &= 1u;   /* no desync flag: the honest peer plays on longer */
+            resign(b, len - 4u);
+            break;
+        case 1:   /* a random sound packet from the other's seat */
+            p = random_packet();
+            p.sender = 1;
+            p.flags &= (uint8_t)~LS_FLAG_DESYNC;
+            p.desync_at = 0;
+            len = ls_packet_encode(&p, b, sizeof b);
+            break;
+        default:  /* the real peer's packet with a field changed */
+            if (!ls_peer_packet(&pb, &p, false)) continue;
+            len = ls_packet_encode(&p, b, sizeof b);
+            b[6u + rnd() % (len - 10u)] = (uint8_t)rnd();
+            resign(b, len - 4u);
+            break;
+        }
+        if (len == 0u || ls_packet_decode(b, len, &q) != LS_PACKET_OK) continue;
+        memcpy(&before_peer, &pa, sizeof pa);
+        if (ls_peer_receive(&pa, &q) != 0) {
+            refused++;
+            assert_int_equal(pa.stats.packets_refused, before_peer.stats.packets_refused + 1u);
+            before_peer.stats.packets_refused = pa.stats.packets_refused;   /* the one count it keeps */
+            assert_memory_equal(&pa, &before_peer, sizeof pa);
+        } else {
+            accepted++;
+        }
+        assert_true(ls_peer_update(&pa));
+        assert_true(pa.confirmed <= pa.frame && pa.frame <= pa.local_count && pa.compared <= pa.confirmed);
+        assert_true(pa.compared <= pa.remote_hash_contig && pa.compared <= pa.remote_commit_contig);
+    }
+    assert_true(refused > 1000u);
+    print_message("lockstep: a hostile peer: %u packets refused (each changing nothing), %u accepted; "
+                  "the honest peer at frame %u, %s\n", refused, accepted, pa.frame,
+                  pa.desync_frame >= 0 ? "stopped by a hash it was sent" : pa.stopped ? "stopped by a desync flag" : "playing");
+}
+
+/* A snapshot slot holds the largest snapshot the game's world can make: LS_MAX_BODIES
+ * bodies, a contact between every two with four points, every number at its longest. */
+static void test_snapshot_slot_holds_the_worst_case(void **state)
+{
+    (void)state;
+    assert_int_equal(ls_game_init(&wa), QP_OK);
+    qp_body_def d = qp_default_body_def();
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(QP_ONE, QP_ONE, QP_ONE), &d.shapes[0]), QP_OK);
+    while (qp_world_get_stats(&wa).bodies < LS_MAX_BODIES) {
+        qp_result r;
+        qp_create_body(&wa, &d, &r);
+        if (r != QP_OK) break;
+        qp_world_step(&wa);
+    }
+    int bodies = 0;
+    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+        qp_body_state *b = &wa.bodies[i];
+        if (!(b->state & QP_STATE_USED)) continue;
+        bodies++;
+        const qp_vec3 far = qp_v3(-INT32_MAX, -INT32_MAX, -INT32_MAX);
+        b->x = b->v = b->w = b->force = b->torque = b->local_center = far;
+        b->q = (qp_quat){ -INT32_MAX, -INT32_MAX, -INT32_MAX, -INT32_MAX };
+        for (int r = 0; r < 3; r++) {
+            b->inv_inertia_local.m[r][0] = b->inv_inertia_local.m[r][1] = b->inv_inertia_local.m[r][2] = -INT32_MAX;
+            b->sleep_box[r].lo = b->sleep_box[r].hi = qp_v3(0, 0, 0);   /* INT32_MAX from x */
+        }
+        b->mass = b->inv_mass = b->friction = b->static_friction = b->restitution = -INT32_MAX;
+        b->user_data = 0xFFFFFFFFu;
+        b->load = b->motion = INT32_MAX;
+        b->flags = b->level = b->island = b->supports = b->still_steps = b->awake_steps = 0xFFFFu;
+    }
+    assert_int_equal(bodies, LS_MAX_BODIES);
+    int n = 0;
+    for (int a = 1; a <= LS_MAX_BODIES; a++)
+        for (int c = a + 1; c <= LS_MAX_BODIES && n < LS_SNAP_CONTACTS; c++) {
+            qp_contact *ct = &wa.contacts[n++];
+            memset(ct, 0, sizeof *ct);
+            ct->a = (uint16_t)a;
+            ct->b = (uint16_t)c;
+            ct->count = 4;
+            ct->flags = QP_CONTACT_SLIDING | QP_CONTACT_NEW | QP_CONTACT_CHANGED;   /* depths live */
+            ct->n = ct->anchor_a = ct->anchor_b = qp_v3(-INT32_MAX, -INT32_MAX, -INT32_MAX);
+            ct->jt1 = ct->jt2 = ct->jtw = -INT32_MAX;
+            for (int k = 0; k < 4; k++) {
+                ct->p[k].id = 0xFFFFFFFFu;
+                ct->p[k].ra = qp_v3(-INT32_MAX, -INT32_MAX, -INT32_MAX);
+                ct->p[k].jn = ct->p[k].depth = -INT32_MAX;
+            }
+        }
+    wa.contact_count = n;
+    const unsigned long need = qp_world_snapshot(&wa, NULL, 0);
+    print_message("lockstep: the game world's largest snapshot: %lu bytes (%d bodies, %d contacts); a slot: %lu\n",
+                  need, bodies, n, (unsigned long)LS_SNAP_SLOT);
+    assert_true(need <= LS_SNAP_SLOT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +672,10 @@ int main(void)
         cmocka_unit_test(test_framer),
         cmocka_unit_test(test_peer_windows),
         cmocka_unit_test(test_two_peers),
+        cmocka_unit_test(test_echoing_peer_is_caught),
+        cmocka_unit_test(test_desync_flag_names_the_frame),
+        cmocka_unit_test(test_hostile_peer_garbage),
+        cmocka_unit_test(test_snapshot_slot_holds_the_worst_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
