@@ -26,8 +26,11 @@ typedef struct {
     int8_t scale[QP_CFG_MAX_JOINTS][5];               /* row r scaled by 2^-scale */
 } qp_joint_tree;
 
-_Static_assert(sizeof(qp_joint_tree) == sizeof(((qp_world *)0)->joint_tree_scratch),
-               "qp_world.joint_tree_scratch (QP__JOINT_TREE_BYTES, world_impl.h) is the size of qp_joint_tree");
+/* At most, not equal: the storage is QP__JOINT_TREE_BYTES rounded up to whole 8-byte words,
+ * and a 32-bit ABI that aligns int64_t to 4 bytes (i386) pads the struct less. */
+_Static_assert(sizeof(qp_joint_tree) <= sizeof(((qp_world *)0)->joint_tree_scratch) &&
+                   sizeof(((qp_world *)0)->joint_tree_scratch) - sizeof(qp_joint_tree) < 8,
+               "qp_world.joint_tree_scratch (QP__JOINT_TREE_BYTES, world_impl.h) holds qp_joint_tree");
 _Static_assert(_Alignof(qp_joint_tree) <= _Alignof(uint64_t), "qp_world.joint_tree_scratch is aligned for it");
 
 /* w's joint-tree scratch: const for a const world. */
