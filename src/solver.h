@@ -65,9 +65,9 @@ typedef struct {
  *     (R - I) s / dt = (w x s + (dt / 2) w x (w x s)) / (1 + |w|^2 dt^2 / 4)
  * (exact for that turn), not the tangent. The contact's rows add w x (ra - rb), which for a
  * body turning with it is w x p, p its centre's arm at the predicted poses (the arms' frame):
- * the linear slot is v + chord - w x p. With the tangent at the predicted poses alone, a box
- * on a turntable was pulled in by (w dt)^2 / 2 of its radius every step (1 m at 2 rad/s: to
- * 0.72 m in 10 s), and with the tangent at the start it is thrown out. A body that slides
+ * the linear slot is v + chord - w x p. The tangent at the predicted poses alone would pull a
+ * box on a turntable in by (w dt)^2 / 2 of its radius every step (1 m at 2 rad/s: to 0.72 m
+ * in 10 s), and the tangent at the start would throw it out. A body that slides
  * over it sees its slip relative to the turning frame. In 64 bits: w x (w x s) passes Q16.16
  * for fast turns of long arms. ab is a's centre less b's: the arm p is -ab (sign -1) when the
  * kinematic body is a, ab when it is b. */
