@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_inputlog.c - hostile input logs, structure-aware (libFuzzer; tools/test-fuzz-corpus.sh
  * replays the corpus with gcc): each input edits the log of a live world's calls (every kind
  * of entry: bodies, poses, velocities, forces, impulses, wake, flags, filters, joints) entry by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_state.c - hostile state, structure-aware (libFuzzer; tools/test-fuzz-corpus.sh replays
  * the corpus with gcc): each input is an edit script (tests/fuzz/hostile.h) applied to a live
  * world's fields, written by qp_world_snapshot with a correct CRC, restored and stepped under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hostile.h - structure-aware hostile state: a live world's fields edited as an attacker
  * would, then written by qp_world_snapshot (so the CRC is right), restored and stepped; and
  * a live world's input log edited the same way, then replayed. Shared by the libFuzzer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hostile_run.c - the oracle's driver: what one build answers for hostile inputs, one line
  * each, so that two builds (gcc and clang, tests/scripts/fuzz-oracle.sh) can be compared
  * line by line. "refused <code>", or the replayed calls' results and the world hash after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile snapshots (docs/security.md): a world's fields edited as an attacker would, then
  * written by qp_world_snapshot, so that the CRC is right and only restore's checks of
  * meaning stand between the bytes and the engine. Each edit must be refused with
