@@ -286,6 +286,8 @@ static void hs_writer_safe(qp_world *w)
     hs_bool(&w->def.alternate_sweeps);
     hs_bool(&w->def.accumulate_impulses);
     hs_bool(&w->def.warm_start);
+    hs_bool(&w->def.gyroscopic);
+    hs_bool(&w->def.joint_tree);
     hs_bool(&w->def.sleep_enabled);
     for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
         qp_body_state *b = &w->bodies[i];
