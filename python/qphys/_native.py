@@ -105,7 +105,8 @@ class WorldDefC(Structure):
                 ("alternate_sweeps", c_bool), ("accumulate_impulses", c_bool), ("warm_start", c_bool),
                 ("contact_margin", fix16), ("slop", fix16), ("gap_tolerance", fix16), ("penetration_rate", fix16),
                 ("max_penetration_speed", fix16), ("bounce_threshold", fix16), ("max_linear_speed", fix16),
-                ("max_angular_speed", fix16), ("bounds", fix16), ("sleep_enabled", c_bool),
+                ("max_angular_speed", fix16), ("bounds", fix16), ("gyroscopic", c_bool), ("joint_tree", c_bool),
+                ("sleep_enabled", c_bool),
                 ("sleep_policy", c_int), ("sleep_center_size", fix16), ("sleep_point_size", fix16),
                 ("sleep_steps", c_int), ("sleep_energy", fix16), ("sleep_energy_bias", fix16),
                 ("wake_energy_factor", fix16), ("wake_speed", fix16), ("wake_velocity", fix16),
@@ -125,7 +126,11 @@ class JointDefC(Structure):
     """qp_joint_def (qphys/joint.h)."""
     _fields_ = [("type", c_int), ("a", BodyIdC), ("b", BodyIdC), ("anchor", Vec3), ("anchor_a", Vec3),
                 ("anchor_b", Vec3), ("axis", Vec3), ("enable_limit", c_bool), ("lower_angle", fix16),
-                ("upper_angle", fix16), ("min_length", fix16), ("max_length", fix16), ("drift_time", fix16),
+                ("upper_angle", fix16), ("lower_translation", fix16), ("upper_translation", fix16),
+                ("swing_angle", fix16), ("min_length", fix16), ("max_length", fix16), ("enable_motor", c_bool),
+                ("motor_speed", fix16), ("max_motor_force", fix16), ("enable_spring", c_bool),
+                ("spring_hz", fix16), ("spring_damping", fix16), ("spring_target", fix16),
+                ("max_spring_force", fix16), ("break_impulse", fix16), ("drift_time", fix16),
                 ("collide_connected", c_bool)]
 
 

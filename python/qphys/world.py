@@ -163,7 +163,7 @@ class Events(NamedTuple):
 
 _BODY_TYPES = {"static": 0, "dynamic": 1, "kinematic": 2}
 _BODY_TYPE_NAMES = {v: k for k, v in _BODY_TYPES.items()}
-_JOINT_TYPES = {"ball": 0, "hinge": 1, "distance": 2}
+_JOINT_TYPES = {"ball": 0, "hinge": 1, "distance": 2, "fixed": 3, "slider": 4, "cone": 5}
 _EVENT_KINDS = {0: "begin", 1: "end", 2: "slept", 3: "woke"}
 
 
@@ -520,9 +520,11 @@ class World:
                      limit: Optional[Sequence[Number]] = None, min_length: Optional[Number] = None,
                      max_length: Optional[Number] = None, drift_time: Optional[Number] = None,
                      collide_connected: bool = False, joint_def: Optional[N.JointDefC] = None) -> JointId:
-        """A ball (anchor), hinge (anchor, axis, limit=(lower, upper) radians) or distance joint
-        (anchor_a, anchor_b, min_length, max_length) between bodies a and b, or from a ready
-        qp_joint_def (joint_def)."""
+        """A ball (anchor), hinge (anchor, axis, limit=(lower, upper) radians), distance
+        (anchor_a, anchor_b, min_length, max_length), fixed (anchor), slider (anchor, axis) or cone
+        (anchor, axis) joint between bodies a and b, or from a ready qp_joint_def (joint_def): a
+        slider's travel limits, a cone's swing and twist, motors, springs and break impulses are
+        that def's fields (lib.qp_default_joint_def(), then set them)."""
         if joint_def is None:
             d = lib.qp_default_joint_def()
             if type not in _JOINT_TYPES:
