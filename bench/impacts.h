@@ -166,6 +166,27 @@ static bool impact_cube(qp_world *w, impact_scene *sc, double x, double y, doubl
     return err == QP_OK;
 }
 
+/* The projectile's def: a ball or cube of u's mass and size, 4 m before the aim point
+ * (aim_side, aim_height, aim_z) along the throw and moving along it at u's speed, kept
+ * above the ground. */
+static inline bool impact_projectile_def(const impact_setup *u, double aim_z, qp_body_def *p)
+{
+    *p = qp_default_body_def();
+    p->mass = impact_fix(u->mass);
+    p->friction = impact_fix(0.5);
+    p->shape_count = 1;
+    if (u->ball ? qp_make_sphere(impact_fix(u->radius), &p->shapes[0]) != QP_OK
+                : qp_make_box(qp_v3(impact_fix(u->radius), impact_fix(u->radius), impact_fix(u->radius)),
+                              &p->shapes[0]) != QP_OK)
+        return false;
+    double dx = -sin(u->yaw) * cos(u->pitch), dy = -sin(u->pitch), dz = -cos(u->yaw) * cos(u->pitch);
+    double sx = u->aim_side - 4 * dx, sy = u->aim_height - 4 * dy, sz = aim_z - 4 * dz;
+    if (sy < u->radius + 0.05) sy = u->radius + 0.05;
+    p->position = qp_v3(impact_fix(sx), impact_fix(sy), impact_fix(sz));
+    p->linear_velocity = qp_v3(impact_fix(dx * u->speed), impact_fix(dy * u->speed), impact_fix(dz * u->speed));
+    return true;
+}
+
 /* Builds seed's scene in w (sleep on, or off); the projectile waits out of reach until
  * launch_step when that is not 0 (impact_step throws it). */
 static inline bool impact_build(qp_world *w, impact_scene *sc, const impact_setup *u, bool sleep)
@@ -220,24 +241,12 @@ static inline bool impact_build(qp_world *w, impact_scene *sc, const impact_setu
     }
     }
     (void)face;
-    qp_body_def p = qp_default_body_def();
-    p.mass = impact_fix(u->mass);
-    p.friction = impact_fix(0.5);
-    p.shape_count = 1;
-    if (u->ball ? qp_make_sphere(impact_fix(u->radius), &p.shapes[0]) != QP_OK
-                : qp_make_box(qp_v3(impact_fix(u->radius), impact_fix(u->radius), impact_fix(u->radius)),
-                              &p.shapes[0]) != QP_OK)
-        return false;
+    qp_body_def p;
     /* 4 m before the face along the throw, aimed at (aim_side, aim_height, 0). */
-    double dx = -sin(u->yaw) * cos(u->pitch), dy = -sin(u->pitch), dz = -cos(u->yaw) * cos(u->pitch);
-    double ax = u->aim_side, ay = u->aim_height, az = 0.0;
-    double sx = ax - 4 * dx, sy = ay - 4 * dy, sz = az - 4 * dz;
-    if (sy < u->radius + 0.05) sy = u->radius + 0.05;
-    p.position = qp_v3(impact_fix(sx), impact_fix(sy), impact_fix(sz));
-    if (u->launch_step == 0) {
-        p.linear_velocity = qp_v3(impact_fix(dx * u->speed), impact_fix(dy * u->speed), impact_fix(dz * u->speed));
-    } else {
+    if (!impact_projectile_def(u, 0.0, &p)) return false;
+    if (u->launch_step != 0) {
         p.type = QP_BODY_KINEMATIC;   /* held still out of reach until launch_step */
+        p.linear_velocity = qp_v3(0, 0, 0);
         p.position.y = impact_fix(30);
         p.position.z = impact_fix(30);
     }
@@ -250,19 +259,8 @@ static inline bool impact_launch(qp_world *w, impact_scene *sc, const impact_set
 {
     if (qp_destroy_body(w, sc->projectile) != QP_OK) return false;
     qp_result err = QP_OK;
-    qp_body_def p = qp_default_body_def();
-    p.mass = impact_fix(u->mass);
-    p.friction = impact_fix(0.5);
-    p.shape_count = 1;
-    if (u->ball ? qp_make_sphere(impact_fix(u->radius), &p.shapes[0]) != QP_OK
-                : qp_make_box(qp_v3(impact_fix(u->radius), impact_fix(u->radius), impact_fix(u->radius)),
-                              &p.shapes[0]) != QP_OK)
-        return false;
-    double dx = -sin(u->yaw) * cos(u->pitch), dy = -sin(u->pitch), dz = -cos(u->yaw) * cos(u->pitch);
-    double sx = u->aim_side - 4 * dx, sy = u->aim_height - 4 * dy, sz = 1.0 - 4 * dz;   /* the pile's face: z ~ 0.5 */
-    if (sy < u->radius + 0.05) sy = u->radius + 0.05;
-    p.position = qp_v3(impact_fix(sx), impact_fix(sy), impact_fix(sz));
-    p.linear_velocity = qp_v3(impact_fix(dx * u->speed), impact_fix(dy * u->speed), impact_fix(dz * u->speed));
+    qp_body_def p;
+    if (!impact_projectile_def(u, 1.0, &p)) return false;   /* the pile's face: z ~ 0.5 */
     sc->projectile = qp_create_body(w, &p, &err);
     return err == QP_OK;
 }
