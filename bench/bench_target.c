@@ -35,6 +35,7 @@
 #include "scratch.h"
 #include "stages.h"
 #include "bench_count.h"
+#include "bytes.h"
 
 #ifndef TARGET_STEPS
 #define TARGET_STEPS 120
@@ -316,26 +317,11 @@ int main(void)
     put(" max_bodies=");
     put_i32(qp_world_capacity());
     put(staged_matches() ? " staged=ok" : " staged=DIFFERS");
-    /* Memory: what one more body, contact, shape or pair costs in this layout (every
-     * array of qp_world indexed by it; the predicted poses share memory with the
-     * split-impulse velocities and the passes' scratch, whose arrays by contact are
-     * counted, as one more contact makes it larger than the poses at some count). */
-    const qp_world *wp = &world;
-    const qp_step_scratch *sp = qp__scratch(wp);
-    uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
-                        (sizeof sp->split.pseudo_v[0] > sizeof sp->pred.x[0] + sizeof sp->pred.q[0]
-                             ? sizeof sp->split.pseudo_v[0] : sizeof sp->pred.x[0] + sizeof sp->pred.q[0]);
-    uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0] +
-                           sizeof sp->passes.quiet_at[0];
-#if !QP_CFG_LOW_RAM
-    per_contact += sizeof wp->rows[0] + sizeof sp->passes.sweep[0];
-#else
-    per_contact += sizeof sp->passes.tangent[0];
-#endif
-    put_kv("bytes_body", per_body);
-    put_kv("bytes_contact", per_contact);
-    put_kv("bytes_shape", sizeof wp->shapes[0] + sizeof wp->sap_order[0]);
-    put_kv("bytes_pair", sizeof wp->pairs[0]);
+    /* Memory: what one more body, contact, shape or pair costs in this layout (bytes.h). */
+    put_kv("bytes_body", QPB_BYTES_BODY);
+    put_kv("bytes_contact", QPB_BYTES_CONTACT);
+    put_kv("bytes_shape", QPB_BYTES_SHAPE);
+    put_kv("bytes_pair", QPB_BYTES_PAIR);
     put_kv("bytes_rows", sizeof(qp_contact_rows));
     put("\n");
 #if QP_BENCH_COUNT

@@ -84,6 +84,22 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
   sh tools/embed-scene.sh tests/scenes/stack20.scene 300 build/microbit/scene-gen/scene_data.h
   $MAKE -s BOARD=microbit APP=scene size > "$raw/microbit.txt" || say "bench: stack20 does not fit the micro:bit"
 fi
+# Each board's bytes per body, contact, shape and pair in its layout and pools (bench/bytes.c, compiled
+# with the board's compiler and flags and read from the assembly): "board layout body contact shape pair world".
+fix=$($MAKE -s --no-print-directory print-fixmath-dir)
+: >"$raw/boards.txt"
+for bd in boards/*/board.mk; do
+  bn=$(basename "$(dirname "$bd")")
+  [ "$bn" = cpu ] && continue
+  # shellcheck disable=SC2046
+  set -- $($MAKE -s --no-print-directory BOARD="$bn" print-board-cflags 2>/dev/null)
+  [ $# -gt 0 ] && command -v "$1" >/dev/null 2>&1 || continue
+  case " $* " in *" -DQP_CFG_LOW_RAM=1 "*) layout=low-RAM ;; *) layout=default ;; esac
+  "$@" -Iinclude -Isrc -I"$fix" -S -o - bench/bytes.c 2>/dev/null |
+    awk -v b="$bn" -v l="$layout" '/^qpb_bytes_[a-z]*:/ { k = $1 } /\.word/ && k != "" { v[k] = $2; k = "" }
+      END { if (v["qpb_bytes_world:"] != "") print b, l, v["qpb_bytes_body:"], v["qpb_bytes_contact:"], v["qpb_bytes_shape:"], v["qpb_bytes_pair:"], v["qpb_bytes_world:"] }' \
+    >>"$raw/boards.txt"
+done
 
 # ---- host runs, one after the other (never two timed programs at once) ---------------
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -196,12 +212,12 @@ if [ -n "${BENCH_DOC+set}" ]; then doc=$BENCH_DOC; elif [ "$full" = 1 ]; then do
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
 cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
-touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt"
+touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt" "$raw/boards.txt"
 mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
 tables() {
 
 awk -v cpu="$cpu" -v load0="$load0" -v load1="$load1" -v odev="$ode_v" -v bulletv="$bullet_v" -v ccv="$cc_v" \
-    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" \
+    -v repeat="$REPEAT" -v do_host="${BENCH_HOST:-1}" -v do_target="${BENCH_TARGET:-1}" -v mb_ram="$mb_ram" -v boards="$raw/boards.txt" \
     -v joltv="$jolt_v" -v joltdet="$jolt_det" -v window="${BENCH_WINDOW:-300}" '
 function kv(line,    n, i, a, p) {
   delete F
@@ -470,6 +486,14 @@ END {
       printf "%-9s %6s %8s %6s %5s %12s\n", "default", M["bytes_body"], M["bytes_contact"], M["bytes_shape"], M["bytes_pair"], M["world_bytes"]
       if (L["bytes_body"] != "")
         printf "%-9s %6s %8s %6s %5s %12s\n", "low-RAM", L["bytes_body"], L["bytes_contact"], L["bytes_shape"], L["bytes_pair"], L["world_bytes"]
+      nb = 0
+      while ((getline line < boards) > 0) {
+        if (nb++ == 0) {
+          printf "\n   Each board in its own layout and pools (boards/*/board.mk; bench/bytes.c compiled for it):\n\n"
+          printf "%-16s %-8s %6s %8s %6s %5s %12s\n", "board", "layout", "body", "contact", "shape", "pair", "world"
+        }
+        split(line, B, " "); printf "%-16s %-8s %6s %8s %6s %5s %12s\n", B[1], B[2], B[3], B[4], B[5], B[6], B[7]
+      }
       if (mb_ram != "") printf "\n   micro:bit (16 KB) running stack20 (boards/microbit pools, low-RAM layout): RAM %s\n", mb_ram
     }
   }

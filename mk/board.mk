@@ -144,7 +144,7 @@ $(shell mkdir -p $(dir $(B_APP_SIG_FILE)) && echo '$(B_APP_SIG)' > $(B_APP_SIG_F
 endif
 
 .DEFAULT_GOAL := board
-.PHONY: board all clean run size check-core print-run print-app print-board-run print-board-map board-clean
+.PHONY: board all clean run size check-core print-run print-app print-board-run print-board-map print-board-cflags board-clean
 
 board: $(B_ELF)
 all: board
@@ -249,6 +249,10 @@ print-app:
 	@echo 'FIXMATH_FLAGS=$(FIXMATH_FLAGS)'
 	@echo 'FIXMATH_SRCS=$(FIXMATH_SRCS)'
 	@echo 'KNOWN_BOARDS=$(KNOWN_BOARDS)'
+
+# For bench/run.sh: the compiler and flags the board compiles the core with (CPU, optimisation, pools).
+print-board-cflags:
+	@echo '$(X_CC) $(filter-out -MMD -MP -g,$(B_BASE))'
 
 # "none" for a board that nothing here can run (tests/scripts/cross-check.sh, tests/scripts/scene-check.sh).
 print-board-run:

@@ -314,7 +314,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->w = def->angular_velocity;
         b->mass = mp.mass;
         b->inv_mass = mp.inv_mass;
-        b->inv_inertia_local = mp.inv_inertia;
+        qp__body_set_inv_inertia_local(b, &mp.inv_inertia);
         if (def->asleep) b->state |= QP_STATE_ASLEEP;
         else b->state |= QP_STATE_PLACED;   /* spawned: overlaps it begins in come apart (overlap.c) */
     } else if (def->type == QP_BODY_KINEMATIC) {

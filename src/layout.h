@@ -34,6 +34,31 @@ static inline qp_rot3 qp__body_rot(const qp_body_state *b)
 #endif
 }
 
+/* A body's inverse inertia in its own frame, exactly symmetric (body.c makes it so and
+ * snapshot.c refuses any other): low-RAM keeps its six distinct entries. */
+static inline qp_mat3 qp__body_inv_inertia_local(const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return b->inv_inertia_local;
+#else
+    const fix16_t *e = b->inv_inertia_local6;
+    qp_mat3 m = { { { e[0], e[3], e[4] }, { e[3], e[1], e[5] }, { e[4], e[5], e[2] } } };
+    return m;
+#endif
+}
+
+/* Set it: m must be symmetric (in the default layout too, which keeps it whole). */
+static inline void qp__body_set_inv_inertia_local(qp_body_state *b, const qp_mat3 *m)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    b->inv_inertia_local = *m;
+#else
+    fix16_t *e = b->inv_inertia_local6;
+    e[0] = m->m[0][0], e[1] = m->m[1][1], e[2] = m->m[2][2];
+    e[3] = m->m[0][1], e[4] = m->m[0][2], e[5] = m->m[1][2];
+#endif
+}
+
 static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
@@ -41,7 +66,58 @@ static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
 #else
     if (!(b->state & QP_STATE_DYNAMIC)) return qp_mat3_zero();
     qp_rot3 r = qp_quat_to_rot3(b->q);
-    return qp_mat3_rotate(&r, &b->inv_inertia_local);
+    qp_mat3 local = qp__body_inv_inertia_local(b);
+    return qp_mat3_rotate(&r, &local);
+#endif
+}
+
+/* The largest sleep test size (world.c): low-RAM keeps a sleep box's size in 16 bits. */
+#if QP_LAYOUT_KEEPS_DERIVED
+#define QP_LAYOUT_SLEEP_SIZE_MAX QP_ONE
+#else
+#define QP_LAYOUT_SLEEP_SIZE_MAX (QP_ONE - 1)
+#endif
+
+/* Sleep box k of body b (sleep.c), and setting it: lo <= hi, and (low-RAM, which keeps
+ * the size in 16 bits) hi - lo at most QP_LAYOUT_SLEEP_SIZE_MAX on each axis, as the sleep
+ * test's boxes are (one that grows past its size starts again from a point). */
+static inline qp_aabb qp__sleep_box(const qp_body_state *b, int k)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return b->sleep_box[k];
+#else
+    const qp_vec3 lo = b->sleep_lo[k];
+    const uint16_t *d = b->sleep_size[k];
+    qp_aabb box = { lo, { lo.x + d[0], lo.y + d[1], lo.z + d[2] } };
+    return box;
+#endif
+}
+
+static inline void qp__sleep_box_set(qp_body_state *b, int k, const qp_aabb *box)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    b->sleep_box[k] = *box;
+#else
+    b->sleep_lo[k] = box->lo;
+    b->sleep_size[k][0] = (uint16_t)(box->hi.x - box->lo.x);
+    b->sleep_size[k][1] = (uint16_t)(box->hi.y - box->lo.y);
+    b->sleep_size[k][2] = (uint16_t)(box->hi.z - box->lo.z);
+#endif
+}
+
+/* Can the layout keep this sleep box (a restored snapshot's)? Low-RAM: lo <= hi and the
+ * sizes in 16 bits, as every box the sleep test makes; the default layout keeps any. */
+static inline bool qp__sleep_box_fits(const qp_aabb *box)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)box;
+    return true;
+#else
+    const int64_t d[3] = { (int64_t)box->hi.x - box->lo.x, (int64_t)box->hi.y - box->lo.y,
+                           (int64_t)box->hi.z - box->lo.z };
+    for (int i = 0; i < 3; i++)
+        if (d[i] < 0 || d[i] > QP_LAYOUT_SLEEP_SIZE_MAX) return false;
+    return true;
 #endif
 }
 

@@ -40,7 +40,10 @@ static void reset_boxes(qp_body_state *b)
     qp_rot3 r = qp__body_rot(b);
     qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
                      qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
-    for (int k = 0; k < 3; k++) b->sleep_box[k].lo = b->sleep_box[k].hi = p[k];
+    for (int k = 0; k < 3; k++) {
+        const qp_aabb point = { p[k], p[k] };
+        qp__sleep_box_set(b, k, &point);
+    }
     b->still_steps = 0;
 }
 
@@ -71,9 +74,10 @@ static void restart_test(const qp_world *w, qp_body_state *b)
 static bool moved_since_start(const qp_world *w, const qp_body_state *b)
 {
     if (w->def.sleep_policy == QP_SLEEP_ENERGY) return true;
-    for (int k = 0; k < 3; k++)
-        if (box_size(&b->sleep_box[k]) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size) >> 4)
-            return true;
+    for (int k = 0; k < 3; k++) {
+        const qp_aabb box = qp__sleep_box(b, k);
+        if (box_size(&box) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size) >> 4) return true;
+    }
     return false;
 }
 
@@ -220,14 +224,19 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
     qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
                      qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
     bool reset = false;
+    qp_aabb grown[3];
     for (int k = 0; k < 3; k++) {
-        qp_aabb *box = &b->sleep_box[k];
+        qp_aabb *box = &grown[k];
+        *box = qp__sleep_box(b, k);
         box->lo = qp_v3_min(box->lo, p[k]);
         box->hi = qp_v3_max(box->hi, p[k]);
         if (box_size(box) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size)) reset = true;
     }
     if (reset) reset_boxes(b);
-    else if (b->still_steps < 0xFFFF) b->still_steps++;
+    else {
+        for (int k = 0; k < 3; k++) qp__sleep_box_set(b, k, &grown[k]);
+        if (b->still_steps < 0xFFFF) b->still_steps++;
+    }
     /* A body that passed (n steps inside its boxes) starts a new window of n steps and keeps
      * its pass while the new window holds too: the test asks whether it moved less than the
      * threshold in the last n to 2n steps. Boxes that kept growing for as long as the body

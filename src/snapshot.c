@@ -358,11 +358,11 @@ static bool mat3_zero(const qp_mat3 *m)
  * density rounds its shapes' masses and moments differently from one made with its mass.
  * The shapes' centre of mass is the body's own (within a millimetre). */
 #define INERTIA_SLACK 16
-static bool inertia_of_shapes(const qp_shape *shapes, int count, const qp_body_state *b)
+static bool inertia_of_shapes(const qp_shape *shapes, int count, const qp_body_state *b, const qp_mat3 *inv_inertia)
 {
     qp_mat3 want;
     qp_vec3 center;
-    if (!qp__mat3_positive_definite(&b->inv_inertia_local) ||
+    if (!qp__mat3_positive_definite(inv_inertia) ||
         qp__body_inverse_inertia(shapes, count, b->mass, &want, &center) != QP_OK ||
         qp_v3_max_abs(center) > QP_FRAC(1, 1000))
         return false;
@@ -371,7 +371,7 @@ static bool inertia_of_shapes(const qp_shape *shapes, int count, const qp_body_s
     int64_t slack = largest / 16 + INERTIA_SLACK;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            int64_t d = (int64_t)b->inv_inertia_local.m[i][j] - want.m[i][j];
+            int64_t d = (int64_t)inv_inertia->m[i][j] - want.m[i][j];
             if (d > slack || d < -slack) return false;
         }
     return true;
@@ -393,8 +393,9 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     put_v3(o, b->force);
     put_v3(o, b->torque);
     put_v3(o, b->local_center);
-    for (int r = 0; r < 3; r++) put_v3(o, qp_v3(b->inv_inertia_local.m[r][0], b->inv_inertia_local.m[r][1],
-                                                b->inv_inertia_local.m[r][2]));
+    const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
+    for (int r = 0; r < 3; r++)
+        put_v3(o, qp_v3(inv_inertia_local.m[r][0], inv_inertia_local.m[r][1], inv_inertia_local.m[r][2]));
     put_i(o, b->mass);
     put_i(o, b->inv_mass);
     put_i(o, b->friction);
@@ -406,8 +407,9 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     /* The sleep test's boxes hold points within a metre of the centre: written relative to
      * it, they take 1-3 bytes a number instead of 3-5 (pyramid20: 6% of the snapshot). */
     for (int k = 0; k < 3; k++) {
-        put_v3(o, qp_v3_sub(b->sleep_box[k].lo, b->x));
-        put_v3(o, qp_v3_sub(b->sleep_box[k].hi, b->x));
+        const qp_aabb box = qp__sleep_box(b, k);
+        put_v3(o, qp_v3_sub(box.lo, b->x));
+        put_v3(o, qp_v3_sub(box.hi, b->x));
     }
     for (int k = 0; k < b->shape_count; k++) {
         const qp_shape_slot *s = &w->shapes[b->shapes[k]];
@@ -455,19 +457,21 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     t.force = get_v3(in, ANY);
     t.torque = get_v3(in, ANY);
     t.local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
+    qp_mat3 inv_inertia;   /* kept once checked symmetric (inertia_of_shapes, or zero) */
     for (int r = 0; r < 3; r++) {
         qp_vec3 row = get_v3(in, QP_INT(10000));
-        t.inv_inertia_local.m[r][0] = row.x;
-        t.inv_inertia_local.m[r][1] = row.y;
-        t.inv_inertia_local.m[r][2] = row.z;
+        inv_inertia.m[r][0] = row.x;
+        inv_inertia.m[r][1] = row.y;
+        inv_inertia.m[r][2] = row.z;
     }
+    qp__body_set_inv_inertia_local(&t, &inv_inertia);
     t.mass = get_in(in, dynamic ? QP_FRAC(1, 100) : 0, dynamic ? QP_INT(10000) : 0);
     t.inv_mass = get_in(in, 0, dynamic ? QP_INT(100) : 0);
     /* The inverse mass is the one qp_create_body computes; a body that is not dynamic has
      * neither mass nor inertia nor an offset centre (its inverse inertia is checked with its
      * shapes, below). */
     if (dynamic ? t.inv_mass != qp_div(QP_ONE, t.mass)
-                : (t.local_center.x | t.local_center.y | t.local_center.z) != 0 || !mat3_zero(&t.inv_inertia_local))
+                : (t.local_center.x | t.local_center.y | t.local_center.z) != 0 || !mat3_zero(&inv_inertia))
         in->bad = 1;
     t.friction = get_in(in, 0, QP_INT(10));
     t.static_friction = get_in(in, 0, QP_INT(10));
@@ -476,11 +480,14 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     t.load = get_in(in, 0, ANY);
     t.motion = get_in(in, 0, ANY);
     for (int k = 0; k < 3; k++) {
-        t.sleep_box[k].lo = qp_v3_add(t.x, get_v3(in, 2 * QP_WORLD_LIMIT));
-        t.sleep_box[k].hi = qp_v3_add(t.x, get_v3(in, 2 * QP_WORLD_LIMIT));
-        if (qp_v3_max_abs(t.sleep_box[k].lo) > QP_WORLD_LIMIT + QP_INT(200) ||
-            qp_v3_max_abs(t.sleep_box[k].hi) > QP_WORLD_LIMIT + QP_INT(200))
+        qp_aabb box;
+        box.lo = qp_v3_add(t.x, get_v3(in, 2 * QP_WORLD_LIMIT));
+        box.hi = qp_v3_add(t.x, get_v3(in, 2 * QP_WORLD_LIMIT));
+        if (qp_v3_max_abs(box.lo) > QP_WORLD_LIMIT + QP_INT(200) ||
+            qp_v3_max_abs(box.hi) > QP_WORLD_LIMIT + QP_INT(200) || !qp__sleep_box_fits(&box))
             in->bad = 1;
+        else
+            qp__sleep_box_set(&t, k, &box);
     }
     t.state = (uint16_t)state;
     t.shape_count = (uint8_t)shape_count;
@@ -505,7 +512,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         s.slot = (uint8_t)k;
         if (w && !in->bad) w->shapes[pool] = s;
     }
-    if (dynamic && !in->bad && !inertia_of_shapes(shapes, shape_count, &t)) in->bad = 1;
+    if (dynamic && !in->bad && !inertia_of_shapes(shapes, shape_count, &t, &inv_inertia)) in->bad = 1;
     if (w && !in->bad) w->bodies[index] = t;
 }
 

@@ -23,7 +23,8 @@ qp_result qp__check_world_def(const qp_world_def *d)
         !in_range(d->bounds, QP_INT(1), QP_WORLD_LIMIT))
         return QP_ERR_RANGE;
     if (d->sleep_policy != QP_SLEEP_THREE_POINT && d->sleep_policy != QP_SLEEP_ENERGY) return QP_ERR_PARAM;
-    if (!in_range(d->sleep_center_size, 0, QP_ONE) || !in_range(d->sleep_point_size, 0, QP_ONE) ||
+    if (!in_range(d->sleep_center_size, 0, QP_LAYOUT_SLEEP_SIZE_MAX) ||
+        !in_range(d->sleep_point_size, 0, QP_LAYOUT_SLEEP_SIZE_MAX) ||
         !int_in_range(d->sleep_steps, 1, 60000) || !in_range(d->sleep_energy, 0, QP_INT(100)) ||
         !in_range(d->sleep_energy_bias, 0, QP_ONE - 1) || !in_range(d->wake_energy_factor, QP_ONE, QP_INT(100)) ||
         !in_range(d->wake_speed, 0, QP_INT(100)) || !in_range(d->wake_velocity, 0, QP_INT(100)) ||

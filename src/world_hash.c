@@ -141,8 +141,9 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = hash_v3(h, b->force);
     h = hash_v3(h, b->torque);
     h = hash_v3(h, b->local_center);
+    const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) h = h32(h, b->inv_inertia_local.m[r][c]);
+        for (int c = 0; c < 3; c++) h = h32(h, inv_inertia_local.m[r][c]);
     h = h32(h, b->mass);
     h = h32(h, b->inv_mass);
     h = h32(h, b->friction);
@@ -152,7 +153,10 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);
     h = h32(h, b->motion);
-    for (int k = 0; k < 3; k++) h = hash_box(h, &b->sleep_box[k]);
+    for (int k = 0; k < 3; k++) {
+        const qp_aabb box = qp__sleep_box(b, k);
+        h = hash_box(h, &box);
+    }
     h = h32(h, b->shape_count);
     for (int k = 0; k < b->shape_count && k < QP_CFG_MAX_BODY_SHAPES; k++) h = hash_shape(h, w, b->shapes[k]);
     return h;

@@ -19,7 +19,7 @@ PORT_EXIT    := semihost
 BOARD_OPT    ?= -Os
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds), in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).
-# World 13 228 bytes: stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
+# World 12 612 bytes (620 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
 # kind but without motors, springs or break impulses (QP_CFG_JOINT_OPTIONS=0: 40 bytes it has not),
 # one event of each kind and one sensor overlap (a board reads no events yet); the stack
 # (3 136 bytes, boards/microbit/linker.ld) and the port take the rest.

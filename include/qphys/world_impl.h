@@ -32,9 +32,12 @@ typedef struct {
     qp_vec3 v, w;                 /* linear and angular velocity */
     qp_vec3 force, torque;        /* user forces for the next step */
     qp_vec3 local_center;         /* centre of mass in the body frame */
-    qp_mat3 inv_inertia_local;    /* body frame */
 #if !QP_CFG_LOW_RAM
+    qp_mat3 inv_inertia_local;    /* body frame */
     qp_mat3 inv_inertia;          /* world frame, updated with the pose (qp__body_inv_inertia) */
+#else
+    fix16_t inv_inertia_local6[6]; /* body frame, exactly symmetric: xx yy zz xy xz yz
+                                      (read it through qp__body_inv_inertia_local) */
 #endif
     fix16_t mass, inv_mass;
     fix16_t friction, static_friction, restitution;
@@ -51,7 +54,12 @@ typedef struct {
     uint8_t shape_count;
     uint8_t pad0;
     uint16_t shapes[QP_CFG_MAX_BODY_SHAPES]; /* indices into qp_world.shapes */
-    qp_aabb sleep_box[3];         /* three-point test: C, C + x, C + y */
+#if !QP_CFG_LOW_RAM
+    qp_aabb sleep_box[3];         /* three-point test: C, C + x, C + y (read it through qp__sleep_box) */
+#else
+    qp_vec3 sleep_lo[3];          /* the same boxes: their low corners, */
+    uint16_t sleep_size[3][3];    /* and their sizes, under a metre (the thresholds are: world.c) */
+#endif
     fix16_t motion;               /* energy policy: recency-weighted |v|^2 + |w|^2 */
 } qp_body_state;
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Regenerate the named scenes of docs/design.md §9 (stack20, stack50, pyramid20,
-# pyramid64, rain512) into tests/scenes/. The files are checked in; run this
+# pyramid64, rain512, stack20x2) into tests/scenes/. The files are checked in; run this
 # only to change them (then regenerate the goldens: make golden).
 set -eu
 cd "$(dirname "$0")"
@@ -16,6 +16,11 @@ header() { # NAME DESCRIPTION
 stack() { # N
   header "stack$1" "$1 cubes in one column, cube i centred at (0, 0.5 + i, 0)"
   awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "box half 0.5 0.5 0.5 pos 0 %s 0\n", i + 0.5 }'
+}
+
+stacks() { # N: two columns of N side by side, 1 m apart
+  header "stack${1}x2" "two columns of $1 cubes, 1 m apart, cube i of each centred at (-1 or 1, 0.5 + i, 0)"
+  awk -v n="$1" 'BEGIN { for (c = -1; c <= 1; c += 2) for (i = 0; i < n; i++) printf "box half 0.5 0.5 0.5 pos %d %s 0\n", c, i + 0.5 }'
 }
 
 pyramid() { # BASE
@@ -40,6 +45,7 @@ rain() {
 
 stack 20 > stack20.scene
 stack 50 > stack50.scene
+stacks 20 > stack20x2.scene
 pyramid 20 > pyramid20.scene
 pyramid 64 > pyramid64.scene
 rain > rain512.scene

@@ -9,8 +9,8 @@
 #
 # The bound: 3 040 bytes, the 3 136 the linker script reserves (boards/microbit/linker.ld)
 # less 96 for the port's exception frame and its fault report. The deepest use so far is
-# 2 864 bytes at -Os (door.scene and rope.scene, joints; docs/memory.md): a change that adds
-# more than ~170 bytes to the deepest path fails here before it can overflow the board.
+# 2 808 bytes at -Os (spawn.scene; docs/memory.md): a change that adds more than ~230 bytes
+# to the deepest path fails here before it can overflow the board.
 #
 #   sh tests/scripts/test-stack.sh        Environment: STACK_BOUND [3040], STACK_STEPS [120]
 set -u

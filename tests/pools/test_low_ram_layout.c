@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* What the low-RAM layout packs, seen from the public API (built with the boards' small
+ * pools, tests/run.sh): a body's inverse inertia kept as its six distinct entries turns
+ * it about the axes the full matrix gives, and the sleep test's boxes kept as a corner and
+ * 16-bit sizes judge a motion up to the largest size a world accepts, which is under a
+ * metre there (the sizes of a box must fit 16 bits). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "qp_test_util.h"
+#include "qphys/world.h"
+
+static qp_world world;
+
+static qp_world_def still_world(void)
+{
+    qp_world_def d = qp_default_world_def();
+    d.gravity = qp_v3_zero();
+    return d;
+}
+
+/* A 1 kg box of half extents 0.1, 0.3, 0.5 m turned by 30 degrees about its body's z
+ * axis: its inverse inertia in the body frame has an xy entry. An impulse whose moment
+ * is along each axis in turn must turn it by that column of R diag(1/I) R^T. */
+static void test_inverse_inertia_turns_a_body_by_each_column(void **state)
+{
+    (void)state;
+    qp_world_def wd = still_world();
+    assert_int_equal(qp_world_init(&world, &wd), QP_OK);
+    const double hx = 0.1, hy = 0.3, hz = 0.5, th = 30.0 * 3.14159265358979 / 180.0;
+    const double ix = (hy * hy + hz * hz) / 3, iy = (hx * hx + hz * hz) / 3, iz = (hx * hx + hy * hy) / 3;
+    const double c = cos(th), s = sin(th);
+    const double want[3][3] = { { c * c / ix + s * s / iy, c * s * (1 / ix - 1 / iy), 0 },
+                                { c * s * (1 / ix - 1 / iy), s * s / ix + c * c / iy, 0 },
+                                { 0, 0, 1 / iz } };
+    /* impulse and its point's arm, whose moment (arm x impulse) is the unit axis a */
+    const double arm[3][3] = { { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 } };
+    const double imp[3][3] = { { 0, 0, 1 }, { 1, 0, 0 }, { 0, 1, 0 } };
+    const double j = 0.1;
+    for (int a = 0; a < 3; a++) {
+        qp_body_def d = qp_default_body_def();
+        d.type = QP_BODY_DYNAMIC;
+        d.mass = QP_ONE;
+        d.shape_count = 1;
+        assert_int_equal(qp_make_box(qp_v3(f16(hx), f16(hy), f16(hz)), &d.shapes[0]), QP_OK);
+        assert_true(qp_quat_from_axis_angle(qp_v3(0, 0, QP_ONE), f16(th), &d.shapes[0].rotation));
+        d.position = qp_v3(f16(3.0 * a), f16(2), 0);
+        qp_result r;
+        qp_body_id id = qp_create_body(&world, &d, &r);
+        assert_int_equal(r, QP_OK);
+        qp_vec3 p = qp_v3(d.position.x + f16(arm[a][0]), d.position.y + f16(arm[a][1]), f16(arm[a][2]));
+        assert_int_equal(qp_body_apply_impulse(&world, id, qp_v3(f16(j * imp[a][0]), f16(j * imp[a][1]),
+                                                                  f16(j * imp[a][2])), p),
+                         QP_OK);
+        qp_vec3 w = qp_body_angular_velocity(&world, id);
+        const double got[3] = { d16(w.x), d16(w.y), d16(w.z) };
+        for (int k = 0; k < 3; k++) {
+            const double expect = j * want[k][a];
+            assert_true(fabs(got[k] - expect) <= 0.01 * fabs(j * want[a][a]) + 1e-4);
+        }
+    }
+}
+
+/* Sleep test sizes: up to a unit under a metre, and a world with a metre is refused and
+ * left as it was. */
+static void test_sleep_sizes_under_a_metre(void **state)
+{
+    (void)state;
+    qp_world_def d = still_world();
+    memset(&world, 0x5A, sizeof world);
+    d.sleep_center_size = QP_ONE;
+    assert_int_equal(qp_world_init(&world, &d), QP_ERR_RANGE);
+    d.sleep_center_size = QP_FRAC(1, 100);
+    d.sleep_point_size = QP_ONE;
+    assert_int_equal(qp_world_init(&world, &d), QP_ERR_RANGE);
+    const unsigned char *bytes = (const unsigned char *)&world;
+    for (size_t i = 0; i < sizeof world; i++) assert_int_equal(bytes[i], 0x5A);
+    d.sleep_center_size = d.sleep_point_size = QP_ONE - 1;
+    assert_int_equal(qp_world_init(&world, &d), QP_OK);
+}
+
+/* A box sliding on frictionless ground at 0.9 m/s moves 0.9 m in the 60 steps of its sleep
+ * test: with boxes of 0.999 m it sleeps, with 0.85 m it never does (its boxes start again). */
+static bool slider_sleeps(fix16_t size)
+{
+    qp_world_def wd = qp_default_world_def();
+    wd.sleep_center_size = wd.sleep_point_size = size;
+    assert_int_equal(qp_world_init(&world, &wd), QP_OK);
+    qp_body_def g = qp_default_body_def();
+    g.type = QP_BODY_STATIC;
+    g.shape_count = 1;
+    g.friction = 0;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &g.shapes[0]), QP_OK);
+    qp_result r;
+    (void)qp_create_body(&world, &g, &r);
+    assert_int_equal(r, QP_OK);
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_DYNAMIC;
+    d.mass = QP_ONE;
+    d.friction = 0;
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(QP_FRAC(1, 4), QP_FRAC(1, 4), QP_FRAC(1, 4)), &d.shapes[0]), QP_OK);
+    d.position = qp_v3(0, QP_FRAC(1, 4), 0);
+    d.linear_velocity = qp_v3(-QP_FRAC(9, 10), 0, 0);   /* towards -x: each step lowers the boxes' low corners */
+    qp_body_id id = qp_create_body(&world, &d, &r);
+    assert_int_equal(r, QP_OK);
+    for (int i = 0; i < 240; i++) {
+        qp_world_step(&world);
+        if (!qp_body_is_awake(&world, id)) return true;
+    }
+    assert_true(d16(qp_body_position(&world, id).x) < -(0.9 * 4 - 0.1));   /* it slid all along */
+    return false;
+}
+
+static void test_sleep_boxes_hold_sizes_up_to_a_metre(void **state)
+{
+    (void)state;
+    assert_true(slider_sleeps(QP_ONE - 64));
+    assert_false(slider_sleeps(QP_FRAC(85, 100)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inverse_inertia_turns_a_body_by_each_column),
+        cmocka_unit_test(test_sleep_sizes_under_a_metre),
+        cmocka_unit_test(test_sleep_boxes_hold_sizes_up_to_a_metre),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
