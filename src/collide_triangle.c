@@ -36,6 +36,7 @@
 #define MAX_CANDIDATES 16
 #define FACE_PREFERENCE QP_FRAC(5, 1000)   /* 5 mm: an axis must beat the face by this */
 #define SAME_POINT 64                      /* 1 mm: candidates this close are one point */
+#define ROUND_IDS 4                        /* feature ids of sphere points (a capsule's: 1-3) */
 
 typedef struct {
     qp_vec3 n;          /* Q2.30, from the triangle to the convex shape */
@@ -81,8 +82,12 @@ static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
     for (int i = 0; i < g->count; i++) {
         candidate *k = &g->k[i];
         qp_vec3 d = qp__v3_sub(k->p, p);
-        if (absf(d.x) < SAME_POINT && absf(d.y) < SAME_POINT && absf(d.z) < SAME_POINT &&
-            dot30(k->n, n) > QP__LEVEL_FLAT_COS) {
+        /* One point per place and normal; a sphere (ids below ROUND_IDS) has one point per
+         * normal: its face contact on one triangle and its border contacts on the
+         * neighbours (taking the same face normal) are one support. */
+        bool same_place = (id < ROUND_IDS && k->id == id) ||
+                          (absf(d.x) < SAME_POINT && absf(d.y) < SAME_POINT && absf(d.z) < SAME_POINT);
+        if (same_place && dot30(k->n, n) > QP__LEVEL_FLAT_COS) {
             if (depth > k->depth) {
                 k->n = n;
                 k->p = p;
@@ -105,9 +110,16 @@ static void reduce(gather *g, int keep)
 {
     if (g->count <= keep) return;
     bool take[MAX_CANDIDATES] = { false };
-    int first = 0;
-    for (int i = 1; i < g->count; i++)
-        if (g->k[i].depth > g->k[first].depth) first = i;
+    /* First the deepest (within 1 mm) that lies farthest from the shape's centre: a corner,
+     * not a point inside the patch, when a box lies flat. */
+    fix16_t deepest = g->k[0].depth;
+    for (int i = 1; i < g->count; i++) deepest = g->k[i].depth > deepest ? g->k[i].depth : deepest;
+    int first = -1;
+    int64_t far = -1;
+    for (int i = 0; i < g->count; i++) {
+        int64_t r = qp_v3_len_sq_wide(g->k[i].p);
+        if (g->k[i].depth >= deepest - SAME_POINT && r > far) far = r, first = i;
+    }
     take[first] = true;
     for (int round = 1; round < keep; round++) {
         int best = -1;

@@ -164,7 +164,7 @@ bool qp__heightfield_raycast(const qp_heightfield *f, qp_vec3 o, qp_vec3 u, fix1
                 cell_triangle(f, i, j, half, &t);
                 fix16_t d;
                 qp_vec3 n;
-                if (!qp__ray_triangle(&t, o, u, len, &d, &n)) continue;
+                if (!qp_raycast_triangle(&t, o, u, len, &d, &n)) continue;
                 if (!hit || d < best || (d == best && t.index < best_tri)) {
                     hit = true;
                     best = d;

@@ -24,8 +24,6 @@ bool qp__tri_normal(qp_vec3 a, qp_vec3 b, qp_vec3 c, qp_vec3 *n30);
 /* Whether edge a-b of a triangle with normal n is active (convex by more than the flat
  * angle), given the neighbour's corner opp off the edge (the neighbour is b, a, opp). */
 bool qp__edge_active(qp_vec3 n, qp_vec3 a, qp_vec3 b, qp_vec3 opp);
-/* Front-face hit of the ray o + t u (t in [0, len]) on a triangle: *dist and *n. */
-bool qp__ray_triangle(const qp_level_triangle *t, qp_vec3 o, qp_vec3 u, fix16_t len, fix16_t *dist, qp_vec3 *n);
 /* FNV-1a step over one 32-bit word, little-endian bytes. */
 uint32_t qp__level_hash(uint32_t h, uint32_t v);
 /* Whether the segment's box [lo, hi] meets box b. */

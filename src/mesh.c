@@ -75,7 +75,7 @@ static int64_t edge_fn(qp_vec3 a, qp_vec3 b, qp_vec3 p, int drop, int64_t *tol)
     return ex * py - ey * px;
 }
 
-bool qp__ray_triangle(const qp_level_triangle *t, qp_vec3 o, qp_vec3 u, fix16_t len, fix16_t *dist, qp_vec3 *n)
+bool qp_raycast_triangle(const qp_level_triangle *t, qp_vec3 o, qp_vec3 u, fix16_t len, fix16_t *dist, qp_vec3 *n)
 {
     qp_vec3 nn;
     if (!qp__tri_normal(t->v[0], t->v[1], t->v[2], &nn)) return false;
@@ -448,7 +448,7 @@ static bool ray_visit(uint32_t t, void *ctx)
     fill_triangle(r->m, t, &tri);
     fix16_t d;
     qp_vec3 n;
-    if (!qp__ray_triangle(&tri, r->o, r->u, r->len, &d, &n)) return false;
+    if (!qp_raycast_triangle(&tri, r->o, r->u, r->len, &d, &n)) return false;
     if (!r->hit || d < r->dist || (d == r->dist && t < r->tri)) {
         r->hit = true;
         r->dist = d;

@@ -116,6 +116,12 @@ uint32_t qp_level_query(const qp_shape *level, const qp_aabb *box, qp_level_visi
 bool qp_level_raycast(const qp_shape *level, qp_vec3 o, qp_vec3 u, fix16_t len, fix16_t *dist, qp_vec3 *normal,
                       uint32_t *tri_index);
 
+/* The ray test behind qp_level_raycast, for one triangle: a hit on its front within
+ * [0, len] sets *dist and its unit normal *n (Q2.30). Edges count as inside (within two
+ * units), so a ray never slips through a seam. */
+bool qp_raycast_triangle(const qp_level_triangle *t, qp_vec3 o, qp_vec3 u, fix16_t len, fix16_t *dist,
+                         qp_vec3 *n);
+
 /* Whether a shape type is a static level shape (mesh or heightfield). */
 static inline bool qp_shape_is_level(qp_shape_type t)
 {
