@@ -38,7 +38,7 @@ $(OUT)/tools/render_stub.o: tools/render_stub.c
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 
 # The replay reader and verifier (tools/replay.c, tools/verify.c) are shared with libqphys.so.
-QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c
+QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c tools/obj.c
 $(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h $(PORT_OBJS) $(LIB) $(RENDER_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< \
