@@ -52,7 +52,7 @@
                             7: the world's gyroscopic and joint_tree switches;
                             8: fixed, slider and cone joints, motors, springs, break impulses;
                             9: level shapes (meshes, heightfields) by checksum */
-#define SNAP_FORMAT_OLDEST 8u
+#define SNAP_FORMAT_OLDEST 9u   /* 9 changed the shape encoding */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 

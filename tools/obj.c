@@ -57,7 +57,7 @@ static int read_index(const char *s, size_t n, long vertices, long *out)
     return 1;
 }
 
-static qp_result load(void *ctx, const char *path, unsigned long path_len, const qp_mesh **out, const char **message)
+static qp_result load_obj(void *ctx, const char *path, unsigned long path_len, const qp_mesh **out, const char **message)
 {
     (void)ctx;
     static char full[8192];
@@ -184,7 +184,7 @@ qp_scene_level_store *obj_level_store(const char *scene_path)
     store.fields_capacity = 16;
     store.meshes = mesh_slots;
     store.meshes_capacity = MAX_MESHES;
-    store.mesh = load;
+    store.mesh = load_obj;
     store.ctx = NULL;
     return &store;
 }
