@@ -7,7 +7,10 @@
 #include "qphys/scene.h"
 
 /* A store for scene_path's level lines: mesh paths are read relative to the scene file's
- * folder. Errors in an OBJ file are printed as OBJ_PATH:LINE:COLUMN: error: ... */
+ * folder (the current folder for a null scene_path). Each OBJ file is built once and kept for the program's life (a later load of
+ * the same file gets the same mesh); the heights of heightfields are the last loaded
+ * scene's. A refused file is named in the scene error's message as
+ * PATH:LINE:COLUMN: what (PATH as the scene writes it). */
 qp_scene_level_store *obj_level_store(const char *scene_path);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obj.h"
 #include "qphys/scene.h"
 
 #define MAX_FILE (256ul * 1024 * 1024)
@@ -69,7 +70,7 @@ bool vw_load(qp_world *w, const char *path, const vw_file *f)
         return true;
     }
     qp_scene_error err;
-    qp_result r = qp_scene_load(w, f->data, f->len, 0, &err);
+    qp_result r = qp_scene_load_level(w, f->data, f->len, 0, &err, obj_level_store(path));
     if (r != QP_OK) {
         if (err.line > 0) fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line, err.column, err.message);
         else fprintf(stderr, "%s: error: %s (%s)\n", path, err.message, qp_result_str(r));
