@@ -80,7 +80,8 @@ class JointIdC(Structure):
 
 
 class _ShapeSize(Union):
-    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16)]
+    # mesh, heightfield: pointers to the caller's level geometry (qphys/mesh.h)
+    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16), ("mesh", c_void_p), ("heightfield", c_void_p)]
 
 
 class _ShapeLength(Union):

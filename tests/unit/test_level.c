@@ -9,7 +9,10 @@
  *   - ray casts on a 100 352-triangle mesh (and a heightfield) give the hit that testing
  *     every triangle gives, bit for bit, and a double-precision reference's within 1 mm;
  *   - a snapshot restores onto the same mesh and continues with the same hashes, and is
- *     refused over a different mesh. */
+ *     refused over a different mesh;
+ *   - an input log names a created level body's geometry by checksum, never by address:
+ *     the same mesh built at two addresses logs the same bytes, the replay creates the body
+ *     on the world's own mesh, and a world without that mesh fails the entry cleanly. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +27,7 @@
 #include "qphys/collide.h"
 #include "qphys/hash.h"
 #include "qphys/mesh.h"
+#include "qphys/record.h"
 #include "qphys/world.h"
 
 static qp_world world, twin;
@@ -474,6 +478,64 @@ static void test_snapshot_refers_to_mesh(void **state)
     assert_int_equal(qp_world_hash(&twin), h0);
 }
 
+/* A world holding `holds`, then logging the creation of a static body on mesh m. */
+static unsigned long log_level_create(qp_world *w, const qp_shape *holds, const qp_mesh *m, unsigned char *buf,
+                                      unsigned long size)
+{
+    init_world(w);
+    add_static(w, holds, fv(0, -5, 0));
+    qp_input_log log;
+    assert_int_equal(qp_input_log_init(&log, buf, size), QP_OK);
+    qp_world_set_input_log(w, &log);
+    qp_shape s;
+    assert_int_equal(qp_make_mesh_shape(m, &s), QP_OK);
+    add_static(w, &s, fv(1, 0, 2));
+    qp_world_set_input_log(w, NULL);
+    assert_int_equal(log.count, 1);
+    return log.len;
+}
+
+static void test_input_log_names_mesh_by_checksum(void **state)
+{
+    (void)state;
+    make_floor();
+    /* The same triangles built again elsewhere: another address, the same checksum. */
+    static unsigned char mem2[sizeof floor_mem] __attribute__((aligned(8)));
+    static qp_vec3 v2[(FLOOR_N + 1) * (FLOOR_N + 1)];
+    static uint32_t i2[FLOOR_N * FLOOR_N * 6];
+    memcpy(v2, floor_v, sizeof v2);
+    memcpy(i2, floor_i, sizeof i2);
+    qp_mesh copy;
+    long bad;
+    assert_int_equal(qp_mesh_build(&copy, v2, (FLOOR_N + 1) * (FLOOR_N + 1), i2, FLOOR_N * FLOOR_N * 2, mem2,
+                                   sizeof mem2, &bad), QP_OK);
+    assert_int_equal(copy.checksum, floor_mesh.checksum);
+    static unsigned char log_a[256], log_b[256];
+    qp_shape fl, cs;
+    assert_int_equal(qp_make_mesh_shape(&floor_mesh, &fl), QP_OK);
+    assert_int_equal(qp_make_mesh_shape(&copy, &cs), QP_OK);
+    unsigned long na = log_level_create(&world, &fl, &floor_mesh, log_a, sizeof log_a);
+    unsigned long nb = log_level_create(&twin, &cs, &copy, log_b, sizeof log_b);
+    assert_int_equal(na, nb);
+    assert_memory_equal(log_a, log_b, na);
+    uint32_t want = qp_world_hash(&world);
+    /* Replayed into a world holding the copy: the body is made on the copy, same hash. */
+    init_world(&twin);
+    add_static(&twin, &cs, fv(0, -5, 0));
+    unsigned long at = 0;
+    qp_input_info info;
+    assert_int_equal(qp_input_replay_step(&twin, log_a, na, &at, &info), QP_OK);
+    assert_int_equal(at, na);
+    assert_ptr_equal(qp_body_shape(&twin, info.got, 0)->mesh, &copy);
+    assert_int_equal(qp_world_hash(&twin), want);
+    /* Replayed into a world without that mesh: the entry fails, nothing created. */
+    init_world(&twin);
+    uint32_t empty = qp_world_hash(&twin);
+    at = 0;
+    assert_int_equal(qp_input_replay_step(&twin, log_a, na, &at, &info), QP_ERR_PARAM);
+    assert_int_equal(qp_world_hash(&twin), empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_raycast_mesh_exact),
         cmocka_unit_test(test_raycast_heightfield_exact),
         cmocka_unit_test(test_snapshot_refers_to_mesh),
+        cmocka_unit_test(test_input_log_names_mesh_by_checksum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
