@@ -8,15 +8,14 @@
  * scene reader's qp_scene_parse_fix, so every host reads the same mesh.
  *
  * A file is read and built once per program: a second scene (or a second world) naming
- * the same file gets the same mesh, which stays for the program's life. */
+ * the same file gets the same mesh, which stays for the program's life. Each load's
+ * heightfields get heights of their own, which stay too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "obj.h"
 
 #define MAX_FILES 64              /* distinct OBJ files per program */
-#define MAX_FIELDS 16             /* heightfields per scene */
-#define MAX_HEIGHTS (1ul << 22)   /* heights per scene, all heightfields together */
 
 typedef struct {
     char *path;                   /* as opened: the scene's folder and the path written */
@@ -26,7 +25,6 @@ typedef struct {
 static built_mesh built[MAX_FILES];
 static int built_count;
 static char scene_dir[4096];
-static qp_heightfield fields[MAX_FIELDS];
 static const qp_mesh *mesh_slots[MAX_FILES];
 static qp_scene_level_store store;
 static char message[8192];        /* the error of the last refused file (the scene error points at it) */
@@ -214,25 +212,36 @@ static qp_result load_obj(void *ctx, const char *path, unsigned long path_len, c
     return QP_OK;
 }
 
-qp_scene_level_store *obj_level_store(const char *scene_path)
+qp_scene_level_store *obj_level_store(const char *scene_path, const char *text, unsigned long len)
 {
     const char *slash = scene_path ? strrchr(scene_path, '/') : NULL;
     size_t n = slash ? (size_t)(slash - scene_path + 1) : 0;
     if (n >= sizeof scene_dir) n = 0;
     memcpy(scene_dir, scene_path, n);
     scene_dir[n] = 0;
-    static fix16_t *heights;
-    if (!heights) {
-        heights = malloc(sizeof *heights * MAX_HEIGHTS);
-        if (!heights) {
+    /* The text's heightfields, counted as the loader will read them; heights and fields of
+     * their own, kept for the program's life (each world keeps referencing its own). */
+    unsigned long heights = 0;
+    int count = 0;
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    static qp_scene_item item;
+    while (qp_scene_next(&rd, &item, NULL) > 0)
+        if (item.kind == QP_SCENE_HEIGHTFIELD) {
+            heights += (unsigned long)item.u.level.rows * (unsigned long)item.u.level.cols;
+            count++;
+        }
+    store.heights = NULL;
+    store.fields = NULL;
+    store.heights_capacity = heights;
+    store.fields_capacity = count;
+    if (count > 0) {
+        store.heights = malloc(sizeof *store.heights * heights);
+        store.fields = malloc(sizeof *store.fields * (size_t)count);
+        if (!store.heights || !store.fields) {
             fprintf(stderr, "out of memory\n");
             exit(2);
         }
     }
-    store.heights = heights;
-    store.heights_capacity = MAX_HEIGHTS;
-    store.fields = fields;
-    store.fields_capacity = MAX_FIELDS;
     store.meshes = mesh_slots;
     store.meshes_capacity = MAX_FILES;
     store.mesh = load_obj;

@@ -6,11 +6,12 @@
 
 #include "qphys/scene.h"
 
-/* A store for scene_path's level lines: mesh paths are read relative to the scene file's
- * folder (the current folder for a null scene_path). Each OBJ file is built once and kept for the program's life (a later load of
- * the same file gets the same mesh); the heights of heightfields are the last loaded
- * scene's. A refused file is named in the scene error's message as
+/* A store for the level lines of text (the scene file scene_path): mesh paths are read
+ * relative to the scene file's folder (the current folder for a null scene_path). Each OBJ
+ * file is built once and kept for the program's life (a later load of the same file gets
+ * the same mesh); each call allocates the text's heightfields' heights, kept as well, so
+ * every world keeps its own. A refused file is named in the scene error's message as
  * PATH:LINE:COLUMN: what (PATH as the scene writes it). */
-qp_scene_level_store *obj_level_store(const char *scene_path);
+qp_scene_level_store *obj_level_store(const char *scene_path, const char *text, unsigned long len);
 
 #endif

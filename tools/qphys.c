@@ -149,7 +149,7 @@ static qp_scene_info load_scene(const char *path, const char *text, unsigned lon
 {
     qp_scene_info info;
     qp_scene_error err;
-    qp_result r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store(path));
+    qp_result r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store(path, text, len));
     if (r != QP_OK) {
         if (err.line > 0)
             fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line + line_offset, err.column, err.message);

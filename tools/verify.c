@@ -90,7 +90,7 @@ static int start_world(qp_world *w, const char *path, const replay *rp, const vo
     if (!rp->from_snapshot) {
         qp_scene_error err;
         /* Mesh files are read relative to the recording's folder. */
-        qp_result r = qp_scene_load_level(w, rp->scene, rp->scene_len, NULL, &err, obj_level_store(path));
+        qp_result r = qp_scene_load_level(w, rp->scene, rp->scene_len, NULL, &err, obj_level_store(path, rp->scene, rp->scene_len));
         if (r == QP_OK) return 0;
         if (err.line > 0) {
             out->line = err.line + rp->scene_line;

@@ -231,7 +231,7 @@ static void check_good_scene(const char *path)
         bodies += item.kind == QP_SCENE_BODY || level;
         levels += level;
     }
-    const qp_scene_level_store *store = obj_level_store(path);
+    const qp_scene_level_store *store = obj_level_store(path, text, len);
     if (bodies > QP_CFG_MAX_BODIES) {
         /* Bigger than this build's pools (pyramid64 needs QP_CFG_MAX_BODIES >= 2081). */
         if (r != QP_ERR_FULL) fail_msg("%s: %d bodies: result %d, want QP_ERR_FULL", path, bodies, r);
@@ -502,7 +502,7 @@ static void test_bad_scene_files(void **state)
             k++;
         }
         want[k] = 0;
-        expect_level_error(names[i], text, len, line, col, want, obj_level_store(names[i]));
+        expect_level_error(names[i], text, len, line, col, want, obj_level_store(names[i], text, len));
         free(text);
     }
 }

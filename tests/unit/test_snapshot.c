@@ -106,7 +106,7 @@ static qp_result load(qp_world *w, const char *path, int *bodies)
     char *text = read_all(path, &len);
     qp_scene_info info;
     qp_scene_error err;
-    qp_result r = qp_scene_load_level(w, text, len, &info, &err, obj_level_store(path));
+    qp_result r = qp_scene_load_level(w, text, len, &info, &err, obj_level_store(path, text, len));
     free(text);
     if (r == QP_OK) *bodies = info.bodies;
     else if (r != QP_ERR_FULL) fail_msg("%s:%d:%d: %s", path, err.line, err.column, err.message);

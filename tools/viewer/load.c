@@ -70,7 +70,7 @@ bool vw_load(qp_world *w, const char *path, const vw_file *f)
         return true;
     }
     qp_scene_error err;
-    qp_result r = qp_scene_load_level(w, f->data, f->len, 0, &err, obj_level_store(path));
+    qp_result r = qp_scene_load_level(w, f->data, f->len, 0, &err, obj_level_store(path, f->data, f->len));
     if (r != QP_OK) {
         if (err.line > 0) fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line, err.column, err.message);
         else fprintf(stderr, "%s: error: %s (%s)\n", path, err.message, qp_result_str(r));
