@@ -534,6 +534,12 @@ static void test_input_log_names_mesh_by_checksum(void **state)
     at = 0;
     assert_int_equal(qp_input_replay_step(&twin, log_a, na, &at, &info), QP_ERR_PARAM);
     assert_int_equal(qp_world_hash(&twin), empty);
+    /* The same entry made dynamic (the body type follows the 9-byte entry header): not a
+     * well-formed entry, refused before anything is looked up. */
+    log_a[9] = (unsigned char)QP_BODY_DYNAMIC;
+    at = 0;
+    assert_int_equal(qp_input_replay_step(&twin, log_a, na, &at, &info), QP_ERR_BUFFER);
+    assert_int_equal(qp_world_hash(&twin), empty);
 }
 
 int main(void)
