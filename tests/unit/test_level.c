@@ -10,6 +10,9 @@
  *     every triangle gives, bit for bit, and a double-precision reference's within 1 mm;
  *   - a snapshot restores onto the same mesh and continues with the same hashes, and is
  *     refused over a different mesh;
+ *   - the car (ray-cast wheels) drives over a heightfield of bumps: its wheels stay on the
+ *     ground, it keeps upright and straight, and covers the distance it covers on a plane
+ *     within 10 %;
  *   - an input log names a created level body's geometry by checksum, never by address:
  *     the same mesh built at two addresses logs the same bytes, the replay creates the body
  *     on the world's own mesh, and a world without that mesh fails the entry cleanly. */
@@ -24,6 +27,7 @@
 #include <cmocka.h>
 #include "qp_test_util.h"
 
+#include "qphys/car.h"
 #include "qphys/collide.h"
 #include "qphys/hash.h"
 #include "qphys/mesh.h"
@@ -275,6 +279,65 @@ static void test_ball_rolls_down_heightfield(void **state)
     print_message("slope: speed %.4f m/s after %.1f s, analytic %.4f (%.3f %%)\n", speed, t, want,
                   100 * (speed - want) / want);
     assert_true(fabs(speed - want) < 0.01 * want);
+}
+
+/* ---- the car -------------------------------------------------------------------------------- */
+
+#define BUMP_N 61   /* 60 x 60 cells of 1 m */
+static fix16_t bump_h[BUMP_N * BUMP_N];
+static qp_heightfield bump_field;
+
+/* The car from rest at full throttle for 3 s on ground g (a heightfield or a plane): the
+ * distance it went along +z; *least_wheels the fewest wheels on the ground in a step after
+ * the first second, *max_tilt the largest angle of its up axis from +y, *drift its x. */
+static double drive_car(const qp_shape *g, double y0, int *least_wheels, double *max_tilt, double *drift)
+{
+    init_world(&world);
+    add_static(&world, g, qp_v3_zero());
+    static qp_car car;
+    qp_car_def cd = qp_default_car_def();
+    cd.position = fv(30, y0 + 1.2, 8);
+    assert_int_equal(qp_car_create(&world, &cd, &car), QP_OK);
+    assert_int_equal(qp_car_set_input(&car, QP_FRAC(1, 2), 0, 0), QP_OK);
+    *least_wheels = QP_CAR_WHEELS;
+    *max_tilt = 0;
+    for (int s = 0; s < 180; s++) {
+        assert_int_equal(qp_car_update(&world, &car), QP_OK);
+        qp_world_step(&world);
+        int on = 0;
+        for (int k = 0; k < QP_CAR_WHEELS; k++) on += car.wheels[k].contact;
+        if (s >= 60 && on < *least_wheels) *least_wheels = on;
+        qp_rot3 r = qp_quat_to_rot3(qp_body_rotation(&world, car.chassis));
+        double tilt = acos(fmin(1.0, r.m[1][1] / Q30));
+        if (tilt > *max_tilt) *max_tilt = tilt;
+    }
+    qp_vec3 p = qp_body_position(&world, car.chassis);
+    *drift = d16(p.x) - 30;
+    return d16(p.z) - 8;
+}
+
+static void test_car_drives_over_heightfield(void **state)
+{
+    (void)state;
+    /* Gentle bumps, 5 cm high, 10 m apart along the way; a 2 cm ripple across it. */
+    for (int i = 0; i < BUMP_N; i++)
+        for (int j = 0; j < BUMP_N; j++)
+            bump_h[i * BUMP_N + j] = f16(0.05 * sin(i * 2 * M_PI / 10) + 0.02 * sin(j * 0.9));
+    assert_int_equal(qp_heightfield_init(&bump_field, bump_h, BUMP_N, BUMP_N, QP_ONE), QP_OK);
+    qp_shape hs, plane;
+    assert_int_equal(qp_make_heightfield_shape(&bump_field, &hs), QP_OK);
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &plane), QP_OK);
+    int wheels, plane_wheels;
+    double tilt, drift, plane_tilt, plane_drift;
+    double on_plane = drive_car(&plane, 0, &plane_wheels, &plane_tilt, &plane_drift);
+    double on_bumps = drive_car(&hs, 0.05, &wheels, &tilt, &drift);
+    print_message("car, 3 s at half throttle: %.2f m over the bumps (plane %.2f m), at least %d wheels down, tilt up "
+                  "to %.2f deg, %.3f m sideways\n", on_bumps, on_plane, wheels, tilt * 180 / M_PI, drift);
+    assert_int_equal(plane_wheels, QP_CAR_WHEELS);
+    assert_int_equal(wheels, QP_CAR_WHEELS);
+    assert_true(tilt < 3 * M_PI / 180);
+    assert_true(fabs(drift) < 0.2);
+    assert_true(on_bumps > 10 && fabs(on_bumps - on_plane) < 0.1 * on_plane);
 }
 
 /* ---- ray casts ----------------------------------------------------------------------------- */
@@ -550,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_box_slides_over_seams),
         cmocka_unit_test(test_ball_rolls_over_seams),
         cmocka_unit_test(test_ball_rolls_down_heightfield),
+        cmocka_unit_test(test_car_drives_over_heightfield),
         cmocka_unit_test(test_raycast_mesh_exact),
         cmocka_unit_test(test_raycast_heightfield_exact),
         cmocka_unit_test(test_snapshot_refers_to_mesh),
