@@ -235,7 +235,7 @@ qp_scene_level_store *obj_level_store(const char *scene_path, const char *text, 
     const char *slash = scene_path ? strrchr(scene_path, '/') : NULL;
     size_t n = slash ? (size_t)(slash - scene_path + 1) : 0;
     if (n >= sizeof scene_dir) n = 0;
-    memcpy(scene_dir, scene_path, n);
+    if (n > 0) memcpy(scene_dir, scene_path, n);
     scene_dir[n] = 0;
     /* The text's heightfields, counted as the loader will read them; heights and fields of
      * their own, kept for the program's life (each world keeps referencing its own). */

@@ -16,8 +16,8 @@
  *    error inside a mesh file (found by the OBJ reader, past qp_scene_check)
  *    is reported at the mesh line's path, its message naming the file's line.
  *    Also made here: a 1 MB line, a 1 MB number, random bytes.
- * 4. Robustness: every prefix of a scene and thousands of random byte
- *    mutations either load or fail with a line and column inside the text,
+ * 4. Robustness: every prefix of a scene (mixed, and terrain8 with its heightfield)
+ *    and thousands of random byte mutations either load or fail with a line and column inside the text,
  *    leaving the world unchanged (run under ASan/UBSan by make test).
  *
  * Run from the repository root (make test does).
@@ -557,10 +557,12 @@ static void test_bad_generated(void **state)
 
 /* ---- 4. robustness --------------------------------------------------------------------------- */
 
-static void check_any(const char *text, unsigned long len, int lines)
+/* Load text (with level lines when level: through the tools' OBJ store). */
+static void check_any(const char *text, unsigned long len, int lines, bool level)
 {
     qp_scene_error err = { -5, -5, 0, QP_OK };
-    qp_result r = qp_scene_load(&world, text, len, 0, &err);
+    qp_result r = level ? qp_scene_load_level(&world, text, len, 0, &err, obj_level_store(NULL, text, len))
+                        : qp_scene_load(&world, text, len, 0, &err);
     if (r == QP_OK) {
         make_busy_world();
         return;
@@ -571,17 +573,16 @@ static void check_any(const char *text, unsigned long len, int lines)
     assert_world_unchanged("mutation");
 }
 
-static void test_prefixes_and_mutations(void **state)
+static void prefixes_and_mutations(const char *path, bool level)
 {
-    (void)state;
     unsigned long len;
-    char *text = read_all("tests/scenes/mixed.scene", &len);
+    char *text = read_all(path, &len);
     char *copy = malloc(len + 1);
     assert_non_null(copy);
     int lines = 1;
     for (unsigned long i = 0; i < len; i++) lines += text[i] == '\n';
     make_busy_world();
-    for (unsigned long n = 0; n <= len; n++) check_any(text, n, lines);
+    for (unsigned long n = 0; n <= len; n++) check_any(text, n, lines, level);
     for (int i = 0; i < 3000; i++) {
         memcpy(copy, text, len);
         int edits = 1 + (int)(rng() % 4);
@@ -596,10 +597,18 @@ static void test_prefixes_and_mutations(void **state)
         }
         int l = 1;
         for (unsigned long k = 0; k < len; k++) l += copy[k] == '\n';
-        check_any(copy, len, l);
+        check_any(copy, len, l, level);
     }
     free(copy);
     free(text);
+}
+
+static void test_prefixes_and_mutations(void **state)
+{
+    (void)state;
+    prefixes_and_mutations("tests/scenes/mixed.scene", false);
+    /* A heightfield's line: its rows, columns, spacing and heights cut and mutated. */
+    prefixes_and_mutations("tests/scenes/terrain8.scene", true);
 }
 
 int main(void)
