@@ -171,8 +171,8 @@ static qp_scene_info load_snapshot(const char *path, const blob *b)
     if (r != QP_OK) {
         fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
                 r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                : r == QP_ERR_PARAM ? "it holds a mesh or heightfield this world lacks (run it with --scene SCENE, "
-                                      "the scene it came from)"
+                : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold (qphys run "
+                                      "SNAPSHOT --scene SCENE restores it over the scene it came from)"
                                     : "damaged, truncated or inconsistent");
         exit(EXIT_INPUT);
     }

@@ -63,8 +63,9 @@ bool vw_load(qp_world *w, const char *path, const vw_file *f)
         qp_result r = qp_world_restore(w, f->data, f->len);
         if (r != QP_OK) {
             fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
-                    r == QP_ERR_FULL ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                                     : "damaged, truncated or inconsistent");
+                    r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
+                    : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold"
+                                        : "damaged, truncated or inconsistent");
             return false;
         }
         return true;
