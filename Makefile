@@ -105,9 +105,10 @@ run:
 # ---- tests ----------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
-$(OUT)/unit/%: tests/unit/%.c $(LIB) | $(DEPS_STAMP)
+# Unit tests read scenes with mesh lines through the tools' OBJ reader (tools/obj.c).
+$(OUT)/unit/%: tests/unit/%.c tools/obj.c tools/obj.h $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< tools/obj.c $(LIB) -lcmocka -lm -o $@
 
 unit: $(UNIT_BINS)
 

@@ -107,6 +107,8 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 if [ "${BENCH_HOST:-1}" != 0 ]; then
   say "bench: qphys on the host ($STEPS steps, $REPEAT runs per scene)"
   ./build/bench/bench_host --steps "$STEPS" --repeat "$REPEAT" > "$raw/qphys.txt"
+  say "bench: qphys level geometry (ray casts on a 100 352-triangle mesh, heightfield and mesh contacts)"
+  ./build/bench/bench_level --repeat "$((REPEAT + 3))" > "$raw/level.txt"
   say "bench: ODE"
   ./build/bench/ode_bench --steps "$STEPS" --repeat "$REPEAT" > "$raw/ode.txt"
   say "bench: Bullet"
@@ -517,6 +519,25 @@ if grep -q '^qphys-rays' "$raw/qphys.txt"; then
   awk '/^qphys-rays/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
        printf "%-10s %5s %6s %6s %10s %10s %8s %5s\n", F["scene"], F["step"], F["rays"], F["hits"], F["brute_us"], F["pruned_us"], F["speedup"], F["same"] }' \
     "$raw/qphys.txt"
+fi
+
+# Level geometry (bench_level's lines): rays on a large mesh, a contact on a heightfield and a mesh.
+if grep -q '^qphys-level-rays' "$raw/level.txt" 2>/dev/null; then
+  printf '\n== Host: ray casts on a mesh of 100 352 triangles (112 m square), microseconds per ray\n'
+  printf '   Each ray timed alone, its fastest of %s runs; a third down, a third slanted 10-60 m, a third missing.\n' "$((REPEAT + 3))"
+  printf '   shape = qp_level_raycast, world = qp_world_raycast on a world holding the mesh; brute = testing every\n'
+  printf '   triangle; same = every shape answer (hit, distance, triangle) equal to the brute force one.\n\n'
+  printf '%7s %6s %5s %11s %10s %11s %10s %9s %5s\n' tris rays hits shape_mean shape_max world_mean world_max brute same
+  awk '/^qphys-level-rays/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
+       printf "%7s %6s %5s %11s %10s %11s %10s %9s %5s\n", F["tris"], F["rays"], F["hits"], F["shape_mean_us"], F["shape_max_us"],
+              F["world_mean_us"], F["world_max_us"], F["brute_mean_us"], F["same"] }' "$raw/level.txt"
+  printf '\n== Host: a contact on a 10 000-cell heightfield against a mesh of the same 20 000 triangles\n'
+  printf '   200 boxes and spheres dropped on rolling waves (sleep off); each step its fastest of %s runs;\n' "$((REPEAT + 3))"
+  printf '   us_per_contact = the step time over its contact manifolds (the same bodies and solver in both).\n\n'
+  printf '%-12s %6s %6s %6s %9s %9s %8s %15s\n' shape cells tris steps us_step contacts points us_per_contact
+  awk '/^qphys-level-contacts/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
+       printf "%-12s %6s %6s %6s %9s %9s %8s %15s\n", F["shape"], F["cells"], F["tris"], F["steps"], F["us_step"], F["contacts"],
+              F["points"], F["us_per_contact"] }' "$raw/level.txt"
 fi
 
 }

@@ -31,7 +31,13 @@ endif
 
 $(OUT)/viewer/%.o: tools/viewer/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -Itools -std=gnu11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
+
+# The OBJ reader behind scene files' mesh lines (qphys, the viewer, the unit tests).
+OBJ_READER := $(OUT)/tools/obj.o
+$(OBJ_READER): tools/obj.c tools/obj.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 
 $(OUT)/tools/render_stub.o: tools/render_stub.c
 	@mkdir -p $(dir $@)
@@ -39,10 +45,10 @@ $(OUT)/tools/render_stub.o: tools/render_stub.c
 
 # The replay reader and verifier (tools/replay.c, tools/verify.c) are shared with libqphys.so.
 QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c
-$(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h $(PORT_OBJS) $(LIB) $(RENDER_OBJS)
+$(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h $(PORT_OBJS) $(LIB) $(RENDER_OBJS) $(OBJ_READER)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< \
-	  $(QPHYS_TOOL_SRCS) $(RENDER_OBJS) $(PORT_OBJS) $(LIB) $(RENDER_LIBS) -o $@
+	  $(QPHYS_TOOL_SRCS) $(OBJ_READER) $(RENDER_OBJS) $(PORT_OBJS) $(LIB) $(RENDER_LIBS) -o $@
 
 .PHONY: qphys viewer pictures
 qphys: $(QPHYS_TOOL)
@@ -63,7 +69,7 @@ soak: $(OUT)/soak
 # when SDL2 and the picture libraries are installed.
 VIEWER := $(OUT)/qphys-viewer
 HAVE_SDL2 = $(shell sdl2-config --version >/dev/null 2>&1 && echo 1)
-$(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(PORT_OBJS) $(LIB)
+$(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(OBJ_READER) $(PORT_OBJS) $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) $^ $$(sdl2-config --libs) -lpng -lgif -lm -o $@
 $(OUT)/viewer/viewer.o: HOST_CFLAGS += $$(sdl2-config --cflags)
 viewer: $(VIEWER)

@@ -7,6 +7,7 @@
  * the world, so a failed call changes nothing.
  */
 #include "geometry.h"
+#include "qphys/mesh.h"
 #include "body.h"
 #include "contact_graph.h"
 #include "events.h"
@@ -254,7 +255,9 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     for (int i = 0; i < def->shape_count; i++) {
         qp_result r = qp_shape_validate(&def->shapes[i]);
         if (r != QP_OK) return r;
-        if (def->shapes[i].type == QP_SHAPE_PLANE && def->type != QP_BODY_STATIC) return QP_ERR_PARAM;
+        if ((def->shapes[i].type == QP_SHAPE_PLANE || qp_shape_is_level(def->shapes[i].type)) &&
+            def->type != QP_BODY_STATIC)
+            return QP_ERR_PARAM;
         if (qp_v3_max_abs(def->shapes[i].offset) > QP_SHAPE_MAX_SIZE) return QP_ERR_RANGE;
     }
     qp_quat nq;

@@ -8,6 +8,7 @@
  */
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "level.h"
 
 typedef int (*collide_fn)(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
                           fix16_t margin, qp_manifold *m);
@@ -62,6 +63,9 @@ int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
     unsigned char *bytes = (unsigned char *)m;
     for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
     if (!type_ok(a->type) || !type_ok(b->type)) return 0;
+    /* Level shapes (static meshes, heightfields) take the other shape as it is. */
+    if (qp_shape_is_level(a->type)) return qp_shape_is_level(b->type) ? 0 : qp__collide_level(a, b, b_in_a, margin, m);
+    if (qp_shape_is_level(b->type)) return collide_swapped(qp__collide_level, a, b, b_in_a, margin, m);
     if (a->type <= b->type) {
         collide_fn fn = pair_table[a->type][b->type];
         return fn ? fn(a, b, b_in_a, margin, m) : 0;

@@ -2,6 +2,7 @@
 /* The input log's writer (include/qphys/record.h): each mutating call that succeeded, as a
  * portable byte entry in the caller's buffer. body.c and joint.c call it through
  * input_log.h after the call; input_replay.c reads the entries back. */
+#include "qphys/mesh.h"
 #include "qphys/record.h"
 #include "input_log.h"
 #include "joint.h"
@@ -142,8 +143,17 @@ void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_v
             put(&o, (uint32_t)s->type, 1);
             put_v3(&o, s->offset);
             put_quat(&o, s->rotation);
-            put_v3(&o, s->half);
-            put_i(&o, s->half_height);
+            if (qp_shape_is_level(s->type)) {
+                /* Referenced geometry: its checksum (the replay finds it in the world), never
+                 * its address, which differs between machines and runs. */
+                put(&o, s->type == QP_SHAPE_MESH ? s->mesh->checksum : s->heightfield->checksum, 4);
+                put(&o, 0, 4);
+                put(&o, 0, 4);
+                put(&o, 0, 4);
+            } else {
+                put_v3(&o, s->half);
+                put_i(&o, s->half_height);
+            }
             put(&o, def->sensors[k] ? 1u : 0u, 1);
             put_filter(&o, def->filters[k]);
         }

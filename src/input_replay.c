@@ -2,6 +2,7 @@
 /* The input log's replay (include/qphys/record.h): an entry decoded and checked whole,
  * then applied by the same public call that was recorded (input_log.c writes them). */
 #include "qphys/joint.h"
+#include "qphys/mesh.h"
 #include "qphys/record.h"
 #include "joint.h"
 
@@ -72,12 +73,13 @@ typedef struct {
     int shape;
     qp_shape_filter filter;
     qp_body_def def;
+    uint32_t level_sum[QP_CFG_MAX_BODY_SHAPES];   /* a mesh's or heightfield's checksum, per shape */
     qp_joint_def joint_def;
     bool enable;                  /* set joint motor */
     fix16_t value, max_force;     /* set joint motor, set spring target */
 } entry;
 
-static void get_def(in_bytes *in, qp_body_def *d)
+static void get_def(in_bytes *in, qp_body_def *d, uint32_t *level_sum)
 {
     *d = qp_default_body_def();
     uint32_t type = get(in, 1);
@@ -104,8 +106,17 @@ static void get_def(in_bytes *in, qp_body_def *d)
         s->type = (qp_shape_type)shape_type;
         s->offset = get_v3(in);
         s->rotation = get_quat(in);
-        s->half = get_v3(in);
-        s->half_height = get_i(in);
+        level_sum[k] = 0;
+        if (qp_shape_is_level(s->type)) {
+            /* Its checksum, resolved against the world's own level shapes when applied. */
+            level_sum[k] = get(in, 4);
+            if ((get(in, 4) | get(in, 4) | get(in, 4)) != 0 || d->type != QP_BODY_STATIC) in->bad = 1;
+            s->mesh = 0;
+            s->half_height = 0;
+        } else {
+            s->half = get_v3(in);
+            s->half_height = get_i(in);
+        }
         d->sensors[k] = get_bool(in);
         d->filters[k] = get_filter(in);
     }
@@ -181,7 +192,7 @@ static void get_entry(in_bytes *in, entry *e)
         e->joint = qp_null_joint();
     }
     switch (e->kind) {
-    case QP_INPUT_CREATE_BODY: get_def(in, &e->def); break;
+    case QP_INPUT_CREATE_BODY: get_def(in, &e->def, e->level_sum); break;
     case QP_INPUT_SET_POSE:
         e->a = get_v3(in);
         e->q = get_quat(in);
@@ -211,13 +222,36 @@ static void get_entry(in_bytes *in, entry *e)
     }
 }
 
-static qp_result apply(qp_world *w, const entry *e, qp_body_id *got, qp_joint_id *joint_got)
+/* The world's level shape of s's type whose geometry has checksum sum: s takes its
+ * reference. False when the world holds none (the recording's level is not this one). */
+static bool find_level(const qp_world *w, qp_shape *s, uint32_t sum)
+{
+    for (int i = 1; i <= qp_world_capacity(); i++) {
+        qp_body_id id = qp_world_body_at(w, i);
+        for (int k = 0; k < qp_body_shape_count(w, id); k++) {
+            const qp_shape *o = qp_body_shape(w, id, k);
+            if (o->type != s->type || !qp_shape_is_level(o->type)) continue;
+            if ((o->type == QP_SHAPE_MESH ? o->mesh->checksum : o->heightfield->checksum) != sum) continue;
+            if (o->type == QP_SHAPE_MESH) s->mesh = o->mesh;
+            else s->heightfield = o->heightfield;
+            return true;
+        }
+    }
+    return false;
+}
+
+static qp_result apply(qp_world *w, entry *e, qp_body_id *got, qp_joint_id *joint_got)
 {
     *got = e->id;
     *joint_got = e->joint;
     switch (e->kind) {
     case QP_INPUT_CREATE_BODY: {
         qp_result r;
+        for (int k = 0; k < e->def.shape_count; k++)
+            if (qp_shape_is_level(e->def.shapes[k].type) && !find_level(w, &e->def.shapes[k], e->level_sum[k])) {
+                *got = qp_null_body();
+                return QP_ERR_PARAM;
+            }
         *got = qp_create_body(w, &e->def, &r);
         return r;
     }

@@ -725,8 +725,8 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
  * normal and depths are kept instead of found again, two steps in a row at most, then found
  * anew. Found anew every step, a resting pile's manifolds would trade a unit here and there as
  * the clipping rounds a slightly turned face differently; the solver answers each with more
- * visits, and piles creep. Flat shapes only: a round
- * shape's point travels as it rolls. The arms from b's centre, the centroid and the anchors
+ * visits, and piles creep. Flat shapes only (boxes, planes, and the static meshes and
+ * heightfields, whose triangles are flat faces): a round shape's point travels as it rolls. The arms from b's centre, the centroid and the anchors
  * are made again (b's centre is where it is predicted now). */
 
 /* Still since its last step (body.c clears the flag at any call that sets it moving, places
@@ -740,7 +740,7 @@ static bool body_still(const qp_body_state *b)
 static bool flat_shape(const qp_world *w, int body, int slot)
 {
     qp_shape_type t = w->shapes[w->bodies[body].shapes[slot]].shape.type;
-    return t == QP_SHAPE_BOX || t == QP_SHAPE_PLANE;
+    return t == QP_SHAPE_BOX || t == QP_SHAPE_PLANE || t == QP_SHAPE_MESH || t == QP_SHAPE_HEIGHTFIELD;
 }
 
 static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const qp_poses *at)

@@ -16,6 +16,7 @@
  */
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "qphys/mesh.h"
 
 #define Q30_ONE64 ((int64_t)1 << 30)
 
@@ -168,6 +169,13 @@ bool qp_raycast_shape(const qp_shape *s, const qp_transform *xf, qp_vec3 origin,
     case QP_SHAPE_BOX:
         ok = ray_box(s, o, u, len, &dist, &p, &n);
         break;
+    case QP_SHAPE_MESH:
+    case QP_SHAPE_HEIGHTFIELD: {
+        uint32_t tri;
+        ok = qp_level_raycast(s, o, u, len, &dist, &n, &tri);
+        p = qp__v3_mad_q30(o, u, dist);
+        break;
+    }
     default:
         return false;
     }

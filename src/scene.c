@@ -903,6 +903,129 @@ qp_scene_reader qp_scene_reader_init(const char *text, unsigned long len)
     return r;
 }
 
+
+/* ---- level geometry lines ------------------------------------------------------------ */
+
+/* `mesh file PATH [pos X Y Z] [rot AX AY AZ DEG] [friction F] [restitution E]` and
+ * `heightfield rows R cols C spacing S pos X Y Z heights H ... [friction F] [restitution E]`:
+ * a static body; the geometry (file, heights) is made at load. */
+NOINLINE static bool parse_level(lexer *lx, qp_scene_item_kind kind, qp_scene_level_item *it)
+{
+    qp_body_def *d = &it->def;
+    default_body(d);
+    d->type = QP_BODY_STATIC;
+    d->shape_count = 0;
+    it->path = 0;
+    it->path_len = it->path_at = it->heights_len = 0;
+    it->heights = 0;
+    it->rows = it->cols = 0;
+    it->spacing = 0;
+    const bool mesh = kind == QP_SCENE_MESH;
+    unsigned seen = 0;
+    enum { L_FILE = 1u << 24, L_ROWS = 1u << 25, L_COLS = 1u << 26, L_SPACING = 1u << 27, L_HEIGHTS = 1u << 28 };
+    qp_vec3 axis = qp_v3_zero();
+    fix16_t deg = 0;
+    unsigned long pos_at = 0, rot_at = 0, fr_at = 0, re_at = 0, sp_at = 0, h_at = 0;
+    token t;
+    bool bad;
+    while (next_token(lx, &t, &bad)) {
+        if (mesh && tok_is(lx, &t, "file")) {
+            if (!once(lx, &seen, L_FILE, &t)) return false;
+            token f;
+            if (!next_token(lx, &f, &bad)) return bad ? false : fail(lx, lx->n, "expected a path after 'file' (an OBJ file)");
+            it->path = lx->s + f.at;
+            it->path_len = f.len;
+            it->path_at = f.at;
+        } else if (!mesh && tok_is(lx, &t, "rows")) {
+            if (!once(lx, &seen, L_ROWS, &t) ||
+                !read_int(lx, &it->rows, 2, QP_HEIGHTFIELD_MAX_SIDE, "expected a whole number after 'rows'",
+                          "rows out of range: 2 .. 4096", 0))
+                return false;
+        } else if (!mesh && tok_is(lx, &t, "cols")) {
+            if (!once(lx, &seen, L_COLS, &t) ||
+                !read_int(lx, &it->cols, 2, QP_HEIGHTFIELD_MAX_SIDE, "expected a whole number after 'cols'",
+                          "cols out of range: 2 .. 4096", 0))
+                return false;
+        } else if (!mesh && tok_is(lx, &t, "spacing")) {
+            if (!once(lx, &seen, L_SPACING, &t) || !read_fix(lx, &it->spacing, "expected a number after 'spacing' (m)", &sp_at))
+                return false;
+        } else if (!mesh && tok_is(lx, &t, "heights")) {
+            if (!once(lx, &seen, L_HEIGHTS, &t)) return false;
+            if (!(seen & L_ROWS) || !(seen & L_COLS)) return fail(lx, t.at, "'rows R cols C' come before 'heights'");
+            long want = (long)it->rows * it->cols, got = 0;
+            it->heights = lx->s + lx->p;
+            h_at = t.at;
+            for (;;) {
+                unsigned long before = lx->p;
+                token h;
+                if (!next_token(lx, &h, &bad)) {
+                    if (bad) return false;
+                    break;
+                }
+                if (tok_is(lx, &h, "friction") || tok_is(lx, &h, "restitution")) {
+                    lx->p = before;
+                    break;
+                }
+                fix16_t v;
+                const char *msg = 0;
+                qp_result r = parse_fix(lx->s + h.at, h.len, &v, &msg);
+                if (r == QP_ERR_RANGE) return fail_range(lx, h.at, msg);
+                if (r != QP_OK) return fail(lx, h.at, "expected a height (a number, m)");
+                if (v > QP_LEVEL_MAX_COORD || v < -QP_LEVEL_MAX_COORD)
+                    return fail_range(lx, h.at, "height out of range: within +-2048 m");
+                if (++got > want) return fail(lx, h.at, "more heights than rows x cols");
+            }
+            it->heights_len = (unsigned long)(lx->s + lx->p - it->heights);
+            if (got < want) return fail(lx, lx->p, "fewer heights than rows x cols");
+        } else if (tok_is(lx, &t, "pos")) {
+            if (!once(lx, &seen, OPT_POS, &t) ||
+                !read_vec(lx, &d->position, "expected three numbers after 'pos' (X Y Z, m)", &pos_at))
+                return false;
+        } else if (mesh && tok_is(lx, &t, "rot")) {
+            rot_at = t.at;
+            if (!once(lx, &seen, QP_SCENE_GIVEN_ROT, &t) ||
+                !read_vec(lx, &axis, "expected four numbers after 'rot' (axis AX AY AZ, angle in degrees)", 0) ||
+                !read_fix(lx, &deg, "expected four numbers after 'rot' (axis AX AY AZ, angle in degrees)", 0))
+                return false;
+        } else if (tok_is(lx, &t, "friction")) {
+            if (!once(lx, &seen, QP_SCENE_GIVEN_FRICTION, &t) ||
+                !read_fix(lx, &d->friction, "expected a number after 'friction'", &fr_at))
+                return false;
+        } else if (tok_is(lx, &t, "restitution")) {
+            if (!once(lx, &seen, QP_SCENE_GIVEN_RESTITUTION, &t) ||
+                !read_fix(lx, &d->restitution, "expected a number after 'restitution'", &re_at))
+                return false;
+        } else {
+            return fail(lx, t.at, mesh ? "unknown option for 'mesh': expected file, pos, rot, friction or restitution"
+                                       : "unknown option for 'heightfield': expected rows, cols, spacing, pos, "
+                                         "heights, friction or restitution");
+        }
+    }
+    if (bad) return false;
+    unsigned long end = lx->n;
+    if (mesh && !(seen & L_FILE)) return fail(lx, end, "missing 'file PATH' (a Wavefront OBJ file)");
+    if (!mesh) {
+        if (!(seen & L_ROWS)) return fail(lx, end, "missing 'rows R'");
+        if (!(seen & L_COLS)) return fail(lx, end, "missing 'cols C'");
+        if (!(seen & L_SPACING)) return fail(lx, end, "missing 'spacing S' (m)");
+        if (!(seen & OPT_POS)) return fail(lx, end, "missing 'pos X Y Z' (cell (0, 0), m)");
+        if (!(seen & L_HEIGHTS)) return fail(lx, end, "missing 'heights H H ...' (rows x cols numbers)");
+        if (!fix_in(it->spacing, QP_HEIGHTFIELD_MIN_SPACING, QP_HEIGHTFIELD_MAX_SPACING))
+            return fail_range(lx, sp_at, "spacing out of range: 0.05 .. 100 m");
+        if ((int64_t)(it->rows - 1) * it->spacing > QP_LEVEL_MAX_COORD ||
+            (int64_t)(it->cols - 1) * it->spacing > QP_LEVEL_MAX_COORD)
+            return fail_range(lx, sp_at, "heightfield too large: (rows - 1) and (cols - 1) x spacing within 2048 m");
+    }
+    (void)h_at;
+    if ((seen & QP_SCENE_GIVEN_ROT) && !qp_quat_from_axis_angle(axis, qp_deg_to_rad(deg), &d->rotation))
+        return fail_range(lx, rot_at, "rotation axis must not be zero");
+    if (qp_v3_max_abs(d->position) > QP_INT(1000))
+        return fail_range(lx, pos_at, "position out of range: each coordinate within +-1000 m (world bounds)");
+    if (!fix_in(d->friction, 0, QP_INT(10))) return fail_range(lx, fr_at, "friction out of range: 0 .. 10");
+    if (!fix_in(d->restitution, 0, QP_ONE)) return fail_range(lx, re_at, "restitution out of range: 0 .. 1");
+    return true;
+}
+
 int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
 {
     lexer lx;
@@ -940,9 +1063,12 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
     } else if (tok_is(&lx, &t, "distance")) {
         item->kind = QP_SCENE_DISTANCE;
         ok = parse_distance(&lx, &item->u.joint);
+    } else if (tok_is(&lx, &t, "mesh") || tok_is(&lx, &t, "heightfield")) {
+        item->kind = tok_is(&lx, &t, "mesh") ? QP_SCENE_MESH : QP_SCENE_HEIGHTFIELD;
+        ok = parse_level(&lx, item->kind, &item->u.level);
     } else {
-        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, ball, hinge, "
-                             "distance, fixed, slider or cone");
+        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, mesh, "
+                             "heightfield, ball, hinge, distance, fixed, slider or cone");
     }
     if (!ok) {
         r->pos = r->len; /* stop */
@@ -960,6 +1086,14 @@ NOINLINE static bool body_number(const char *text, unsigned long len, int n, boo
     qp_scene_item item;
     int k = 0;
     while (qp_scene_next(&rd, &item, 0) > 0) {
+        if (item.kind == QP_SCENE_MESH || item.kind == QP_SCENE_HEIGHTFIELD) {
+            if (k++ == n) {
+                *dynamic = false;
+                *pos = item.u.level.def.position;
+                return true;
+            }
+            continue;
+        }
         if (item.kind != QP_SCENE_BODY) continue;
         if (k++ == n) {
             *dynamic = item.u.body.def.type == QP_BODY_DYNAMIC;
@@ -1102,6 +1236,17 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             in.shapes += item.u.body.def.shape_count;
             if (item.u.body.def.type == QP_BODY_DYNAMIC) in.dynamic_bodies++;
             break;
+        case QP_SCENE_MESH:
+        case QP_SCENE_HEIGHTFIELD:
+            if (in.bodies >= QP_CFG_MAX_BODIES || in.shapes + 1 > QP_CFG_MAX_SHAPES) {
+                set_error(err, item.line, item.at,
+                          "too many bodies for this build's pools (QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES)",
+                          QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
+            in.bodies++;
+            in.shapes++;
+            break;
         default:   /* a joint line */
             if (!QP_CFG_JOINT_OPTIONS &&
                 (item.u.joint.has_motor || item.u.joint.has_spring || item.u.joint.break_impulse != 0)) {
@@ -1132,14 +1277,87 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
 /* The bodies, then the joints (a joint line may name a body of a later line), of a
  * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
  * refusal here is a gap in this file's checks (a bug), reported at its line. */
-NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned long len, qp_scene_error *err)
+/* The level geometry of a checked text, built into the caller's store before the world is
+ * touched: heightfields' heights read into store->heights, meshes from the store's callback. */
+NOINLINE static qp_result build_levels(const char *text, unsigned long len, const qp_scene_level_store *store,
+                                       qp_scene_error *err)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    unsigned long used = 0;
+    int fields = 0, meshes = 0;
+    while (qp_scene_next(&rd, &item, err) > 0) {
+        if (item.kind != QP_SCENE_MESH && item.kind != QP_SCENE_HEIGHTFIELD) continue;
+        const qp_scene_level_item *it = &item.u.level;
+        if (!store) {
+            set_error(err, item.line, item.at,
+                      "mesh and heightfield lines need storage for their geometry: load with qp_scene_load_level",
+                      QP_ERR_PARAM);
+            return QP_ERR_PARAM;
+        }
+        if (item.kind == QP_SCENE_HEIGHTFIELD) {
+            unsigned long n = (unsigned long)it->rows * (unsigned long)it->cols;
+            if (fields >= store->fields_capacity || used + n > store->heights_capacity || !store->heights ||
+                !store->fields) {
+                set_error(err, item.line, item.at, "no room for this heightfield in the level store", QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
+            lexer lx = { it->heights, it->heights_len, 0, item.line, err };
+            token t;
+            bool bad;
+            for (unsigned long k = 0; k < n && next_token(&lx, &t, &bad); k++) {
+                const char *msg = 0;
+                if (parse_fix(lx.s + t.at, t.len, &store->heights[used + k], &msg) != QP_OK) return QP_ERR_PARSE;
+            }
+            qp_result r = qp_heightfield_init(&store->fields[fields], store->heights + used, (uint32_t)it->rows,
+                                              (uint32_t)it->cols, it->spacing);
+            if (r != QP_OK) {
+                set_error(err, item.line, item.at, "heightfield refused (qp_heightfield_init)", r);
+                return r;
+            }
+            used += n;
+            fields++;
+        } else {
+            if (meshes >= store->meshes_capacity || !store->meshes || !store->mesh) {
+                set_error(err, item.line, item.at, "no room for this mesh in the level store", QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
+            const char *msg = 0;
+            const qp_mesh *m = 0;
+            qp_result r = store->mesh(store->ctx, it->path, it->path_len, &m, &msg);
+            if (r == QP_OK && !m) r = QP_ERR_PARAM;
+            if (r != QP_OK) {
+                set_error(err, item.line, it->path_at, msg ? msg : "mesh refused", r);
+                return r;
+            }
+            store->meshes[meshes++] = m;
+        }
+    }
+    return QP_OK;
+}
+
+/* The bodies, then the joints (a joint line may name a body of a later line), of a
+ * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
+ * refusal here is a gap in this file's checks (a bug), reported at its line. */
+NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned long len, const qp_scene_level_store *store,
+                                     qp_scene_error *err)
 {
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     qp_result r = QP_OK;
+    int fields = 0, meshes = 0;
     while (qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind != QP_SCENE_BODY) continue;
-        qp_create_body(w, &item.u.body.def, &r);
+        if (item.kind == QP_SCENE_MESH || item.kind == QP_SCENE_HEIGHTFIELD) {
+            qp_body_def *d = &item.u.level.def;
+            r = item.kind == QP_SCENE_MESH ? qp_make_mesh_shape(store->meshes[meshes++], &d->shapes[0])
+                                           : qp_make_heightfield_shape(&store->fields[fields++], &d->shapes[0]);
+            d->shape_count = 1;
+            if (r == QP_OK) qp_create_body(w, d, &r);
+        } else if (item.kind == QP_SCENE_BODY) {
+            qp_create_body(w, &item.u.body.def, &r);
+        } else {
+            continue;
+        }
         if (r != QP_OK) {
             set_error(err, item.line, item.at, "internal error: qp_create_body refused a body the scene reader accepted", r);
             return r;
@@ -1147,7 +1365,9 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
     }
     rd = qp_scene_reader_init(text, len);
     while (qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD) continue;
+        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD || item.kind == QP_SCENE_MESH ||
+            item.kind == QP_SCENE_HEIGHTFIELD)
+            continue;
         qp_joint_def jd = joint_def_of(w, &item);
         qp_create_joint(w, &jd, &r);
         if (r != QP_OK) {
@@ -1161,6 +1381,13 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
 
 qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
                                 qp_scene_error *err, uint32_t config_signature, unsigned long world_size)
+{
+    return qp_scene_load_level_checked(w, text, len, info, err, 0, config_signature, world_size);
+}
+
+qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                                      qp_scene_error *err, const qp_scene_level_store *store,
+                                      uint32_t config_signature, unsigned long world_size)
 {
     qp_scene_error dummy;
     if (!err) err = &dummy;
@@ -1177,6 +1404,8 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
     qp_scene_info in;
     qp_result r = qp_scene_check(text, len, &in, err);
     if (r != QP_OK) return r;
+    r = build_levels(text, len, store, err);
+    if (r != QP_OK) return r;
     /* Valid: from here on nothing should fail. check_def of qp_world_init
      * rejects before touching w, so a failure here still leaves w as it was. */
     r = qp_world_init(w, &in.world);
@@ -1184,7 +1413,7 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
         set_error(err, 0, 0, "the world line's settings were rejected by qp_world_init", r);
         return r;
     }
-    r = create_all(w, text, len, err);
+    r = create_all(w, text, len, store, err);
     if (r != QP_OK) {
         /* A gap in this file's checks (a bug). Leave an empty world rather
          * than a half-built one. */

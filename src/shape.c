@@ -16,6 +16,7 @@
  */
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "qphys/mesh.h"
 
 /* 4/3 pi * 2^61 and 2 pi * 2^60: a mass of 32768 kg needs the constant to 1e-11 */
 #define FOUR_THIRDS_PI_Q61  UINT64_C(9658692610769497123)
@@ -127,6 +128,11 @@ qp_result qp_shape_validate(const qp_shape *s)
         if (s->plane_offset < -QP_WORLD_LIMIT || s->plane_offset > QP_WORLD_LIMIT) return QP_ERR_RANGE;
         return QP_OK;
     }
+    case QP_SHAPE_MESH:
+        return s->mesh && s->mesh->node_count > 0 && s->mesh->edge_flags ? QP_OK : QP_ERR_PARAM;
+    case QP_SHAPE_HEIGHTFIELD:
+        return s->heightfield && s->heightfield->heights && s->heightfield->rows >= 2 && s->heightfield->cols >= 2
+                   ? QP_OK : QP_ERR_PARAM;
     default:
         return QP_ERR_PARAM;
     }
@@ -210,6 +216,23 @@ qp_aabb qp_shape_aabb(const qp_shape *s, const qp_transform *xf)
     }
     case QP_SHAPE_BOX:
         return aabb_around(xf->p, abs_rot_extent(&xf->r, s->half));
+    case QP_SHAPE_MESH:
+    case QP_SHAPE_HEIGHTFIELD: {
+        /* The level's own box, turned: its centre and half extents (rounded out). */
+        qp_aabb local;
+        if (s->type == QP_SHAPE_MESH) {
+            local = s->mesh->bounds;
+        } else {
+            const qp_heightfield *f = s->heightfield;
+            local.lo = qp_v3(0, f->min_height, 0);
+            local.hi = qp_v3((fix16_t)((int64_t)(f->cols - 1) * f->spacing), f->max_height,
+                             (fix16_t)((int64_t)(f->rows - 1) * f->spacing));
+        }
+        qp_vec3 c = qp_v3((fix16_t)(((int64_t)local.lo.x + local.hi.x) >> 1), (fix16_t)(((int64_t)local.lo.y + local.hi.y) >> 1),
+                          (fix16_t)(((int64_t)local.lo.z + local.hi.z) >> 1));
+        qp_vec3 e = qp_v3(local.hi.x - c.x + 1, local.hi.y - c.y + 1, local.hi.z - c.z + 1);
+        return aabb_around(qp_transform_point(xf, c), abs_rot_extent(&xf->r, e));
+    }
     default: {
         /* A half-space: the world box, cut on one side when the world normal
          * is exactly along an axis (a ground plane then has a top). */
@@ -342,7 +365,7 @@ void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, f
 
 qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
 {
-    if (!s || !out || s->type == QP_SHAPE_PLANE || density <= 0) return QP_ERR_PARAM;
+    if (!s || !out || s->type == QP_SHAPE_PLANE || qp_shape_is_level(s->type) || density <= 0) return QP_ERR_PARAM;
     qp_result res = qp_shape_validate(s);
     if (res != QP_OK) return res;
     uint64_t mo[4];

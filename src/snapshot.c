@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "qphys/joint.h"
+#include "qphys/mesh.h"
 #include "body.h"
 #include "contact.h"
 #include "contact_graph.h"
@@ -47,10 +48,11 @@
 #include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 8u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+#define SNAP_FORMAT 9u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
                             7: the world's gyroscopic and joint_tree switches;
-                            8: fixed, slider and cone joints, motors, springs, break impulses */
-#define SNAP_FORMAT_OLDEST 8u
+                            8: fixed, slider and cone joints, motors, springs, break impulses;
+                            9: level shapes (meshes, heightfields) by checksum */
+#define SNAP_FORMAT_OLDEST 9u   /* 9 changed the shape encoding */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -121,11 +123,28 @@ static void put_quat(writer *o, qp_quat q)
 
 /* ---- reading, with a range for every number --------------------------------------------- */
 
+/* The level shapes (meshes, heightfields) of the world a snapshot is restored into: a
+ * snapshot names each by its checksum, and restores it only onto the same geometry at
+ * the same shape slot (level shapes are referenced, never copied). */
+#define SNAP_MAX_LEVELS 8
+typedef struct {
+    int count;
+    uint16_t pool[SNAP_MAX_LEVELS];
+    qp_shape shape[SNAP_MAX_LEVELS];
+} level_table;
+
 typedef struct {
     const unsigned char *p;
     unsigned long n, at;
     int bad;
+    bool level_missing;           /* a level shape the world does not hold */
+    const level_table *levels;
 } reader;
+
+static uint32_t level_checksum(const qp_shape *s)
+{
+    return s->type == QP_SHAPE_MESH ? s->mesh->checksum : s->heightfield->checksum;
+}
 
 static uint32_t get_fixed(reader *in, int bytes)
 {
@@ -416,8 +435,12 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
         put_u(o, (uint32_t)s->shape.type);
         put_v3(o, s->shape.offset);
         put_quat(o, s->shape.rotation);
-        put_v3(o, s->shape.half);         /* box half extents, plane normal, or radius first */
-        put_i(o, s->shape.half_height);   /* capsule half height or plane offset */
+        if (qp_shape_is_level(s->shape.type)) {
+            put_u(o, level_checksum(&s->shape));   /* referenced: the geometry stays the caller's */
+        } else {
+            put_v3(o, s->shape.half);         /* box half extents, plane normal, or radius first */
+            put_i(o, s->shape.half_height);   /* capsule half height or plane offset */
+        }
         put_box(o, &s->aabb);
     }
 }
@@ -499,14 +522,27 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         s.shape.type = (qp_shape_type)(type < 16 ? type : 15);
         s.shape.offset = get_v3(in, 2 * QP_SHAPE_MAX_SIZE);   /* from the centre of mass */
         s.shape.rotation = get_unit_quat(in);
-        s.shape.half = get_v3(in, ANY);
-        s.shape.half_height = get_i(in);
+        int pool = (int)(shape_table[2 * k] | shape_table[2 * k + 1] << 8);
+        if (qp_shape_is_level(s.shape.type)) {
+            uint32_t sum = get_u(in);
+            bool found = false;
+            for (int i = 0; i < in->levels->count && !found; i++) {
+                const qp_shape *l = &in->levels->shape[i];
+                found = in->levels->pool[i] == pool && l->type == s.shape.type && level_checksum(l) == sum;
+                if (found) s.shape.mesh = l->mesh, s.shape.heightfield = l->heightfield;
+            }
+            if (!found) in->level_missing = true, in->bad = 1;
+            if (dynamic) in->bad = 1;
+        } else {
+            s.shape.half = get_v3(in, ANY);
+            s.shape.half_height = get_i(in);
+        }
         get_box(in, &s.aabb);
+        if (in->bad) return;
         qp_shape check = s.shape;
         check.offset = qp_v3_zero();
         if (qp_shape_validate(&check) != QP_OK || (s.shape.type == QP_SHAPE_PLANE && dynamic)) in->bad = 1;
         shapes[k] = s.shape;
-        int pool = (int)(shape_table[2 * k] | shape_table[2 * k + 1] << 8);
         t.shapes[k] = (uint16_t)pool;
         s.body = (uint16_t)index;
         s.slot = (uint8_t)k;
@@ -906,9 +942,10 @@ static bool shape_table_ok(const unsigned char *t, int n)
 
 /* Read the whole stream; into w when it is not null (only after a pass with w null
  * found nothing wrong). */
-static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, qp_world *w)
+static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, qp_world *w,
+                          const level_table *levels)
 {
-    reader in = { buf, size, SNAP_HEADER, 0 };
+    reader in = { buf, size, SNAP_HEADER, 0, false, levels };
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
     int contacts = (int)get_fixed(&in, 2), free_gens = (int)get_fixed(&in, 2);
     /* A sound snapshot (its CRC matched) of a world larger than this build's pools. */
@@ -955,6 +992,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
         get_body(&in, w, e[0] | e[1] << 8, e[2], e[3], &def, st);
         st += 2 * e[2];
     }
+    if (in.level_missing) return QP_ERR_PARAM;
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {
         int index = (int)get_un(&in, (uint32_t)last_free + 1u, QP_CFG_MAX_BODIES);
@@ -998,13 +1036,22 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
     if (!w || !buf) return QP_ERR_PARAM;
     const unsigned char *in = (const unsigned char *)buf;
     if (size < SNAP_HEADER + SNAP_COUNTS) return QP_ERR_BUFFER;
-    reader h = { in, SNAP_HEADER, 0, 0 };
+    reader h = { in, SNAP_HEADER, 0, 0, false, 0 };
     uint32_t magic = get_fixed(&h, 4), format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
     uint32_t len = get_fixed(&h, 4), crc = get_fixed(&h, 4);
     if (magic != SNAP_MAGIC || format < SNAP_FORMAT_OLDEST || format > SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
         crc != crc32_of(in + SNAP_HEADER, len))
         return QP_ERR_BUFFER;
-    qp_result r = read_all(in, size, format, NULL);
-    if (r == QP_OK) r = read_all(in, size, format, w); /* the same bytes: cannot fail now */
+    level_table levels;
+    memset(&levels, 0, sizeof levels);
+    for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) {
+        const qp_shape_slot *s = &w->shapes[i];
+        if (s->body == 0 || !qp_shape_is_level(s->shape.type)) continue;
+        if (levels.count == SNAP_MAX_LEVELS) return QP_ERR_FULL;
+        levels.pool[levels.count] = (uint16_t)i;
+        levels.shape[levels.count++] = s->shape;
+    }
+    qp_result r = read_all(in, size, format, NULL, &levels);
+    if (r == QP_OK) r = read_all(in, size, format, w, &levels); /* the same bytes: cannot fail now */
     return r;
 }

@@ -34,6 +34,7 @@
  *   statistics: a report of past steps that no stage reads (stats.step, counts, peaks).
  */
 #include "qphys/hash.h"
+#include "qphys/mesh.h"
 #include "qphys/world.h"
 #include "contact.h"
 #include "joint.h"
@@ -116,8 +117,14 @@ static uint32_t hash_shape(uint32_t h, const qp_world *w, int pool)
     h = h32(h, (int32_t)s->shape.type);
     h = hash_v3(h, s->shape.offset);
     h = hash_quat(h, s->shape.rotation);
-    h = hash_v3(h, s->shape.half);       /* box half extents, plane normal, or radius first */
-    h = h32(h, s->shape.half_height);    /* capsule half height or plane offset */
+    if (s->shape.type == QP_SHAPE_MESH) {
+        h = h32(h, (int32_t)s->shape.mesh->checksum);          /* referenced geometry: its identity */
+    } else if (s->shape.type == QP_SHAPE_HEIGHTFIELD) {
+        h = h32(h, (int32_t)s->shape.heightfield->checksum);
+    } else {
+        h = hash_v3(h, s->shape.half);       /* box half extents, plane normal, or radius first */
+        h = h32(h, s->shape.half_height);    /* capsule half height or plane offset */
+    }
     h = h32(h, s->flags);                /* sensor */
     h = h32(h, s->filter.category);
     h = h32(h, s->filter.mask);

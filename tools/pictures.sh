@@ -19,6 +19,7 @@ range() {
     rain512) echo "0 516 12" ;;
     pyramid64) echo "0 120 12" ;;   # 0.1 s a step on the host
     drawbridge) echo "0 240 8" ;;   # the deck takes 3.3 s to rise
+    level) echo "0 240 8" ;;        # the balls take 4 s to roll down the ramp and settle
     *) echo "0 180 6" ;;
   esac
 }

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obj.h"
 #include "qp_port.h"
 #include "qphys/hash.h"
 #include "qphys/record.h"
@@ -73,7 +74,7 @@ static void die(const char *fmt, ...)
 }
 
 static const char usage_text[] =
-    "usage: qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT]\n"
+    "usage: qphys run SCENE|SNAPSHOT [--steps N] [--hashes] [--json] [--save SNAPSHOT] [--scene SCENE]\n"
     "       qphys record SCENE [--steps N] [--inputs EVERY] [--seed S] [--poses] -o FILE\n"
     "       qphys record SNAPSHOT [--steps N] [--inputs EVERY] [--seed S] [--poses] -o NAME.qpin\n"
     "       qphys replay FILE [--verify]\n"
@@ -82,7 +83,8 @@ static const char usage_text[] =
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
     "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       qphys --help | --version\n"
-    "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
+    "A snapshot of a world with meshes or heightfields restores over the scene it came from\n"
+    "(--scene SCENE: its level geometry is built first). Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";
 
 /* A usage error: the text on stderr, exit 2. (--help prints it on stdout, exit 0.) */
@@ -147,7 +149,7 @@ static qp_scene_info load_scene(const char *path, const char *text, unsigned lon
 {
     qp_scene_info info;
     qp_scene_error err;
-    qp_result r = qp_scene_load(&world, text, len, &info, &err);
+    qp_result r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store(path, text, len));
     if (r != QP_OK) {
         if (err.line > 0)
             fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line + line_offset, err.column, err.message);
@@ -168,8 +170,10 @@ static qp_scene_info load_snapshot(const char *path, const blob *b)
     qp_result r = qp_world_restore(&world, b->data, b->len);
     if (r != QP_OK) {
         fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
-                r == QP_ERR_FULL ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                                 : "damaged, truncated or inconsistent");
+                r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
+                : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold (qphys run "
+                                      "SNAPSHOT --scene SCENE restores it over the scene it came from)"
+                                    : "damaged, truncated or inconsistent");
         exit(EXIT_INPUT);
     }
     qp_scene_info info;
@@ -205,12 +209,13 @@ static double q30(qp_q30 v) { return (double)v / 1073741824.0; }
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *path = 0, *save = 0;
+    const char *path = 0, *save = 0, *level = 0;
     long steps = DEFAULT_STEPS;
     int hashes = 0, json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--steps")) steps = parse_steps(option_value("run", argc, argv, &i));
         else if (!strcmp(argv[i], "--save")) save = option_value("run", argc, argv, &i);
+        else if (!strcmp(argv[i], "--scene")) level = option_value("run", argc, argv, &i);
         else if (!strcmp(argv[i], "--hashes")) hashes = 1;
         else if (!strcmp(argv[i], "--json")) json = 1;
         else if (argv[i][0] == '-' && argv[i][1]) die("run: unknown option '%s'", argv[i]);
@@ -219,6 +224,13 @@ static int cmd_run(int argc, char **argv)
     }
     if (!path) usage();
     blob text = read_file(path);
+    if (level && !is_snapshot(&text)) die("run: --scene goes with a snapshot: %s is a scene", path);
+    if (level) {
+        /* The level geometry the snapshot references, built by loading its scene. */
+        blob scene = read_file(level);
+        load_scene(level, scene.data, scene.len, 0);
+        free(scene.data);
+    }
     qp_scene_info info = is_snapshot(&text) ? load_snapshot(path, &text) : load_scene(path, text.data, text.len, 0);
     /* A resumed run numbers its steps on from the snapshot's, so its "step hash" lines
      * can be compared with the uninterrupted run's. */
@@ -587,7 +599,9 @@ static int body_line(const char *text, unsigned long len, int i)
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     int k = 0;
     while (qp_scene_next(&rd, &item, 0) > 0)
-        if (item.kind == QP_SCENE_BODY && k++ == i) return item.line;
+        if ((item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_MESH || item.kind == QP_SCENE_HEIGHTFIELD) &&
+            k++ == i)
+            return item.line;
     return 0;
 }
 

@@ -13,11 +13,14 @@
 #include "qphys/qphys.h"
 #include "qphys/record.h"
 #include "qphys/scene.h"
+#include "obj.h"
 #include "replay.h"
 #include "verify.h"
 
 qp_result qph_world_init(qp_world *w, const qp_world_def *def);
 qp_result qph_scene_load(qp_world *w, const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err);
+qp_result qph_scene_load_level(qp_world *w, const char *text, unsigned long len, const char *path,
+                               qp_scene_info *info, qp_scene_error *err);
 qp_result qph_world_restore(qp_world *w, const void *buf, unsigned long size);
 int qph_sizes(long *out, int n);
 int qph_body_layout(long *out, int n);
@@ -31,6 +34,13 @@ qp_result qph_world_init(qp_world *w, const qp_world_def *def) { return qp_world
 qp_result qph_scene_load(qp_world *w, const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err)
 {
     return qp_scene_load(w, text, len, info, err);
+}
+
+/* A scene with mesh and heightfield lines: meshes read relative to path's folder (tools/obj.c). */
+qp_result qph_scene_load_level(qp_world *w, const char *text, unsigned long len, const char *path,
+                               qp_scene_info *info, qp_scene_error *err)
+{
+    return qp_scene_load_level(w, text, len, info, err, obj_level_store(path, text, len));
 }
 
 qp_result qph_world_restore(qp_world *w, const void *buf, unsigned long size)

@@ -12,6 +12,7 @@
 #include "qphys/record.h"
 #include "qphys/scene.h"
 #include "qphys/version.h"
+#include "obj.h"
 #include "replay.h"
 
 #define MAX_FILE (256L * 1024 * 1024)
@@ -80,15 +81,16 @@ static const char *input_name(qp_input_kind k)
 
 /* The world the recording starts from: its scene, or its snapshot (checked against the
  * size, CRC-32 and step its header names). Nonzero: damaged, said in out. */
-static int start_world(qp_world *w, const replay *rp, const void *snap, unsigned long snap_len, int is_pair,
-                       verify_result *out)
+static int start_world(qp_world *w, const char *path, const replay *rp, const void *snap, unsigned long snap_len,
+                       int is_pair, verify_result *out)
 {
     if (is_pair != rp->from_snapshot)
         return verdict(out, VERIFY_DAMAGED, is_pair ? "a .qpin file must name its snapshot ('snapshot' line)"
                                                     : "names a snapshot: only a NAME.qpin beside NAME.qps may");
     if (!rp->from_snapshot) {
         qp_scene_error err;
-        qp_result r = qp_scene_load(w, rp->scene, rp->scene_len, NULL, &err);
+        /* Mesh files are read relative to the recording's folder. */
+        qp_result r = qp_scene_load_level(w, rp->scene, rp->scene_len, NULL, &err, obj_level_store(path, rp->scene, rp->scene_len));
         if (r == QP_OK) return 0;
         if (err.line > 0) {
             out->line = err.line + rp->scene_line;
@@ -114,7 +116,6 @@ static int start_world(qp_world *w, const replay *rp, const void *snap, unsigned
 int verify_data(qp_world *w, const char *path, const char *data, unsigned long len, const void *snap,
                 unsigned long snap_len, int is_pair, verify_result *out)
 {
-    (void)path;
     memset(out, 0, sizeof *out);
     replay rp;
     replay_error err;
@@ -128,7 +129,7 @@ int verify_data(qp_world *w, const char *path, const char *data, unsigned long l
     memcpy(out->version, rp.version, sizeof out->version);
     out->steps = rp.steps;
     out->step = rp.first;
-    if (start_world(w, &rp, snap, snap_len, is_pair, out)) {
+    if (start_world(w, path, &rp, snap, snap_len, is_pair, out)) {
         replay_free(&rp);
         return out->status;
     }

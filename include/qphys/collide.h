@@ -35,6 +35,8 @@ typedef enum {
     QP_SHAPE_SPHERE,
     QP_SHAPE_CAPSULE,     /* segment along local y from -half_height to +half_height, plus radius */
     QP_SHAPE_BOX,         /* oriented box, half extents */
+    QP_SHAPE_MESH,        /* static triangle mesh in caller memory (qphys/mesh.h) */
+    QP_SHAPE_HEIGHTFIELD, /* static grid of heights in caller memory (qphys/mesh.h) */
     QP_SHAPE_TYPE_COUNT
 } qp_shape_type;
 
@@ -43,6 +45,9 @@ typedef struct {
     qp_vec3 p;
     qp_rot3 r;
 } qp_transform;
+
+struct qp_mesh_s;          /* qphys/mesh.h */
+struct qp_heightfield_s;
 
 /* One shape, in its body's frame. */
 typedef struct {
@@ -55,6 +60,8 @@ typedef struct {
         qp_vec3 half;              /* box: half extents */
         qp_vec3 normal;            /* plane: unit normal in Q2.30 (shape frame) */
         fix16_t radius;            /* sphere, capsule */
+        const struct qp_mesh_s *mesh;               /* mesh: referenced, never copied */
+        const struct qp_heightfield_s *heightfield; /* heightfield: referenced, never copied */
     };
     union {
         fix16_t half_height;       /* capsule: half the segment length */

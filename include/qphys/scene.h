@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include "qphys/collide.h"
 #include "qphys/math.h"
+#include "qphys/mesh.h"
 #include "qphys/types.h"
 #include "qphys/world.h"
 
@@ -81,6 +82,33 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
 #define qp_scene_load(w, text, len, info, err) \
     qp_scene_load_checked((w), (text), (len), (info), (err), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
 
+/* Where level geometry goes when a scene is loaded: the caller's memory. Heightfields'
+ * heights are read into heights[] (rows * cols each, in file order) and described in
+ * fields[]; each mesh line calls mesh(ctx, path, path_len, &mesh, &message), which reads
+ * the file (the core never does), builds it (qp_mesh_build) in memory of its own that
+ * outlives the world and returns QP_OK, or an error with a static message. */
+typedef struct {
+    fix16_t *heights;
+    unsigned long heights_capacity;
+    qp_heightfield *fields;
+    int fields_capacity;
+    const qp_mesh **meshes;   /* filled: each mesh line's mesh, in file order */
+    int meshes_capacity;
+    qp_result (*mesh)(void *ctx, const char *path, unsigned long path_len, const qp_mesh **out,
+                      const char **message);
+    void *ctx;
+} qp_scene_level_store;
+
+/* qp_scene_load for scenes with mesh and heightfield lines: the same, with their geometry
+ * built into store (all of it before the world is touched; a mesh refused by its callback
+ * is reported at its path). qp_scene_load refuses such lines (QP_ERR_PARAM). */
+qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                                      qp_scene_error *err, const qp_scene_level_store *store,
+                                      uint32_t config_signature, unsigned long world_size) QP_MUST_USE;
+#define qp_scene_load_level(w, text, len, info, err, store)                                                \
+    qp_scene_load_level_checked((w), (text), (len), (info), (err), (store), QP_CONFIG_SIGNATURE,            \
+                                (unsigned long)sizeof(qp_world))
+
 /* The id of body number i (0-based, file order) of a world that qp_scene_load
  * filled; a null id when there is no such body. */
 qp_body_id qp_scene_body(const qp_world *w, int i);
@@ -97,7 +125,9 @@ typedef enum {
     QP_SCENE_DISTANCE,
     QP_SCENE_FIXED,
     QP_SCENE_SLIDER,
-    QP_SCENE_CONE
+    QP_SCENE_CONE,
+    QP_SCENE_MESH,            /* mesh file PATH ...: a static body; its geometry comes at load */
+    QP_SCENE_HEIGHTFIELD      /* heightfield rows R cols C spacing S pos X Y Z heights ...: a static body */
 } qp_scene_item_kind;
 
 /* Which options of a body line were given (qp_scene_body_item.given). */
@@ -146,6 +176,18 @@ typedef struct {
     int a_column, b_column;   /* where a and b are written (for errors found later) */
 } qp_scene_joint_item;
 
+/* A level line (mesh, heightfield): a static body whose one shape the loader makes. */
+typedef struct {
+    qp_body_def def;          /* static; position, rotation, friction, restitution; shape_count 0 */
+    const char *path;         /* mesh: the file as written (relative to the scene file), not terminated */
+    unsigned long path_len;
+    unsigned long path_at;    /* mesh: offset of the path in its line (column - 1) */
+    int rows, cols;           /* heightfield: 2 .. QP_HEIGHTFIELD_MAX_SIDE */
+    fix16_t spacing;          /* heightfield: m */
+    const char *heights;      /* heightfield: the text of its rows * cols heights (checked numbers) */
+    unsigned long heights_len;
+} qp_scene_level_item;
+
 typedef struct {
     qp_scene_item_kind kind;
     int line;                 /* 1-based */
@@ -154,6 +196,7 @@ typedef struct {
         qp_scene_world_item world;
         qp_scene_body_item body;
         qp_scene_joint_item joint;
+        qp_scene_level_item level;
     } u;
 } qp_scene_item;
 

@@ -80,7 +80,8 @@ class JointIdC(Structure):
 
 
 class _ShapeSize(Union):
-    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16)]
+    # mesh, heightfield: pointers to the caller's level geometry (qphys/mesh.h)
+    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16), ("mesh", c_void_p), ("heightfield", c_void_p)]
 
 
 class _ShapeLength(Union):
@@ -221,6 +222,7 @@ _fn("qp_default_joint_def", JointDefC)
 _fn("qp_default_shape_filter", ShapeFilterC)
 _fn("qph_world_init", c_int, W, POINTER(WorldDefC))
 _fn("qph_scene_load", c_int, W, c_char_p, c_ulong, POINTER(SceneInfoC), POINTER(SceneErrorC))
+_fn("qph_scene_load_level", c_int, W, c_char_p, c_ulong, c_char_p, POINTER(SceneInfoC), POINTER(SceneErrorC))
 _fn("qph_world_restore", c_int, W, c_char_p, c_ulong)
 _fn("qph_body_layout", c_int, POINTER(c_long), c_int)
 _fn("qph_body_hashes", None, W, POINTER(c_uint32))

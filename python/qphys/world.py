@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 from ctypes import byref, c_int, c_int64, c_ulong
 from typing import List, NamedTuple, Optional, Sequence, Union
 
@@ -274,7 +275,8 @@ class World:
         w = cls()
         info = N.SceneInfoC()
         err = N.SceneErrorC()
-        r = lib.qph_scene_load(w._w, data, len(data), byref(info), byref(err))
+        # Mesh files (mesh file PATH) are read relative to path's folder.
+        r = lib.qph_scene_load_level(w._w, data, len(data), os.fsencode(path), byref(info), byref(err))
         if r != 0:
             msg = (err.message or b"").decode() or result_str(r)
             raise SceneError(r, path, err.line, err.column, f"{msg} ({result_str(r)})")

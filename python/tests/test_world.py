@@ -12,7 +12,7 @@ from qphys import Fix, QphysError, Raw, Result, SceneError, World
 from conftest import ROOT, SCENES, golden, qphys as run_qphys
 
 
-@pytest.mark.parametrize("name", ["slope", "bounce", "chain_boxes", "door"])
+@pytest.mark.parametrize("name", ["slope", "bounce", "chain_boxes", "door", "level", "terrain8"])
 def test_scene_hashes_are_the_goldens(name):
     w = World.from_scene(str(SCENES / f"{name}.scene"))
     want = golden(name)
@@ -183,7 +183,7 @@ def test_errors_carry_the_engine_result_and_change_nothing():
 
 
 @pytest.mark.parametrize("bad", ["bad_number", "missing_pos", "joint_missing_body", "size_out_of_range",
-                                 "binary_garbage"])
+                                 "binary_garbage", "mesh_zero_area", "heightfield_height_count"])
 def test_scene_errors_name_file_line_and_column_as_the_qphys_command_does(bad):
     path = str(ROOT / "tests" / "bad_scenes" / f"{bad}.scene")
     with pytest.raises(SceneError) as e:

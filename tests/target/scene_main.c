@@ -9,6 +9,9 @@
  *                                             (qphys run --save), which resumes
  *   #define SCENE_STEPS N                      steps to run
  *   #define SCENE_NAME "stack20"               (optional) for the messages
+ *   #define SCENE_FIELDS K, SCENE_HEIGHTS N   its heightfields and their heights: a static
+ *                                             store that holds exactly them
+ * A mesh (boards read no files) is skipped like a scene too big for the pools.
  * On a scene error it prints "scene:LINE:COLUMN: error: MESSAGE" and exits 2;
  * a scene larger than this board's pools prints "SKIP ..." and exits 3, at load
  * (bodies, shapes) or, on a board with pools of its own (QP_CFG_POOLS_CUSTOM),
@@ -46,6 +49,14 @@
 #endif
 
 static qp_world world;
+
+#if defined(SCENE_HEIGHTS) && SCENE_HEIGHTS > 0 && SCENE_FIELDS > 0
+static fix16_t heights[SCENE_HEIGHTS];
+static qp_heightfield fields[SCENE_FIELDS];
+static const qp_scene_level_store level_store = { heights, SCENE_HEIGHTS, fields, SCENE_FIELDS, 0, 0, 0, 0 };
+#else
+static const qp_scene_level_store level_store = { 0, 0, 0, 0, 0, 0, 0, 0 };
+#endif
 
 #ifdef SCENE_STACK_REPORT
 #define STACK_PAINT 0xC0FFEE5Au
@@ -148,7 +159,8 @@ int main(void)
     const int snapshot = sizeof scene_text > 4 && scene_text[0] == 'Q' && scene_text[1] == 'P' &&
                          scene_text[2] == 'S';   /* "QPS" and the format's digit */
     qp_result r = snapshot ? qp_world_restore(&world, scene_text, sizeof scene_text - 1)
-                           : qp_scene_load(&world, scene_text, sizeof scene_text - 1, &info, &err);
+                           : qp_scene_load_level(&world, scene_text, sizeof scene_text - 1, &info, &err,
+                                                 &level_store);
     if (snapshot && r == QP_ERR_BUFFER) {
         qp_port_puts(SCENE_NAME ": error: not a valid snapshot (damaged or truncated)\n");
         qp_port_exit(2);

@@ -3,7 +3,8 @@
  *
  * Every shape becomes flat-shaded triangles (boxes 12, spheres and capsules a latitude-
  * longitude mesh whose alternate quarters are darker, so rolling shows); planes become a
- * checkered square around the bodies. Opaque bodies are drawn first with the depth buffer;
+ * checkered square around the bodies; meshes and heightfields their own triangles, front
+ * sides only (heightfield cells checkered). Opaque bodies are drawn first with the depth buffer;
  * sleepers then, far to near, blended at half opacity without writing depth (as in the
  * sleep demo of Kenwright's rigid-body tutorial). Triangles are clipped at a near plane.
  */
@@ -16,6 +17,7 @@
 
 #include "qphys/hash.h"
 #include "qphys/joint.h"
+#include "qphys/mesh.h"
 
 #define NEAR 0.05f
 
@@ -155,6 +157,17 @@ static void shape_pose(const qp_world *w, qp_body_id id, const qp_shape *s, cons
     *rot = mmul(&rb, &rs);
 }
 
+/* A level shape's box in its own frame: a mesh's vertices, a heightfield's grid. */
+static qp_aabb level_box(const qp_shape *s)
+{
+    if (s->type == QP_SHAPE_MESH) return s->mesh->bounds;
+    const qp_heightfield *f = s->heightfield;
+    qp_aabb b;
+    b.lo = qp_v3(0, f->min_height, 0);
+    b.hi = qp_v3((fix16_t)(f->cols - 1) * f->spacing, f->max_height, (fix16_t)(f->rows - 1) * f->spacing);
+    return b;
+}
+
 bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
 {
     return vw_posed_bounds(w, 0, lo, hi);
@@ -173,7 +186,16 @@ bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float
             m3 r;
             shape_pose(w, id, s, poses, &c, &r);
             v3 e;
-            if (s->type == QP_SHAPE_BOX) {
+            if (qp_shape_is_level(s->type)) {
+                /* Its box about its centre, turned like a box's. */
+                qp_aabb b = level_box(s);
+                v3 lo3 = vfx(b.lo), hi3 = vfx(b.hi);
+                c = add(c, mul(&r, scale(add(lo3, hi3), 0.5f)));
+                v3 h = scale(sub(hi3, lo3), 0.5f);
+                e = V(fabsf(r.r[0].x) * h.x + fabsf(r.r[0].y) * h.y + fabsf(r.r[0].z) * h.z,
+                      fabsf(r.r[1].x) * h.x + fabsf(r.r[1].y) * h.y + fabsf(r.r[1].z) * h.z,
+                      fabsf(r.r[2].x) * h.x + fabsf(r.r[2].y) * h.y + fabsf(r.r[2].z) * h.z);
+            } else if (s->type == QP_SHAPE_BOX) {
                 v3 h = vfx(s->half);
                 e = V(fabsf(r.r[0].x) * h.x + fabsf(r.r[0].y) * h.y + fabsf(r.r[0].z) * h.z,
                       fabsf(r.r[1].x) * h.x + fabsf(r.r[1].y) * h.y + fabsf(r.r[1].z) * h.z,
@@ -410,6 +432,37 @@ static rs_color body_color(const qp_world *w, qp_body_id id, const vw_draw_opts 
     return c;
 }
 
+/* A level shape's triangles (qp_level_query over its whole box), front sides, flat shaded. */
+typedef struct {
+    painter *pt;
+    v3 c;
+    m3 r;
+    uint32_t cells;   /* heightfield: cells per row (checker); 0 for a mesh */
+} level_draw;
+
+static int level_tri(void *ctx, const qp_level_triangle *t)
+{
+    level_draw *d = ctx;
+    v3 p[3];
+    for (int k = 0; k < 3; k++) p[k] = add(d->c, mul(&d->r, vfx(t->v[k])));
+    v3 n = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+    float tone = 1.0f;
+    if (d->cells) {
+        uint32_t cell = t->index / 2;
+        tone = ((cell / d->cells + cell % d->cells) & 1) ? 0.9f : 1.0f;
+    }
+    /* The solid side is behind the front (counter-clockwise) face. */
+    solid_tri(d->pt, sub(p[0], n), p[0], p[1], p[2], tone);
+    return 0;
+}
+
+static void draw_level(painter *pt, v3 c, const m3 *r, const qp_shape *s)
+{
+    level_draw d = { pt, c, *r, s->type == QP_SHAPE_HEIGHTFIELD ? s->heightfield->cols - 1 : 0 };
+    qp_aabb all = level_box(s);
+    qp_level_query(s, &all, level_tri, &d);
+}
+
 /* ---- the world -------------------------------------------------------------------------------- */
 
 static void draw_body(painter *pt, const qp_world *w, qp_body_id id)
@@ -420,7 +473,8 @@ static void draw_body(painter *pt, const qp_world *w, qp_body_id id)
         v3 c;
         m3 r;
         shape_pose(w, id, s, pt->poses, &c, &r);
-        if (s->type == QP_SHAPE_BOX) draw_box(pt, c, &r, vfx(s->half));
+        if (qp_shape_is_level(s->type)) draw_level(pt, c, &r, s);
+        else if (s->type == QP_SHAPE_BOX) draw_box(pt, c, &r, vfx(s->half));
         else draw_round(pt, c, &r, fx(s->radius), s->type == QP_SHAPE_CAPSULE ? fx(s->half_height) : 0.0f);
     }
 }

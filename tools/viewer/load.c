@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obj.h"
 #include "qphys/scene.h"
 
 #define MAX_FILE (256ul * 1024 * 1024)
@@ -62,14 +63,15 @@ bool vw_load(qp_world *w, const char *path, const vw_file *f)
         qp_result r = qp_world_restore(w, f->data, f->len);
         if (r != QP_OK) {
             fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
-                    r == QP_ERR_FULL ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                                     : "damaged, truncated or inconsistent");
+                    r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
+                    : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold"
+                                        : "damaged, truncated or inconsistent");
             return false;
         }
         return true;
     }
     qp_scene_error err;
-    qp_result r = qp_scene_load(w, f->data, f->len, 0, &err);
+    qp_result r = qp_scene_load_level(w, f->data, f->len, 0, &err, obj_level_store(path, f->data, f->len));
     if (r != QP_OK) {
         if (err.line > 0) fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line, err.column, err.message);
         else fprintf(stderr, "%s: error: %s (%s)\n", path, err.message, qp_result_str(r));

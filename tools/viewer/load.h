@@ -17,7 +17,7 @@ typedef struct {
 bool vw_read_file(const char *path, vw_file *f);
 void vw_free_file(vw_file *f);
 /* Load f (read from path) into w: a snapshot through qp_world_restore, otherwise a scene
- * through qp_scene_load. False with "path:line:column: error: ..." on stderr; w unchanged. */
+ * through qp_scene_load_level (mesh files read by tools/obj.c). False with "path:line:column: error: ..." on stderr; w unchanged. */
 bool vw_load(qp_world *w, const char *path, const vw_file *f);
 
 #endif

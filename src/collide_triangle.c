@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/* Contacts of spheres, capsules and boxes with the triangles of a level shape
+ * (mesh or heightfield), reduced to one manifold per shape pair.
+ *
+ * Each triangle that the convex shape's box meets gives candidate points, each with
+ * its own normal (from the triangle to the convex shape) and depth, worked out
+ * relative to the convex shape's centre (small numbers, whatever the level's size):
+ *   sphere    the closest point of the triangle to the centre;
+ *   capsule   a sphere at each end, and the segment's closest point to an edge
+ *             where that is nearer than both ends (a capsule lying across a ridge);
+ *   box       separating axes (the face normal, the box's three axes and their
+ *             crosses with the edges), the face normal preferred within 5 mm; points
+ *             by clipping the box's incident face against the triangle (face normal),
+ *             the triangle against the box's face (a box axis), or the closest points
+ *             of two edges.
+ * No bumps on internal edges: a contact whose normal comes from an edge or a corner of
+ * the triangle (not its face) takes the face normal instead when that edge is inactive
+ * (flat or concave with its neighbour: the neighbour's own face covers it) or when both
+ * edges at that corner are. Only convex edges, and a mesh's open border, push sideways.
+ * So a box sliding over a floor of many triangles, or a ball rolling over its seams,
+ * sees one plane.
+ *
+ * The manifold's normal is that of the deepest candidate, averaged with the candidates
+ * within 45 degrees of it (by depth); their depths are measured along it, those
+ * beyond 45 degrees are left out (one manifold per shape pair: a body in a sharp corner
+ * is pushed out of its deepest face first). Points at the same place (a corner on a
+ * seam) count once; then the deepest and the three that spread the most are kept.
+ *
+ * Another convex shape (a hull) joins by giving its support points: the box path needs
+ * of the box only its axes (face normals), its corners and its edges, which a polyhedron
+ * has as faces, vertices and edges.
+ */
+#include "level.h"
+#include "geometry.h"
+
+#define MAX_CANDIDATES 16
+#define FACE_PREFERENCE QP_FRAC(5, 1000)   /* 5 mm: an axis must beat the face by this */
+#define SAME_POINT 64                      /* 1 mm: candidates this close are one point */
+#define ROUND_IDS 4                        /* feature ids of sphere points (a capsule's: 1-3) */
+
+typedef struct {
+    qp_vec3 n;          /* Q2.30, from the triangle to the convex shape */
+    qp_vec3 p;          /* relative to the convex shape's centre, level axes */
+    fix16_t depth;
+    uint32_t id;
+} candidate;
+
+typedef struct {
+    const qp_shape *convex;
+    qp_vec3 c;          /* the convex shape's centre, level frame */
+    qp_rot3 r;          /* its axes, level frame */
+    fix16_t margin;
+    int count;
+    candidate k[MAX_CANDIDATES];
+} gather;
+
+/* A triangle relative to the convex shape's centre. */
+typedef struct {
+    qp_vec3 v[3];
+    qp_vec3 n;
+    uint8_t active;
+    uint32_t index;
+} tri_rel;
+
+static int32_t dot30(qp_vec3 a, qp_vec3 b)
+{
+    return (int32_t)(((int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z) >> 30);
+}
+
+static fix16_t absf(fix16_t v) { return v < 0 ? -v : v; }
+
+static int64_t dist2(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3_len_sq_wide(qp__v3_sub(a, b));
+}
+
+static void reduce(gather *g, int keep);
+
+static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
+{
+    if (depth < -g->margin) return;
+    for (int i = 0; i < g->count; i++) {
+        candidate *k = &g->k[i];
+        qp_vec3 d = qp__v3_sub(k->p, p);
+        /* One point per place and normal; a sphere (ids below ROUND_IDS) has one point per
+         * normal: its face contact on one triangle and its border contacts on the
+         * neighbours (taking the same face normal) are one support. */
+        bool same_place = (id < ROUND_IDS && k->id == id) ||
+                          (absf(d.x) < SAME_POINT && absf(d.y) < SAME_POINT && absf(d.z) < SAME_POINT);
+        if (same_place && dot30(k->n, n) > QP__LEVEL_FLAT_COS) {
+            if (depth > k->depth) {
+                k->n = n;
+                k->p = p;
+                k->depth = depth;
+                k->id = id;
+            }
+            return;
+        }
+    }
+    if (g->count == MAX_CANDIDATES) reduce(g, 4);
+    candidate *k = &g->k[g->count++];
+    k->n = n;
+    k->p = p;
+    k->depth = depth;
+    k->id = id;
+}
+
+/* Keep the deepest candidate and the `keep - 1` that spread the most, in their order. */
+static void reduce(gather *g, int keep)
+{
+    if (g->count <= keep) return;
+    bool take[MAX_CANDIDATES] = { false };
+    /* First the deepest (within 1 mm) that lies farthest from the shape's centre: a corner,
+     * not a point inside the patch, when a box lies flat. */
+    fix16_t deepest = g->k[0].depth;
+    for (int i = 1; i < g->count; i++) deepest = g->k[i].depth > deepest ? g->k[i].depth : deepest;
+    int first = -1;
+    int64_t far = -1;
+    for (int i = 0; i < g->count; i++) {
+        int64_t r = qp_v3_len_sq_wide(g->k[i].p);
+        if (g->k[i].depth >= deepest - SAME_POINT && r > far) far = r, first = i;
+    }
+    take[first] = true;
+    for (int round = 1; round < keep; round++) {
+        int best = -1;
+        int64_t best_d = -1;
+        for (int i = 0; i < g->count; i++) {
+            if (take[i]) continue;
+            int64_t d = INT64_MAX;
+            for (int j = 0; j < g->count; j++)
+                if (take[j]) {
+                    int64_t e = dist2(g->k[i].p, g->k[j].p);
+                    d = e < d ? e : d;
+                }
+            if (d > best_d) best_d = d, best = i;
+        }
+        take[best] = true;
+    }
+    int n = 0;
+    for (int i = 0; i < g->count; i++)
+        if (take[i]) g->k[n++] = g->k[i];
+    g->count = n;
+}
+
+/* ---- sphere ---------------------------------------------------------------------- */
+
+/* Whether the corner k of a triangle is on an active edge (edges k - 1 and k meet there). */
+static bool corner_active(uint8_t active, int k)
+{
+    return (active >> k & 1u) || (active >> ((k + 2) % 3) & 1u);
+}
+
+static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, uint32_t id)
+{
+    fix16_t h = qp__v3_dot_q30(qp__v3_sub(s, t->v[0]), t->n);
+    if (h < 0 || h > r + g->margin) return;
+    qp_vec3 q = qp__v3_mad_q30(s, t->n, -h);
+    bool inside = true;
+    for (int k = 0; k < 3 && inside; k++) {
+        qp_vec3 e = qp__v3_sub(t->v[(k + 1) % 3], t->v[k]);
+        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(e, t->n));
+        inside = qp_v3_dot_wide(qp__v3_sub(q, t->v[k]), inward) >= 0;
+    }
+    if (inside) {
+        add(g, t->n, qp__v3_mad_q30(q, t->n, (h - r) / 2), r - h, id);
+        return;
+    }
+    /* The nearest point of the border: an edge or a corner. */
+    int64_t best = INT64_MAX;
+    qp_vec3 near = q;
+    bool active = false;
+    for (int k = 0; k < 3; k++) {
+        qp__segment seg = qp__segment_from_points(t->v[k], t->v[(k + 1) % 3]);
+        fix16_t at = qp__segment_closest_s(&seg, s);
+        qp_vec3 p = qp__segment_point(&seg, at);
+        int64_t d = dist2(p, s);
+        if (d < best) {
+            best = d;
+            near = p;
+            active = at <= -seg.h ? corner_active(t->active, k)
+                   : at >= seg.h  ? corner_active(t->active, (k + 1) % 3)
+                                  : (t->active >> k & 1u) != 0;
+        }
+    }
+    fix16_t dist = qp_v3_len(qp__v3_sub(s, near));
+    if (dist > r + g->margin) return;
+    qp_vec3 n = t->n;
+    if (active) qp__normal_or(qp__v3_sub(s, near), t->n, &n);
+    fix16_t depth = r - dist;
+    add(g, n, qp__v3_mad_q30(near, n, -depth / 2), depth, id);
+}
+
+/* ---- capsule --------------------------------------------------------------------- */
+
+static void capsule_triangle(gather *g, const tri_rel *t)
+{
+    const qp_shape *s = g->convex;
+    qp_vec3 axis = qp_v3(g->r.m[0][1], g->r.m[1][1], g->r.m[2][1]);
+    qp_vec3 e0 = qp__v3_mad_q30(qp_v3_zero(), axis, -s->half_height);
+    qp_vec3 e1 = qp__v3_mad_q30(qp_v3_zero(), axis, s->half_height);
+    sphere_triangle(g, t, e0, s->radius, 1);
+    sphere_triangle(g, t, e1, s->radius, 2);
+    /* The segment's nearest point to an edge, where it is nearer than both ends. */
+    qp__segment cap = { qp_v3_zero(), axis, s->half_height };
+    int64_t best = INT64_MAX;
+    qp_vec3 mid = e0;
+    for (int k = 0; k < 3; k++) {
+        qp__segment seg = qp__segment_from_points(t->v[k], t->v[(k + 1) % 3]);
+        fix16_t sa, sb;
+        qp__segments_closest(&cap, &seg, &sa, &sb);
+        if (sa <= -cap.h || sa >= cap.h) continue;
+        qp_vec3 pa = qp__segment_point(&cap, sa);
+        int64_t d = dist2(pa, qp__segment_point(&seg, sb));
+        if (d < best) best = d, mid = pa;
+    }
+    if (best == INT64_MAX) return;
+    fix16_t h0 = qp__v3_dot_q30(qp__v3_sub(e0, t->v[0]), t->n), h1 = qp__v3_dot_q30(qp__v3_sub(e1, t->v[0]), t->n);
+    fix16_t hm = qp__v3_dot_q30(qp__v3_sub(mid, t->v[0]), t->n);
+    if (hm < h0 && hm < h1) sphere_triangle(g, t, mid, s->radius, 3);
+}
+
+/* ---- box ------------------------------------------------------------------------- */
+
+static qp_vec3 box_axis(const gather *g, int i)
+{
+    return qp_v3(g->r.m[0][i], g->r.m[1][i], g->r.m[2][i]);
+}
+
+/* The box's extent along unit L (Q2.30): sum |a_i . L| h_i. */
+static fix16_t box_radius_along(const gather *g, qp_vec3 L)
+{
+    const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
+    int64_t s = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t d = dot30(box_axis(g, i), L);
+        s += (d < 0 ? -d : d) * h[i];
+    }
+    return (fix16_t)((s + ((int64_t)1 << 29)) >> 30);
+}
+
+/* Keep the part of polygon p[0 .. n) where side() >= 0; side values given per point. */
+static int clip(qp_vec3 *p, uint32_t *ids, int n, const int64_t *side, uint32_t new_id, qp_vec3 *out, uint32_t *out_ids)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int j = (i + 1) % n;
+        int64_t si = side[i], sj = side[j];
+        if (si >= 0) out[m] = p[i], out_ids[m++] = ids[i];
+        if ((si >= 0) != (sj >= 0)) {
+            int64_t a = si, b = si - sj;   /* t = a / b in (0, 1] */
+            while (b >= ((int64_t)1 << 46) || b <= -((int64_t)1 << 46)) a /= 2, b /= 2;
+            if (b == 0) continue;
+            int64_t t16 = ((a * 65536) + b / 2) / b;
+            qp_vec3 d = qp__v3_sub(p[j], p[i]);
+            out[m] = qp_v3(p[i].x + (fix16_t)(((int64_t)d.x * t16) >> 16), p[i].y + (fix16_t)(((int64_t)d.y * t16) >> 16),
+                           p[i].z + (fix16_t)(((int64_t)d.z * t16) >> 16));
+            out_ids[m++] = new_id | (uint32_t)i;
+        }
+    }
+    return m;
+}
+
+/* Face normal: the box's incident face clipped by the triangle's sides. */
+static void box_face_contact(gather *g, const tri_rel *t)
+{
+    const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
+    int f = 0;
+    int32_t best = -1;
+    for (int i = 0; i < 3; i++) {
+        int32_t d = dot30(box_axis(g, i), t->n);
+        if ((d < 0 ? -d : d) > best) best = d < 0 ? -d : d, f = i;
+    }
+    int sf = dot30(box_axis(g, f), t->n) > 0 ? -1 : 1;
+    int j = (f + 1) % 3, k = (f + 2) % 3;
+    qp_vec3 poly[8], next[8];
+    uint32_t ids[8], next_ids[8];
+    static const int sj[4] = { 1, -1, -1, 1 }, sk[4] = { 1, 1, -1, -1 };
+    for (int c = 0; c < 4; c++) {
+        fix16_t cv[3];
+        cv[f] = sf * h[f];
+        cv[j] = sj[c] * h[j];
+        cv[k] = sk[c] * h[k];
+        qp_vec3 p = qp_v3_zero();
+        for (int a = 0; a < 3; a++) p = qp__v3_mad_q30(p, box_axis(g, a), cv[a]);
+        poly[c] = p;
+        ids[c] = 1u + (uint32_t)((cv[0] > 0) | (cv[1] > 0) << 1 | (cv[2] > 0) << 2);
+    }
+    int n = 4;
+    for (int e = 0; e < 3 && n > 0; e++) {
+        qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
+        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
+        int64_t side[8];
+        for (int i = 0; i < n; i++) side[i] = qp_v3_dot_wide(qp__v3_sub(poly[i], t->v[e]), inward);
+        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 4, next, next_ids);
+        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
+        add(g, t->n, qp__v3_mad_q30(poly[i], t->n, depth / 2), depth, ids[i]);
+    }
+}
+
+/* A box axis L (from the triangle to the box): the triangle clipped by the box's face -L. */
+static void box_axis_contact(gather *g, const tri_rel *t, int f, qp_vec3 L)
+{
+    const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
+    qp_vec3 poly[8], next[8];
+    uint32_t ids[8], next_ids[8];
+    int n = 3;
+    for (int k = 0; k < 3; k++) poly[k] = t->v[k], ids[k] = ((t->index & 0xFFFFFu) << 8) | 0x40u | (uint32_t)k;
+    for (int s = 0; s < 4 && n > 0; s++) {
+        int a = (f + 1 + s / 2) % 3;
+        int64_t sign = s % 2 ? -1 : 1;
+        qp_vec3 ax = box_axis(g, a);
+        int64_t side[8];
+        for (int i = 0; i < n; i++) side[i] = (int64_t)h[a] - sign * qp__v3_dot_q30(poly[i], ax);
+        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x60u | (uint32_t)s << 2, next, next_ids);
+        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t depth = qp__v3_dot_q30(poly[i], L) + h[f];
+        add(g, L, qp__v3_mad_q30(poly[i], L, -depth / 2), depth, ids[i]);
+    }
+}
+
+/* An edge-edge axis L (from the triangle to the box): the closest points of the box's edge
+ * along axis i nearest the triangle and the triangle's edge e. */
+static void box_edge_contact(gather *g, const tri_rel *t, int i, int e, qp_vec3 L, fix16_t depth)
+{
+    const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
+    qp_vec3 c = qp_v3_zero();
+    for (int a = 0; a < 3; a++) {
+        if (a == i) continue;
+        qp_vec3 ax = box_axis(g, a);
+        c = qp__v3_mad_q30(c, ax, dot30(ax, L) > 0 ? -h[a] : h[a]);
+    }
+    qp__segment be = { c, box_axis(g, i), h[i] };
+    qp__segment te = qp__segment_from_points(t->v[e], t->v[(e + 1) % 3]);
+    fix16_t sa, sb;
+    qp__segments_closest(&be, &te, &sa, &sb);
+    qp_vec3 p = qp__v3_mid(qp__segment_point(&be, sa), qp__segment_point(&te, sb));
+    add(g, L, p, depth, ((t->index & 0xFFFFFu) << 8) | 0x20u | (uint32_t)(i * 3 + e));
+}
+
+/* Penetration of the box along unit L into the triangle, with L's sign chosen (the smaller
+ * overlap): *flip when the normal is -L. */
+static fix16_t overlap_along(const gather *g, const tri_rel *t, qp_vec3 L, bool *flip)
+{
+    fix16_t lo = qp__v3_dot_q30(t->v[0], L), hi = lo;
+    for (int k = 1; k < 3; k++) {
+        fix16_t d = qp__v3_dot_q30(t->v[k], L);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+    }
+    fix16_t rb = box_radius_along(g, L);
+    fix16_t plus = hi + rb, minus = rb - lo;
+    *flip = minus < plus;
+    return *flip ? minus : plus;
+}
+
+/* Whether the triangle's feature deepest along L (towards the box) is inactive. */
+static bool feature_inactive(const tri_rel *t, qp_vec3 L)
+{
+    fix16_t d[3];
+    for (int k = 0; k < 3; k++) d[k] = qp__v3_dot_q30(t->v[k], L);
+    int top = 0;
+    for (int k = 1; k < 3; k++)
+        if (d[k] > d[top]) top = k;
+    const fix16_t tol = QP_FRAC(1, 1000);
+    int near[3], count = 0;
+    for (int k = 0; k < 3; k++)
+        if (d[top] - d[k] <= tol) near[count++] = k;
+    if (count == 3) return true;   /* the whole face: its own normal */
+    if (count == 1) return !corner_active(t->active, top);
+    int e = (near[0] + 1) % 3 == near[1] ? near[0] : near[1];   /* edge e joins corners e and e + 1 */
+    return !(t->active >> e & 1u);
+}
+
+static void box_triangle(gather *g, const tri_rel *t)
+{
+    fix16_t face = box_radius_along(g, t->n) + qp__v3_dot_q30(t->v[0], t->n);
+    if (qp__v3_dot_q30(t->v[0], t->n) > 0) return;   /* the centre behind the plane */
+    if (face < -g->margin) return;
+    fix16_t best = face;
+    int kind = 0, bi = 0, be = 0;   /* 0 face, 1 box axis bi, 2 edges bi x be */
+    qp_vec3 bestL = t->n;
+    for (int i = 0; i < 3; i++) {
+        bool flip;
+        qp_vec3 L = box_axis(g, i);
+        fix16_t d = overlap_along(g, t, L, &flip);
+        if (d < -g->margin) return;
+        if (d < best - FACE_PREFERENCE) best = d, kind = 1, bi = i, bestL = flip ? qp_v3_neg(L) : L;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int e = 0; e < 3; e++) {
+            qp_vec3 a = box_axis(g, i), ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]), L;
+            qp_vec3 c = qp_v3_cross_q30(ed, a);   /* Q16.16, |ed| sin */
+            if (qp_v3_max_abs(c) < QP_FRAC(1, 1000) || !qp_v3_normalize_q30(c, &L)) continue;
+            bool flip;
+            fix16_t d = overlap_along(g, t, L, &flip);
+            if (d < -g->margin) return;
+            if (d < best - FACE_PREFERENCE) best = d, kind = 2, bi = i, be = e, bestL = flip ? qp_v3_neg(L) : L;
+        }
+    if (kind != 0 && feature_inactive(t, bestL)) {
+        if (dot30(bestL, t->n) <= 0 && kind == 1) return;
+        kind = 0;
+    }
+    if (kind == 0) box_face_contact(g, t);
+    else if (kind == 1) box_axis_contact(g, t, bi, bestL);
+    else box_edge_contact(g, t, bi, be, bestL, best);
+}
+
+/* ---- the level's triangles --------------------------------------------------------- */
+
+static int visit(void *ctx, const qp_level_triangle *lt)
+{
+    gather *g = ctx;
+    tri_rel t;
+    for (int k = 0; k < 3; k++) t.v[k] = qp__v3_sub(lt->v[k], g->c);
+    if (!qp__tri_normal(lt->v[0], lt->v[1], lt->v[2], &t.n)) return 0;
+    t.active = lt->active;
+    t.index = lt->index;
+    switch (g->convex->type) {
+    case QP_SHAPE_SPHERE: sphere_triangle(g, &t, qp_v3_zero(), g->convex->radius, 0); break;
+    case QP_SHAPE_CAPSULE: capsule_triangle(g, &t); break;
+    case QP_SHAPE_BOX: box_triangle(g, &t); break;
+    default: break;
+    }
+    return 0;
+}
+
+int qp__collide_level(const qp_shape *level, const qp_shape *convex, const qp_transform *convex_in_level,
+                      fix16_t margin, qp_manifold *m)
+{
+    unsigned char *bytes = (unsigned char *)m;
+    for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
+    if (convex->type != QP_SHAPE_SPHERE && convex->type != QP_SHAPE_CAPSULE && convex->type != QP_SHAPE_BOX)
+        return 0;
+    gather g;
+    g.convex = convex;
+    g.c = convex_in_level->p;
+    g.r = convex_in_level->r;
+    g.margin = margin;
+    g.count = 0;
+    qp_aabb box = qp_shape_aabb(convex, convex_in_level);
+    box.lo = qp__v3_sub(box.lo, qp_v3(margin, margin, margin));
+    box.hi = qp__v3_add(box.hi, qp_v3(margin, margin, margin));
+    qp_level_query(level, &box, visit, &g);
+    if (g.count == 0) return 0;
+    /* The normal: the deepest candidate's, averaged by depth with those within 45 degrees. */
+    int deep = 0;
+    for (int i = 1; i < g.count; i++)
+        if (g.k[i].depth > g.k[deep].depth) deep = i;
+    const int32_t cos45 = 759250125;
+    int64_t s[3] = { 0, 0, 0 };
+    bool same = true;
+    for (int i = 0; i < g.count; i++) {
+        candidate *k = &g.k[i];
+        if (dot30(k->n, g.k[deep].n) < cos45) continue;
+        same = same && qp_v3_eq(k->n, g.k[deep].n);
+        int64_t w = (int64_t)k->depth + margin + 1;   /* > 0 */
+        s[0] += w * k->n.x;
+        s[1] += w * k->n.y;
+        s[2] += w * k->n.z;
+    }
+    qp_vec3 n = g.k[deep].n;
+    if (!same) {
+        int64_t big = 0;
+        for (int a = 0; a < 3; a++) big = (s[a] < 0 ? -s[a] : s[a]) > big ? (s[a] < 0 ? -s[a] : s[a]) : big;
+        int sh = 0;
+        while ((big >> sh) >= ((int64_t)1 << 29)) sh++;
+        qp_vec3 v = qp_v3((fix16_t)(s[0] >> sh), (fix16_t)(s[1] >> sh), (fix16_t)(s[2] >> sh));
+        if (!qp_v3_normalize_q30(v, &n)) n = g.k[deep].n;
+    }
+    int kept = 0;
+    for (int i = 0; i < g.count; i++) {
+        candidate k = g.k[i];
+        int32_t c = dot30(k.n, g.k[deep].n);
+        if (c < cos45) continue;
+        k.depth = same ? k.depth : qp_mul_q30(k.depth, dot30(k.n, n));
+        k.n = n;
+        g.k[kept++] = k;
+    }
+    g.count = kept;
+    reduce(&g, QP_MAX_MANIFOLD_POINTS);
+    m->normal = n;
+    m->count = g.count;
+    for (int i = 0; i < g.count; i++) {
+        m->points[i].point = qp__v3_add(g.k[i].p, g.c);
+        m->points[i].depth = g.k[i].depth;
+        m->points[i].id = g.k[i].id;
+    }
+    return g.count;
+}
