@@ -128,6 +128,5 @@ void qp__project_joints(qp_world *w)
             move_body(w, j->b);
         }
     }
-    qp__joint_tree(w)->count = 0;   /* the next step's passes factor their own */
 }
 #endif
