@@ -14,8 +14,16 @@
  * correction, so a second round closes a gap of centimetres to micrometres. Velocities are
  * untouched: the projection adds no momentum and no kinetic energy.
  *
+ * A hinge past its angle limits (the tree's rows hold its axis, not its angle) is first turned
+ * back to the limit about its anchor, its two bodies sharing the turn by their moments about
+ * it; the rounds then close what that opened elsewhere.
+ *
  * Gaps of at most PROJECT_SLOP are left to the drift pass (split impulses over drift_time):
  * a resting ragdoll's small steady gaps never move it, and what sleeps stays asleep.
+ *
+ * The multipliers of a displacement are small (a forearm's 0.002 rad is 4e-6 kg m^2 rad,
+ * a quarter of Q16.16's step): the errors are solved 2^PROJECT_SHIFT times larger and the
+ * displacements taken back down in 64 bits, so that a light limb's small error is moved too.
  */
 #include "body.h"
 #include "joint.h"
@@ -30,6 +38,8 @@ void qp__project_joints(qp_world *w) { (void)w; }
 
 #define PROJECT_ROUNDS 2
 #define PROJECT_SLOP QP_MM(1)
+#define PROJECT_SHIFT 8
+#define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: limits this near pi are none */
 
 /* The position error of tree position p's rows at the present poses, negated into the
  * tree's right-hand side (Q16.16); the largest of its gap's components and, for a hinge,
@@ -40,20 +50,23 @@ static fix16_t load_error(qp_world *w, qp_joint_tree *t, int p)
     qp_joint_rows r;
     fix16_t err[2];
     qp__joint_tree_rows_now(w, j, &r, err);
-    t->vec[p][0] = -(int64_t)r.gap.x;
-    t->vec[p][1] = -(int64_t)r.gap.y;
-    t->vec[p][2] = -(int64_t)r.gap.z;
+    t->vec[p][0] = -(int64_t)r.gap.x * (1 << PROJECT_SHIFT);
+    t->vec[p][1] = -(int64_t)r.gap.y * (1 << PROJECT_SHIFT);
+    t->vec[p][2] = -(int64_t)r.gap.z * (1 << PROJECT_SHIFT);
     fix16_t worst = qp__v3_max_abs(r.gap);
     for (int k = 0; k < 2 && t->rows[p] == 5; k++) {
         /* A hinge: turning b by the tilt n_b x n_a (less any turn of a) lays its axis on
          * a's. A cone: the turn that brings its swing or twist back to its limit. */
         fix16_t e = j->type == QP_JOINT_HINGE ? qp_v3_dot(r.tilt, r.perp[k]) : err[k];
-        t->vec[p][3 + k] = e;
+        t->vec[p][3 + k] = (int64_t)e * (1 << PROJECT_SHIFT);
         fix16_t size = e < 0 ? qp_sat32(-(int64_t)e) : e;
         if (size > worst) worst = size;
     }
     return worst;
 }
+
+/* m v 2^-PROJECT_SHIFT for a Q16.16 m and v, rounded in 64 bits. */
+static int64_t down(fix16_t m, fix16_t v) { return qp__shift_round64((int64_t)m * v, 16 + PROJECT_SHIFT); }
 
 /* Adds tree position p's share of the displacement M^-1 J^T lambda to its bodies'
  * accumulators (the split scratch's pseudo-velocities, dead after the position update). */
@@ -73,15 +86,15 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
         if (!qp__body_moves(&w->bodies[body])) continue;
         fix16_t *acc = qp__split(w)->pseudo_v[body];
         qp_vec3 turn = qp_v3_add(qp_v3_cross(side ? r.rb : r.ra, lin), ang);
-        qp_vec3 dx = qp_v3_scale(lin, side ? r.mb : r.ma);
-        qp_vec3 dq = qp_mat3_mul_v3(side ? &r.ib : &r.ia, turn);
-        int sign = side ? 1 : -1;
-        acc[0] = qp_sat32((int64_t)acc[0] + sign * (int64_t)dx.x);
-        acc[1] = qp_sat32((int64_t)acc[1] + sign * (int64_t)dx.y);
-        acc[2] = qp_sat32((int64_t)acc[2] + sign * (int64_t)dx.z);
-        acc[3] = qp_sat32((int64_t)acc[3] + sign * (int64_t)dq.x);
-        acc[4] = qp_sat32((int64_t)acc[4] + sign * (int64_t)dq.y);
-        acc[5] = qp_sat32((int64_t)acc[5] + sign * (int64_t)dq.z);
+        const qp_mat3 *ii = side ? &r.ib : &r.ia;
+        fix16_t inv_m = side ? r.mb : r.ma;
+        const fix16_t tv[3] = { turn.x, turn.y, turn.z }, lv[3] = { lin.x, lin.y, lin.z };
+        int64_t sign = side ? 1 : -1;
+        for (int k = 0; k < 3; k++) {
+            int64_t dq = down(ii->m[k][0], tv[0]) + down(ii->m[k][1], tv[1]) + down(ii->m[k][2], tv[2]);
+            acc[k] = qp_sat32((int64_t)acc[k] + sign * down(inv_m, lv[k]));
+            acc[3 + k] = qp_sat32((int64_t)acc[3 + k] + sign * dq);
+        }
     }
 }
 
@@ -105,8 +118,62 @@ static void move_body(qp_world *w, int i)
     qp__body_update_aabbs(w, i, &b->x, &r);
 }
 
+/* A body's moment of inertia about the axis through the anchor (its arm r): its own about
+ * the axis plus m d^2; 0 for a body that does not move. */
+static int64_t pivot_moment(const qp_body_state *b, const qp_mat3 *ii, fix16_t inv_m, qp_vec3 r, qp_vec3 axis)
+{
+    if (!qp__body_moves(b) || inv_m == 0) return 0;
+    int64_t k = qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis));   /* 1 / own moment */
+    if (k <= 0) return 0;
+    fix16_t d = qp_v3_len(qp_v3_cross(r, axis));
+    return qp_div(QP_ONE, qp_sat32(k)) + (int64_t)qp_mul(qp_mul(d, d), qp_div(QP_ONE, inv_m));
+}
+
+/* Turns body i by angle about axis through the point at arm r from its centre. */
+static void turn_about(qp_world *w, int i, qp_vec3 axis, fix16_t angle, qp_vec3 r)
+{
+    qp_vec3 dq = qp_v3_scale(axis, angle);
+    qp_body_state *b = &w->bodies[i];
+    b->x = qp_v3_add(b->x, qp_v3_cross(r, dq));   /* the anchor stays */
+    b->q = qp_quat_integrate(b->q, dq, QP_ONE);
+    qp__body_sync(b);
+    b->state = (uint16_t)(b->state & ~QP_STATE_STILL);
+}
+
+/* Hinges of moving bodies past their angle limits turned back to them (above). */
+static void limit_hinges(qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0 || j->type != QP_JOINT_HINGE || !(j->flags & QP_JOINT_LIMIT)) continue;
+        const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
+        bool ma = qp__body_moves(a), mb = qp__body_moves(b);
+        if (!(ma || mb) || (!ma && qp__body_dynamic(a)) || (!mb && qp__body_dynamic(b))) continue;
+        qp_joint_rows r;
+        qp__joint_rows(w, j, &r);
+        fix16_t to = r.value < j->lower && j->lower > -PI_WRAP ? j->lower
+                     : r.value > j->upper && j->upper < PI_WRAP ? j->upper
+                                                                : r.value;
+        fix16_t err = qp_sat32((int64_t)to - r.value);   /* the turn of b about +axis that brings it back */
+        if (err <= PROJECT_SLOP && err >= -PROJECT_SLOP) continue;
+        int64_t pa = pivot_moment(a, &r.ia, r.ma, r.ra, r.axis), pb = pivot_moment(b, &r.ib, r.mb, r.rb, r.axis);
+        if (pa + pb <= 0) continue;
+        /* Shares inversely as the moments: a turns err pb / (pa + pb) back, b err pa / (pa + pb). */
+        fix16_t turn_b = pa == 0 ? err : pb == 0 ? 0 : qp_sat32((int64_t)err * pa / (pa + pb));
+        fix16_t turn_a = qp_sat32((int64_t)turn_b - err);
+        if (turn_a) turn_about(w, j->a, r.axis, turn_a, r.ra);
+        if (turn_b) turn_about(w, j->b, r.axis, turn_b, r.rb);
+        qp_rot3 rot = qp__body_rot(&w->bodies[j->a]);
+        if (turn_a) qp__body_update_aabbs(w, j->a, &w->bodies[j->a].x, &rot);
+        rot = qp__body_rot(&w->bodies[j->b]);
+        if (turn_b) qp__body_update_aabbs(w, j->b, &w->bodies[j->b].x, &rot);
+    }
+}
+
 void qp__project_joints(qp_world *w)
 {
+    if (!w->def.joint_tree) return;
+    limit_hinges(w);
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
         if (!qp__joint_tree_factor_now(w)) break;
         qp_joint_tree *t = qp__joint_tree(w);
