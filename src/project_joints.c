@@ -12,14 +12,19 @@
  * displacement of least kinetic metric that closes every gap to first order, J M^-1 J^T
  * lambda = -C, applied as dx = M^-1 J^T lambda. The error left is second order in the
  * correction, so a second round closes a gap of centimetres to micrometres. Velocities are
- * untouched: the projection adds no momentum and no kinetic energy.
+ * untouched: the projection adds no momentum and no kinetic energy. A cone's rows are its
+ * point and, past their limits, its swing and twist (qp__joint_tree_rows_now): a limit met
+ * in one round can make another active in the next, so there are up to PROJECT_ROUNDS.
  *
- * A hinge past its angle limits (the tree's rows hold its axis, not its angle) is first turned
- * back to the limit about its anchor, its two bodies sharing the turn by their moments about
- * it; the rounds then close what that opened elsewhere.
+ * A hinge past its angle limits (the tree's rows hold its axis, not its angle) is turned
+ * back to the limit about its anchor at the start of each round, its two bodies sharing the
+ * turn by their moments about it; the round then closes what that opened elsewhere.
  *
- * Gaps of at most PROJECT_SLOP are left to the drift pass (split impulses over drift_time):
- * a resting ragdoll's small steady gaps never move it, and what sleeps stays asleep.
+ * An error is moved only once past its slop (PROJECT_SLOP of a gap, ANGLE_SLOP of an angle),
+ * and then whole; smaller ones are left to the drift pass (split impulses over drift_time). A
+ * resting ragdoll lies on its limits with gaps well under a millimetre: nothing moves it and
+ * it sleeps. Moving only the excess past the slop would hold its gaps at the slop and move
+ * them a little every step: the three-ragdoll demo stays awake so.
  *
  * The multipliers of a displacement are small (a forearm's 0.002 rad is 4e-6 kg m^2 rad,
  * a quarter of Q16.16's step): the errors are solved 2^PROJECT_SHIFT times larger and the
@@ -36,33 +41,37 @@
 void qp__project_joints(qp_world *w) { (void)w; }
 #else
 
-#define PROJECT_ROUNDS 2
+#define PROJECT_ROUNDS 4
 #define PROJECT_SLOP QP_MM(1)
+#define ANGLE_SLOP ((fix16_t)572)   /* 0.5 degrees */
 #define PROJECT_SHIFT 8
 #define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: limits this near pi are none */
 
-/* The position error of tree position p's rows at the present poses, negated into the
- * tree's right-hand side (Q16.16); the largest of its gap's components and, for a hinge,
- * of its axes' misalignment (rad, times 1 m) is returned. */
-static fix16_t load_error(qp_world *w, qp_joint_tree *t, int p)
+/* e if it is past its slop, else 0. */
+static fix16_t past(fix16_t e, fix16_t slop) { return e > slop || e < -slop ? e : 0; }
+
+/* The position error past its slop of tree position p's rows at the present poses,
+ * negated into the tree's right-hand side (Q16.16); true if there is any. */
+static bool load_error(qp_world *w, qp_joint_tree *t, int p)
 {
     const qp_joint *j = &w->joints[t->joint[p] - 1];
     qp_joint_rows r;
     fix16_t err[2];
     qp__joint_tree_rows_now(w, j, &r, err);
-    t->vec[p][0] = -(int64_t)r.gap.x * (1 << PROJECT_SHIFT);
-    t->vec[p][1] = -(int64_t)r.gap.y * (1 << PROJECT_SHIFT);
-    t->vec[p][2] = -(int64_t)r.gap.z * (1 << PROJECT_SHIFT);
-    fix16_t worst = qp__v3_max_abs(r.gap);
+    fix16_t len = qp_v3_len(r.gap);
+    qp_vec3 gap = len > PROJECT_SLOP ? r.gap : qp_v3_zero();
+    t->vec[p][0] = -(int64_t)gap.x * (1 << PROJECT_SHIFT);
+    t->vec[p][1] = -(int64_t)gap.y * (1 << PROJECT_SHIFT);
+    t->vec[p][2] = -(int64_t)gap.z * (1 << PROJECT_SHIFT);
+    bool any = (gap.x | gap.y | gap.z) != 0;
     for (int k = 0; k < 2 && t->rows[p] == 5; k++) {
         /* A hinge: turning b by the tilt n_b x n_a (less any turn of a) lays its axis on
          * a's. A cone: the turn that brings its swing or twist back to its limit. */
-        fix16_t e = j->type == QP_JOINT_HINGE ? qp_v3_dot(r.tilt, r.perp[k]) : err[k];
+        fix16_t e = past(j->type == QP_JOINT_HINGE ? qp_v3_dot(r.tilt, r.perp[k]) : err[k], ANGLE_SLOP);
         t->vec[p][3 + k] = (int64_t)e * (1 << PROJECT_SHIFT);
-        fix16_t size = e < 0 ? qp_sat32(-(int64_t)e) : e;
-        if (size > worst) worst = size;
+        any |= e != 0;
     }
-    return worst;
+    return any;
 }
 
 /* m v 2^-PROJECT_SHIFT for a Q16.16 m and v, rounded in 64 bits. */
@@ -154,8 +163,8 @@ static void limit_hinges(qp_world *w)
         fix16_t to = r.value < j->lower && j->lower > -PI_WRAP ? j->lower
                      : r.value > j->upper && j->upper < PI_WRAP ? j->upper
                                                                 : r.value;
-        fix16_t err = qp_sat32((int64_t)to - r.value);   /* the turn of b about +axis that brings it back */
-        if (err <= PROJECT_SLOP && err >= -PROJECT_SLOP) continue;
+        fix16_t err = past(qp_sat32((int64_t)to - r.value), ANGLE_SLOP);   /* b's turn about +axis back */
+        if (err == 0) continue;
         int64_t pa = pivot_moment(a, &r.ia, r.ma, r.ra, r.axis), pb = pivot_moment(b, &r.ib, r.mb, r.rb, r.axis);
         if (pa + pb <= 0) continue;
         /* Shares inversely as the moments: a turns err pb / (pa + pb) back, b err pa / (pa + pb). */
@@ -173,16 +182,13 @@ static void limit_hinges(qp_world *w)
 void qp__project_joints(qp_world *w)
 {
     if (!w->def.joint_tree) return;
-    limit_hinges(w);
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
+        limit_hinges(w);
         if (!qp__joint_tree_factor_now(w)) break;
         qp_joint_tree *t = qp__joint_tree(w);
-        fix16_t worst = 0;
-        for (int p = 0; p < t->count; p++) {
-            fix16_t e = load_error(w, t, p);
-            if (e > worst) worst = e;
-        }
-        if (worst <= PROJECT_SLOP) break;
+        bool any = false;
+        for (int p = 0; p < t->count; p++) any |= load_error(w, t, p);
+        if (!any) break;
         qp__joint_tree_solve(w);
         for (int p = 0; p < t->count; p++) {
             const qp_joint *j = &w->joints[t->joint[p] - 1];
