@@ -179,9 +179,32 @@ static void limit_hinges(qp_world *w)
     }
 }
 
+/* Does any joint of moving bodies the tree can hold have an error past its slop? Asked
+ * before the first round: most steps have none, and factoring costs more than looking. */
+static bool any_error(const qp_world *w)
+{
+    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        const qp_joint *j = &w->joints[i - 1];
+        if (j->a == 0 || (j->type != QP_JOINT_BALL && j->type != QP_JOINT_HINGE && j->type != QP_JOINT_CONE)) continue;
+        const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
+        if (!qp__body_moves(a) && !qp__body_moves(b)) continue;
+        qp_joint_rows r;
+        fix16_t err[2];
+        qp__joint_tree_rows_now(w, j, &r, err);
+        if (qp_v3_len(r.gap) > PROJECT_SLOP || past(err[0], ANGLE_SLOP) || past(err[1], ANGLE_SLOP)) return true;
+        if (j->type != QP_JOINT_HINGE) continue;
+        if (past(qp_v3_dot(r.tilt, r.perp[0]), ANGLE_SLOP) || past(qp_v3_dot(r.tilt, r.perp[1]), ANGLE_SLOP)) return true;
+        if (!(j->flags & QP_JOINT_LIMIT)) continue;
+        if ((r.value < j->lower && j->lower > -PI_WRAP && past(qp_sat32((int64_t)j->lower - r.value), ANGLE_SLOP)) ||
+            (r.value > j->upper && j->upper < PI_WRAP && past(qp_sat32((int64_t)r.value - j->upper), ANGLE_SLOP)))
+            return true;
+    }
+    return false;
+}
+
 void qp__project_joints(qp_world *w)
 {
-    if (!w->def.joint_tree) return;
+    if (!w->def.joint_tree || w->joint_count == 0 || !any_error(w)) return;
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
         limit_hinges(w);
         if (!qp__joint_tree_factor_now(w)) break;
