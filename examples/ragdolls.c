@@ -3,7 +3,8 @@
  * column of five cubes, then left to come to rest. Prints, every second, how many bodies are
  * awake, how high the column's top cube stands and the largest joint gap; exits 1 if a joint
  * ends open by more than 1 cm or the scene never sleeps. With --save FILE it also writes a
- * snapshot once the three ragdolls are in the air (step 91), for qphys render (make pictures). */
+ * snapshot once the three ragdolls are in the air (step 91), for qphys render (make pictures).
+ * The world solves joint trees (qp_world_def.joint_tree): without it one ragdoll never sleeps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
         return 2;
     }
     qp_world_def wd = qp_default_world_def();
+    wd.joint_tree = true;   /* each ragdoll's joints solved together, its gaps closed at the new poses */
     if (qp_world_init(&world, &wd) != QP_OK) return 2;
     qp_result r;
     qp_body_def ground = qp_default_body_def();

@@ -17,6 +17,11 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
+bool qp__joint_tree_factor_now(qp_world *w);          /* the same at the present poses, own inertia */
+/* The rows the projection solves at the present poses: a cone's perp[0] and perp[1] are its
+ * swing's and twist's directions when past their limits (else zero: no row), err their excess
+ * to undo (rad, the turn along them that brings each back). */
+void qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2]);
 void qp__joint_tree_solve(qp_world *w);               /* joint_tree.h's vec: right-hand sides in, impulses out */
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */

@@ -3,8 +3,8 @@
  *
  * One joint at a time (solve_joints.c), a pull at one end of a chain of n links reaches
  * the other after about n sweeps, and a heavy end stretches a light chain by metres.
- * Here the equality rows of every ball and hinge joint whose joints form a tree over the
- * moving bodies (no loop through them) are solved at once, exactly: A lambda = b with
+ * Here the equality rows of every ball, hinge and cone joint whose joints form a tree over
+ * the moving bodies (no loop through them) are solved at once, exactly: A lambda = b with
  * A = J M^-1 J^T, the joints' effective mass seen from each other (Baraff, "Linear-time
  * dynamics using Lagrange multipliers", 1996, in its joint-space form).
  *
@@ -27,11 +27,11 @@
  * solves with the geometry frozen over a 60 Hz step let a light chain under a heavy end
  * zig-zag apart.
  *
- * todo: a chain of 30 links released horizontal still opens 17 mm for a moment while its
- * links turn at 15-30 rad/s (the drift is linearised about the start of the step), and
- * 0.4 m when the whip at its free end reaches the 50 rad/s angular speed clamp and
- * qp_quat_integrate's turn of at most 0.5 rad a step on an axis (with that turn limit
- * lifted, 89 mm; with the clamp at 100 rad/s, 0.8 m).
+ * The velocity passes hold the joints to first order over the step only: a link turning
+ * 0.8 rad a step (a whipping chain's free end at the 50 rad/s clamp) opens its chord by
+ * centimetres. The project stage (project_joints.c) closes that after the position update
+ * with this same solve, factored again at the new poses with the bodies' own inertia
+ * (factor's `now`), where a cone also has its swing and twist past their limits as rows.
  */
 #include "joint.h"
 #include "joint_tree.h"
@@ -40,6 +40,12 @@
 
 #if !QP_CFG_JOINT_TREE
 bool qp__joint_tree_prepare(qp_world *w)
+{
+    (void)w;
+    return false;
+}
+
+bool qp__joint_tree_factor_now(qp_world *w)
 {
     (void)w;
     return false;
@@ -78,8 +84,30 @@ static int64_t div30(int64_t y, int32_t l)
 
 /* ---- rows -------------------------------------------------------------------------------- */
 
-/* Number of equality rows: ball 3 (the point), hinge 5 (the point and two across its axis). */
-static int rows_of_type(int type) { return type == QP_JOINT_HINGE ? 5 : 3; }
+/* Number of rows: ball 3 (the point), hinge 5 (the point and two across its axis), cone 3
+ * (the point) and, in the projection, 5 (its swing and its twist past their limits). */
+static int rows_of_type(int type, bool now) { return type == QP_JOINT_HINGE || (now && type == QP_JOINT_CONE) ? 5 : 3; }
+
+#define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: twist limits this near pi are none */
+
+void qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2])
+{
+    qp__joint_rows(w, j, r);
+    err[0] = err[1] = 0;
+    if (j->type != QP_JOINT_CONE) return;
+    r->perp[0] = r->perp[1] = qp_v3_zero();
+    if (r->m_swing != 0 && r->swing > j->swing) {
+        r->perp[0] = r->tilt;
+        err[0] = qp_sat32((int64_t)j->swing - r->swing);
+    }
+    if (!(j->flags & QP_JOINT_LIMIT)) return;
+    fix16_t to = r->value < j->lower && j->lower > -PI_WRAP ? j->lower
+                 : r->value > j->upper && j->upper < PI_WRAP ? j->upper
+                                                             : r->value;
+    if (to == r->value) return;
+    r->perp[1] = r->axis;
+    err[1] = qp_sat32((int64_t)to - r->value);
+}
 
 /* Row k's Jacobian on side `side` (0: a, 1: b): linear and angular parts, Q16.16. */
 static void jacobian(const qp_joint_rows *r, int k, int side, qp_vec3 *lin, qp_vec3 *ang)
@@ -130,15 +158,19 @@ static int shared_body(const qp_world *w, int s, int u, int *side_s, int *side_u
 
 static bool takes_part(const qp_world *w, const qp_joint *j)
 {
-    if (j->a == 0 || (j->type != QP_JOINT_BALL && j->type != QP_JOINT_HINGE)) return false;
+    if (j->a == 0 || (j->type != QP_JOINT_BALL && j->type != QP_JOINT_HINGE && j->type != QP_JOINT_CONE)) return false;
     const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
     bool ma = qp__body_moves(a), mb = qp__body_moves(b);
     return (ma || mb) && (ma || !qp__body_dynamic(a)) && (mb || !qp__body_dynamic(b));
 }
 
-static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratch)
+/* Slot's rows: as prepared for this step's velocity passes, or (now) at the poses as they are. */
+static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratch, bool now)
 {
-    return qp__joint_rows_at(w, slot, scratch);
+    if (!now) return qp__joint_rows_at(w, slot, scratch);
+    fix16_t err[2];
+    qp__joint_tree_rows_now(w, &w->joints[slot - 1], scratch, err);
+    return scratch;
 }
 
 /* Geometric stiffness (Andrews, Teichmann and Kry, "Geometric stiffness for real-time
@@ -165,7 +197,7 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
 {
     for (int p = 0; p < n; p++) {
         qp_joint_rows scratch;
-        const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch);
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch, false);
         for (int side = 0; side < 2; side++) {
             int body = side ? w->joints[t->joint[p] - 1].b : w->joints[t->joint[p] - 1].a;
             const qp_mat3 *ii = side ? &r->ib : &r->ia;
@@ -176,7 +208,7 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
                 const qp_joint *jq = &w->joints[t->joint[q] - 1];
                 if (jq->a != body && jq->b != body) continue;
                 qp_joint_rows sq;
-                const qp_joint_rows *rq = rows_at(w, t->joint[q], &sq);
+                const qp_joint_rows *rq = rows_at(w, t->joint[q], &sq, false);
                 fix16_t arm = qp_v3_len(jq->a == body ? rq->ra : rq->rb);
                 add += (int64_t)qp_mul(qp_mul(qp_v3_len(jq->jp), arm), w->def.dt);
             }
@@ -297,7 +329,9 @@ static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
         }
 }
 
-bool qp__joint_tree_prepare(qp_world *w)
+/* Orders and factors the trees: with the rows and stiffened inertia of the velocity passes,
+ * or (now) with the rows at the present poses and the bodies' own inertia (the projection). */
+static bool factor(qp_world *w, bool now)
 {
     qp_joint_tree *t = qp__joint_tree(w);
     t->count = 0;
@@ -305,7 +339,7 @@ bool qp__joint_tree_prepare(qp_world *w)
     int n = order_trees(w, t);
     for (int p = 0; p < n; p++) {
         int s = t->joint[p];
-        t->rows[p] = (uint8_t)rows_of_type(w->joints[s - 1].type);
+        t->rows[p] = (uint8_t)rows_of_type(w->joints[s - 1].type, now);
         t->later_n[p] = 0;
         for (int q = p + 1; q < n; q++) {
             int ss, su;
@@ -314,11 +348,18 @@ bool qp__joint_tree_prepare(qp_world *w)
             t->later[p][t->later_n[p]++] = (uint16_t)q;
         }
     }
-    stiffen(w, t, n);
+    if (!now) stiffen(w, t, n);
+    else
+        for (int p = 0; p < n; p++) {
+            qp_joint_rows scratch;
+            const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch, true);
+            t->ia[p][0] = r->ia;
+            t->ia[p][1] = r->ib;
+        }
     /* Diagonal blocks and scales, then the later blocks: (later joint's rows) x (p's rows). */
     for (int p = 0; p < n; p++) {
         qp_joint_rows ra;
-        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra);
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra, now);
         int64_t a[5][5];
         for (int k = 0; k < t->rows[p]; k++)
             for (int l = 0; l < t->rows[p]; l++)
@@ -330,10 +371,10 @@ bool qp__joint_tree_prepare(qp_world *w)
     }
     for (int p = 0; p < n; p++) {
         qp_joint_rows ra, rb;
-        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra);
+        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra, now);
         for (int m = 0; m < t->later_n[p]; m++) {
             int q = t->later[p][m], sp, sq;
-            const qp_joint_rows *rq = rows_at(w, t->joint[q], &rb);
+            const qp_joint_rows *rq = rows_at(w, t->joint[q], &rb, now);
             shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
             for (int k = 0; k < t->rows[q]; k++)
                 for (int l = 0; l < t->rows[p]; l++)
@@ -370,6 +411,10 @@ bool qp__joint_tree_prepare(qp_world *w)
     t->count = n;
     return true;
 }
+
+bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false); }
+
+bool qp__joint_tree_factor_now(qp_world *w) { return factor(w, true); }
 
 /* ---- solving ------------------------------------------------------------------------------- */
 

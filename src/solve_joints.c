@@ -872,7 +872,10 @@ static int sweeps_of(const qp_world *w)
  * hold a static (or frozen) body, through shared bodies; the rest after, by index. */
 void qp__prepare_joints(qp_world *w)
 {
-    if (w->joint_count == 0) return;
+    if (w->joint_count == 0) {
+        (void)qp__joint_tree_prepare(w);   /* none: no tree of the last step is solved */
+        return;
+    }
     int n = 0;
     for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
         qp_joint *j = &w->joints[i - 1];

@@ -23,6 +23,7 @@ void qp__penetration(qp_world *w);      /* penetration: split impulse (penetrati
 void qp__break_joints(qp_world *w);     /* breaks: loads, and joints past their break impulse (solve_joints.c) */
 void qp__continuous(qp_world *w);       /* continuous: fast bodies stop at their time of impact (continuous.c) */
 void qp__integrate(qp_world *w);        /* integrate: positions from final velocities (integrate.c) */
+void qp__project_joints(qp_world *w);   /* project: joint trees closed at the new poses (project_joints.c) */
 void qp__sleep(qp_world *w);            /* sleep: islands, three-point / energy tests (sleep.c) */
 void qp__sap_refresh(qp_world *w);      /* bounds: boxes at the new poses, kept sorted for queries (broad_phase.c) */
 void qp__count_bodies(qp_world *w);     /* count: awake/asleep counts, first all-asleep step (world.c) */

@@ -129,6 +129,7 @@ const qp__stage qp__step_stages[] = {
     { "breaks", qp__break_joints },               /* joints past their break impulse go */
     { "continuous", qp__continuous },             /* fast bodies stop at their time of impact */
     { "integrate", qp__integrate },               /* positions */
+    { "project", qp__project_joints },            /* joint trees closed at the new poses */
     { "sleep", qp__sleep },                       /* sleep and wake */
     { "bounds", qp__sap_refresh },                /* boxes at the new poses, for queries */
     { "count", qp__count_bodies },                /* awake and asleep counts */

@@ -11,7 +11,10 @@
 # (key .) later the stack sleeps, is drawn with the sleep tint, and the world
 # hash the viewer prints equals qphys run's after 70 steps; a right click throws a box, and
 # 120 steps later the hash differs from the undisturbed run's and bodies are awake; a cube
-# pressed with the left button and pulled to the right follows the cursor.
+# pressed with the left button and pulled to the right follows the cursor. With --car 3 on a
+# snapshot of the car demo (step 40, driving), the car's wheels are drawn where its rays touch
+# the ground (green), attaching it changes nothing, and 30 steps later its wheels still hold
+# the chassis off the ground (one contact: the box's), where without --car it lies on it (two).
 # Without Xvfb, xdotool or xwd (or no viewer built) the viewer part prints SKIPPED.
 set -u
 out=build/host
@@ -29,7 +32,7 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 ok() { echo "ok: $*"; }
 
-make -s "$qphys" "$out/pixels" || exit 1
+make -s "$qphys" "$out/pixels" "$out/car" || exit 1
 pixels=$out/pixels
 
 # count FILE X0 Y0 X1 Y1 KIND: pixels of KIND (warm, cool, other) in the rectangle.
@@ -214,4 +217,26 @@ xdotool key q
 t=0
 while kill -0 "$vpid" 2>/dev/null && [ $t -lt 50 ]; do t=$((t + 1)); sleep 0.1; done
 vpid=""
+
+# The car: the same snapshot with and without --car 3, a shot at once and 30 steps on.
+"$out/car" 40 --save "$d/car.qps" >/dev/null || fail "the car demo did not save its snapshot"
+for mode in plain car; do
+  if [ $mode = car ]; then start_viewer "$d/car.qps" --size 640x480 --paused --car 3
+  else start_viewer "$d/car.qps" --size 640x480 --paused; fi
+  shot "$mode-0"
+  keys 30 period
+  shot "$mode-30"
+  eval "${mode}_start=\$(field start hash) ${mode}_contacts=\$(field at contacts)"
+  eval "${mode}_green0=\$(count "$d/$mode-0.xwd" 0 0 640 480 green) ${mode}_green30=\$(count "$d/$mode-30.xwd" 0 0 640 480 green)"
+  xdotool key q
+  wait "$vpid"
+  vpid=""
+done
+echo "viewer: car: touching wheel rays $car_green0 then $car_green30 green pixels (none drawn: $plain_green0, $plain_green30);" \
+  "contacts after 30 steps $car_contacts (without the wheels $plain_contacts)"
+[ "$car_green0" -gt 15 ] && [ "$car_green30" -gt 15 ] && [ "$plain_green0" -eq 0 ] && [ "$plain_green30" -eq 0 ] ||
+  fail "the car's wheels and suspension rays are not drawn (or drawn without --car)"
+[ -n "$car_start" ] && [ "$car_start" = "$plain_start" ] || fail "attaching the car changed the world: $car_start, $plain_start"
+[ "$car_contacts" = 1 ] && [ "$plain_contacts" = 2 ] || fail "the wheels do not hold the chassis off the ground"
+[ -n "${KEEP_SHOTS:-}" ] && "$pixels" "$d/car-30.xwd" --png "$KEEP_SHOTS-car.png"
 exit $failed

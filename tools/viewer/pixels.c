@@ -2,9 +2,10 @@
 /* pixels - what a screenshot shows, for tests/scripts/test-viewer.sh. Reads an X window dump
  * (xwd -root, 24/32-bit TrueColor) or a PNG, and counts in a rectangle the pixels that
  * look like awake bodies (warm: red well above blue), like sleepers (the blue sleep tint:
- * blue well above red) and anything else; or converts the dump to PNG to look at.
+ * blue well above red), a car's touching suspension rays (green: green well above both)
+ * and anything else; or converts the dump to PNG to look at.
  *
- *   pixels FILE X0 Y0 X1 Y1      prints "warm W cool C other O" (X1, Y1 exclusive)
+ *   pixels FILE X0 Y0 X1 Y1      prints "warm W cool C green G other O" (X1, Y1 exclusive)
  *   pixels FILE --size           prints "W H"
  *   pixels FILE --png OUT.png    writes the picture as PNG
  */
@@ -86,15 +87,16 @@ int main(int argc, char **argv)
     if (!strcmp(argv[2], "--png")) return argc == 4 && png_write_rgb(argv[3], px, w, h) ? 0 : 2;
     if (argc != 6) return 2;
     int x0 = atoi(argv[2]), y0 = atoi(argv[3]), x1 = atoi(argv[4]), y1 = atoi(argv[5]);
-    long warm = 0, cool = 0, other = 0;
+    long warm = 0, cool = 0, green = 0, other = 0;
     for (int y = y0 < 0 ? 0 : y0; y < y1 && y < h; y++)
         for (int x = x0 < 0 ? 0 : x0; x < x1 && x < w; x++) {
             const uint8_t *p = px + ((size_t)y * (size_t)w + (size_t)x) * 4;
             if (p[0] > 120 && p[0] > p[2] + 60) warm++;
+            else if (p[1] > p[0] + 80 && p[1] > p[2] + 80) green++;
             else if (p[2] > p[0] + 35) cool++;
             else other++;
         }
-    printf("warm %ld cool %ld other %ld\n", warm, cool, other);
+    printf("warm %ld cool %ld green %ld other %ld\n", warm, cool, green, other);
     free(px);
     return 0;
 }

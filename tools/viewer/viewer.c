@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* qphys-viewer - watch a scene or a snapshot step, and poke it.
  *
- *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]
+ *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]
  *
  * The engine is driven only through its public API, one fixed step of the scene's dt at a
  * time (slow motion takes fewer steps per second, never shorter ones). Drawing is the
  * software rasterizer shared with `qphys render` (draw.c, raster.c), shown through an SDL
- * texture. --steps N steps before the window opens; --paused starts paused.
+ * texture. --steps N steps before the window opens; --paused starts paused. --car N: body N
+ * (counted from 0, as in scene files) is the chassis of a car of qp_default_car_def() on
+ * ray-cast wheels (qphys/car.h), updated before every step and driven with the arrow keys
+ * (up: forward, down: reverse, left and right: steer); its wheels and suspension rays are
+ * drawn as `qphys render --car` draws them.
  *
  * Mouse: left-drag on empty space orbits, left-drag on a body pulls it toward the cursor
  * (impulses at its centre each step), right click throws a box or a sphere from the eye
@@ -28,9 +32,12 @@
 #include "draw.h"
 #include "image_io.h"
 #include "load.h"
+#include "qphys/car.h"
 #include "qphys/world.h"
 
 static qp_world world;
+static qp_car car;            /* --car: the chassis' wheels */
+static qp_world wheel_scratch; /* --car: where the wheels are found before the first step */
 
 typedef struct {
     const char *path;
@@ -39,6 +46,7 @@ typedef struct {
     vw_draw_opts opts;
     rs_image img;
     bool paused, help, throw_sphere;
+    long car_body;            /* --car N: the chassis' body number; -1: no car */
     int slow;                 /* steps run at 1/slow of real time: 1, 4, 16 */
     double acc;               /* real seconds not yet stepped */
     double step_us;           /* recent mean cost of a step */
@@ -99,6 +107,13 @@ static void step(viewer *v)
         imp = qp_v3(F(j[0]), F(j[1]), F(j[2]));
         if (qp_body_apply_impulse(&world, v->grabbed, imp, c) != QP_OK) v->mode = MOUSE_NONE;
     }
+    if (v->opts.car) {
+        const Uint8 *keys = SDL_GetKeyboardState(0);
+        fix16_t throttle = keys[SDL_SCANCODE_UP] ? QP_ONE : keys[SDL_SCANCODE_DOWN] ? -QP_ONE : 0;
+        fix16_t steer = keys[SDL_SCANCODE_LEFT] ? QP_ONE : keys[SDL_SCANCODE_RIGHT] ? -QP_ONE : 0;
+        if (qp_car_set_input(&car, throttle, 0, steer) != QP_OK || qp_car_update(&world, &car) != QP_OK)
+            v->opts.car = 0;   /* its chassis is gone */
+    }
     double t0 = now_us();
     qp_world_step(&world);
     double t = now_us() - t0;
@@ -149,9 +164,27 @@ static void grab_or_orbit(viewer *v, int x, int y)
     }
 }
 
+/* --car: a car of qp_default_car_def() on body car_body, its wheels found where it stands
+ * (on a copy of the world: the update pushes the chassis, which only a step may do). */
+static bool attach_car(viewer *v)
+{
+    v->opts.car = 0;
+    if (v->car_body < 0) return true;
+    memset(&car, 0, sizeof car);
+    car.def = qp_default_car_def();
+    car.chassis = qp_world_body_at(&world, (int)v->car_body + 1);
+    wheel_scratch = world;
+    if (!qp_body_is_valid(&world, car.chassis) || qp_car_update(&wheel_scratch, &car) != QP_OK) {
+        fprintf(stderr, "qphys-viewer: --car %ld: no such body in the world\n", v->car_body);
+        return false;
+    }
+    v->opts.car = &car;
+    return true;
+}
+
 static bool reset(viewer *v)
 {
-    if (!vw_load(&world, v->path, &v->file)) return false;
+    if (!vw_load(&world, v->path, &v->file) || !attach_car(v)) return false;
     v->mode = MOUSE_NONE;
     say("reset");
     return true;
@@ -198,24 +231,29 @@ int main(int argc, char **argv)
     int w = 1280, h = 800;
     long pre = 0;
     v.slow = 1;
+    v.car_body = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : 0;
         if (!strcmp(a, "--size") && val && parse_size(val, &w, &h)) i++;
         else if (!strcmp(a, "--steps") && val && (pre = strtol(val, 0, 10)) >= 0) i++;
         else if (!strcmp(a, "--slow") && val && (v.slow = atoi(val)) >= 1) i++;
         else if (!strcmp(a, "--paused")) v.paused = true;
+        else if (!strcmp(a, "--car") && val && (v.car_body = strtol(val, 0, 10)) >= 0) i++;
         else if (a[0] != '-' && !v.path) v.path = a;
         else {
-            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]\n");
+            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]\n");
             return 2;
         }
     }
     if (!v.path) {
-        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]\n");
+        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]\n");
         return 2;
     }
-    if (!vw_read_file(v.path, &v.file) || !vw_load(&world, v.path, &v.file)) return 2;
-    for (long s = 0; s < pre; s++) qp_world_step(&world);
+    if (!vw_read_file(v.path, &v.file) || !vw_load(&world, v.path, &v.file) || !attach_car(&v)) return 2;
+    for (long s = 0; s < pre; s++) {
+        if (v.opts.car && qp_car_update(&world, &car) != QP_OK) return 2;
+        qp_world_step(&world);
+    }
     say("start");
 
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
@@ -320,7 +358,9 @@ int main(int argc, char **argv)
                  "i print  q quit  (drawing %.1f ms)", draw_us / 1000.0);
         v.opts.text[0] = hud;
         v.opts.text[1] = state;
-        v.opts.text[2] = v.help ? "left drag: orbit, or pull a body  right click: throw  middle drag: pan  wheel: zoom" : 0;
+        v.opts.text[2] = !v.help ? 0
+                         : v.opts.car ? "left drag: orbit, or pull a body  right click: throw  middle drag: pan  wheel: zoom  arrows: drive"
+                                      : "left drag: orbit, or pull a body  right click: throw  middle drag: pan  wheel: zoom";
         v.opts.text[3] = v.help ? keys_help : 0;
         v.opts.text_scale = v.img.w >= 1100 ? 2 : 1;
         double t0 = now_us();
