@@ -168,6 +168,20 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 #endif
 }
 
+/* Room for the broad phase's grid of cells (broad_phase.c), in bytes: the same memory as
+ * qp__pair_sort_scratch, dead while the sweep runs; none in low-RAM. */
+static inline void *qp__broad_scratch(qp_world *w, unsigned long *bytes)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    *bytes = (unsigned long)sizeof w->rows;
+    return w->rows;
+#else
+    (void)w;
+    *bytes = 0;
+    return NULL;
+#endif
+}
+
 /* The list of the contacts a velocity pass's sweeps still visit, in their order
  * (passes.sweep, scratch.h: solve_contacts.c, shock.c), or NULL in low-RAM, which has no
  * room for it: its passes walk every contact in contact-graph order and skip the others
