@@ -348,7 +348,7 @@ static QP__ALWAYS_INLINE int32_t cell_of(fix16_t v, int shift)
 static bool grid_plan(qp_world *w, const uint16_t *order, int count, grid *g)
 {
     unsigned long room;
-    unsigned char *mem = qp__broad_scratch(w, &room);
+    unsigned char *mem = qp__rows_scratch(w, &room);
     if (!mem || count < GRID_MIN_SHAPES) return false;
     int64_t sum = 0, counted = 0;
     for (int i = 0; i < count; i++) {

@@ -168,9 +168,10 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 #endif
 }
 
-/* Room for the broad phase's grid of cells (broad_phase.c), in bytes: the same memory as
- * qp__pair_sort_scratch, dead while the sweep runs; none in low-RAM. */
-static inline void *qp__broad_scratch(qp_world *w, unsigned long *bytes)
+/* The rows' memory as scratch, in bytes, from the broad phase until the collision pass makes
+ * the rows (the same memory as qp__pair_sort_scratch): the broad phase's grid of cells
+ * (broad_phase.c) and the narrow phase's wakes (sleep.c, qp__wake_body_among); none in low-RAM. */
+static inline void *qp__rows_scratch(qp_world *w, unsigned long *bytes)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
     *bytes = (unsigned long)sizeof w->rows;
