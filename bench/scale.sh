@@ -10,12 +10,14 @@
 #   SCALE_REPEAT=R               runs per engine and scene, each step its fastest (default 1)
 #   JOLT_SRC=DIR                 Jolt beside them (built as make bench builds it)
 #   SCALE_JOLT=PROGRAM           or this jolt_bench, built already (bench/run.sh passes its own)
+#   SCALE_GOLDEN=write           write bench/golden/pyramid128.hashes anew instead of checking it
 #
 # Windows: a pyramid's steps 11..70 (the wall standing, its contacts made), a rain's 121..180
 # (the pile formed: rain8192's contacts reach 22 000 by step 90). qphys: bench_window with pools
 # for 8 400 bodies (make -f mk/bench.mk bench-big), restoring a snapshot of step FROM - 1 for
 # each run; the peers step from a fresh world and count the same window (--from). Time: the mean
-# step in milliseconds. Takes about 2 minutes alone (most of it rain8192 and pyramid128).
+# step in milliseconds. Then the wall's golden hashes (below); exit status 1 if they differ.
+# Takes about 2 minutes alone (most of it rain8192 and pyramid128).
 set -eu
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -48,7 +50,22 @@ for s in $scenes; do
   echo "$s $bodies $from $to ${q:--} ${b:--} ${j:--}"
 done > "$dir/raw.txt"
 
-awk -v jolt="${jolt:+yes}" '
+# The wall (pyramid128, seed 004's 8 256 cubes) with sleep on, as its file says: its hashes must be
+# bench/golden/pyramid128.hashes, the host's (SCALE_GOLDEN=write writes them anew). Here and not in
+# make test: its 8 256 bodies need the big pools, and 60 steps take 6 s of a free core.
+wall=""
+case " $scenes " in *" pyramid128 "*)
+  if [ "${SCALE_GOLDEN:-check}" = write ]; then
+    ./build/bench-big/qphys run "$dir/pyramid128.scene" --steps 60 --hashes > bench/golden/pyramid128.hashes
+    wall="written"
+  elif ./build/bench-big/qphys run "$dir/pyramid128.scene" --steps 60 --hashes | cmp -s - bench/golden/pyramid128.hashes; then
+    wall="PASS: the wall's hashes of 60 steps (sleep on) are bench/golden/pyramid128.hashes"
+  else
+    wall="FAIL: the wall's hashes of 60 steps (sleep on) differ from bench/golden/pyramid128.hashes"
+  fi ;;
+esac
+
+awk -v jolt="${jolt:+yes}" -v wall="$wall" '
 function ms(v) { return v == "-" ? "-" : sprintf("%.2f", v / 1000) }
 function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 # The least-squares slope of ln(time) on ln(bodies) over family f, engine column c.
@@ -75,4 +92,6 @@ END {
            ratio(V[i, 1], V[i, 2]), ratio(V[i, 1], V[i, 3])
   for (k = 1; k <= nf; k++)
     printf "%-11s %7s %8s %10s %10s %10s\n", "exponent", fam[k], "", fit(fam[k], 1), fit(fam[k], 2), fit(fam[k], 3)
+  if (wall != "") printf "\n   pyramid128 golden: %s\n", wall
 }' "$dir/raw.txt"
+case $wall in FAIL*) exit 1 ;; esac
