@@ -12,7 +12,7 @@
 #   SCALE_JOLT=PROGRAM           or this jolt_bench, built already (bench/run.sh passes its own)
 #   SCALE_GOLDEN=write           write bench/golden/pyramid128.hashes anew instead of checking it
 #
-# Windows: a pyramid's steps 11..70 (the wall standing, its contacts made), a rain's 121..180
+# Windows: a pyramid's steps 11..70 (the wall up, its contacts made), a rain's 121..180
 # (the pile formed: rain8192's contacts reach 22 000 by step 90). qphys: bench_window with pools
 # for 8 400 bodies (make -f mk/bench.mk bench-big), restoring a snapshot of step FROM - 1 for
 # each run; the peers step from a fresh world and count the same window (--from). Time: the mean
@@ -82,7 +82,7 @@ function fit(f, c,    i, n, sx, sy, sxx, sxy, x, y) {
 END {
   printf "== Host: scaling, time per awake step (sleep off) of larger scenes, qphys beside Bullet and Jolt\n"
   printf "   bench/scale_scenes.sh: pyramidB = a wall of B (B + 1) / 2 cubes (pyramid128: seed 004%ss 8 256),\n", "\047"
-  printf "   rainN = N cubes fallen into a pile. ms = mean step over the window (pyramids: the wall standing;\n"
+  printf "   rainN = N cubes fallen into a pile. ms = mean step over the window (pyramids: the wall up;\n"
   printf "   rains: the pile formed), each engine one after the other; exponent = slope of ln(ms) on\n"
   printf "   ln(bodies), least squares over the family (1: linear). q/jolt at most 1: qphys as fast.\n"
   if (jolt == "") printf "   Jolt: not built; make bench JOLT_SRC=/path/to/JoltPhysics\n"
