@@ -15,6 +15,8 @@
 #   BENCH_LOWRAM=0   skip the Cortex-M4 run of the low-RAM layout (QP_CFG_LOW_RAM, the micro:bit's)
 #   BENCH_COUNT=0    skip the Cortex-M4 run of the counting variant (rows per pass, QP_BENCH_COUNT)
 #   BENCH_HOST=0     skip the host part
+#   BENCH_SCALE=0    skip the scaling table (bench/scale.sh: pyramid 32..128 and rain 512..8192, qphys,
+#                    Bullet and Jolt; about 2 minutes)
 #   BENCH_FIDELITY=0 skip the fidelity table at the end (bench/fidelity.sh, make fidelity; ~15 s)
 #   BENCH_DOC=FILE   where the markdown tables go (default docs/benchmarks/bench.md on a full run,
 #                    none on a partial one; "": none)
@@ -29,7 +31,8 @@
 #                    beside qphys and Bullet (bench/peers/jolt_bench.cpp). Without it, the Jolt table
 #                    says how to get one.
 #   JOLT_DETERMINISTIC=1  Jolt's cross-platform deterministic build instead (build/bench/jolt-deterministic/)
-# Takes about 3.5 minutes on 2 cores (most of it rain512, its 13 turns about a minute, and QEMU).
+# Takes about 5.5 minutes on 2 cores (most of it rain512, its 13 turns about a minute, the scaling
+# table about 2 and QEMU).
 # qphys runs three variants: sleep off, sleep on (three-point, the default policy)
 # and sleep on with the energy policy; the peers run sleep off and on.
 set -eu
@@ -174,6 +177,11 @@ if [ "${BENCH_HOST:-1}" != 0 ]; then
       echo "rainturn scene=rain512 sleep=off turn=$m $(three "$f")" >> "$raw/turns.txt"
     done
   fi
+  # The scaling table (bench/scale.sh): larger scenes, qphys, Bullet and Jolt in turn.
+  if [ "${BENCH_SCALE:-1}" != 0 ]; then
+    say "bench: scaling (pyramid 32 to 128, rain 512 to 8192; about 2 minutes)"
+    SCALE_JOLT=$jolt sh bench/scale.sh > "$raw/scale.txt" || say "bench: the scaling table failed"
+  fi
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 if [ "${BENCH_TARGET:-1}" != 0 ]; then
@@ -205,7 +213,7 @@ fi
 # A run with a part skipped or fewer steps is not the page's figures: it writes no page unless
 # BENCH_DOC names one.
 full=1
-for knob in "${BENCH_HOST:-1}" "${BENCH_TARGET:-1}" "${BENCH_LOWRAM:-1}" "${BENCH_COUNT:-1}"; do
+for knob in "${BENCH_HOST:-1}" "${BENCH_TARGET:-1}" "${BENCH_LOWRAM:-1}" "${BENCH_COUNT:-1}" "${BENCH_SCALE:-1}"; do
   [ "$knob" != 0 ] || full=0
 done
 [ "$STEPS" = 600 ] && [ "$REPEAT" = 2 ] && [ "${BENCH_TURNS:-3}" = 3 ] && [ -z "${BENCH_RAIN_TURNS+set}" ] &&
@@ -214,7 +222,7 @@ if [ -n "${BENCH_DOC+set}" ]; then doc=$BENCH_DOC; elif [ "$full" = 1 ]; then do
 ode_v=$(pkg-config --modversion ode 2>/dev/null || echo '?')
 bullet_v=$(pkg-config --modversion bullet 2>/dev/null || echo '?')
 cc_v=$(gcc -dumpfullversion 2>/dev/null || echo '?')
-touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt" "$raw/boards.txt"
+touch "$raw/qphys.txt" "$raw/ode.txt" "$raw/bullet.txt" "$raw/turns.txt" "$raw/m4.txt" "$raw/microbit.txt" "$raw/boards.txt" "$raw/scale.txt"
 mb_ram=$(sed -n 's/^size microbit scene: RAM *//p' "$raw/microbit.txt")
 tables() {
 
@@ -538,6 +546,11 @@ if grep -q '^qphys-level-rays' "$raw/level.txt" 2>/dev/null; then
   awk '/^qphys-level-contacts/ { delete F; for (i = 2; i <= NF; i++) { p = index($i, "="); F[substr($i, 1, p - 1)] = substr($i, p + 1) }
        printf "%-12s %6s %6s %6s %9s %9s %8s %15s\n", F["shape"], F["cells"], F["tris"], F["steps"], F["us_step"], F["contacts"],
               F["points"], F["us_per_contact"] }' "$raw/level.txt"
+fi
+
+if [ -s "$raw/scale.txt" ]; then
+  printf '\n'
+  cat "$raw/scale.txt"
 fi
 
 }

@@ -11,6 +11,8 @@
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results),
 #       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh)
+#   make -f mk/bench.mk bench-big                bench_window with pools for the scaling table's
+#       scenes (build/bench/big/bench_window, its library and qphys in build/bench-big/)
 #   make bench JOLT_SRC=DIR                      the same with Jolt Physics beside them: builds it once
 #       from the source tree DIR (cmake, Release; never part of this repository) with its front end
 #       bench/peers/jolt_bench.cpp into build/bench/jolt/ (make -f mk/bench.mk bench-jolt JOLT_SRC=DIR)
@@ -83,6 +85,22 @@ $(BENCH_OUT)/bullet_bench: bench/peers/bullet_bench.cpp bench/peers/peer_common.
 	@mkdir -p $(dir $@)
 	$(BENCH_CXX) $(BENCH_OPT) -Wall -Wextra $(CORE_INC) -Ibench $(FIXMATH_FLAGS) $$(pkg-config --cflags bullet) $< -o $@ \
 	  $(BENCH_LIB) $$(pkg-config --libs bullet) -lm
+
+# The scaling table (bench/run.sh, bench/scale_scenes.sh) runs scenes of up to 8 256 bodies:
+# bench_window linked with a library whose pools hold them (BUILD_TAG=bench-big), and built
+# with the same pools (the library refuses a program built with others); the wall's golden
+# hashes are checked with the qphys command of that build.
+BENCH_BIG_POOLS ?= -DQP_CFG_MAX_BODIES=8400 -DQP_CFG_MAX_CONTACTS=32000
+BENCH_BIG_LIB   := build/bench-big/libqphys.a
+.PHONY: bench-big
+bench-big:
+	@$(MAKE) --no-print-directory -f Makefile BUILD_TAG=bench-big EXTRA_CFLAGS="$(BENCH_BIG_POOLS)" $(BENCH_BIG_LIB) \
+	  build/bench-big/qphys
+	@$(MAKE) --no-print-directory -f mk/bench.mk $(BENCH_OUT)/big/bench_window
+
+$(BENCH_OUT)/big/bench_window: bench/bench_window.c bench/bench_clock.h $(wildcard $(BENCH_BIG_LIB))
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_BIG_POOLS) $< $(BENCH_BIG_LIB) -o $@
 
 # Jolt: configured once into $(JOLT_OUT) (cmake keeps its cache there), then only rebuilt
 # where its sources or the front end changed. BENCH_JOBS: the build's parallel jobs.

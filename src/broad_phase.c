@@ -171,9 +171,42 @@ static bool overlap_yz(const qp_aabb *a, const qp_aabb *b)
 #endif
 }
 
+/* Heap sort of the shapes by sap_less: the same order as the insertion sort's (the keys
+ * are unique), in O(n log n) whatever the starting order. */
+static void sift_shape(const qp_world *w, uint16_t *order, int root, int n)
+{
+    const uint16_t t = order[root];
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) break;
+        if (child + 1 < n && sap_less(w, order[child], order[child + 1])) child++;
+        if (!sap_less(w, t, order[child])) break;
+        order[root] = order[child];
+        root = child;
+    }
+    order[root] = t;
+}
+
+static void heap_sort_order(const qp_world *w, uint16_t *order, int n)
+{
+    for (int i = n / 2 - 1; i >= 0; i--) sift_shape(w, order, i, n);
+    for (int end = n - 1; end > 0; end--) {
+        uint16_t t = order[end];
+        order[end] = order[0];
+        order[0] = t;
+        sift_shape(w, order, 0, end);
+    }
+}
+
+/* Insertion sort: nearly linear on the order kept from the last step. An order far from
+ * sorted (the creation order of a new scene, whose first sort moved each of a wall's 8 256
+ * cubes past 2 000 others) stops it after SORT_MOVES_PER_SHAPE moves a shape, and the
+ * heap sort finishes. */
+#define SORT_MOVES_PER_SHAPE 16
 static void sort_order(qp_world *w)
 {
     uint16_t *order = w->sap_order;
+    int64_t budget = (int64_t)SORT_MOVES_PER_SHAPE * w->sap_count;
     for (int i = 1; i < w->sap_count; i++) {
         uint16_t s = order[i];
         int j = i - 1;
@@ -182,6 +215,11 @@ static void sort_order(qp_world *w)
             j--;
         }
         order[j + 1] = s;
+        budget -= i - 1 - j;
+        if (budget < 0) {
+            heap_sort_order(w, order, w->sap_count);
+            return;
+        }
     }
 }
 
@@ -193,18 +231,26 @@ typedef struct {
     bool moves, dynamic, drives;
 } sweep_shape;
 
-/* The pair of shapes order[i] (a) and order[j] (b), whose boxes overlap, if something in
- * it moves; n pairs so far. Returns the new count. */
-static QP__ALWAYS_INLINE int pair_up(qp_world *w, const uint16_t *order, int i, const sweep_shape *a, int j, int n)
+static QP__ALWAYS_INLINE sweep_shape sweep_shape_of(const qp_world *w, uint16_t s)
 {
-    const qp_shape_slot *b = &w->shapes[order[j]];
+    const qp_shape_slot *sa = &w->shapes[s];
+    const qp_body_state *ba = &w->bodies[sa->body];
+    const sweep_shape a = { sa->aabb, sa->body, qp__body_moves(ba), qp__body_dynamic(ba), qp__body_drives(ba) };
+    return a;
+}
+
+/* The pair of shapes sa (described by a) and sb, whose boxes overlap, if something in it
+ * moves; n pairs so far. Returns the new count. */
+static QP__ALWAYS_INLINE int pair_up(qp_world *w, uint16_t sa, const sweep_shape *a, uint16_t sb, int n)
+{
+    const qp_shape_slot *b = &w->shapes[sb];
     if (a->body == b->body) return n;
     /* Something moves (an awake body, or a kinematic one driving a body that can be
      * pushed); never two bodies that cannot be pushed. */
     const qp_body_state *bb = &w->bodies[b->body];
     if (!a->moves && !qp__body_moves(bb) && !((a->drives && qp__body_dynamic(bb)) || (a->dynamic && qp__body_drives(bb))))
         return n;
-    if (!qp__shapes_pair(&w->shapes[order[i]], b)) return n;
+    if (!qp__shapes_pair(&w->shapes[sa], b)) return n;
     if (qp__joined(w, a->body, b->body)) return n;   /* joined bodies do not collide */
     if (n == QP_CFG_MAX_PAIRS) {
         w->stats.overflows++;
@@ -213,9 +259,235 @@ static QP__ALWAYS_INLINE int pair_up(qp_world *w, const uint16_t *order, int i, 
         return n;
     }
     bool a_first = a->body < b->body;
-    w->pairs[n].a = a_first ? order[i] : order[j];
-    w->pairs[n].b = a_first ? order[j] : order[i];
+    w->pairs[n].a = a_first ? sa : sb;
+    w->pairs[n].b = a_first ? sb : sa;
     return n + 1;
+}
+
+/* The pairs of order[i] with the shapes after it in order[0..count) whose boxes begin
+ * within its box in x (the sweep on x); n pairs so far. Returns the new count. */
+static int sweep_from(qp_world *w, const uint16_t *order, int count, int i, int n)
+{
+    const sweep_shape a = sweep_shape_of(w, order[i]);   /* in a local: pair_up's stores would reload it */
+    const qp_aabb *box = &a.box;
+#if QP__BRANCH_FREE
+    /* Hosts gather the candidates that overlap into near without a branch on the test, a
+     * coin toss each, then pair them: the same candidates in the same order (rain512's
+     * resting step took 2 % less time). */
+    int j = i + 1;
+    bool past = false;   /* a candidate's box begins beyond a's in x: a's sweep is over */
+    while (j < count && !past) {
+        uint16_t near[32];
+        int m = 0;
+        for (; j < count && m < 32; j++) {
+            const qp_aabb *bb = &w->shapes[order[j]].aabb;
+            if (bb->lo.x > box->hi.x) {
+                past = true;
+                break;
+            }
+            near[m] = order[j];
+            m += overlap_yz(box, bb);
+        }
+        for (int k = 0; k < m; k++) n = pair_up(w, order[i], &a, near[k], n);
+    }
+#else
+    /* Boxes apart in y or z are dropped first: most candidates end there, and the test
+     * needs no body record. */
+    for (int j = i + 1; j < count; j++) {
+        const qp_aabb *bb = &w->shapes[order[j]].aabb;
+        if (bb->lo.x > box->hi.x) break;
+        if (overlap_yz(box, bb)) n = pair_up(w, order[i], &a, order[j], n);
+    }
+#endif
+    return n;
+}
+
+/* ---- the sweep in cells ----------------------------------------------------------------
+ * Sweeping all shapes on x costs each shape the boxes that begin within it in x: every
+ * box of its column in a wall, of its slab in a pile, so the broad phase grew as the
+ * bodies to the power 1.5 and more. Large scenes instead sweep on x inside the square
+ * cells of a grid in y and z, 2^shift units a side, no smaller than the shapes' mean
+ * extent: a shape no wider than a cell ("small") lies in at most 2 x 2 of them, and meets
+ * there only the few shapes near it. A pair of small shapes is made in the first cell the
+ * two share (the larger of their first cells' y and z), so once. The other shapes
+ * ("large": planes, big boxes) sweep as before with everything after them in x, and each
+ * small one with the large ones after it. The pairs found are the same set as the plain
+ * sweep's, and are sorted afterwards, so the results do not depend on which sweep ran. */
+
+/* Fewer shapes than this sweep all together: the grid's counts cost more than it saves. */
+#define GRID_MIN_SHAPES 256
+/* At most this many cells per shape swept, so that clearing the counts stays linear. */
+#define GRID_CELLS_PER_SHAPE 4
+/* Extents at or above this (2^24 units, 256 m) are not counted in the mean (planes). */
+#define GRID_EXTENT_CAP (INT64_C(1) << 24)
+
+static QP__ALWAYS_INLINE int64_t box_extent_yz(const qp_aabb *b)
+{
+    int64_t ey = (int64_t)b->hi.y - b->lo.y, ez = (int64_t)b->hi.z - b->lo.z;
+    return ey > ez ? ey : ez;
+}
+
+typedef struct {
+    int shift;                 /* a cell is 2^shift units a side */
+    int64_t small;             /* shapes of extent <= small are swept in cells */
+    int32_t y0, z0;            /* the first cell in y and z */
+    int64_t ny, nz;            /* cells in y and z */
+    uint32_t *start;           /* start[c]: where cell c's shapes begin in cell_shapes (ny nz + 1) */
+    uint16_t *cell_shapes;     /* the small shapes of every cell, cell by cell, each in x order */
+    uint16_t *large;           /* positions in the order of the large shapes, ascending */
+    int large_count;
+} grid;
+
+static QP__ALWAYS_INLINE int32_t cell_of(fix16_t v, int shift)
+{
+    return v >> shift;   /* floor: an arithmetic shift */
+}
+
+/* Lays out the grid for order[0..count) in the broad phase's scratch memory: false when
+ * the scene is too small for it, low-RAM (no scratch), or the cells do not fit. */
+static bool grid_plan(qp_world *w, const uint16_t *order, int count, grid *g)
+{
+    unsigned long room;
+    unsigned char *mem = qp__rows_scratch(w, &room);
+    if (!mem || count < GRID_MIN_SHAPES) return false;
+    int64_t sum = 0, counted = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t e = box_extent_yz(&w->shapes[order[i]].aabb);
+        if (e < GRID_EXTENT_CAP) {
+            sum += e;
+            counted++;
+        }
+    }
+    if (counted == 0) return false;
+    int shift = 1;
+    while (shift < 24 && (INT64_C(1) << shift) * counted < sum) shift++;
+    g->small = INT64_C(1) << shift;
+    int64_t ylo = INT32_MAX, yhi = INT32_MIN, zlo = INT32_MAX, zhi = INT32_MIN, smalls = 0;
+    for (int i = 0; i < count; i++) {
+        const qp_aabb *b = &w->shapes[order[i]].aabb;
+        if (box_extent_yz(b) > g->small) continue;
+        smalls++;
+        ylo = b->lo.y < ylo ? b->lo.y : ylo;
+        yhi = b->hi.y > yhi ? b->hi.y : yhi;
+        zlo = b->lo.z < zlo ? b->lo.z : zlo;
+        zhi = b->hi.z > zhi ? b->hi.z : zhi;
+    }
+    if (smalls == 0) return false;
+    int64_t large = count - smalls, entries = 4 * smalls;
+    /* Wider cells where a sparse scene would need too many (small shapes stay small). */
+    for (;; shift++) {
+        if (shift > 30) return false;
+        int64_t ny = cell_of((fix16_t)yhi, shift) - (int64_t)cell_of((fix16_t)ylo, shift) + 1;
+        int64_t nz = cell_of((fix16_t)zhi, shift) - (int64_t)cell_of((fix16_t)zlo, shift) + 1;
+        int64_t cells = ny * nz;
+        if (cells > GRID_CELLS_PER_SHAPE * (int64_t)count) continue;
+        if ((uint64_t)(4 * (cells + 1) + 2 * (entries + large)) <= room) {
+            g->shift = shift;
+            g->y0 = cell_of((fix16_t)ylo, shift);
+            g->z0 = cell_of((fix16_t)zlo, shift);
+            g->ny = ny;
+            g->nz = nz;
+            break;
+        }
+    }
+    g->start = (uint32_t *)(void *)mem;
+    g->cell_shapes = (uint16_t *)(void *)(mem + 4 * (g->ny * g->nz + 1));
+    g->large = g->cell_shapes + entries;
+    g->large_count = 0;
+    return true;
+}
+
+/* The cells a small box covers, as (first y, first z, last y, last z) relative to the grid. */
+typedef struct {
+    int32_t y0, z0, y1, z1;
+} cell_span;
+
+static QP__ALWAYS_INLINE cell_span span_of(const grid *g, const qp_aabb *b)
+{
+    cell_span s = { cell_of(b->lo.y, g->shift) - g->y0, cell_of(b->lo.z, g->shift) - g->z0,
+                    cell_of(b->hi.y, g->shift) - g->y0, cell_of(b->hi.z, g->shift) - g->z0 };
+    return s;
+}
+
+/* Counts and places the small shapes in their cells (a stable counting sort of the order,
+ * so each cell's shapes are in x order) and lists the large ones. */
+static void grid_fill(qp_world *w, const uint16_t *order, int count, grid *g)
+{
+    const int64_t cells = g->ny * g->nz;
+    uint32_t *start = g->start;
+    for (int64_t c = 0; c <= cells; c++) start[c] = 0;
+    for (int i = 0; i < count; i++) {
+        const qp_aabb *b = &w->shapes[order[i]].aabb;
+        if (box_extent_yz(b) > g->small) continue;
+        cell_span s = span_of(g, b);
+        for (int32_t y = s.y0; y <= s.y1; y++)
+            for (int32_t z = s.z0; z <= s.z1; z++) start[(int64_t)y * g->nz + z + 1]++;
+    }
+    for (int64_t c = 1; c <= cells; c++) start[c] += start[c - 1];
+    /* start[c] is now where cell c begins; placing advances it to where c ends, which is
+     * where c + 1 begins: shifted back by one cell below. */
+    for (int i = 0; i < count; i++) {
+        const qp_aabb *b = &w->shapes[order[i]].aabb;
+        if (box_extent_yz(b) > g->small) {
+            g->large[g->large_count++] = (uint16_t)i;
+            continue;
+        }
+        cell_span s = span_of(g, b);
+        for (int32_t y = s.y0; y <= s.y1; y++)
+            for (int32_t z = s.z0; z <= s.z1; z++) g->cell_shapes[start[(int64_t)y * g->nz + z]++] = order[i];
+    }
+    for (int64_t c = cells; c > 0; c--) start[c] = start[c - 1];
+    start[0] = 0;
+}
+
+/* The pairs of small shapes, cell by cell: each shape's sweep on x among the shapes after
+ * it in its cell, a pair made only in the first cell its two shapes share. */
+static int grid_sweep_cells(qp_world *w, const grid *g, int n)
+{
+    for (int64_t y = 0; y < g->ny; y++) {
+        for (int64_t z = 0; z < g->nz; z++) {
+            const int64_t c = y * g->nz + z;
+            const uint16_t *in = g->cell_shapes;
+            const uint32_t end = g->start[c + 1];
+            for (uint32_t e = g->start[c]; e < end; e++) {
+                const sweep_shape a = sweep_shape_of(w, in[e]);
+                const cell_span sa = span_of(g, &a.box);
+                for (uint32_t f = e + 1; f < end; f++) {
+                    const qp_aabb *bb = &w->shapes[in[f]].aabb;
+                    if (bb->lo.x > a.box.hi.x) break;
+                    if (!overlap_yz(&a.box, bb)) continue;
+                    /* The first cell both lie in is this one: one of them begins in its
+                     * row and one in its column (the same or the other). */
+                    const cell_span sb = span_of(g, bb);
+                    if ((sa.y0 == y || sb.y0 == y) && (sa.z0 == z || sb.z0 == z)) n = pair_up(w, in[e], &a, in[f], n);
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* The pairs with a large shape: each large one sweeps on x with every shape after it in
+ * the order, each small one with the large ones after it. */
+static int grid_sweep_large(qp_world *w, const uint16_t *order, int count, const grid *g, int n)
+{
+    int next = 0;   /* the first large shape after position i */
+    for (int i = 0; i < count; i++) {
+        if (next < g->large_count && g->large[next] == i) {
+            next++;
+            n = sweep_from(w, order, count, i, n);
+            continue;
+        }
+        if (next == g->large_count) continue;
+        const sweep_shape a = sweep_shape_of(w, order[i]);
+        for (int l = next; l < g->large_count; l++) {
+            const uint16_t s = order[g->large[l]];
+            const qp_aabb *bb = &w->shapes[s].aabb;
+            if (bb->lo.x > a.box.hi.x) break;
+            if (overlap_yz(&a.box, bb)) n = pair_up(w, order[i], &a, s, n);
+        }
+    }
+    return n;
 }
 
 void qp__broad_phase(qp_world *w)
@@ -224,42 +496,13 @@ void qp__broad_phase(qp_world *w)
     sort_order(w);
     int n = 0;
     const int count = w->sap_count;
-    for (int i = 0; i < count; i++) {
-        /* a in a local: the loop's stores (the overflow count) would otherwise have it
-         * read again at every candidate. Boxes apart in y or z are dropped first: most
-         * candidates end there (nine in ten of rain512's), and the test needs no body
-         * record. */
-        const qp_shape_slot *sa = &w->shapes[order[i]];
-        const qp_body_state *ba = &w->bodies[sa->body];
-        const sweep_shape a = { sa->aabb, sa->body, qp__body_moves(ba), qp__body_dynamic(ba), qp__body_drives(ba) };
-        const qp_aabb *box = &a.box;
-#if QP__BRANCH_FREE
-        /* Hosts gather the candidates that overlap into near without a branch on the
-         * test, a coin toss each, then pair them: the same candidates in the same order
-         * (QP__BRANCH_FREE; rain512's resting step took 2 % less time). */
-        int j = i + 1;
-        bool past = false;   /* a candidate's box begins beyond a's in x: a's sweep is over */
-        while (j < count && !past) {
-            uint16_t near[32];
-            int m = 0;
-            for (; j < count && m < 32; j++) {
-                const qp_aabb *bb = &w->shapes[order[j]].aabb;
-                if (bb->lo.x > box->hi.x) {
-                    past = true;
-                    break;
-                }
-                near[m] = (uint16_t)j;
-                m += overlap_yz(box, bb);
-            }
-            for (int k = 0; k < m; k++) n = pair_up(w, order, i, &a, near[k], n);
-        }
-#else
-        for (int j = i + 1; j < count; j++) {
-            const qp_aabb *bb = &w->shapes[order[j]].aabb;
-            if (bb->lo.x > box->hi.x) break;
-            if (overlap_yz(box, bb)) n = pair_up(w, order, i, &a, j, n);
-        }
-#endif
+    grid g;
+    if (grid_plan(w, order, count, &g)) {
+        grid_fill(w, order, count, &g);
+        n = grid_sweep_cells(w, &g, n);
+        n = grid_sweep_large(w, order, count, &g, n);
+    } else {
+        for (int i = 0; i < count; i++) n = sweep_from(w, order, count, i, n);
     }
     sort_pairs(w, w->pairs, n);
     w->pair_count = n;

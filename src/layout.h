@@ -244,6 +244,21 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 #endif
 }
 
+/* The rows' memory as scratch, in bytes, from the broad phase until the collision pass makes
+ * the rows (the same memory as qp__pair_sort_scratch): the broad phase's grid of cells
+ * (broad_phase.c) and the narrow phase's wakes (sleep.c, qp__wake_body_among); none in low-RAM. */
+static inline void *qp__rows_scratch(qp_world *w, unsigned long *bytes)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    *bytes = (unsigned long)sizeof w->rows;
+    return w->rows;
+#else
+    (void)w;
+    *bytes = 0;
+    return NULL;
+#endif
+}
+
 /* The list of the contacts a velocity pass's sweeps still visit, in their order
  * (passes.sweep, scratch.h: solve_contacts.c, shock.c), or NULL in low-RAM, which has no
  * room for it: its passes walk every contact in contact-graph order and skip the others

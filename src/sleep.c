@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include "body.h"
 #include "events.h"
+#include "layout.h"
 #include "sleep.h"
 #include "stages.h"
 
@@ -112,21 +113,66 @@ static int wake_up_from(qp_world *w, const qp_contact *c, int u, int tail)
     return tail + 1;
 }
 
+/* The contacts of every body among spans, as lists (CSR: body u's are list[start[u] ..
+ * start[u + 1]), each in the spans' order), in the rows' scratch memory: false where there is
+ * none (low-RAM) or too little. Made once for a wake, so that each woken body reads its own
+ * contacts instead of scanning them all: a wall of 2 080 cubes woken by one impact scanned
+ * its 6 000 contacts 2 080 times. */
+typedef struct {
+    const uint32_t *start;
+    const uint16_t *list;
+} span_lists;
+
+static bool list_spans(qp_world *w, const qp__contact_spans *spans, span_lists *out)
+{
+    unsigned long room;
+    unsigned char *mem = qp__rows_scratch(w, &room);
+    const int bodies = w->body_high + 1;
+    int64_t entries = 0;
+    for (int r = 0; r < 2; r++) entries += 2 * (int64_t)(spans->hi[r] > spans->lo[r] ? spans->hi[r] - spans->lo[r] : 0);
+    if (!mem || (uint64_t)(4 * ((int64_t)bodies + 1) + 2 * entries) > room) return false;
+    uint32_t *start = (uint32_t *)(void *)mem;
+    uint16_t *list = (uint16_t *)(void *)(mem + 4 * ((size_t)bodies + 1));
+    for (int i = 0; i <= bodies; i++) start[i] = 0;
+    for (int r = 0; r < 2; r++)
+        for (int i = spans->lo[r]; i < spans->hi[r]; i++) {
+            start[w->contacts[i].a + 1]++;
+            if (w->contacts[i].b != w->contacts[i].a) start[w->contacts[i].b + 1]++;
+        }
+    for (int i = 1; i <= bodies; i++) start[i] += start[i - 1];
+    /* Placing moves start[u] to the end of u's list, the start of u + 1's: shifted back below. */
+    for (int r = 0; r < 2; r++)
+        for (int i = spans->lo[r]; i < spans->hi[r]; i++) {
+            list[start[w->contacts[i].a]++] = (uint16_t)i;
+            if (w->contacts[i].b != w->contacts[i].a) list[start[w->contacts[i].b]++] = (uint16_t)i;
+        }
+    for (int i = bodies; i > 0; i--) start[i] = start[i - 1];
+    start[0] = 0;
+    out->start = start;
+    out->list = list;
+    return true;
+}
+
 /* Wake start and, breadth-first up the contact graph, everything resting on it: the
- * contacts of each body found by last step's adjacency, or (spans) by a scan of the
- * contacts in spans. */
+ * contacts of each body found by last step's adjacency, or (spans) among the contacts in
+ * spans, through their lists where there is room for them, else by a scan. */
 static void wake_spread(qp_world *w, int start, const qp__contact_spans *spans)
 {
     qp_body_state *s = &w->bodies[start];
     if (!qp__body_dynamic(s)) return;
     s->awake_steps = 0;
     if (!(s->state & QP_STATE_ASLEEP)) return;
+    span_lists lists;
+    const bool listed = spans && list_spans(w, spans, &lists);
     wake_one(w, start);
     int head = 0, tail = 0;
     w->queue[tail++] = (uint16_t)start;
     while (head < tail) {
         int u = w->queue[head++];
-        if (spans) {
+        if (listed) {
+            for (uint32_t k = lists.start[u]; k < lists.start[u + 1]; k++)
+                tail = wake_up_from(w, &w->contacts[lists.list[k]], u, tail);
+        } else if (spans) {
             for (int r = 0; r < 2; r++)
                 for (int i = spans->lo[r]; i < spans->hi[r]; i++) {
                     const qp_contact *c = &w->contacts[i];

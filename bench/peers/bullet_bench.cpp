@@ -12,7 +12,7 @@
  * (0.8 m/s, 1 rad/s, 2 s).
  *
  *   bullet_bench [--steps N] [--repeat R] [--scene NAME]...
- *   bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R]]
+ *   bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R] [--from F]]
  *
  * --file: the fidelity table's side (bench/fidelity.sh): SCENE (docs/scene-format.md) read by
  * qphys's own scene reader (bench/fidelity_scene.h), built in Bullet, stepped N times
@@ -26,6 +26,8 @@
  * --time: no trace; the N steps are timed R times (default 2) from a fresh world, each step
  * keeping its fastest run, and one line printed, as qphys's bench_window prints its own:
  *   bullet-file scene=.. steps=.. repeat=.. step_median=.. step_p99=.. step_mean=..
+ * --from F: the figures are those of steps F..N only (the earlier ones still run), as
+ * bench_window's FROM (the scaling table times a pile once it has formed).
  */
 #include <btBulletDynamicsCommon.h>
 
@@ -245,8 +247,9 @@ void destroy_file()
     for (int i = 0; i < scene.count; i++) delete file_shapes[i];
 }
 
-// --time: the median and 99th percentile step of `repeat` runs, each step its fastest.
-int time_file(const char *path, long steps, int repeat)
+// --time: the median and 99th percentile step of `repeat` runs, each step its fastest, over
+// steps from..steps (1-based).
+int time_file(const char *path, long steps, int repeat, long from)
 {
     btScalar dt = btScalar(1.0 / scene.hz);
     for (int r = 0; r < repeat; r++) {
@@ -259,30 +262,33 @@ int time_file(const char *path, long steps, int repeat)
         }
         destroy_file();
     }
+    const double *kept = peer_step_us + (from - 1);
+    const int n = (int)(steps - from + 1);
     double sum = 0.0;
-    for (long s = 0; s < steps; s++) sum += peer_step_us[s];
+    for (int s = 0; s < n; s++) sum += kept[s];
     printf("bullet-file scene=%s steps=%ld repeat=%d step_median=%.1f step_p99=%.1f step_mean=%.1f\n", path, steps, repeat,
-           peer_median(peer_step_us, (int)steps), bench_quantile(peer_step_us, (int)steps, 0.99, peer_sort_tmp),
-           steps > 0 ? sum / (double)steps : 0.0);
+           peer_median(kept, n), bench_quantile(kept, n, 0.99, peer_sort_tmp), n > 0 ? sum / (double)n : 0.0);
     return 0;
 }
 
 int file_main(int argc, char **argv)
 {
     const char *path = NULL;
-    long steps = 600;
+    long steps = 600, from = 1;
     bool timed = false;
     int repeat = 2;
-    const char *usage = "usage: bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R]]\n";
+    const char *usage = "usage: bullet_bench --file SCENE [--steps N] [--ccd] [--time [--repeat R] [--from F]]\n";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--file") && i + 1 < argc) path = argv[++i];
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atol(argv[++i]);
         else if (!strcmp(argv[i], "--ccd")) file_ccd = true;
         else if (!strcmp(argv[i], "--time")) timed = true;
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atol(argv[++i]);
         else { fputs(usage, stderr); return 2; }
     }
-    if (!path || steps < 0 || steps > 1000000 || repeat < 1 || repeat > 100 || (timed && steps > PEER_MAX_STEPS)) {
+    if (!path || steps < 0 || steps > 1000000 || repeat < 1 || repeat > 100 || (timed && steps > PEER_MAX_STEPS) ||
+        from < 1 || (timed && from > steps)) {
         fputs(usage, stderr);
         return 2;
     }
@@ -290,7 +296,7 @@ int file_main(int argc, char **argv)
     char *text = fid_slurp(path, &len);
     if (!text || fid_read(path, text, len, &scene) != 0) return 2;
     free(text);
-    if (timed) return time_file(path, steps, repeat);
+    if (timed) return time_file(path, steps, repeat, from);
     build_file();
     fid_print_header(&scene);
     trace_file(0);

@@ -2,7 +2,7 @@
 // bench/peers/jolt_bench.cpp - Jolt Physics on the scene files qphys runs, for the side-by-side table of
 // `make bench JOLT_SRC=DIR` (docs/benchmarks.md, "Jolt").
 //
-//   jolt_bench FILE [--steps N] [--time [--repeat R]]
+//   jolt_bench FILE [--steps N] [--time [--repeat R] [--from F]]
 //
 // Reads FILE with its own reader of the part of the scene format (docs/scene-format.md) that the
 // benchmark scenes use: world (gravity, hz, iterations, sleep), plane (normal, offset, friction,
@@ -24,6 +24,7 @@
 // timed R times (default 2), each from a freshly built world, each step keeping its fastest run (as
 // qphys's bench_window times its own), and one line:
 //   jolt-file scene=.. steps=.. repeat=.. step_mean=.. step_median=.. step_p99=.. step_max=.. moved_max_cm=..
+// (--from F: the step figures are those of steps F..N only, as bench_window's FROM)
 // (microseconds; moved_max_cm: the largest distance any dynamic body moved from its start, last run).
 #include <Jolt/Jolt.h>
 
@@ -419,7 +420,7 @@ double moved_max(World &w)
 
 int usage()
 {
-    std::fputs("usage: jolt_bench FILE [--steps N] [--time [--repeat R]]\n", stderr);
+    std::fputs("usage: jolt_bench FILE [--steps N] [--time [--repeat R] [--from F]]\n", stderr);
     return 2;
 }
 
@@ -428,23 +429,27 @@ int usage()
 int main(int argc, char **argv)
 {
     const char *path = nullptr;
-    long steps = 300, repeat = 2;
+    long steps = 300, repeat = 2, from = 1;
     bool timed = false;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = bench_number(argv[++i], 1, 100000);
         else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = bench_number(argv[++i], 1, 100);
         else if (!std::strcmp(argv[i], "--time")) timed = true;
+        else if (!std::strcmp(argv[i], "--from") && i + 1 < argc) from = bench_number(argv[++i], 1, 100000);
         else if (argv[i][0] != '-' && !path) path = argv[i];
         else return usage();
     }
-    if (!path || steps < 0 || repeat < 0) return usage();
+    if (!path || steps < 0 || repeat < 0 || from < 1 || from > steps) return usage();
     Scene sc;
     if (!read_scene(path, sc)) return 2;
 
     JPH::RegisterDefaultAllocator();
     JPH::Factory::sInstance = new JPH::Factory();
     JPH::RegisterTypes();
-    JPH::TempAllocatorImpl temp(64 * 1024 * 1024);
+    // A step's scratch: Jolt sizes its contact constraints' buffer to the room build() gives
+    // them (16 a body), about 600 bytes each, so a wall of 8 256 cubes needs more than 64 MB.
+    const size_t room = std::max<size_t>(65536, 16 * (sc.items.size() + 1));
+    JPH::TempAllocatorImpl temp((JPH::uint)std::max<size_t>(size_t(64) << 20, 1024 * room));
     JPH::JobSystemSingleThreaded jobs(JPH::cMaxPhysicsJobs);
     const float dt = 1.0f / float(sc.hz);
 
@@ -474,13 +479,14 @@ int main(int argc, char **argv)
         delete w;
     }
     if (timed) {
+        const double *kept = best.data() + (from - 1);
+        const int n = (int)(steps - from + 1);
         double sum = 0;
-        for (double t : best) sum += t;
-        int n = (int)steps;
+        for (int s = 0; s < n; s++) sum += kept[s];
         std::printf("jolt-file scene=%s steps=%ld repeat=%ld step_mean=%.1f step_median=%.1f step_p99=%.1f step_max=%.1f "
                     "moved_max_cm=%.1f\n",
-                    path, steps, repeat, sum / n, bench_median(best.data(), n, tmp.data()),
-                    bench_quantile(best.data(), n, 0.99, tmp.data()), bench_quantile(best.data(), n, 1.0, tmp.data()),
+                    path, steps, repeat, sum / n, bench_median(kept, n, tmp.data()),
+                    bench_quantile(kept, n, 0.99, tmp.data()), bench_quantile(kept, n, 1.0, tmp.data()),
                     100 * moved);
     }
     JPH::UnregisterTypes();

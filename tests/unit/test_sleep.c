@@ -1039,6 +1039,35 @@ static void test_slow_touch_does_not_wake(void **state)
     assert_true(moved > 0.1);
 }
 
+/* A cube at 3 m/s into the bottom of a sleeping stack of six: the whole stack wakes in the
+ * step the cube arrives (the wake spreads up through the contacts the narrow phase is
+ * rewriting), and a sleeping cube beside the stack, touching none of it, sleeps on. */
+static void test_impact_wakes_what_rests_on_it(void **state)
+{
+    (void)state;
+    qp_world_def def = world_def(QP_SLEEP_THREE_POINT);
+    init_world(&world, &def);
+    add_ground(&world, 0.5);
+    qp_body_id stack[6];
+    for (int i = 0; i < 6; i++) stack[i] = add_cube(&world, 0, 0.5 + i, 0, 0.5);
+    qp_body_id lone = add_cube(&world, 3, 0.5, 0, 0.5);
+    assert_true(settle(&world, 600) > 0);
+    qp_body_id slider = add_cube(&world, -1.01, 0.5, 0, 0.5);
+    assert_int_equal(qp_body_set_linear_velocity(&world, slider, qp_v3(F(3), 0, 0)), QP_OK);
+    int woke_at = -1, awake_then = 0;
+    for (int s = 1; s <= 10 && woke_at < 0; s++) {
+        qp_world_step(&world);
+        if (!qp_body_is_awake(&world, stack[0])) continue;
+        woke_at = s;
+        for (int i = 0; i < 6; i++) awake_then += qp_body_is_awake(&world, stack[i]);
+    }
+    printf("[sleep] cube at 3 m/s into a sleeping stack of 6: the bottom woke at step %d, %d of the 6 with it\n",
+           woke_at, awake_then);
+    assert_true(woke_at > 0);
+    assert_int_equal(awake_then, 6);
+    assert_false(qp_body_is_awake(&world, lone));
+}
+
 /* ---- 9. a pile comes to rest ------------------------------------------------------ */
 
 /* 64 unit cubes (1 kg, friction 0.5) dropped 4 x 4 x 4, each turned about (1, 1, 1) by
@@ -1147,6 +1176,7 @@ int main(void)
         cmocka_unit_test(test_user_calls_wake_body_and_above),
         cmocka_unit_test(test_min_awake_steps),
         cmocka_unit_test(test_slow_touch_does_not_wake),
+        cmocka_unit_test(test_impact_wakes_what_rests_on_it),
         cmocka_unit_test(test_pile_comes_to_rest),
     };
     return cmocka_run_group_tests(tests, 0, 0);
