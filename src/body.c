@@ -6,7 +6,9 @@
  * through local_center. Creation validates everything before it touches
  * the world, so a failed call changes nothing.
  */
+#include <string.h>
 #include "geometry.h"
+#include "hull.h"
 #include "body.h"
 #include "contact_graph.h"
 #include "events.h"
@@ -133,6 +135,11 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
         total = 0;
         for (int i = 0; i < count && ok; i++) {
             qp_shape small = shapes[i];   /* sizes share a union: shrink by type */
+            if (small.type == QP_SHAPE_HULL) {
+                ok = qp__hull_volume_q46(small.hull, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
+                if (ok) total += mo[i][0];
+                continue;
+            }
             if (small.type == QP_SHAPE_BOX) {
                 small.half = qp_v3(small.half.x >> k, small.half.y >> k, small.half.z >> k);
             } else {
@@ -152,6 +159,12 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
     if (t == 0) return QP_ERR_RANGE;
     for (int i = 0; i < count; i++) {
         uint64_t v[4];
+        if (shapes[i].type == QP_SHAPE_HULL) {
+            v[0] = scale_by((uint64_t)mass, mo[i][0] >> sh, t);
+            if (v[0] > (uint64_t)INT32_MAX) return QP_ERR_RANGE;
+            qp__hull_mass_data(&shapes[i], (fix16_t)v[0], &out[i]);
+            continue;
+        }
         for (int j = 0; j < 4; j++) {
             /* v / t is at most 1 (mass) or I / m <= (100^2 + 100^2) / 3 m^2 < 2^13. */
             v[j] = scale_by((uint64_t)mass, mo[i][j] >> sh, t);
@@ -274,6 +287,47 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     return QP_OK;
 }
 
+/* Is hull pool entry k free (no live shape points at it)? */
+bool qp__hull_entry_free(const qp_world *w, int k)
+{
+#if QP_CFG_MAX_HULLS > 0
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
+            return false;
+    return true;
+#else
+    (void)w;
+    (void)k;
+    return false;
+#endif
+}
+
+/* Pool entries for def's hull shapes (-1 for the others): a hull already in a free entry
+ * (qp_scene_load builds it there) keeps it, the others take the lowest free ones. False
+ * when the pool is short. */
+static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
+{
+    for (int i = 0; i < def->shape_count; i++) {
+        entry[i] = -1;
+        if (def->shapes[i].type != QP_SHAPE_HULL) continue;
+#if QP_CFG_MAX_HULLS > 0
+        for (int pass = 0; pass < 2 && entry[i] < 0; pass++)
+            for (int k = 0; k < QP_CFG_MAX_HULLS && entry[i] < 0; k++) {
+                bool busy = !qp__hull_entry_free(w, k);
+                for (int j = 0; j < def->shape_count; j++) {
+                    const bool in_k = def->shapes[j].type == QP_SHAPE_HULL && def->shapes[j].hull == &w->hulls[k];
+                    busy |= j < i && entry[j] == k;
+                    busy |= pass == 1 && j != i && in_k;   /* kept for the shape whose hull is there */
+                    if (pass == 0 && j == i && !in_k) busy = true;
+                }
+                if (!busy) entry[i] = k;
+            }
+#endif
+        if (entry[i] < 0) return false;
+    }
+    return true;
+}
+
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 {
     qp_result dummy;
@@ -295,7 +349,11 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     int found = 0;
     for (int s = 0; s < QP_CFG_MAX_SHAPES && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
-    if (index == 0 || found < def->shape_count) { *err = QP_ERR_FULL; return qp_null_body(); }
+    int hull_idx[QP_CFG_MAX_BODY_SHAPES];
+    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {
+        *err = QP_ERR_FULL;
+        return qp_null_body();
+    }
 
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
@@ -330,6 +388,13 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         qp_shape_slot *slot = &w->shapes[shape_idx[i]];
         slot->shape = def->shapes[i];
         slot->shape.offset = qp_v3_sub(def->shapes[i].offset, mp.center);
+#if QP_CFG_MAX_HULLS > 0
+        if (hull_idx[i] >= 0) {
+            qp_hull *h = &w->hulls[hull_idx[i]];
+            if (def->shapes[i].hull != h) memcpy(h, def->shapes[i].hull, sizeof *h);
+            slot->shape.hull = h;
+        }
+#endif
         slot->body = (uint16_t)index;
         slot->slot = (uint8_t)i;
         slot->flags = def->sensors[i] ? QP_SHAPE_SENSOR : 0;

@@ -16,6 +16,7 @@
  */
 #include "qphys/collide.h"
 #include "geometry.h"
+#include "hull.h"
 
 /* 4/3 pi * 2^61 and 2 pi * 2^60: a mass of 32768 kg needs the constant to 1e-11 */
 #define FOUR_THIRDS_PI_Q61  UINT64_C(9658692610769497123)
@@ -127,6 +128,8 @@ qp_result qp_shape_validate(const qp_shape *s)
         if (s->plane_offset < -QP_WORLD_LIMIT || s->plane_offset > QP_WORLD_LIMIT) return QP_ERR_RANGE;
         return QP_OK;
     }
+    case QP_SHAPE_HULL:
+        return qp__hull_sound(s->hull) ? QP_OK : QP_ERR_PARAM;
     default:
         return QP_ERR_PARAM;
     }
@@ -210,6 +213,8 @@ qp_aabb qp_shape_aabb(const qp_shape *s, const qp_transform *xf)
     }
     case QP_SHAPE_BOX:
         return aabb_around(xf->p, abs_rot_extent(&xf->r, s->half));
+    case QP_SHAPE_HULL:
+        return qp__hull_aabb(s->hull, xf);
     default: {
         /* A half-space: the world box, cut on one side when the world normal
          * is exactly along an axis (a ground plane then has a top). */
@@ -293,6 +298,14 @@ bool qp__shape_moments(const qp_shape *s, uint64_t rho, uint64_t out[4])
      * volume is ever rounded before it is scaled. */
     bool ovf = false;
     uint64_t m, ixx, iyy, izz;
+    if (s->type == QP_SHAPE_HULL) {
+        /* The volume only: a hull's inertia is a full tensor (qp__hull_mass_data). */
+        uint64_t v = 0;
+        if (!qp__hull_volume_q46(s->hull, 0, &v)) return false;
+        out[0] = mulshr(v, rho, 16, &ovf);
+        out[1] = out[2] = out[3] = 0;
+        return !ovf;
+    }
     if (s->type == QP_SHAPE_BOX) {
         uint64_t hx = (uint64_t)s->half.x, hy = (uint64_t)s->half.y, hz = (uint64_t)s->half.z;
         uint64_t x2 = hx * hx, y2 = hy * hy, z2 = hz * hz;
@@ -351,7 +364,8 @@ qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
         !to_fix(mo[2], &fy) || !to_fix(mo[3], &fz))
         return QP_ERR_RANGE;
     if (fm == 0) return QP_ERR_RANGE;   /* too light to represent */
-    qp__shape_mass_data(s, fm, fx, fy, fz, out);
+    if (s->type == QP_SHAPE_HULL) qp__hull_mass_data(s, fm, out);
+    else qp__shape_mass_data(s, fm, fx, fy, fz, out);
     return QP_OK;
 }
 
