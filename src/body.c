@@ -287,7 +287,7 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     return QP_OK;
 }
 
-/* Is hull pool entry k free (no live shape points at it)? */
+/* Is hull pool entry k unused: no live shape points at it? */
 bool qp__hull_entry_free(const qp_world *w, int k)
 {
 #if QP_CFG_MAX_HULLS > 0
