@@ -560,6 +560,53 @@ static void test_pool_and_hash(void **state)
     assert_int_equal(qp_world_hash(a), qp_world_hash(b));
 }
 
+static unsigned char snap_a[1 << 20], snap_b[1 << 20];
+
+/* A world of hulls (a full pool: singles and a compound) saved and restored into another
+ * world and into itself (a rollback) goes on with the same hashes, step by step, and saves
+ * to the same bytes. */
+static void test_snapshot_restores_hulls(void **state)
+{
+    (void)state;
+    rng_state = 4242;
+    world_with_ground(&W);
+    qp_vec3 p[QP_HULL_MAX_POINTS];
+    for (int i = 0; i < QP_CFG_MAX_HULLS - 2; i++) {
+        int n = cloud_points(p, 4 + (int)(rng() % 61), 0.3);
+        assert_int_equal(qp_hull_build(p, n, &H[0]), QP_OK);
+        add_hull(&W, &H[0], v3d(i % 4 - 1.5, 0.5 + 0.7 * (i / 4), 0), rand_quat(), QP_BODY_DYNAMIC);
+    }
+    cube_points(p, 0.2, 0.2, 0.2, v3d(-0.6, 0, 0));
+    assert_int_equal(qp_hull_build(p, 8, &H[0]), QP_OK);
+    cube_points(p, 0.2, 0.2, 0.2, v3d(0.6, 0, 0));
+    assert_int_equal(qp_hull_build(p, 8, &H[1]), QP_OK);
+    qp_body_def d = qp_default_body_def();
+    d.shape_count = 2;
+    d.position = v3d(0, 4, 1);
+    assert_int_equal(qp_make_hull(&H[0], &d.shapes[0]), QP_OK);
+    assert_int_equal(qp_make_hull(&H[1], &d.shapes[1]), QP_OK);
+    qp_result r;
+    assert_false(qp_body_id_is_null(qp_create_body(&W, &d, &r)));
+    run(&W, 40);
+    unsigned long n = qp_world_snapshot(&W, snap_a, sizeof snap_a);
+    assert_true(n > 0 && n <= QP_SNAPSHOT_MAX_SIZE && n < sizeof snap_a);
+    world_with_ground(&W2);
+    add_box(&W2, v3d(1, 1, 1), v3d(5, 1, 0), qp_quat_identity(), QP_BODY_DYNAMIC);
+    assert_int_equal(qp_world_restore(&W2, snap_a, n), QP_OK);
+    assert_int_equal(qp_world_hash(&W2), qp_world_hash(&W));
+    assert_int_equal(qp_world_snapshot(&W2, snap_b, sizeof snap_b), n);
+    assert_memory_equal(snap_a, snap_b, n);
+    for (int i = 0; i < 120; i++) {
+        qp_world_step(&W);
+        qp_world_step(&W2);
+        assert_int_equal(qp_world_hash(&W2), qp_world_hash(&W));
+    }
+    uint32_t later = qp_world_hash(&W);
+    assert_int_equal(qp_world_restore(&W, snap_a, n), QP_OK);   /* rollback into a full pool */
+    run(&W, 120);
+    assert_int_equal(qp_world_hash(&W), later);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_hulls_in_compound),
         cmocka_unit_test(test_kinematic_hull_carries),
         cmocka_unit_test(test_pool_and_hash),
+        cmocka_unit_test(test_snapshot_restores_hulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
