@@ -121,7 +121,24 @@ static uint64_t scale_by(uint64_t mass, uint64_t v, uint64_t t)
  * computed from ratios of exact moments, so any shape size in range takes
  * any mass in range (scaling a density-1 Q16.16 result would lose a 10 cm
  * ball's inertia to rounding and refuse its mass). */
-static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out)
+/* A hull shape's points: its hull's corners, or (a scene line being checked, with no hull
+ * built) the points given. */
+typedef struct {
+    const qp_vec3 *p;
+    int n;
+} hull_points;
+
+static hull_points points_of(const qp_shape *s, hull_points given)
+{
+    if (s->hull) {
+        hull_points h = { s->hull->verts, s->hull->vert_count };
+        return h;
+    }
+    return given;
+}
+
+static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out,
+                                 hull_points given)
 {
     /* Only ratios matter, so the moments are taken at density 1 on the
      * shapes shrunk by 2^k, the smallest k at which Q18.46 holds them (k = 0
@@ -136,7 +153,8 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
         for (int i = 0; i < count && ok; i++) {
             qp_shape small = shapes[i];   /* sizes share a union: shrink by type */
             if (small.type == QP_SHAPE_HULL) {
-                ok = qp__hull_volume_q46(small.hull, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
+                hull_points hp = points_of(&small, given);
+                ok = hp.p && qp__hull_volume_q46(hp.p, hp.n, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
                 if (ok) total += mo[i][0];
                 continue;
             }
@@ -162,7 +180,8 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
         if (shapes[i].type == QP_SHAPE_HULL) {
             v[0] = scale_by((uint64_t)mass, mo[i][0] >> sh, t);
             if (v[0] > (uint64_t)INT32_MAX) return QP_ERR_RANGE;
-            qp__hull_mass_data(&shapes[i], (fix16_t)v[0], &out[i]);
+            hull_points hp = points_of(&shapes[i], given);
+            qp__hull_mass_data(hp.p, hp.n, &shapes[i], (fix16_t)v[0], &out[i]);
             continue;
         }
         for (int j = 0; j < 4; j++) {
@@ -187,17 +206,23 @@ typedef struct {
 
 /* A body's mass properties from its shapes: the given mass shared by volume (mass > 0),
  * or each shape's at the density. */
-static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given, fix16_t density, mass_props *out)
+static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given, fix16_t density, mass_props *out,
+                                hull_points points)
 {
     qp_mass_data md[QP_CFG_MAX_BODY_SHAPES];
     if (given > 0) {
-        qp_result r = shapes_mass_for(shapes, count, given, md);
+        qp_result r = shapes_mass_for(shapes, count, given, md, points);
         if (r != QP_OK) return r;
     }
     int64_t total = 0, cx = 0, cy = 0, cz = 0;
     for (int i = 0; i < count; i++) {
         if (given <= 0) {
-            qp_result r = qp_shape_mass(&shapes[i], density, &md[i]);
+            qp_result r;
+            if (shapes[i].type == QP_SHAPE_HULL && !shapes[i].hull) {
+                r = points.p ? qp__hull_shape_mass(&shapes[i], points.p, points.n, density, &md[i]) : QP_ERR_PARAM;
+            } else {
+                r = qp_shape_mass(&shapes[i], density, &md[i]);
+            }
             if (r != QP_OK) return r;
         }
         total += md[i].mass;
@@ -239,14 +264,16 @@ static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given
 
 static qp_result compute_mass(const qp_body_def *def, mass_props *out)
 {
-    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out);
+    hull_points none = { 0, 0 };
+    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out, none);
 }
 
 qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t mass, qp_mat3 *inv_inertia,
                                    qp_vec3 *center)
 {
     mass_props mp;
-    qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp);
+    hull_points none = { 0, 0 };
+    qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp, none);
     if (r != QP_OK) return r;
     *inv_inertia = mp.inv_inertia;
     *center = mp.center;
@@ -257,6 +284,13 @@ qp_result qp__body_mass_check(const qp_body_def *def)
 {
     mass_props mp;
     return compute_mass(def, &mp);
+}
+
+qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count)
+{
+    mass_props mp;
+    hull_points given = { points, count };
+    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, &mp, given);
 }
 
 static qp_result check_body_def(const qp_world *w, const qp_body_def *def)

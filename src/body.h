@@ -69,6 +69,9 @@ void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
+/* The same for a def whose hull shape has no hull built (hull null): its points are
+ * points[0..count), distinct (a scene line being checked). */
+qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count);
 /* Is hull pool entry k unused: no live shape points at it? */
 bool qp__hull_entry_free(const qp_world *w, int k);
 /* The inverse inertia (body frame) and centre of mass of shapes sharing mass by volume, as

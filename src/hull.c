@@ -164,6 +164,31 @@ static bool face_triple(const qp_vec3 *p, int n, int i, int j, int k, v64 *outwa
     return true;
 }
 
+/* Where a walk over the faces of a point set stands: the next triple to try. */
+typedef struct {
+    int i, j, k;
+} face_walk;
+
+/* The next face of the distinct points p[0..n) (canonical triples in order): its polygon's
+ * corners in poly, counter-clockwise about the outward normal *nrm; returns their count, 0
+ * when there are no more faces. */
+static int next_face(const qp_vec3 *p, int n, face_walk *fw, v64 *nrm, uint8_t *poly)
+{
+    uint8_t on[QP_HULL_MAX_POINTS];
+    for (; fw->i < n; fw->i++, fw->j = fw->i + 1, fw->k = fw->j + 1)
+        for (; fw->j < n; fw->j++, fw->k = fw->j + 1)
+            for (; fw->k < n; fw->k++) {
+                const int i = fw->i, j = fw->j, k = fw->k;
+                if (!face_triple(p, n, i, j, k, nrm)) continue;
+                int c = 0;
+                for (int m = 0; m < n; m++)
+                    if (m == i || m == j || m == k || orient(*nrm, p[m], p[i]) == 0) on[c++] = (uint8_t)m;
+                fw->k++;
+                return face_polygon(p, on, c, *nrm, poly);
+            }
+    return 0;
+}
+
 qp_result qp_hull_build(const qp_vec3 *points, int count, qp_hull *out)
 {
     if (!out) return QP_ERR_PARAM;
@@ -177,25 +202,22 @@ qp_result qp_hull_build(const qp_vec3 *points, int count, qp_hull *out)
         for (int j = 0; j < n && !dup; j++) dup = same(p[j], q);
         if (!dup) p[n++] = q;
     }
-    uint8_t used[QP_HULL_MAX_POINTS] = { 0 }, on[QP_HULL_MAX_POINTS];
+    uint8_t used[QP_HULL_MAX_POINTS] = { 0 }, poly[QP_HULL_MAX_POINTS];
     int faces = 0, fv = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            for (int k = j + 1; k < n; k++) {
-                v64 nrm;
-                if (!face_triple(p, n, i, j, k, &nrm)) continue;
-                int c = 0;
-                for (int m = 0; m < n; m++)
-                    if (m == i || m == j || m == k || orient(nrm, p[m], p[i]) == 0) on[c++] = (uint8_t)m;
-                if (faces == QP_HULL_MAX_FACES || fv + c > 2 * QP_HULL_MAX_EDGES) return QP_ERR_PARAM;
-                qp_hull_face *f = &out->faces[faces++];
-                f->count = (uint8_t)face_polygon(p, on, c, nrm, &out->face_verts[fv]);
-                f->first = (uint16_t)fv;
-                f->normal = unit_of(nrm);
-                f->pad = 0;
-                for (int q = 0; q < f->count; q++) used[out->face_verts[fv + q]] = 1;
-                fv += f->count;
-            }
+    face_walk fw = { 0, 1, 2 };
+    v64 nrm;
+    int c;
+    while ((c = next_face(p, n, &fw, &nrm, poly)) > 0) {
+        if (faces == QP_HULL_MAX_FACES || fv + c > 2 * QP_HULL_MAX_EDGES) return QP_ERR_PARAM;
+        qp_hull_face *f = &out->faces[faces++];
+        memcpy(&out->face_verts[fv], poly, (size_t)c);
+        f->count = (uint8_t)c;
+        f->first = (uint16_t)fv;
+        f->normal = unit_of(nrm);
+        f->pad = 0;
+        for (int q = 0; q < c; q++) used[poly[q]] = 1;
+        fv += c;
+    }
     /* Keep the corners only, in their order. */
     uint8_t remap[QP_HULL_MAX_POINTS];
     int nv = 0;
@@ -242,8 +264,8 @@ qp_result qp_hull_build(const qp_vec3 *points, int count, qp_hull *out)
         sz += p[v].z;
         fix16_t l = qp_v3_len(p[v]);
         if (l > radius) radius = l;
-        const uint32_t c[3] = { (uint32_t)p[v].x, (uint32_t)p[v].y, (uint32_t)p[v].z };
-        for (int k = 0; k < 3; k++) h = (h ^ c[k]) * 16777619u;
+        const uint32_t u[3] = { (uint32_t)p[v].x, (uint32_t)p[v].y, (uint32_t)p[v].z };
+        for (int k = 0; k < 3; k++) h = (h ^ u[k]) * 16777619u;
     }
     out->center = qp_v3((fix16_t)qp__div_round64(sx, nv), (fix16_t)qp__div_round64(sy, nv),
                         (fix16_t)qp__div_round64(sz, nv));
@@ -307,23 +329,45 @@ qp_aabb qp__hull_aabb(const qp_hull *h, const qp_transform *xf)
 
 /* ---- mass -------------------------------------------------------------------------- */
 
-/* The sums of the tetrahedra from the centre, lengths q = (v - centre) * 2^s with s chosen
- * so that the largest |q| component is in [2^16, 2^17): s0 = sum of det >> 22, s1 the
- * first moments (det' * sum of corners), s2 the second (det' * (sum q q^T + s s^T) >> 12). */
+/* The sums of the tetrahedra from the centre (the mean of the corners), lengths
+ * q = (v - centre) * 2^s with s chosen so that the largest |q| component is in [2^16, 2^17):
+ * s0 = sum of det >> 22, s1 the first moments (det' * sum of corners), s2 the second
+ * (det' * (sum q q^T + s s^T) >> 12). From the points alone (their faces walked twice, once
+ * for the corners and once for the tetrahedra), so a scene line's points are checked without
+ * a hull built anywhere. */
 typedef struct {
     int s;
+    qp_vec3 c;
     int64_t s0, s1[3], s2[3][3];
 } hull_sums;
 
 static int64_t scaled(int64_t x, int s) { return s >= 0 ? x * ((int64_t)1 << s) : x >> -s; }
 
-static void hull_sum(const qp_hull *h, hull_sums *o)
+static void hull_sum(const qp_vec3 *p, int n, hull_sums *o)
 {
-    const qp_vec3 c = h->center;
+    uint8_t poly[QP_HULL_MAX_POINTS], used[QP_HULL_MAX_POINTS] = { 0 };
+    v64 nrm;
+    face_walk fw = { 0, 1, 2 };
+    int c;
+    while ((c = next_face(p, n, &fw, &nrm, poly)) > 0)
+        for (int q = 0; q < c; q++) used[poly[q]] = 1;
+    int64_t sum[3] = { 0, 0, 0 }, corners = 0;
+    for (int v = 0; v < n; v++)
+        if (used[v]) {
+            sum[0] += p[v].x;
+            sum[1] += p[v].y;
+            sum[2] += p[v].z;
+            corners++;
+        }
+    memset(o, 0, sizeof *o);
+    if (corners == 0) return;
+    const fix16_t cc[3] = { (fix16_t)qp__div_round64(sum[0], corners), (fix16_t)qp__div_round64(sum[1], corners),
+                            (fix16_t)qp__div_round64(sum[2], corners) };
+    o->c = qp_v3(cc[0], cc[1], cc[2]);
     int64_t mx = 1;
-    for (int v = 0; v < h->vert_count; v++) {
-        const int64_t d[3] = { (int64_t)h->verts[v].x - c.x, (int64_t)h->verts[v].y - c.y,
-                               (int64_t)h->verts[v].z - c.z };
+    for (int v = 0; v < n; v++) {
+        if (!used[v]) continue;
+        const int64_t d[3] = { (int64_t)p[v].x - cc[0], (int64_t)p[v].y - cc[1], (int64_t)p[v].z - cc[2] };
         for (int k = 0; k < 3; k++) {
             int64_t a = d[k] < 0 ? -d[k] : d[k];
             if (a > mx) mx = a;
@@ -332,33 +376,25 @@ static void hull_sum(const qp_hull *h, hull_sums *o)
     int s = 0;
     while ((mx << s) < ((int64_t)1 << 16)) s++;
     while ((mx >> -s) >= ((int64_t)1 << 17)) s--;
-    memset(o, 0, sizeof *o);
     o->s = s;
-    for (int f = 0; f < h->face_count; f++) {
-        const qp_hull_face *fc = &h->faces[f];
+    fw.i = 0, fw.j = 1, fw.k = 2;
+    while ((c = next_face(p, n, &fw, &nrm, poly)) > 0) {
         int64_t q[3][3];
-        const qp_vec3 *v0 = &h->verts[h->face_verts[fc->first]];
-        q[0][0] = scaled((int64_t)v0->x - c.x, s);
-        q[0][1] = scaled((int64_t)v0->y - c.y, s);
-        q[0][2] = scaled((int64_t)v0->z - c.z, s);
-        for (int t = 1; t + 1 < fc->count; t++) {
-            for (int e = 1; e < 3; e++) {
-                const qp_vec3 *v = &h->verts[h->face_verts[fc->first + t + e - 1]];
-                q[e][0] = scaled((int64_t)v->x - c.x, s);
-                q[e][1] = scaled((int64_t)v->y - c.y, s);
-                q[e][2] = scaled((int64_t)v->z - c.z, s);
-            }
+        for (int a = 0; a < 3; a++) q[0][a] = scaled((int64_t)(&p[poly[0]].x)[a] - cc[a], s);
+        for (int t = 1; t + 1 < c; t++) {
+            for (int e = 1; e < 3; e++)
+                for (int a = 0; a < 3; a++) q[e][a] = scaled((int64_t)(&p[poly[t + e - 1]].x)[a] - cc[a], s);
             const int64_t det = q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) -
                                 q[0][1] * (q[1][0] * q[2][2] - q[1][2] * q[2][0]) +
                                 q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0]);
             const int64_t d = qp__shift_round64(det, 22);
-            int64_t sum[3];
-            for (int a = 0; a < 3; a++) sum[a] = q[0][a] + q[1][a] + q[2][a];
+            int64_t sm[3];
+            for (int a = 0; a < 3; a++) sm[a] = q[0][a] + q[1][a] + q[2][a];
             o->s0 += d;
             for (int a = 0; a < 3; a++) {
-                o->s1[a] += d * sum[a];
+                o->s1[a] += d * sm[a];
                 for (int b = a; b < 3; b++) {
-                    int64_t qq = q[0][a] * q[0][b] + q[1][a] * q[1][b] + q[2][a] * q[2][b] + sum[a] * sum[b];
+                    int64_t qq = q[0][a] * q[0][b] + q[1][a] * q[1][b] + q[2][a] * q[2][b] + sm[a] * sm[b];
                     o->s2[a][b] += d * qp__shift_round64(qq, 12);
                 }
             }
@@ -368,10 +404,10 @@ static void hull_sum(const qp_hull *h, hull_sums *o)
         for (int b = 0; b < a; b++) o->s2[a][b] = o->s2[b][a];
 }
 
-bool qp__hull_volume_q46(const qp_hull *h, int k, uint64_t *out)
+bool qp__hull_volume_q46(const qp_vec3 *p, int n, int k, uint64_t *out)
 {
     hull_sums hs;
-    hull_sum(h, &hs);
+    hull_sum(p, n, &hs);
     if (hs.s0 <= 0) return false;
     /* V = s0 2^22 / 6 in (2^-s raw)^3; raw^3 = 2^48 m^3; Q46 with lengths / 2^k. */
     const int e = 20 - 3 * hs.s - 3 * k;
@@ -412,11 +448,10 @@ static int64_t times_4096_over(int64_t v, int64_t d)
     return q * 4096 + qp__div_round64(r * 4096, d);
 }
 
-void qp__hull_mass_data(const qp_shape *s, fix16_t mass, qp_mass_data *out)
+void qp__hull_mass_data(const qp_vec3 *p, int n, const qp_shape *s, fix16_t mass, qp_mass_data *out)
 {
-    const qp_hull *h = s->hull;
     hull_sums hs;
-    hull_sum(h, &hs);
+    hull_sum(p, n, &hs);
     const int64_t s0 = hs.s0 > 0 ? hs.s0 : 1;
     /* Centroid from the centre (2^-s raw), then the second moments about it per unit
      * volume: M = s2 2^12 / (20 s0) - c c^T, in (2^-s raw)^2, each below 2^36. */
@@ -434,7 +469,7 @@ void qp__hull_mass_data(const qp_shape *s, fix16_t mass, qp_mass_data *out)
             local.m[a][b] = (fix16_t)mul_shift(j, (uint64_t)mass, 32 + 2 * hs.s);
         }
     fix16_t cv[3];
-    const fix16_t cen[3] = { h->center.x, h->center.y, h->center.z };
+    const fix16_t cen[3] = { hs.c.x, hs.c.y, hs.c.z };
     for (int a = 0; a < 3; a++)
         cv[a] = qp__sat32((int64_t)cen[a] + (hs.s >= 0 ? qp__div_round64(c[a], (int64_t)1 << hs.s)
                                                         : c[a] * ((int64_t)1 << -hs.s)));

@@ -298,14 +298,6 @@ bool qp__shape_moments(const qp_shape *s, uint64_t rho, uint64_t out[4])
      * volume is ever rounded before it is scaled. */
     bool ovf = false;
     uint64_t m, ixx, iyy, izz;
-    if (s->type == QP_SHAPE_HULL) {
-        /* The volume only: a hull's inertia is a full tensor (qp__hull_mass_data). */
-        uint64_t v = 0;
-        if (!qp__hull_volume_q46(s->hull, 0, &v)) return false;
-        out[0] = mulshr(v, rho, 16, &ovf);
-        out[1] = out[2] = out[3] = 0;
-        return !ovf;
-    }
     if (s->type == QP_SHAPE_BOX) {
         uint64_t hx = (uint64_t)s->half.x, hy = (uint64_t)s->half.y, hz = (uint64_t)s->half.z;
         uint64_t x2 = hx * hx, y2 = hy * hy, z2 = hz * hz;
@@ -353,19 +345,31 @@ void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, f
     out->inertia = qp_mat3_rotate(&rot, &local);
 }
 
+qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, fix16_t density, qp_mass_data *out)
+{
+    /* The volume first, then a full tensor for that mass (qp__hull_mass_data). */
+    uint64_t v = 0;
+    bool ovf = false;
+    fix16_t fm;
+    if (!qp__hull_volume_q46(p, n, 0, &v)) return QP_ERR_RANGE;
+    if (!to_fix(mulshr(v, (uint64_t)density, 16, &ovf), &fm) || ovf || fm == 0) return QP_ERR_RANGE;
+    qp__hull_mass_data(p, n, s, fm, out);
+    return QP_OK;
+}
+
 qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
 {
     if (!s || !out || s->type == QP_SHAPE_PLANE || density <= 0) return QP_ERR_PARAM;
     qp_result res = qp_shape_validate(s);
     if (res != QP_OK) return res;
+    if (s->type == QP_SHAPE_HULL) return qp__hull_shape_mass(s, s->hull->verts, s->hull->vert_count, density, out);
     uint64_t mo[4];
     fix16_t fm, fx, fy, fz;
     if (!qp__shape_moments(s, (uint64_t)density, mo) || !to_fix(mo[0], &fm) || !to_fix(mo[1], &fx) ||
         !to_fix(mo[2], &fy) || !to_fix(mo[3], &fz))
         return QP_ERR_RANGE;
     if (fm == 0) return QP_ERR_RANGE;   /* too light to represent */
-    if (s->type == QP_SHAPE_HULL) qp__hull_mass_data(s, fm, out);
-    else qp__shape_mass_data(s, fm, fx, fy, fz, out);
+    qp__shape_mass_data(s, fm, fx, fy, fz, out);
     return QP_OK;
 }
 
