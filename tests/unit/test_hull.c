@@ -560,6 +560,69 @@ static void test_pool_and_hash(void **state)
     assert_int_equal(qp_world_hash(a), qp_world_hash(b));
 }
 
+/* Scene lines: a `hull` body and a compound with a `part hull` load, rest and sleep like the
+ * same bodies made through the API (the same hash); a bad hull line leaves the world as it
+ * was. */
+static void test_scene_hull_lines(void **state)
+{
+    (void)state;
+    const char *text = "world gravity 0 -10 0 hz 60 sleep on\n"
+                       "plane\n"
+                       "hull points -0.3 0 -0.3  0.3 0 -0.3  0 0 0.3  0 0.5 0  0 0.1 0 pos 0 1 0 rot 0 0 1 30 density 400\n"
+                       "compound pos 2 1 0\n"
+                       "  part hull points -0.2 -0.2 -0.2  0.2 -0.2 -0.2  0 0.3 0  0 -0.2 0.3 at -0.5 0 0\n"
+                       "  part box half 0.3 0.05 0.05 at 0 0 0\n"
+                       "end\n";
+    qp_scene_info info;
+    qp_scene_error err;
+    assert_int_equal(qp_scene_load(&W, text, strlen(text), &info, &err), QP_OK);
+    assert_int_equal(info.bodies, 3);
+    assert_int_equal(info.shapes, 4);
+    /* The same through the API. */
+    qp_world_def wd = qp_default_world_def();
+    wd.gravity = qp_v3(0, QP_INT(-10), 0);
+    assert_int_equal(qp_world_init(&W2, &wd), QP_OK);
+    qp_body_def g = qp_default_body_def();
+    g.type = QP_BODY_STATIC;
+    g.shape_count = 1;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &g.shapes[0]), QP_OK);
+    qp_result r;
+    qp_create_body(&W2, &g, &r);
+    qp_vec3 p[5] = { v3d(-0.3, 0, -0.3), v3d(0.3, 0, -0.3), v3d(0, 0, 0.3), v3d(0, 0.5, 0), v3d(0, 0.1, 0) };
+    assert_int_equal(qp_hull_build(p, 5, &H[0]), QP_OK);
+    assert_int_equal(H[0].vert_count, 4);   /* the fifth point is inside */
+    qp_body_def d = qp_default_body_def();
+    d.shape_count = 1;
+    d.position = v3d(0, 1, 0);
+    d.density = QP_INT(400);
+    assert_true(qp_quat_from_axis_angle(v3d(0, 0, 1), qp_deg_to_rad(QP_INT(30)), &d.rotation));
+    assert_int_equal(qp_make_hull(&H[0], &d.shapes[0]), QP_OK);
+    qp_create_body(&W2, &d, &r);
+    assert_int_equal(r, QP_OK);
+    qp_vec3 q[4] = { v3d(-0.2, -0.2, -0.2), v3d(0.2, -0.2, -0.2), v3d(0, 0.3, 0), v3d(0, -0.2, 0.3) };
+    assert_int_equal(qp_hull_build(q, 4, &H[1]), QP_OK);
+    qp_body_def c = qp_default_body_def();
+    c.shape_count = 2;
+    c.position = v3d(2, 1, 0);
+    assert_int_equal(qp_make_hull(&H[1], &c.shapes[0]), QP_OK);
+    c.shapes[0].offset = v3d(-0.5, 0, 0);
+    assert_int_equal(qp_make_box(v3d(0.3, 0.05, 0.05), &c.shapes[1]), QP_OK);
+    qp_create_body(&W2, &c, &r);
+    assert_int_equal(r, QP_OK);
+    assert_int_equal(qp_world_hash(&W), qp_world_hash(&W2));
+    run(&W, 400);
+    run(&W2, 400);
+    assert_int_equal(qp_world_hash(&W), qp_world_hash(&W2));
+    for (int i = 1; i < 3; i++) assert_false(qp_body_is_awake(&W, qp_scene_body(&W, i)));
+    /* A bad line: the world stays as it was. */
+    memcpy(&W2, &W, sizeof W);
+    const char *bad = "plane\nhull points 0 0 0 1 0 0 0 1 0 2 2 0 pos 0 1 0\n";
+    assert_int_equal(qp_scene_load(&W, bad, strlen(bad), &info, &err), QP_ERR_RANGE);
+    assert_int_equal(err.line, 2);
+    assert_int_equal(err.column, 6);
+    assert_memory_equal(&W, &W2, sizeof W);
+}
+
 static unsigned char snap_a[1 << 20], snap_b[1 << 20];
 
 /* A world of hulls (a full pool: singles and a compound) saved and restored into another
@@ -626,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_kinematic_hull_carries),
         cmocka_unit_test(test_pool_and_hash),
         cmocka_unit_test(test_snapshot_restores_hulls),
+        cmocka_unit_test(test_scene_hull_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
