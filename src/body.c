@@ -341,7 +341,8 @@ bool qp__hull_entry_free(const qp_world *w, int k)
  * when the pool is short. */
 static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
 {
-    for (int i = 0; i < def->shape_count; i++) {
+    (void)w;
+    for (int i = 0; i < def->shape_count && i < QP_CFG_MAX_BODY_SHAPES; i++) {
         entry[i] = -1;
         if (def->shapes[i].type != QP_SHAPE_HULL) continue;
 #if QP_CFG_MAX_HULLS > 0

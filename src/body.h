@@ -82,11 +82,13 @@ qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t ma
                                    qp_vec3 *center);
 
 /* Half the thickness of a shape's thinnest part (sphere and capsule:
- * radius; box: smallest half extent; plane: unbounded). A body that moves
+ * radius; box: smallest half extent; hull: from its centre to its nearest face; plane:
+ * unbounded). A body that moves
  * more than about this in a step can pass through what it meets. */
 static inline fix16_t qp__shape_core(const qp_shape *s)
 {
     if (s->type == QP_SHAPE_PLANE) return INT32_MAX;
+    if (s->type == QP_SHAPE_HULL) return s->hull->inner;
     if (s->type != QP_SHAPE_BOX) return s->radius;
     fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
     return c < s->half.z ? c : s->half.z;

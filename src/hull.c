@@ -271,6 +271,12 @@ qp_result qp_hull_build(const qp_vec3 *points, int count, qp_hull *out)
                         (fix16_t)qp__div_round64(sz, nv));
     out->radius = radius;
     out->checksum = h;
+    fix16_t inner = INT32_MAX;
+    for (int f = 0; f < faces; f++) {
+        fix16_t d = qp__sat32((int64_t)out->faces[f].offset - qp__v3_dot_q30(out->center, out->faces[f].normal));
+        if (d < inner) inner = d;
+    }
+    out->inner = inner > 0 ? inner : 1;
     /* Unused entries zeroed: a hull is copied and may be compared byte for byte. */
     memset(&out->verts[nv], 0, (size_t)(QP_HULL_MAX_POINTS - nv) * sizeof out->verts[0]);
     memset(&out->faces[faces], 0, (size_t)(QP_HULL_MAX_FACES - faces) * sizeof out->faces[0]);

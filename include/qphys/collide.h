@@ -73,6 +73,7 @@ typedef struct {
     uint16_t edge_count;
     uint32_t checksum;     /* of the vertices: the hull's identity (hashes) */
     fix16_t radius;        /* the largest |vertex| (from the shape's origin) */
+    fix16_t inner;         /* the distance from center to the nearest face's plane */
     qp_vec3 center;        /* the mean of the vertices: a point well inside */
     qp_vec3 verts[QP_HULL_MAX_POINTS];
     qp_hull_face faces[QP_HULL_MAX_FACES];
