@@ -100,12 +100,14 @@ static void get_def(in_bytes *in, qp_body_def *d)
     for (int k = 0; k < d->shape_count; k++) {
         qp_shape *s = &d->shapes[k];
         uint32_t shape_type = get(in, 1);
-        if (shape_type >= QP_SHAPE_TYPE_COUNT) in->bad = 1;
+        /* A hull is never recorded (input_log.c): its shape here is damage. */
+        if (shape_type >= QP_SHAPE_TYPE_COUNT || shape_type == QP_SHAPE_HULL) in->bad = 1;
         s->type = (qp_shape_type)shape_type;
         s->offset = get_v3(in);
         s->rotation = get_quat(in);
         s->half = get_v3(in);
         s->half_height = get_i(in);
+        if (in->bad) s->type = QP_SHAPE_SPHERE;   /* no hull pointer read from the bytes, ever */
         d->sensors[k] = get_bool(in);
         d->filters[k] = get_filter(in);
     }
