@@ -80,7 +80,8 @@ class JointIdC(Structure):
 
 
 class _ShapeSize(Union):
-    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16)]
+    # hull: a pointer to its qp_hull (the package makes no hulls; the member keeps the size)
+    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16), ("hull", c_void_p)]
 
 
 class _ShapeLength(Union):
