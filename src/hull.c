@@ -381,7 +381,7 @@ static void hull_sum(const qp_vec3 *p, int n, hull_sums *o)
     }
     int s = 0;
     while ((mx << s) < ((int64_t)1 << 16)) s++;
-    while ((mx >> -s) >= ((int64_t)1 << 17)) s--;
+    while (s <= 0 && (mx >> -s) >= ((int64_t)1 << 17)) s--;
     o->s = s;
     fw.i = 0, fw.j = 1, fw.k = 2;
     while ((c = next_face(p, n, &fw, &nrm, poly)) > 0) {
