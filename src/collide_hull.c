@@ -24,11 +24,15 @@
  *
  * Sphere-hull and capsule-hull: the test of the core segment (a point for a sphere) against
  * the hull's faces and, for a capsule, the hull's edges whose arcs cross the great circle
- * across the segment; the radius is taken off each separation. A face contact clips the
- * segment to the face (two points when it lies flat on it); an edge contact takes the
- * closest points. Near a hull's vertex the test bounds the distance from below (a sphere
- * there touches up to a few millimetres early, as capsule-box did before its closest-point
- * step).
+ * across the segment; the radius is taken off each separation. When the segment lies
+ * outside the hull the true nearest points decide, as for capsule-box (the axes only bound
+ * the distance from below, wrongly near a corner): the nearest point of the hull to a point
+ * is on a face it is outside of (inside the polygon, or on an edge), and along the segment
+ * the distance is convex (a ternary search). If a face explains that distance within the edge
+ * tolerance it is a face contact: the segment clipped to the face (two points when it lies
+ * flat on it); otherwise one point along the nearest direction (id 1 << 18 | the feature).
+ * A segment cutting into the hull takes the axis of least penetration (an edge contact takes
+ * the closest points).
  */
 #include <string.h>
 #include "hull.h"
@@ -430,6 +434,78 @@ static bool clip_segment(const qp_hull *hl, const qp_hull_face *fc, qp_vec3 c, q
     return *lo <= *hi;
 }
 
+/* Is q (on face fc's plane, to rounding) inside the face's polygon? Exactly, in the
+ * projection along the normal's largest axis (corners counter-clockwise about it). */
+static bool in_face(const qp_hull *h, const qp_hull_face *fc, qp_vec3 q)
+{
+    const qp_vec3 n = fc->normal;
+    const int64_t ax = n.x < 0 ? -(int64_t)n.x : n.x, ay = n.y < 0 ? -(int64_t)n.y : n.y,
+                  az = n.z < 0 ? -(int64_t)n.z : n.z;
+    const int k = ax >= ay && ax >= az ? 0 : ay >= az ? 1 : 2, u = (k + 1) % 3, v = (k + 2) % 3;
+    const int sg = (k == 0 ? n.x : k == 1 ? n.y : n.z) > 0 ? 1 : -1;
+    const fix16_t *qc = &q.x;
+    for (int e = 0; e < fc->count; e++) {
+        const fix16_t *a = &h->verts[h->face_verts[fc->first + e]].x;
+        const fix16_t *b = &h->verts[h->face_verts[fc->first + (e + 1) % fc->count]].x;
+        const int64_t cr = ((int64_t)b[u] - a[u]) * ((int64_t)qc[v] - a[v]) - ((int64_t)b[v] - a[v]) * ((int64_t)qc[u] - a[u]);
+        if (sg * cr < 0) return false;
+    }
+    return true;
+}
+
+/* The point of the hull nearest p when p is outside it: true with it in *q, the squared
+ * distance (Q32) in *d2 and the feature in *feature (face f: f; edge e: 256 + e); false when
+ * p is inside every face's plane. The nearest point lies on a face p is outside of: inside
+ * that face's polygon, or on one of its edges. */
+static QP__NOINLINE bool nearest_on_hull(const qp_hull *h, qp_vec3 p, qp_vec3 *q, int64_t *d2, int *feature)
+{
+    bool outside = false;
+    *d2 = INT64_MAX;
+    for (int f = 0; f < h->face_count; f++) {
+        const qp_hull_face *fc = &h->faces[f];
+        const fix16_t d = q46_to_16(dot46(p, fc->normal) - (int64_t)fc->offset * QP__W_ONE);
+        if (d <= 0) continue;
+        outside = true;
+        const qp_vec3 on = qp__v3_mad_q30(p, fc->normal, -d);
+        if (in_face(h, fc, on)) {
+            if ((int64_t)d * d < *d2) { *d2 = (int64_t)d * d; *q = on; *feature = f; }
+            continue;
+        }
+        for (int e = 0; e < fc->count; e++) {
+            const qp_vec3 a = h->verts[h->face_verts[fc->first + e]];
+            const qp_vec3 b = h->verts[h->face_verts[fc->first + (e + 1) % fc->count]];
+            const qp__segment sg = qp__segment_from_points(a, b);
+            const qp_vec3 x = qp__segment_closest_point(&sg, p);
+            const int64_t dx = (int64_t)p.x - x.x, dy = (int64_t)p.y - x.y, dz = (int64_t)p.z - x.z;
+            const int64_t dd = dx * dx + dy * dy + dz * dz;
+            if (dd < *d2) { *d2 = dd; *q = x; *feature = 256 + f * 64 + e; }
+        }
+    }
+    return outside;
+}
+
+/* The segment's point nearest the hull (parameter *s) when the whole segment is outside it:
+ * the distance along the segment is convex, so a ternary search closes in on its least
+ * (48 rounds: below 1e-6 of the length). False when a point it tries is inside. */
+static QP__NOINLINE bool nearest_of_segment(const qp_hull *h, const qp__segment *seg, fix16_t *s, qp_vec3 *q,
+                                            int64_t *d2, int *feature)
+{
+    int64_t lo = -(int64_t)seg->h, hi = seg->h;
+    for (int it = 0; it < 48 && hi - lo > 2; it++) {
+        const int64_t m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        qp_vec3 q1, q2;
+        int64_t d1, dd2;
+        int f1, f2;
+        if (!nearest_on_hull(h, qp__segment_point(seg, (fix16_t)m1), &q1, &d1, &f1) ||
+            !nearest_on_hull(h, qp__segment_point(seg, (fix16_t)m2), &q2, &dd2, &f2))
+            return false;
+        if (d1 <= dd2) hi = m2;
+        else lo = m1;
+    }
+    *s = (fix16_t)((lo + hi) / 2);
+    return nearest_on_hull(h, qp__segment_point(seg, *s), q, d2, feature);
+}
+
 /* A core segment (centre, unit axis, half length; A's frame at the origin, so in the hull's
  * frame c = R^T(-t), u = R^T axis) with radius r against hull b. */
 static int round_hull(fix16_t r, fix16_t half, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin,
@@ -471,6 +547,30 @@ static int round_hull(fix16_t r, fix16_t half, const qp_shape *b, const qp_trans
     }
     int count = 0;
     qp_vec3 nb;   /* from the hull towards the segment, hull frame */
+    /* Outside the hull, the true nearest points decide (the axes only bound the distance
+     * from below, wrongly near a corner): unless a face explains that distance within the
+     * edge tolerance, one point along the nearest direction. */
+    fix16_t sn = 0;
+    qp_vec3 qn;
+    int64_t dn2;
+    int feat;
+    if (nearest_of_segment(h, &seg, &sn, &qn, &dn2, &feat)) {
+        const fix16_t dist = (fix16_t)qp_isqrt64((uint64_t)dn2);
+        const int64_t true_sep = ((int64_t)dist - r) * QP__W_ONE;
+        if (true_sep > lim) return 0;
+        if (true_sep > sep_f + tolerance(sep_f, QP__BOX_TOL_EDGE)) {
+            const qp_vec3 ps = qp__segment_point(&seg, sn);
+            qp__normal_or(qp_v3_sub(ps, qn), h->faces[best_f].normal, &nb);
+            const fix16_t d = qp__sat32((int64_t)r - dist);
+            m->points[0].point = qp_transform_point(b_in_a, qp__v3_mad_q30(qn, nb, qp__sat32(((int64_t)dist - r) / 2)));
+            m->points[0].depth = d;
+            m->points[0].id = ((uint32_t)1 << 18) | (uint32_t)feat;
+            m->normal = qp_v3_neg(qp__rot_q30(&b_in_a->r, nb));
+            m->count = 1;
+            return 1;
+        }
+        best_e = -1;   /* a face explains it: no edge axis beats it */
+    }
     if (best_e >= 0 && sep_e > sep_f + tolerance(sep_f, QP__BOX_TOL_EDGE)) {
         const qp_hull_edge *ed = &h->edges[best_e];
         qp__segment se = qp__segment_from_points(h->verts[ed->v0], h->verts[ed->v1]);

@@ -479,6 +479,54 @@ static void test_round_shapes_rest_on_hull(void **state)
     assert_true(fabs(d16(qp_body_position(&W, cap).y) - 1.2) < 0.01);
 }
 
+/* A sphere or capsule beside a hull's corner, outside it: the manifold has the true gap and
+ * the direction from the corner (the face planes alone would put it closer, along a face). */
+static void test_round_near_hull_corner(void **state)
+{
+    (void)state;
+    qp_vec3 p[8];
+    cube_points(p, 0.5, 0.5, 0.5, qp_v3_zero());
+    assert_int_equal(qp_hull_build(p, 8, &H[0]), QP_OK);
+    qp_shape hull, ball, cap;
+    assert_int_equal(qp_make_hull(&H[0], &hull), QP_OK);
+    assert_int_equal(qp_make_sphere(f16(0.2), &ball), QP_OK);
+    assert_int_equal(qp_make_capsule(f16(0.1), f16(0.3), &cap), QP_OK);
+    rng_state = 99;
+    for (int i = 0; i < 50; i++) {
+        double d[3];
+        urand3(d, 0.2, 1);
+        double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), gap = urand(0.001, 0.03);
+        for (int k = 0; k < 3; k++) d[k] /= l;
+        /* The ball's centre off the (+,+,+) corner; the hull at -centre in the ball's frame. */
+        qp_transform hx = { v3d(-(0.5 + d[0] * (0.2 + gap)), -(0.5 + d[1] * (0.2 + gap)), -(0.5 + d[2] * (0.2 + gap))),
+                            qp_quat_to_rot3(qp_quat_identity()) };
+        qp_manifold m;
+        int n = qp_collide(&ball, &hull, &hx, f16(0.04), &m);
+        assert_int_equal(n, 1);
+        assert_true(fabs(d16(m.points[0].depth) + gap) < 2e-4);
+        double dn = -(m.normal.x * d[0] + m.normal.y * d[1] + m.normal.z * d[2]) / Q30;   /* normal: ball to hull */
+        assert_true(dn > 0.999);
+        /* A capsule across that direction (its axis t perpendicular to d), its middle off the
+         * corner the same way: the hull in the capsule's frame. */
+        double t[3] = { d[1], -d[0], 0 };
+        double tl = sqrt(t[0] * t[0] + t[1] * t[1]);
+        t[0] /= tl, t[1] /= tl;
+        double ax[3] = { t[2], 0, -t[0] }, ang = acos(t[1]);   /* y x t, and the angle from y */
+        qp_quat q;
+        assert_true(qp_quat_from_axis_angle(v3d(ax[0], ax[1] + 1e-9, ax[2]), f16(ang), &q));
+        qp_transform cx = { v3d(0.5 + d[0] * (0.1 + gap), 0.5 + d[1] * (0.1 + gap), 0.5 + d[2] * (0.1 + gap)),
+                            qp_quat_to_rot3(q) };
+        qp_transform id = { qp_v3_zero(), qp_quat_to_rot3(qp_quat_identity()) };
+        qp_transform ch = qp_transform_relative(&cx, &id);
+        n = qp_collide(&cap, &hull, &ch, f16(0.04), &m);
+        assert_true(n >= 1);
+        double deepest = -1;
+        for (int k = 0; k < n; k++)
+            if (d16(m.points[k].depth) > deepest) deepest = d16(m.points[k].depth);
+        assert_true(deepest <= -gap + 2e-3);
+    }
+}
+
 /* A compound of two hulls (a dumbbell of cubes on a bar) rests on its two ends. */
 static void test_hulls_in_compound(void **state)
 {
@@ -685,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_hull_rests_on_boxes),
         cmocka_unit_test(test_hull_stack_of_five),
         cmocka_unit_test(test_round_shapes_rest_on_hull),
+        cmocka_unit_test(test_round_near_hull_corner),
         cmocka_unit_test(test_hulls_in_compound),
         cmocka_unit_test(test_kinematic_hull_carries),
         cmocka_unit_test(test_pool_and_hash),
