@@ -126,12 +126,13 @@ static uint64_t scale_by(uint64_t mass, uint64_t v, uint64_t t)
 typedef struct {
     const qp_vec3 *p;
     int n;
+    const qp_hull *built;   /* null for the given points */
 } hull_points;
 
 static hull_points points_of(const qp_shape *s, hull_points given)
 {
     if (s->hull) {
-        hull_points h = { s->hull->verts, s->hull->vert_count };
+        hull_points h = { s->hull->verts, s->hull->vert_count, s->hull };
         return h;
     }
     return given;
@@ -154,7 +155,7 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
             qp_shape small = shapes[i];   /* sizes share a union: shrink by type */
             if (small.type == QP_SHAPE_HULL) {
                 hull_points hp = points_of(&small, given);
-                ok = hp.p && qp__hull_volume_q46(hp.p, hp.n, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
+                ok = hp.p && qp__hull_volume_q46(hp.p, hp.n, hp.built, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
                 if (ok) total += mo[i][0];
                 continue;
             }
@@ -181,7 +182,7 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
             v[0] = scale_by((uint64_t)mass, mo[i][0] >> sh, t);
             if (v[0] > (uint64_t)INT32_MAX) return QP_ERR_RANGE;
             hull_points hp = points_of(&shapes[i], given);
-            qp__hull_mass_data(hp.p, hp.n, &shapes[i], (fix16_t)v[0], &out[i]);
+            qp__hull_mass_data(hp.p, hp.n, hp.built, &shapes[i], (fix16_t)v[0], &out[i]);
             continue;
         }
         for (int j = 0; j < 4; j++) {
@@ -219,7 +220,7 @@ static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given
         if (given <= 0) {
             qp_result r;
             if (shapes[i].type == QP_SHAPE_HULL && !shapes[i].hull) {
-                r = points.p ? qp__hull_shape_mass(&shapes[i], points.p, points.n, density, &md[i]) : QP_ERR_PARAM;
+                r = points.p ? qp__hull_shape_mass(&shapes[i], points.p, points.n, 0, density, &md[i]) : QP_ERR_PARAM;
             } else {
                 r = qp_shape_mass(&shapes[i], density, &md[i]);
             }
@@ -264,7 +265,7 @@ static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given
 
 static qp_result compute_mass(const qp_body_def *def, mass_props *out)
 {
-    hull_points none = { 0, 0 };
+    hull_points none = { 0, 0, 0 };
     return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out, none);
 }
 
@@ -272,7 +273,7 @@ qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t ma
                                    qp_vec3 *center)
 {
     mass_props mp;
-    hull_points none = { 0, 0 };
+    hull_points none = { 0, 0, 0 };
     qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp, none);
     if (r != QP_OK) return r;
     *inv_inertia = mp.inv_inertia;
@@ -289,7 +290,7 @@ qp_result qp__body_mass_check(const qp_body_def *def)
 qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count)
 {
     mass_props mp;
-    hull_points given = { points, count };
+    hull_points given = { points, count, 0 };
     return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, &mp, given);
 }
 

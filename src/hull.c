@@ -349,13 +349,34 @@ typedef struct {
 
 static int64_t scaled(int64_t x, int s) { return s >= 0 ? x * ((int64_t)1 << s) : x >> -s; }
 
-static void hull_sum(const qp_vec3 *p, int n, hull_sums *o)
+/* The faces of points p[0..n), in the order the build stores them: read from the built hull
+ * h when there is one (its corners are p, in order), else walked. */
+typedef struct {
+    const qp_vec3 *p;
+    int n;
+    const qp_hull *h;
+    face_walk fw;
+    int f;
+} face_source;
+
+static int source_next(face_source *s, uint8_t *poly)
+{
+    if (s->h) {
+        if (s->f >= s->h->face_count) return 0;
+        const qp_hull_face *fc = &s->h->faces[s->f++];
+        memcpy(poly, &s->h->face_verts[fc->first], fc->count);
+        return fc->count;
+    }
+    v64 nrm;
+    return next_face(s->p, s->n, &s->fw, &nrm, poly);
+}
+
+static void hull_sum(const qp_vec3 *p, int n, const qp_hull *built, hull_sums *o)
 {
     uint8_t poly[QP_HULL_MAX_POINTS], used[QP_HULL_MAX_POINTS] = { 0 };
-    v64 nrm;
-    face_walk fw = { 0, 1, 2 };
+    face_source src = { p, n, built, { 0, 1, 2 }, 0 };
     int c;
-    while ((c = next_face(p, n, &fw, &nrm, poly)) > 0)
+    while ((c = source_next(&src, poly)) > 0)
         for (int q = 0; q < c; q++) used[poly[q]] = 1;
     int64_t sum[3] = { 0, 0, 0 }, corners = 0;
     for (int v = 0; v < n; v++)
@@ -383,8 +404,8 @@ static void hull_sum(const qp_vec3 *p, int n, hull_sums *o)
     while ((mx << s) < ((int64_t)1 << 16)) s++;
     while (s <= 0 && (mx >> -s) >= ((int64_t)1 << 17)) s--;
     o->s = s;
-    fw.i = 0, fw.j = 1, fw.k = 2;
-    while ((c = next_face(p, n, &fw, &nrm, poly)) > 0) {
+    face_source again = { p, n, built, { 0, 1, 2 }, 0 };
+    while ((c = source_next(&again, poly)) > 0) {
         int64_t q[3][3];
         for (int a = 0; a < 3; a++) q[0][a] = scaled((int64_t)(&p[poly[0]].x)[a] - cc[a], s);
         for (int t = 1; t + 1 < c; t++) {
@@ -410,10 +431,10 @@ static void hull_sum(const qp_vec3 *p, int n, hull_sums *o)
         for (int b = 0; b < a; b++) o->s2[a][b] = o->s2[b][a];
 }
 
-bool qp__hull_volume_q46(const qp_vec3 *p, int n, int k, uint64_t *out)
+bool qp__hull_volume_q46(const qp_vec3 *p, int n, const qp_hull *built, int k, uint64_t *out)
 {
     hull_sums hs;
-    hull_sum(p, n, &hs);
+    hull_sum(p, n, built, &hs);
     if (hs.s0 <= 0) return false;
     /* V = s0 2^22 / 6 in (2^-s raw)^3; raw^3 = 2^48 m^3; Q46 with lengths / 2^k. */
     const int e = 20 - 3 * hs.s - 3 * k;
@@ -454,10 +475,11 @@ static int64_t times_4096_over(int64_t v, int64_t d)
     return q * 4096 + qp__div_round64(r * 4096, d);
 }
 
-void qp__hull_mass_data(const qp_vec3 *p, int n, const qp_shape *s, fix16_t mass, qp_mass_data *out)
+void qp__hull_mass_data(const qp_vec3 *p, int n, const qp_hull *built, const qp_shape *s, fix16_t mass,
+                        qp_mass_data *out)
 {
     hull_sums hs;
-    hull_sum(p, n, &hs);
+    hull_sum(p, n, built, &hs);
     const int64_t s0 = hs.s0 > 0 ? hs.s0 : 1;
     /* Centroid from the centre (2^-s raw), then the second moments about it per unit
      * volume: M = s2 2^12 / (20 s0) - c c^T, in (2^-s raw)^2, each below 2^36. */

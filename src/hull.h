@@ -32,15 +32,19 @@ qp__poly qp__hull_poly(const qp_hull *h);
 int qp__poly_collide(const qp__poly *a, const qp__poly *b, const qp_transform *b_in_a, fix16_t margin,
                      qp_manifold *m);
 
+/* built: the hull built from p (its corners, in order), whose faces are then read instead of
+ * walked again (the same sums, 20 times faster for 64 points), or null. */
 /* The volume of the hull of the distinct points p[0..n) (qp_hull_check passed) in Q18.46
  * m^3, every length shrunk by 2^k (k >= 0); false when it does not fit. */
-bool qp__hull_volume_q46(const qp_vec3 *p, int n, int k, uint64_t *out);
+bool qp__hull_volume_q46(const qp_vec3 *p, int n, const qp_hull *built, int k, uint64_t *out);
 /* Mass data of hull shape s whose points are p[0..n) (distinct), for its mass (body frame:
  * offset and rotation applied): centre of mass and inertia of the solid hull (tetrahedra from
  * its centre, 64-bit sums). From the points alone: a scene's line is checked without a hull. */
-void qp__hull_mass_data(const qp_vec3 *p, int n, const qp_shape *s, fix16_t mass, qp_mass_data *out);
+void qp__hull_mass_data(const qp_vec3 *p, int n, const qp_hull *built, const qp_shape *s, fix16_t mass,
+                        qp_mass_data *out);
 /* qp_shape_mass for hull shape s whose points are p[0..n) (distinct). */
-qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, fix16_t density, qp_mass_data *out);
+qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, const qp_hull *built, fix16_t density,
+                              qp_mass_data *out);
 /* The shape-frame bounding box of the hull at xf (each vertex transformed). */
 qp_aabb qp__hull_aabb(const qp_hull *h, const qp_transform *xf);
 /* Does the hull's data hold together (counts, indices)? A hand-made or corrupted qp_hull is

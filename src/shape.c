@@ -345,15 +345,16 @@ void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, f
     out->inertia = qp_mat3_rotate(&rot, &local);
 }
 
-qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, fix16_t density, qp_mass_data *out)
+qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, const qp_hull *built, fix16_t density,
+                              qp_mass_data *out)
 {
     /* The volume first, then a full tensor for that mass (qp__hull_mass_data). */
     uint64_t v = 0;
     bool ovf = false;
     fix16_t fm;
-    if (!qp__hull_volume_q46(p, n, 0, &v)) return QP_ERR_RANGE;
+    if (!qp__hull_volume_q46(p, n, built, 0, &v)) return QP_ERR_RANGE;
     if (!to_fix(mulshr(v, (uint64_t)density, 16, &ovf), &fm) || ovf || fm == 0) return QP_ERR_RANGE;
-    qp__hull_mass_data(p, n, s, fm, out);
+    qp__hull_mass_data(p, n, built, s, fm, out);
     return QP_OK;
 }
 
@@ -362,7 +363,7 @@ qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
     if (!s || !out || s->type == QP_SHAPE_PLANE || density <= 0) return QP_ERR_PARAM;
     qp_result res = qp_shape_validate(s);
     if (res != QP_OK) return res;
-    if (s->type == QP_SHAPE_HULL) return qp__hull_shape_mass(s, s->hull->verts, s->hull->vert_count, density, out);
+    if (s->type == QP_SHAPE_HULL) return qp__hull_shape_mass(s, s->hull->verts, s->hull->vert_count, s->hull, density, out);
     uint64_t mo[4];
     fix16_t fm, fx, fy, fz;
     if (!qp__shape_moments(s, (uint64_t)density, mo) || !to_fix(mo[0], &fm) || !to_fix(mo[1], &fx) ||
