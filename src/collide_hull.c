@@ -90,17 +90,18 @@ static int64_t min_dot(const qp__poly *p, qp_vec3 n)
     return best;
 }
 
-/* Do the Gauss-map arcs (a, b) of A's edge and (c, d) of B's edge (B's face normals,
- * A's frame) cross on the Minkowski difference A - B (arc -c, -d)? Signs only. */
-static bool arcs_cross(qp_vec3 a, qp_vec3 b, qp_vec3 c, qp_vec3 d)
+static int sign64(int64_t v) { return (v > 0) - (v < 0); }
+
+/* Do the Gauss-map arcs (a, b) of A's edge and of B's edge cross on the Minkowski difference
+ * A - B? c, d: B's face normals negated (A's frame), dxc = d x c. Signs only; the cheaper
+ * half first (most pairs fail it). */
+static QP__ALWAYS_INLINE bool arcs_cross(qp_vec3 a, qp_vec3 b, qp_vec3 c, qp_vec3 d, qp_vec3 dxc)
 {
-    c = qp_v3_neg(c);
-    d = qp_v3_neg(d);
-    const qp_vec3 bxa = cross30(b, a), dxc = cross30(d, c);
-    const int64_t cba = dot46(c, bxa), dba = dot46(d, bxa), adc = dot46(a, dxc), bdc = dot46(b, dxc);
-    const int s_cba = (cba > 0) - (cba < 0), s_dba = (dba > 0) - (dba < 0);
-    const int s_adc = (adc > 0) - (adc < 0), s_bdc = (bdc > 0) - (bdc < 0);
-    return s_cba * s_dba < 0 && s_adc * s_bdc < 0 && s_cba * s_bdc > 0;
+    const int s_adc = sign64(dot46(a, dxc)), s_bdc = sign64(dot46(b, dxc));
+    if (s_adc * s_bdc >= 0) return false;
+    const qp_vec3 bxa = cross30(b, a);
+    const int s_cba = sign64(dot46(c, bxa)), s_dba = sign64(dot46(d, bxa));
+    return s_cba * s_dba < 0 && s_cba * s_bdc > 0;
 }
 
 /* ---- face clipping ------------------------------------------------------------------ */
@@ -213,13 +214,14 @@ static QP__NOINLINE bool best_edges(const qp__poly *a, const qp__poly *b, const 
     out->ea = out->eb = -1;
     for (int j = 0; j < b->edge_count; j++) {
         const qp_hull_edge *eb = &b->edges[j];
-        const qp_vec3 c = qp__rot_q30(&b_in_a->r, b->faces[eb->f0].normal);
-        const qp_vec3 d = qp__rot_q30(&b_in_a->r, b->faces[eb->f1].normal);
+        const qp_vec3 c = qp_v3_neg(qp__rot_q30(&b_in_a->r, b->faces[eb->f0].normal));
+        const qp_vec3 d = qp_v3_neg(qp__rot_q30(&b_in_a->r, b->faces[eb->f1].normal));
+        const qp_vec3 dxc = cross30(d, c);
         const qp_vec3 pb0 = qp_transform_point(b_in_a, b->verts[eb->v0]);
         const qp_vec3 ub = qp_v3_sub(qp_transform_point(b_in_a, b->verts[eb->v1]), pb0);
         for (int i = 0; i < a->edge_count; i++) {
             const qp_hull_edge *ea = &a->edges[i];
-            if (!arcs_cross(a->faces[ea->f0].normal, a->faces[ea->f1].normal, c, d)) continue;
+            if (!arcs_cross(a->faces[ea->f0].normal, a->faces[ea->f1].normal, c, d, dxc)) continue;
             const qp_vec3 pa0 = a->verts[ea->v0];
             qp_vec3 axis;
             if (!unit_cross(qp_v3_sub(a->verts[ea->v1], pa0), ub, &axis)) continue;
