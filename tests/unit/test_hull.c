@@ -718,6 +718,60 @@ static void test_snapshot_restores_hulls(void **state)
     assert_int_equal(qp_world_hash(&W), later);
 }
 
+/* CRC-32 (IEEE, reflected), as snapshot.c writes it. */
+static uint32_t crc32_of(const unsigned char *p, unsigned long n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (unsigned long i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+/* Hostile hull snapshots: random bytes of a snapshot of hulls edited and its CRC made right,
+ * so that only restore's checks stand between them and the engine. Each restore either
+ * succeeds or is refused (QP_ERR_BUFFER, QP_ERR_FULL) leaving the target byte for byte as it
+ * was, and a restored world steps (make test runs this under ASan and UBSan). */
+static void test_snapshot_hostile_hulls(void **state)
+{
+    (void)state;
+    const char *text = "plane\n"
+                       "hull points -0.3 0 -0.3  0.3 0 -0.3  0 0 0.3  0 0.5 0 pos 0 1 0\n"
+                       "hull points -0.2 -0.2 -0.2  0.2 -0.2 -0.2  -0.2 0.2 -0.2  0.2 0.2 -0.2  -0.2 -0.2 0.2  0.2 -0.2 0.2"
+                       "  -0.2 0.2 0.2  0.2 0.2 0.2 pos 1 2 0 rot 1 1 0 30\n";
+    assert_int_equal(qp_scene_load(&W, text, strlen(text), NULL, NULL), QP_OK);
+    run(&W, 20);
+    const unsigned long n = qp_world_snapshot(&W, snap_a, sizeof snap_a);
+    rng_state = seed_of_run() ^ 0xC0FFEEu;
+    int refused = 0, accepted = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        memcpy(snap_b, snap_a, n);
+        int edits = 1 + (int)(rng() % 3);
+        for (int e = 0; e < edits; e++) {
+            unsigned long at = 24 + rng() % (n - 24);
+            snap_b[at] = (unsigned char)(rng() & 1 ? rng() : snap_b[at] ^ (1u << (rng() % 8)));
+        }
+        const uint32_t crc = crc32_of(snap_b + 16, n - 16);
+        for (int k = 0; k < 4; k++) snap_b[12 + k] = (unsigned char)(crc >> (8 * k));
+        world_with_ground(&W2);
+        add_box(&W2, v3d(1, 1, 1), v3d(5, 1, 0), qp_quat_identity(), QP_BODY_DYNAMIC);
+        static qp_world keep;
+        memcpy(&keep, &W2, sizeof W2);
+        qp_result r = qp_world_restore(&W2, snap_b, n);
+        if (r == QP_OK) {
+            accepted++;
+            run(&W2, 2);
+        } else {
+            assert_true(r == QP_ERR_BUFFER || r == QP_ERR_FULL);
+            assert_memory_equal(&W2, &keep, sizeof W2);
+            refused++;
+        }
+    }
+    assert_true(refused > 2000);
+    (void)accepted;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_pool_and_hash),
         cmocka_unit_test(test_snapshot_restores_hulls),
         cmocka_unit_test(test_scene_hull_lines),
+        cmocka_unit_test(test_snapshot_hostile_hulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
