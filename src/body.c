@@ -498,6 +498,12 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     w->sap_count = n;
     for (int i = 0; i < b->shape_count; i++) {
         qp_shape_slot *slot = &w->shapes[b->shapes[i]];
+#if QP_CFG_MAX_HULLS > 0
+        /* Unused pool entries are all zero (a replay that builds one and is refused zeroes it). */
+        if (slot->shape.type == QP_SHAPE_HULL)
+            for (int k = 0; k < QP_CFG_MAX_HULLS; k++)
+                if (slot->shape.hull == &w->hulls[k]) memset(&w->hulls[k], 0, sizeof w->hulls[k]);
+#endif
         unsigned char *p = (unsigned char *)slot;
         for (unsigned k = 0; k < sizeof *slot; k++) p[k] = 0;
     }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The input log's replay (include/qphys/record.h): an entry decoded and checked whole,
  * then applied by the same public call that was recorded (input_log.c writes them). */
+#include <string.h>
 #include "qphys/joint.h"
 #include "qphys/record.h"
+#include "body.h"
 #include "joint.h"
 
 typedef struct {
@@ -72,12 +74,30 @@ typedef struct {
     int shape;
     qp_shape_filter filter;
     qp_body_def def;
+    unsigned long hull_at[QP_CFG_MAX_BODY_SHAPES];   /* a hull shape's corners in the log */
+    uint8_t hull_n[QP_CFG_MAX_BODY_SHAPES];           /* and how many (0: not a hull) */
     qp_joint_def joint_def;
     bool enable;                  /* set joint motor */
     fix16_t value, max_force;     /* set joint motor, set spring target */
 } entry;
 
-static void get_def(in_bytes *in, qp_body_def *d)
+/* A hull shape's corners: 4-64 of them, within range, every one a corner (the recorded
+ * hull's); where they lie in the log goes to *at. */
+static QP__NOINLINE void get_hull_points(in_bytes *in, unsigned long *at, uint8_t *count)
+{
+    uint32_t n = get(in, 1);
+    qp_vec3 p[QP_HULL_MAX_POINTS];
+    if (n < 4 || n > QP_HULL_MAX_POINTS || !QP_CFG_MAX_HULLS) in->bad = 1;
+    *at = in->at;
+    for (uint32_t v = 0; v < n && !in->bad; v++) p[v] = get_v3(in);
+    if (!in->bad && qp_hull_check(p, (int)n) != QP_OK) in->bad = 1;
+    for (uint32_t v = 0; v < n && !in->bad; v++)
+        for (uint32_t u = 0; u < v; u++)
+            if (p[u].x == p[v].x && p[u].y == p[v].y && p[u].z == p[v].z) in->bad = 1;   /* corners are distinct */
+    *count = in->bad ? 0 : (uint8_t)n;
+}
+
+static void get_def(in_bytes *in, qp_body_def *d, unsigned long *hull_at, uint8_t *hull_n)
 {
     *d = qp_default_body_def();
     uint32_t type = get(in, 1);
@@ -100,14 +120,20 @@ static void get_def(in_bytes *in, qp_body_def *d)
     for (int k = 0; k < d->shape_count; k++) {
         qp_shape *s = &d->shapes[k];
         uint32_t shape_type = get(in, 1);
-        /* A hull is never recorded (input_log.c): its shape here is damage. */
-        if (shape_type >= QP_SHAPE_TYPE_COUNT || shape_type == QP_SHAPE_HULL) in->bad = 1;
+        if (shape_type >= QP_SHAPE_TYPE_COUNT) in->bad = 1;
         s->type = (qp_shape_type)shape_type;
         s->offset = get_v3(in);
         s->rotation = get_quat(in);
-        s->half = get_v3(in);
-        s->half_height = get_i(in);
-        if (in->bad) s->type = QP_SHAPE_SPHERE;   /* no hull pointer read from the bytes, ever */
+        hull_n[k] = 0;
+        if (s->type == QP_SHAPE_HULL) {
+            s->half = qp_v3_zero();   /* the hull pointer: null until apply builds it */
+            s->hull = 0;
+            s->half_height = 0;
+            get_hull_points(in, &hull_at[k], &hull_n[k]);
+        } else {
+            s->half = get_v3(in);
+            s->half_height = get_i(in);
+        }
         d->sensors[k] = get_bool(in);
         d->filters[k] = get_filter(in);
     }
@@ -183,7 +209,7 @@ static void get_entry(in_bytes *in, entry *e)
         e->joint = qp_null_joint();
     }
     switch (e->kind) {
-    case QP_INPUT_CREATE_BODY: get_def(in, &e->def); break;
+    case QP_INPUT_CREATE_BODY: get_def(in, &e->def, e->hull_at, e->hull_n); break;
     case QP_INPUT_SET_POSE:
         e->a = get_v3(in);
         e->q = get_quat(in);
@@ -213,12 +239,56 @@ static void get_entry(in_bytes *in, entry *e)
     }
 }
 
-static qp_result apply(qp_world *w, const entry *e, qp_body_id *got, qp_joint_id *joint_got)
+/* Build each hull shape of e's def in the lowest unused pool entries (read from the log at
+ * buf) and create the body; the entries built are zeroed again if it is refused (unused
+ * entries are all zero: the world byte for byte as it was). */
+static qp_result create_with_hulls(qp_world *w, entry *e, const unsigned char *buf, qp_body_id *got)
+{
+    qp_result r = QP_ERR_FULL;
+#if QP_CFG_MAX_HULLS > 0
+    int built[QP_CFG_MAX_BODY_SHAPES], nb = 0;
+    for (int k = 0; k < e->def.shape_count; k++) {
+        if (!e->hull_n[k]) continue;
+        int slot = -1;
+        for (int j = 0; j < QP_CFG_MAX_HULLS && slot < 0; j++) {
+            bool taken = !qp__hull_entry_free(w, j);
+            for (int i = 0; i < nb; i++) taken |= built[i] == j;
+            if (!taken) slot = j;
+        }
+        if (slot < 0) break;
+        qp_hull *h = &w->hulls[slot];
+        in_bytes in = { buf, e->hull_at[k] + 12ul * e->hull_n[k], e->hull_at[k], 0 };
+        for (int v = 0; v < e->hull_n[k]; v++) h->verts[v] = get_v3(&in);
+        built[nb++] = slot;
+        /* Every point recorded is a corner of the recorded hull: one that is not is damage. */
+        if (qp_hull_build(h->verts, e->hull_n[k], h) != QP_OK || h->vert_count != e->hull_n[k]) {
+            r = QP_ERR_BUFFER;
+            break;
+        }
+        e->def.shapes[k].hull = h;
+    }
+    bool all = r != QP_ERR_BUFFER;
+    for (int k = 0; k < e->def.shape_count; k++) all &= e->def.shapes[k].type != QP_SHAPE_HULL || e->def.shapes[k].hull;
+    if (all) *got = qp_create_body(w, &e->def, &r);
+    if (r != QP_OK)
+        for (int i = 0; i < nb; i++) memset(&w->hulls[built[i]], 0, sizeof w->hulls[0]);
+#else
+    (void)w;
+    (void)e;
+    (void)buf;
+    (void)got;
+#endif
+    return r;
+}
+
+static qp_result apply(qp_world *w, entry *e, const unsigned char *buf, qp_body_id *got, qp_joint_id *joint_got)
 {
     *got = e->id;
     *joint_got = e->joint;
     switch (e->kind) {
     case QP_INPUT_CREATE_BODY: {
+        for (int k = 0; k < e->def.shape_count; k++)
+            if (e->hull_n[k]) return create_with_hulls(w, e, buf, got);
         qp_result r;
         *got = qp_create_body(w, &e->def, &r);
         return r;
@@ -273,10 +343,11 @@ qp_result qp_input_replay_step(qp_world *w, const void *buf, unsigned long len, 
         if (e.step < w->stats.step) return QP_ERR_BUFFER;
         qp_body_id got;
         qp_joint_id joint_got;
-        qp_result r = apply(w, &e, &got, &joint_got);
+        qp_result r = apply(w, &e, (const unsigned char *)buf, &got, &joint_got);
         info->got = got;
         info->joint_got = joint_got;
         info->result = r;
+        if (r == QP_ERR_BUFFER) return r;   /* a hull that is not the recorded one: nothing applied */
         *at = in.at;
         if (r != QP_OK) return r;
         if (e.kind == QP_INPUT_CREATE_BODY && (got.index != e.id.index || got.generation != e.id.generation))

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "qphys/qphys.h"
+#include "qphys/record.h"
 #include "qp_test_util.h"
 
 static qp_world W, W2;
@@ -718,6 +719,64 @@ static void test_snapshot_restores_hulls(void **state)
     assert_int_equal(qp_world_hash(&W), later);
 }
 
+/* An input log of hull bodies made through the API (a cloud of 64 points, a compound of two
+ * hulls), created at several steps and one destroyed, replays into a fresh world to the same
+ * hash at every step; a log whose hull corner is moved inside the hull (not a corner) is
+ * refused as damaged, the world byte for byte as it was. */
+static unsigned char log_buf[1 << 16];
+
+static void test_input_log_hulls(void **state)
+{
+    (void)state;
+    static qp_input_log log;
+    uint32_t hashes[90];
+    rng_state = 31337;
+    qp_vec3 p[QP_HULL_MAX_POINTS];
+    int n = cloud_points(p, 64, 0.4);
+    assert_int_equal(qp_hull_build(p, n, &H[0]), QP_OK);
+    cube_points(p, 0.2, 0.2, 0.2, v3d(0.4, 0, 0));
+    assert_int_equal(qp_hull_build(p, 8, &H[1]), QP_OK);
+    world_with_ground(&W);
+    assert_int_equal(qp_input_log_init(&log, log_buf, sizeof log_buf), QP_OK);
+    qp_world_set_input_log(&W, &log);
+    qp_body_id gone = qp_null_body();
+    for (int s = 0; s < 90; s++) {
+        if (s % 30 == 0) {
+            gone = add_hull(&W, &H[0], v3d(s / 30, 2, 0), rand_quat(), QP_BODY_DYNAMIC);
+            qp_body_def d = qp_default_body_def();
+            d.shape_count = 2;
+            d.position = v3d(s / 30, 3, 1);
+            assert_int_equal(qp_make_hull(&H[1], &d.shapes[0]), QP_OK);
+            assert_int_equal(qp_make_hull(&H[0], &d.shapes[1]), QP_OK);
+            qp_result r;
+            assert_false(qp_body_id_is_null(qp_create_body(&W, &d, &r)));
+        }
+        if (s == 50) assert_int_equal(qp_destroy_body(&W, gone), QP_OK);
+        qp_world_step(&W);
+        hashes[s] = qp_world_hash(&W);
+    }
+    qp_world_set_input_log(&W, NULL);
+    assert_int_equal(log.lost, 0);
+    world_with_ground(&W2);
+    unsigned long at = 0;
+    for (int s = 0; s < 90; s++) {
+        assert_int_equal(qp_input_replay_step(&W2, log_buf, log.len, &at, NULL), QP_OK);
+        qp_world_step(&W2);
+        assert_int_equal(qp_world_hash(&W2), hashes[s]);
+    }
+    /* The first hull's first corner moved to the hull's centre: not a corner any more. */
+    world_with_ground(&W2);
+    memcpy(&W, &W2, sizeof W);
+    unsigned long first = 9 + 79 + 1 + 12 + 16 + 1;   /* header, def, type, offset, rotation, count */
+    for (int k = 0; k < 3; k++) {
+        const fix16_t c = (&H[0].center.x)[k];
+        for (int b = 0; b < 4; b++) log_buf[first + 4 * k + b] = (unsigned char)((uint32_t)c >> (8 * b));
+    }
+    at = 0;
+    assert_int_equal(qp_input_replay_step(&W2, log_buf, log.len, &at, NULL), QP_ERR_BUFFER);
+    assert_memory_equal(&W2, &W, sizeof W);
+}
+
 /* CRC-32 (IEEE, reflected), as snapshot.c writes it. */
 static uint32_t crc32_of(const unsigned char *p, unsigned long n)
 {
@@ -794,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_restores_hulls),
         cmocka_unit_test(test_scene_hull_lines),
         cmocka_unit_test(test_snapshot_hostile_hulls),
+        cmocka_unit_test(test_input_log_hulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
