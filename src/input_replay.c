@@ -4,8 +4,14 @@
 #include <string.h>
 #include "qphys/joint.h"
 #include "qphys/record.h"
-#include "body.h"
 #include "joint.h"
+
+/* A hull's 768-byte check in its own frame, not in the replay step's. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
 
 typedef struct {
     const unsigned char *p;
@@ -83,7 +89,7 @@ typedef struct {
 
 /* A hull shape's corners: 4-64 of them, within range, every one a corner (the recorded
  * hull's); where they lie in the log goes to *at. */
-static QP__NOINLINE void get_hull_points(in_bytes *in, unsigned long *at, uint8_t *count)
+NOINLINE static void get_hull_points(in_bytes *in, unsigned long *at, uint8_t *count)
 {
     uint32_t n = get(in, 1);
     qp_vec3 p[QP_HULL_MAX_POINTS];
@@ -239,6 +245,17 @@ static void get_entry(in_bytes *in, entry *e)
     }
 }
 
+#if QP_CFG_MAX_HULLS > 0
+/* Does no live shape of w use hull pool entry k? */
+static bool pool_entry_unused(const qp_world *w, int k)
+{
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
+            return false;
+    return true;
+}
+#endif
+
 /* Build each hull shape of e's def in the lowest unused pool entries (read from the log at
  * buf) and create the body; the entries built are zeroed again if it is refused (unused
  * entries are all zero: the world byte for byte as it was). */
@@ -251,7 +268,7 @@ static qp_result create_with_hulls(qp_world *w, entry *e, const unsigned char *b
         if (!e->hull_n[k]) continue;
         int slot = -1;
         for (int j = 0; j < QP_CFG_MAX_HULLS && slot < 0; j++) {
-            bool taken = !qp__hull_entry_free(w, j);
+            bool taken = !pool_entry_unused(w, j);
             for (int i = 0; i < nb; i++) taken |= built[i] == j;
             if (!taken) slot = j;
         }
