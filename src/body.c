@@ -6,8 +6,10 @@
  * through local_center. Creation validates everything before it touches
  * the world, so a failed call changes nothing.
  */
+#include <string.h>
 #include "geometry.h"
 #include "qphys/mesh.h"
+#include "hull.h"
 #include "body.h"
 #include "contact_graph.h"
 #include "events.h"
@@ -120,7 +122,25 @@ static uint64_t scale_by(uint64_t mass, uint64_t v, uint64_t t)
  * computed from ratios of exact moments, so any shape size in range takes
  * any mass in range (scaling a density-1 Q16.16 result would lose a 10 cm
  * ball's inertia to rounding and refuse its mass). */
-static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out)
+/* A hull shape's points: its hull's corners, or (a scene line being checked, with no hull
+ * built) the points given. */
+typedef struct {
+    const qp_vec3 *p;
+    int n;
+    const qp_hull *built;   /* null for the given points */
+} hull_points;
+
+static hull_points points_of(const qp_shape *s, hull_points given)
+{
+    if (s->hull) {
+        hull_points h = { s->hull->verts, s->hull->vert_count, s->hull };
+        return h;
+    }
+    return given;
+}
+
+static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass, qp_mass_data *out,
+                                 hull_points given)
 {
     /* Only ratios matter, so the moments are taken at density 1 on the
      * shapes shrunk by 2^k, the smallest k at which Q18.46 holds them (k = 0
@@ -134,6 +154,12 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
         total = 0;
         for (int i = 0; i < count && ok; i++) {
             qp_shape small = shapes[i];   /* sizes share a union: shrink by type */
+            if (small.type == QP_SHAPE_HULL) {
+                hull_points hp = points_of(&small, given);
+                ok = hp.p && qp__hull_volume_q46(hp.p, hp.n, hp.built, k, &mo[i][0]) && total <= (uint64_t)INT64_MAX - mo[i][0];
+                if (ok) total += mo[i][0];
+                continue;
+            }
             if (small.type == QP_SHAPE_BOX) {
                 small.half = qp_v3(small.half.x >> k, small.half.y >> k, small.half.z >> k);
             } else {
@@ -153,6 +179,13 @@ static qp_result shapes_mass_for(const qp_shape *shapes, int count, fix16_t mass
     if (t == 0) return QP_ERR_RANGE;
     for (int i = 0; i < count; i++) {
         uint64_t v[4];
+        if (shapes[i].type == QP_SHAPE_HULL) {
+            v[0] = scale_by((uint64_t)mass, mo[i][0] >> sh, t);
+            if (v[0] > (uint64_t)INT32_MAX) return QP_ERR_RANGE;
+            hull_points hp = points_of(&shapes[i], given);
+            qp__hull_mass_data(hp.p, hp.n, hp.built, &shapes[i], (fix16_t)v[0], &out[i]);
+            continue;
+        }
         for (int j = 0; j < 4; j++) {
             /* v / t is at most 1 (mass) or I / m <= (100^2 + 100^2) / 3 m^2 < 2^13. */
             v[j] = scale_by((uint64_t)mass, mo[i][j] >> sh, t);
@@ -175,17 +208,23 @@ typedef struct {
 
 /* A body's mass properties from its shapes: the given mass shared by volume (mass > 0),
  * or each shape's at the density. */
-static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given, fix16_t density, mass_props *out)
+static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given, fix16_t density, mass_props *out,
+                                hull_points points)
 {
     qp_mass_data md[QP_CFG_MAX_BODY_SHAPES];
     if (given > 0) {
-        qp_result r = shapes_mass_for(shapes, count, given, md);
+        qp_result r = shapes_mass_for(shapes, count, given, md, points);
         if (r != QP_OK) return r;
     }
     int64_t total = 0, cx = 0, cy = 0, cz = 0;
     for (int i = 0; i < count; i++) {
         if (given <= 0) {
-            qp_result r = qp_shape_mass(&shapes[i], density, &md[i]);
+            qp_result r;
+            if (shapes[i].type == QP_SHAPE_HULL && !shapes[i].hull) {
+                r = points.p ? qp__hull_shape_mass(&shapes[i], points.p, points.n, 0, density, &md[i]) : QP_ERR_PARAM;
+            } else {
+                r = qp_shape_mass(&shapes[i], density, &md[i]);
+            }
             if (r != QP_OK) return r;
         }
         total += md[i].mass;
@@ -227,14 +266,16 @@ static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given
 
 static qp_result compute_mass(const qp_body_def *def, mass_props *out)
 {
-    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out);
+    hull_points none = { 0, 0, 0 };
+    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, out, none);
 }
 
 qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t mass, qp_mat3 *inv_inertia,
                                    qp_vec3 *center)
 {
     mass_props mp;
-    qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp);
+    hull_points none = { 0, 0, 0 };
+    qp_result r = mass_of_shapes(shapes, count, mass, 0, &mp, none);
     if (r != QP_OK) return r;
     *inv_inertia = mp.inv_inertia;
     *center = mp.center;
@@ -245,6 +286,13 @@ qp_result qp__body_mass_check(const qp_body_def *def)
 {
     mass_props mp;
     return compute_mass(def, &mp);
+}
+
+qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count)
+{
+    mass_props mp;
+    hull_points given = { points, count, 0 };
+    return mass_of_shapes(def->shapes, def->shape_count, def->mass, def->density, &mp, given);
 }
 
 static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
@@ -277,6 +325,48 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     return QP_OK;
 }
 
+/* Is hull pool entry k unused: no live shape points at it? */
+bool qp__hull_entry_free(const qp_world *w, int k)
+{
+#if QP_CFG_MAX_HULLS > 0
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
+            return false;
+    return true;
+#else
+    (void)w;
+    (void)k;
+    return false;
+#endif
+}
+
+/* Pool entries for def's hull shapes (-1 for the others): a hull already in a free entry
+ * (qp_scene_load builds it there) keeps it, the others take the lowest free ones. False
+ * when the pool is short. */
+static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
+{
+    (void)w;
+    for (int i = 0; i < def->shape_count && i < QP_CFG_MAX_BODY_SHAPES; i++) {
+        entry[i] = -1;
+        if (def->shapes[i].type != QP_SHAPE_HULL) continue;
+#if QP_CFG_MAX_HULLS > 0
+        for (int pass = 0; pass < 2 && entry[i] < 0; pass++)
+            for (int k = 0; k < QP_CFG_MAX_HULLS && entry[i] < 0; k++) {
+                bool busy = !qp__hull_entry_free(w, k);
+                for (int j = 0; j < def->shape_count; j++) {
+                    const bool in_k = def->shapes[j].type == QP_SHAPE_HULL && def->shapes[j].hull == &w->hulls[k];
+                    busy |= j < i && entry[j] == k;
+                    busy |= pass == 1 && j != i && in_k;   /* kept for the shape whose hull is there */
+                    if (pass == 0 && j == i && !in_k) busy = true;
+                }
+                if (!busy) entry[i] = k;
+            }
+#endif
+        if (entry[i] < 0) return false;
+    }
+    return true;
+}
+
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 {
     qp_result dummy;
@@ -298,7 +388,11 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     int found = 0;
     for (int s = 0; s < QP_CFG_MAX_SHAPES && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
-    if (index == 0 || found < def->shape_count) { *err = QP_ERR_FULL; return qp_null_body(); }
+    int hull_idx[QP_CFG_MAX_BODY_SHAPES];
+    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {
+        *err = QP_ERR_FULL;
+        return qp_null_body();
+    }
 
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
@@ -333,6 +427,13 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         qp_shape_slot *slot = &w->shapes[shape_idx[i]];
         slot->shape = def->shapes[i];
         slot->shape.offset = qp_v3_sub(def->shapes[i].offset, mp.center);
+#if QP_CFG_MAX_HULLS > 0
+        if (hull_idx[i] >= 0) {
+            qp_hull *h = &w->hulls[hull_idx[i]];
+            if (def->shapes[i].hull != h) memcpy(h, def->shapes[i].hull, sizeof *h);
+            slot->shape.hull = h;
+        }
+#endif
         slot->body = (uint16_t)index;
         slot->slot = (uint8_t)i;
         slot->flags = def->sensors[i] ? QP_SHAPE_SENSOR : 0;
@@ -400,6 +501,12 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     w->sap_count = n;
     for (int i = 0; i < b->shape_count; i++) {
         qp_shape_slot *slot = &w->shapes[b->shapes[i]];
+#if QP_CFG_MAX_HULLS > 0
+        /* Unused pool entries are all zero (a replay that builds one and is refused zeroes it). */
+        if (slot->shape.type == QP_SHAPE_HULL)
+            for (int k = 0; k < QP_CFG_MAX_HULLS; k++)
+                if (slot->shape.hull == &w->hulls[k]) memset(&w->hulls[k], 0, sizeof w->hulls[k]);
+#endif
         unsigned char *p = (unsigned char *)slot;
         for (unsigned k = 0; k < sizeof *slot; k++) p[k] = 0;
     }

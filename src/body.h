@@ -69,6 +69,11 @@ void qp__body_sweep_aabbs(qp_world *w, int body, const qp_vec3 *x, const qp_rot3
 qp_transform qp__shape_world(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r);
 /* The mass, centre and inertia qp_create_body would compute for a dynamic def: QP_OK or why not. */
 qp_result qp__body_mass_check(const qp_body_def *def);
+/* The same for a def whose hull shape has no hull built (hull null): its points are
+ * points[0..count), distinct (a scene line being checked). */
+qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count);
+/* Is hull pool entry k unused: no live shape points at it? */
+bool qp__hull_entry_free(const qp_world *w, int k);
 /* The inverse inertia (body frame) and centre of mass of shapes sharing mass by volume, as
  * qp_create_body computes them for a body of that mass: QP_OK or why not (snapshot.c checks
  * a restored body against it). */
@@ -77,11 +82,13 @@ qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t ma
                                    qp_vec3 *center);
 
 /* Half the thickness of a shape's thinnest part (sphere and capsule:
- * radius; box: smallest half extent; plane and level shapes: unbounded). A body that moves
- * more than about this in a step can pass through what it meets. */
+ * radius; box: smallest half extent; hull: from its centre to its nearest face; plane and
+ * level shapes: unbounded). A body that moves more than about this in a step can pass
+ * through what it meets. */
 static inline fix16_t qp__shape_core(const qp_shape *s)
 {
     if (s->type == QP_SHAPE_PLANE || s->type == QP_SHAPE_MESH || s->type == QP_SHAPE_HEIGHTFIELD) return INT32_MAX;
+    if (s->type == QP_SHAPE_HULL) return s->hull->inner;
     if (s->type != QP_SHAPE_BOX) return s->radius;
     fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
     return c < s->half.z ? c : s->half.z;

@@ -17,13 +17,18 @@ typedef int (*collide_fn)(const qp_shape *a, const qp_shape *b, const qp_transfo
 static const collide_fn pair_table[QP_SHAPE_TYPE_COUNT][QP_SHAPE_TYPE_COUNT] = {
     [QP_SHAPE_PLANE] = { [QP_SHAPE_SPHERE] = qp_collide_plane_sphere,
                          [QP_SHAPE_CAPSULE] = qp_collide_plane_capsule,
-                         [QP_SHAPE_BOX] = qp_collide_plane_box },
+                         [QP_SHAPE_BOX] = qp_collide_plane_box,
+                         [QP_SHAPE_HULL] = qp_collide_plane_hull },
     [QP_SHAPE_SPHERE] = { [QP_SHAPE_SPHERE] = qp_collide_sphere_sphere,
                           [QP_SHAPE_CAPSULE] = qp_collide_sphere_capsule,
-                          [QP_SHAPE_BOX] = qp_collide_sphere_box },
+                          [QP_SHAPE_BOX] = qp_collide_sphere_box,
+                          [QP_SHAPE_HULL] = qp_collide_sphere_hull },
     [QP_SHAPE_CAPSULE] = { [QP_SHAPE_CAPSULE] = qp_collide_capsule_capsule,
-                           [QP_SHAPE_BOX] = qp_collide_capsule_box },
-    [QP_SHAPE_BOX] = { [QP_SHAPE_BOX] = qp_collide_box_box },
+                           [QP_SHAPE_BOX] = qp_collide_capsule_box,
+                           [QP_SHAPE_HULL] = qp_collide_capsule_hull },
+    [QP_SHAPE_BOX] = { [QP_SHAPE_BOX] = qp_collide_box_box,
+                       [QP_SHAPE_HULL] = qp_collide_box_hull },
+    [QP_SHAPE_HULL] = { [QP_SHAPE_HULL] = qp_collide_hull_hull },
 };
 
 static bool type_ok(qp_shape_type t)

@@ -48,7 +48,7 @@
  * locals are dead by then): it keeps every frame well under the -Wstack-usage
  * bound, also under AddressSanitizer's red zones. */
 
-/* Shared with collide_box.c (so not static): keep at most 4 of n <= 8
+/* Shared with collide_box.c and collide_hull.c (so not static): keep at most 4 of n <= 64
  * candidates, rows (u, v, depth); writes their indices, ascending, to keep. */
 
 /* Depths within this of the deepest count as equally deep when choosing the
@@ -162,7 +162,7 @@ int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
         for (int i = 0; i < n; i++) keep[i] = i;
         return n;
     }
-    bool used[CLIP_MAX] = { false };
+    uint64_t used = 0;   /* bit i: candidate i kept */
     int i1 = 0, i2 = -1, i3 = -1, i4 = -1;
     for (int i = 1; i < n; i++)
         if (uv[i][2] > uv[i1][2]) i1 = i;
@@ -183,22 +183,22 @@ int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
         int64_t d = dist2(uv[i], centre);
         if (d > far) { far = d; i1 = i; }
     }
-    used[i1] = true;
+    used |= (uint64_t)1 << i1;
     int64_t best = -1;
     for (int i = 0; i < n; i++) {
         int64_t d = dist2(uv[i], uv[i1]);
-        if (!used[i] && d > best) { best = d; i2 = i; }
+        if (!((used >> i) & 1u) && d > best) { best = d; i2 = i; }
     }
-    used[i2] = true;
+    used |= (uint64_t)1 << i2;
     int64_t amax = 0, amin = 0;
     for (int i = 0; i < n; i++) {
-        if (used[i]) continue;
+        if (((used >> i) & 1u)) continue;
         int64_t s = area2(uv[i1], uv[i2], uv[i]);
         if (s > amax) { amax = s; i3 = i; }
         if (s < amin) { amin = s; i4 = i; }
     }
-    if (i3 >= 0) used[i3] = true;
-    if (i4 >= 0) used[i4] = true;
+    if (i3 >= 0) used |= (uint64_t)1 << i3;
+    if (i4 >= 0) used |= (uint64_t)1 << i4;
     int count = 2 + (i3 >= 0) + (i4 >= 0);
     /* One side of the chord empty (or all collinear): fill with the points
      * farthest from every point kept so far. */
@@ -206,21 +206,21 @@ int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
         int pick = -1;
         best = 0;
         for (int i = 0; i < n; i++) {
-            if (used[i]) continue;
+            if (((used >> i) & 1u)) continue;
             int64_t near = INT64_MAX;
             for (int j = 0; j < n; j++) {
-                int64_t d = used[j] ? dist2(uv[i], uv[j]) : INT64_MAX;
+                int64_t d = ((used >> j) & 1u) ? dist2(uv[i], uv[j]) : INT64_MAX;
                 if (d < near) near = d;
             }
             if (near > best) { best = near; pick = i; }
         }
         if (pick < 0) break;   /* only duplicates left */
-        used[pick] = true;
+        used |= (uint64_t)1 << pick;
         count++;
     }
     int k = 0;
     for (int i = 0; i < n; i++)
-        if (used[i]) keep[k++] = i;
+        if (((used >> i) & 1u)) keep[k++] = i;
     return k;
 }
 

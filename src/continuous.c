@@ -111,6 +111,7 @@ static fix16_t turn_arm(const qp_shape *s)
     int64_t arm = qp_v3_len(s->offset);
     if (s->type == QP_SHAPE_CAPSULE) arm += s->half_height;
     if (s->type == QP_SHAPE_BOX) arm += qp_v3_len(s->half);
+    if (s->type == QP_SHAPE_HULL) arm += s->hull->radius;
     return qp__sat32(arm);
 }
 

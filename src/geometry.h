@@ -87,7 +87,7 @@ bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s
 #define QP__BOX_EDGE_MIN2   ((int64_t)1 << 40)      /* |e x c|^2 (Q60): sin < 2^-10, parallel */
 #define QP__BOX_FAR         QP_INT(2048)            /* beyond this nothing can touch */
 
-/* Keep at most 4 of n candidate points (rows u, v, depth in the reference
+/* Keep at most 4 of n <= 64 candidate points (rows u, v, depth in the reference
  * face's frame): the deepest (a corner when depths are nearly equal), the
  * farthest from it, then the largest triangle on each side (collide_box_box.c). */
 int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);

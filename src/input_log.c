@@ -16,7 +16,11 @@
 #define MOTOR_BYTES 9ul    /* set joint motor: enable u8, speed, max force */
 
 _Static_assert(ENTRY_HEADER + JOINT_FULL_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
-_Static_assert(ENTRY_HEADER + DEF_BYTES + SHAPE_BYTES * QP_CFG_MAX_BODY_SHAPES == QP_INPUT_MAX_ENTRY,
+#define HULL_SHAPE_BYTES(n) (37ul + 12ul * (unsigned long)(n))   /* a hull shape and its corners */
+_Static_assert(ENTRY_HEADER + DEF_BYTES +
+                       (QP_CFG_MAX_HULLS > 0 ? HULL_SHAPE_BYTES(QP_HULL_MAX_POINTS) : SHAPE_BYTES) *
+                           QP_CFG_MAX_BODY_SHAPES ==
+                   QP_INPUT_MAX_ENTRY,
                "QP_INPUT_MAX_ENTRY is the largest body create");
 
 qp_result qp_input_log_init(qp_input_log *log, void *buf, unsigned long size)
@@ -72,7 +76,12 @@ static void put_filter(out_bytes *o, qp_shape_filter f)
 static unsigned long payload_size(qp_input_kind kind, const qp_body_def *def)
 {
     switch (kind) {
-    case QP_INPUT_CREATE_BODY: return DEF_BYTES + SHAPE_BYTES * (unsigned long)def->shape_count;
+    case QP_INPUT_CREATE_BODY: {
+        unsigned long n = DEF_BYTES;
+        for (int k = 0; k < def->shape_count; k++)
+            n += def->shapes[k].type == QP_SHAPE_HULL ? HULL_SHAPE_BYTES(def->shapes[k].hull->vert_count) : SHAPE_BYTES;
+        return n;
+    }
     case QP_INPUT_SET_POSE: return 28;
     case QP_INPUT_SET_LINEAR_VELOCITY:
     case QP_INPUT_SET_ANGULAR_VELOCITY:
@@ -150,6 +159,9 @@ void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_v
                 put(&o, 0, 4);
                 put(&o, 0, 4);
                 put(&o, 0, 4);
+            } else if (s->type == QP_SHAPE_HULL) {   /* its corners (the build gives the same hull back) */
+                put(&o, s->hull->vert_count, 1);
+                for (int v = 0; v < s->hull->vert_count; v++) put_v3(&o, s->hull->verts[v]);
             } else {
                 put_v3(&o, s->half);
                 put_i(&o, s->half_height);

@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The input log's replay (include/qphys/record.h): an entry decoded and checked whole,
  * then applied by the same public call that was recorded (input_log.c writes them). */
+#include <string.h>
 #include "qphys/joint.h"
 #include "qphys/mesh.h"
 #include "qphys/record.h"
 #include "joint.h"
+
+/* A hull's 768-byte check in its own frame, not in the replay step's. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
 
 typedef struct {
     const unsigned char *p;
@@ -74,12 +82,30 @@ typedef struct {
     qp_shape_filter filter;
     qp_body_def def;
     uint32_t level_sum[QP_CFG_MAX_BODY_SHAPES];   /* a mesh's or heightfield's checksum, per shape */
+    unsigned long hull_at[QP_CFG_MAX_BODY_SHAPES];   /* a hull shape's corners in the log */
+    uint8_t hull_n[QP_CFG_MAX_BODY_SHAPES];           /* and how many (0: not a hull) */
     qp_joint_def joint_def;
     bool enable;                  /* set joint motor */
     fix16_t value, max_force;     /* set joint motor, set spring target */
 } entry;
 
-static void get_def(in_bytes *in, qp_body_def *d, uint32_t *level_sum)
+/* A hull shape's corners: 4-64 of them, within range, every one a corner (the recorded
+ * hull's); where they lie in the log goes to *at. */
+NOINLINE static void get_hull_points(in_bytes *in, unsigned long *at, uint8_t *count)
+{
+    uint32_t n = get(in, 1);
+    qp_vec3 p[QP_HULL_MAX_POINTS];
+    if (n < 4 || n > QP_HULL_MAX_POINTS || !QP_CFG_MAX_HULLS) in->bad = 1;
+    *at = in->at;
+    for (uint32_t v = 0; v < n && !in->bad; v++) p[v] = get_v3(in);
+    if (!in->bad && qp_hull_check(p, (int)n) != QP_OK) in->bad = 1;
+    for (uint32_t v = 0; v < n && !in->bad; v++)
+        for (uint32_t u = 0; u < v; u++)
+            if (p[u].x == p[v].x && p[u].y == p[v].y && p[u].z == p[v].z) in->bad = 1;   /* corners are distinct */
+    *count = in->bad ? 0 : (uint8_t)n;
+}
+
+static void get_def(in_bytes *in, qp_body_def *d, uint32_t *level_sum, unsigned long *hull_at, uint8_t *hull_n)
 {
     *d = qp_default_body_def();
     uint32_t type = get(in, 1);
@@ -107,12 +133,18 @@ static void get_def(in_bytes *in, qp_body_def *d, uint32_t *level_sum)
         s->offset = get_v3(in);
         s->rotation = get_quat(in);
         level_sum[k] = 0;
+        hull_n[k] = 0;
         if (qp_shape_is_level(s->type)) {
             /* Its checksum, resolved against the world's own level shapes when applied. */
             level_sum[k] = get(in, 4);
             if ((get(in, 4) | get(in, 4) | get(in, 4)) != 0 || d->type != QP_BODY_STATIC) in->bad = 1;
             s->mesh = 0;
             s->half_height = 0;
+        } else if (s->type == QP_SHAPE_HULL) {
+            s->half = qp_v3_zero();   /* the hull pointer: null until apply builds it */
+            s->hull = 0;
+            s->half_height = 0;
+            get_hull_points(in, &hull_at[k], &hull_n[k]);
         } else {
             s->half = get_v3(in);
             s->half_height = get_i(in);
@@ -192,7 +224,7 @@ static void get_entry(in_bytes *in, entry *e)
         e->joint = qp_null_joint();
     }
     switch (e->kind) {
-    case QP_INPUT_CREATE_BODY: get_def(in, &e->def, e->level_sum); break;
+    case QP_INPUT_CREATE_BODY: get_def(in, &e->def, e->level_sum, e->hull_at, e->hull_n); break;
     case QP_INPUT_SET_POSE:
         e->a = get_v3(in);
         e->q = get_quat(in);
@@ -240,7 +272,60 @@ static bool find_level(const qp_world *w, qp_shape *s, uint32_t sum)
     return false;
 }
 
-static qp_result apply(qp_world *w, entry *e, qp_body_id *got, qp_joint_id *joint_got)
+#if QP_CFG_MAX_HULLS > 0
+/* Does no live shape of w use hull pool entry k? */
+static bool pool_entry_unused(const qp_world *w, int k)
+{
+    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
+            return false;
+    return true;
+}
+#endif
+
+/* Build each hull shape of e's def in the lowest unused pool entries (read from the log at
+ * buf) and create the body; the entries built are zeroed again if it is refused (unused
+ * entries are all zero: the world byte for byte as it was). */
+static qp_result create_with_hulls(qp_world *w, entry *e, const unsigned char *buf, qp_body_id *got)
+{
+    qp_result r = QP_ERR_FULL;
+#if QP_CFG_MAX_HULLS > 0
+    int built[QP_CFG_MAX_BODY_SHAPES], nb = 0;
+    for (int k = 0; k < e->def.shape_count; k++) {
+        if (!e->hull_n[k]) continue;
+        int slot = -1;
+        for (int j = 0; j < QP_CFG_MAX_HULLS && slot < 0; j++) {
+            bool taken = !pool_entry_unused(w, j);
+            for (int i = 0; i < nb; i++) taken |= built[i] == j;
+            if (!taken) slot = j;
+        }
+        if (slot < 0) break;
+        qp_hull *h = &w->hulls[slot];
+        in_bytes in = { buf, e->hull_at[k] + 12ul * e->hull_n[k], e->hull_at[k], 0 };
+        for (int v = 0; v < e->hull_n[k]; v++) h->verts[v] = get_v3(&in);
+        built[nb++] = slot;
+        /* Every point recorded is a corner of the recorded hull: one that is not is damage. */
+        if (qp_hull_build(h->verts, e->hull_n[k], h) != QP_OK || h->vert_count != e->hull_n[k]) {
+            r = QP_ERR_BUFFER;
+            break;
+        }
+        e->def.shapes[k].hull = h;
+    }
+    bool all = r != QP_ERR_BUFFER;
+    for (int k = 0; k < e->def.shape_count; k++) all &= e->def.shapes[k].type != QP_SHAPE_HULL || e->def.shapes[k].hull;
+    if (all) *got = qp_create_body(w, &e->def, &r);
+    if (r != QP_OK)
+        for (int i = 0; i < nb; i++) memset(&w->hulls[built[i]], 0, sizeof w->hulls[0]);
+#else
+    (void)w;
+    (void)e;
+    (void)buf;
+    (void)got;
+#endif
+    return r;
+}
+
+static qp_result apply(qp_world *w, entry *e, const unsigned char *buf, qp_body_id *got, qp_joint_id *joint_got)
 {
     *got = e->id;
     *joint_got = e->joint;
@@ -252,6 +337,8 @@ static qp_result apply(qp_world *w, entry *e, qp_body_id *got, qp_joint_id *join
                 *got = qp_null_body();
                 return QP_ERR_PARAM;
             }
+        for (int k = 0; k < e->def.shape_count; k++)
+            if (e->hull_n[k]) return create_with_hulls(w, e, buf, got);
         *got = qp_create_body(w, &e->def, &r);
         return r;
     }
@@ -305,10 +392,11 @@ qp_result qp_input_replay_step(qp_world *w, const void *buf, unsigned long len, 
         if (e.step < w->stats.step) return QP_ERR_BUFFER;
         qp_body_id got;
         qp_joint_id joint_got;
-        qp_result r = apply(w, &e, &got, &joint_got);
+        qp_result r = apply(w, &e, (const unsigned char *)buf, &got, &joint_got);
         info->got = got;
         info->joint_got = joint_got;
         info->result = r;
+        if (r == QP_ERR_BUFFER) return r;   /* a hull that is not the recorded one: nothing applied */
         *at = in.at;
         if (r != QP_OK) return r;
         if (e.kind == QP_INPUT_CREATE_BODY && (got.index != e.id.index || got.generation != e.id.generation))

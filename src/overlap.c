@@ -71,6 +71,15 @@ static fix16_t reach(const qp_shape *s, const qp_transform *xf, qp_vec3 u)
         qp_q30 a = qp__v3_dot_q30(qp_rot3_col(&xf->r, 1), u);
         return qp_sat32((int64_t)s->radius + qp_mul_q30(s->half_height, a < 0 ? -a : a));
     }
+    if (s->type == QP_SHAPE_HULL) {   /* its farthest corner along u */
+        const qp_vec3 ul = qp_rot3_tmul_v3(&xf->r, u);
+        fix16_t far = INT32_MIN;
+        for (int v = 0; v < s->hull->vert_count; v++) {
+            fix16_t d = qp__v3_dot_q30(s->hull->verts[v], ul);
+            if (d > far) far = d;
+        }
+        return far;
+    }
     if (s->type != QP_SHAPE_BOX) return 0;
     const fix16_t h[3] = { s->half.x, s->half.y, s->half.z };
     int64_t r = 0;

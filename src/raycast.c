@@ -17,6 +17,7 @@
 #include "qphys/collide.h"
 #include "geometry.h"
 #include "qphys/mesh.h"
+#include "hull.h"
 
 #define Q30_ONE64 ((int64_t)1 << 30)
 
@@ -176,6 +177,10 @@ bool qp_raycast_shape(const qp_shape *s, const qp_transform *xf, qp_vec3 origin,
         p = qp__v3_mad_q30(o, u, dist);
         break;
     }
+    case QP_SHAPE_HULL:
+        ok = qp__ray_hull(s->hull, o, u, len, &dist, &n);
+        p = qp__v3_mad_q30(o, u, dist);
+        break;
     default:
         return false;
     }

@@ -17,6 +17,7 @@
  * any number of digits, so "0.1" is 6554 on every target; libfixmath's
  * fix16_from_str goes through a rounded division and differs in the last bit.
  */
+#include <string.h>
 #include "qphys/joint.h"
 #include "qphys/scene.h"
 #include "body.h"
@@ -330,9 +331,62 @@ static bool read_filter(lexer *lx, qp_shape_filter *f)
     return true;
 }
 
-NOINLINE static bool mass_ok(const qp_body_def *d)
+NOINLINE static bool mass_ok(const qp_scene_body_item *it)
 {
-    return qp__body_mass_check(d) == QP_OK;
+    if (it->hull_shape >= 0) return qp__body_mass_check_points(&it->def, it->hull_points, it->hull_count) == QP_OK;
+    return qp__body_mass_check(&it->def) == QP_OK;
+}
+
+/* `points X Y Z X Y Z ...`: 4-64 points of a hull (shape frame), read while numbers follow,
+ * kept distinct in it; the hull must not be degenerate (qp_hull_check). */
+NOINLINE static bool read_hull_points(lexer *lx, const token *kw, qp_scene_body_item *it)
+{
+    if (!QP_CFG_MAX_HULLS) {
+        set_error(lx->err, lx->line, kw->at, "hulls are not in this build (QP_CFG_MAX_HULLS 0)", QP_ERR_FULL);
+        return false;
+    }
+    if (it->hull_shape >= 0) return fail(lx, kw->at, "one hull per body in a scene file (a compound: one 'part hull')");
+    fix16_t c[3];
+    int k = 0, given = 0, n = 0;
+    for (;;) {
+        lexer save = *lx;
+        token t;
+        bool bad;
+        if (!next_token(lx, &t, &bad)) {
+            if (bad) return false;
+            break;
+        }
+        const char *msg = 0;
+        qp_result r = parse_fix(lx->s + t.at, t.len, &c[k], &msg);
+        if (r == QP_ERR_PARSE) {   /* the next option: the points end here */
+            *lx = save;
+            break;
+        }
+        if (r != QP_OK) return fail_range(lx, t.at, msg);
+        if (c[k] > QP_SHAPE_MAX_SIZE || c[k] < -QP_SHAPE_MAX_SIZE)
+            return fail_range(lx, t.at, "hull point out of range: each coordinate within +-100 m of the body origin");
+        if (++k < 3) continue;
+        k = 0;
+        if (++given > QP_HULL_MAX_POINTS) return fail_range(lx, t.at, "too many hull points: at most 64");
+        qp_vec3 p = qp_v3(c[0], c[1], c[2]);
+        bool dup = false;
+        for (int i = 0; i < n && !dup; i++) dup = p.x == it->hull_points[i].x && p.y == it->hull_points[i].y && p.z == it->hull_points[i].z;
+        if (!dup && QP_CFG_MAX_HULLS > 0) it->hull_points[n++] = p;
+    }
+    if (k != 0) return fail(lx, lx->p, "hull points come in threes (X Y Z each)");
+    if (n < 4) return fail_range(lx, kw->at, "degenerate hull: it needs 4 distinct points at least");
+    if (qp_hull_check(it->hull_points, n) != QP_OK)
+        return fail_range(lx, kw->at, "degenerate hull: its points lie in one plane (or on one line)");
+    it->hull_count = n;
+    return true;
+}
+
+/* A hull shape with no hull yet (qp_scene_load builds it from the item's points). */
+static void hull_shape(qp_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->type = QP_SHAPE_HULL;
+    s->rotation = qp_quat_identity();
 }
 
 /* Option bits of a body line beyond QP_SCENE_GIVEN_*. */
@@ -343,7 +397,8 @@ enum {
     OPT_POS = 1u << 19,
     OPT_NORMAL = 1u << 20,
     OPT_OFFSET = 1u << 21,
-    OPT_AT = 1u << 22
+    OPT_AT = 1u << 22,
+    OPT_POINTS = 1u << 23
 };
 
 static const char *const mass_msg =
@@ -356,6 +411,8 @@ static const char *const unknown_body_option[QP_SHAPE_TYPE_COUNT] = {
     "unknown option for 'capsule': expected radius, half_height, pos, rot, vel, spin, mass, density, static, "
     "kinematic, friction, restitution, asleep, filter or sensor",
     "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
+    "restitution, asleep, filter or sensor",
+    "unknown option for 'hull': expected points, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
     "restitution, asleep, filter or sensor",
 };
 
@@ -374,6 +431,8 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     qp_body_def *d = &it->def;
     default_body(d);
     it->given = 0;
+    it->hull_shape = -1;
+    it->hull_count = 0;
     unsigned seen = 0;
     qp_vec3 half = qp_v3_zero(), normal = qp_v3(0, QP_ONE, 0), axis = qp_v3_zero();
     fix16_t radius = 0, half_height = 0, offset = 0, deg = 0;
@@ -391,7 +450,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
             if (!once(lx, &seen, OPT_HALF, &t) ||
                 !read_vec(lx, &half, "expected three numbers after 'half' (half extents HX HY HZ, m)", &size_at))
                 return false;
-        } else if (!plane && type != QP_SHAPE_BOX && tok_is(lx, &t, "radius")) {
+        } else if (type == QP_SHAPE_HULL && tok_is(lx, &t, "points")) {
+            size_at = t.at;
+            if (!once(lx, &seen, OPT_POINTS, &t) || !read_hull_points(lx, &t, it)) return false;
+        } else if (!plane && (type == QP_SHAPE_SPHERE || type == QP_SHAPE_CAPSULE) && tok_is(lx, &t, "radius")) {
             if (!once(lx, &seen, OPT_RADIUS, &t) ||
                 !read_fix(lx, &radius, "expected a number after 'radius' (m)", &size_at))
                 return false;
@@ -472,6 +534,7 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     if ((type == QP_SHAPE_SPHERE || type == QP_SHAPE_CAPSULE) && !(seen & OPT_RADIUS))
         return fail(lx, end, "missing 'radius R'");
     if (type == QP_SHAPE_CAPSULE && !(seen & OPT_HALF_HEIGHT)) return fail(lx, end, "missing 'half_height H'");
+    if (type == QP_SHAPE_HULL && !(seen & OPT_POINTS)) return fail(lx, end, "missing 'points X Y Z ...' (4-64 hull points)");
     if (!plane && !(seen & OPT_POS)) return fail(lx, end, "missing 'pos X Y Z' (body position)");
 
     /* The shape. */
@@ -485,6 +548,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     case QP_SHAPE_SPHERE: r = qp_make_sphere(radius, &d->shapes[0]); break;
     case QP_SHAPE_CAPSULE: r = qp_make_capsule(radius, half_height, &d->shapes[0]); break;
     case QP_SHAPE_BOX: r = qp_make_box(half, &d->shapes[0]); break;
+    case QP_SHAPE_HULL:
+        hull_shape(&d->shapes[0]);
+        it->hull_shape = 0;
+        break;
     default:
         if (!compound) return fail(lx, kw_at, "internal error: unknown shape");
         break;
@@ -522,7 +589,7 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
             return fail_range(lx, mass_at, "mass out of range: 0.01 .. 10000 kg");
         if ((seen & QP_SCENE_GIVEN_DENSITY) && d->density <= 0)
             return fail_range(lx, mass_at, "density must be positive");
-        if (!compound && !mass_ok(d))
+        if (!compound && !mass_ok(it))
             return fail_range(lx, (seen & (QP_SCENE_GIVEN_MASS | QP_SCENE_GIVEN_DENSITY)) ? mass_at : size_at,
                               mass_msg);
     }
@@ -712,19 +779,22 @@ NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_jo
 
 /* ---- compounds -------------------------------------------------------------------- */
 
-/* `part box|sphere|capsule SIZE at X Y Z [rot AX AY AZ DEG]` (no rot for a sphere):
- * one shape of a compound, placed in the body frame. */
-NOINLINE static bool parse_part(lexer *lx, qp_shape *shape)
+/* `part box|sphere|capsule|hull SIZE at X Y Z [rot AX AY AZ DEG]` (no rot for a sphere;
+ * a hull's SIZE is `points ...`): shape number k of the compound it, placed in the body frame. */
+NOINLINE static bool parse_part(lexer *lx, qp_scene_body_item *it, int k)
 {
+    qp_shape *shape = &it->def.shapes[k];
     token t;
     bool bad;
     if (!next_token(lx, &t, &bad))
-        return bad ? false : fail(lx, t.at, "expected a shape after 'part': box, sphere or capsule");
+        return bad ? false : fail(lx, t.at, "expected a shape after 'part': box, sphere, capsule or hull");
     qp_shape_type type = tok_is(lx, &t, "box")       ? QP_SHAPE_BOX
                          : tok_is(lx, &t, "sphere")  ? QP_SHAPE_SPHERE
                          : tok_is(lx, &t, "capsule") ? QP_SHAPE_CAPSULE
+                         : tok_is(lx, &t, "hull")    ? QP_SHAPE_HULL
                                                      : QP_SHAPE_TYPE_COUNT;
-    if (type == QP_SHAPE_TYPE_COUNT) return fail(lx, t.at, "expected a shape after 'part': box, sphere or capsule");
+    if (type == QP_SHAPE_TYPE_COUNT)
+        return fail(lx, t.at, "expected a shape after 'part': box, sphere, capsule or hull");
     unsigned long size_at = t.at, at_at = t.at, rot_at = t.at;
     unsigned seen = 0;
     qp_vec3 half = qp_v3_zero(), at = qp_v3_zero(), axis = qp_v3_zero();
@@ -734,7 +804,10 @@ NOINLINE static bool parse_part(lexer *lx, qp_shape *shape)
             if (!once(lx, &seen, OPT_HALF, &t) ||
                 !read_vec(lx, &half, "expected three numbers after 'half' (half extents HX HY HZ, m)", &size_at))
                 return false;
-        } else if (type != QP_SHAPE_BOX && tok_is(lx, &t, "radius")) {
+        } else if (type == QP_SHAPE_HULL && tok_is(lx, &t, "points")) {
+            if (!once(lx, &seen, OPT_POINTS, &t) || !read_hull_points(lx, &t, it)) return false;
+            it->hull_shape = k;
+        } else if ((type == QP_SHAPE_SPHERE || type == QP_SHAPE_CAPSULE) && tok_is(lx, &t, "radius")) {
             if (!once(lx, &seen, OPT_RADIUS, &t) || !read_fix(lx, &radius, "expected a number after 'radius' (m)", &size_at))
                 return false;
         } else if (type == QP_SHAPE_CAPSULE && tok_is(lx, &t, "half_height")) {
@@ -756,6 +829,7 @@ NOINLINE static bool parse_part(lexer *lx, qp_shape *shape)
         } else {
             return fail(lx, t.at, type == QP_SHAPE_BOX      ? "unknown option for 'part box': expected half, at or rot"
                                   : type == QP_SHAPE_SPHERE ? "unknown option for 'part sphere': expected radius or at"
+                                  : type == QP_SHAPE_HULL   ? "unknown option for 'part hull': expected points, at or rot"
                                                             : "unknown option for 'part capsule': expected radius, "
                                                               "half_height, at or rot");
         }
@@ -763,12 +837,16 @@ NOINLINE static bool parse_part(lexer *lx, qp_shape *shape)
     if (bad) return false;
     unsigned long end = lx->n;
     if (type == QP_SHAPE_BOX && !(seen & OPT_HALF)) return fail(lx, end, "missing 'half HX HY HZ' (box half extents)");
-    if (type != QP_SHAPE_BOX && !(seen & OPT_RADIUS)) return fail(lx, end, "missing 'radius R'");
+    if ((type == QP_SHAPE_SPHERE || type == QP_SHAPE_CAPSULE) && !(seen & OPT_RADIUS))
+        return fail(lx, end, "missing 'radius R'");
+    if (type == QP_SHAPE_HULL && !(seen & OPT_POINTS)) return fail(lx, end, "missing 'points X Y Z ...' (4-64 hull points)");
     if (type == QP_SHAPE_CAPSULE && !(seen & OPT_HALF_HEIGHT)) return fail(lx, end, "missing 'half_height H'");
     if (!(seen & OPT_AT)) return fail(lx, end, "missing 'at X Y Z' (the part's place in the body frame)");
-    qp_result r = type == QP_SHAPE_BOX      ? qp_make_box(half, shape)
-                  : type == QP_SHAPE_SPHERE ? qp_make_sphere(radius, shape)
-                                            : qp_make_capsule(radius, half_height, shape);
+    qp_result r = QP_OK;
+    if (type == QP_SHAPE_HULL) hull_shape(shape);
+    else r = type == QP_SHAPE_BOX      ? qp_make_box(half, shape)
+             : type == QP_SHAPE_SPHERE ? qp_make_sphere(radius, shape)
+                                       : qp_make_capsule(radius, half_height, shape);
     if (r != QP_OK) return fail_range(lx, size_at, "shape size out of range: 0.01 .. 100 m");
     if (qp_v3_max_abs(at) > QP_SHAPE_MAX_SIZE)
         return fail_range(lx, at_at, "part offset out of range: each coordinate within +-100 m of the body origin");
@@ -834,10 +912,10 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
                       "5 by default)", QP_ERR_FULL);
             return false;
         }
-        if (!parse_part(&pl, &d->shapes[d->shape_count])) return false;
+        if (!parse_part(&pl, it, d->shape_count)) return false;
         d->shape_count++;
     }
-    if (d->type == QP_BODY_DYNAMIC && !mass_ok(d)) {
+    if (d->type == QP_BODY_DYNAMIC && !mass_ok(it)) {
         set_error(err, line, mass_at, mass_msg, QP_ERR_RANGE);
         return false;
     }
@@ -1039,11 +1117,12 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
         item->kind = QP_SCENE_WORLD;
         ok = parse_world(&lx, &item->u.world);
     } else if (tok_is(&lx, &t, "plane") || tok_is(&lx, &t, "box") || tok_is(&lx, &t, "sphere") ||
-               tok_is(&lx, &t, "capsule")) {
-        qp_shape_type type = tok_is(&lx, &t, "plane")    ? QP_SHAPE_PLANE
-                             : tok_is(&lx, &t, "box")    ? QP_SHAPE_BOX
-                             : tok_is(&lx, &t, "sphere") ? QP_SHAPE_SPHERE
-                                                         : QP_SHAPE_CAPSULE;
+               tok_is(&lx, &t, "capsule") || tok_is(&lx, &t, "hull")) {
+        qp_shape_type type = tok_is(&lx, &t, "plane")     ? QP_SHAPE_PLANE
+                             : tok_is(&lx, &t, "box")     ? QP_SHAPE_BOX
+                             : tok_is(&lx, &t, "sphere")  ? QP_SHAPE_SPHERE
+                             : tok_is(&lx, &t, "capsule") ? QP_SHAPE_CAPSULE
+                                                          : QP_SHAPE_HULL;
         item->kind = QP_SCENE_BODY;
         ok = parse_body(&lx, type, t.at, &item->u.body, false, 0);
     } else if (tok_is(&lx, &t, "ball") || tok_is(&lx, &t, "hinge") || tok_is(&lx, &t, "fixed") ||
@@ -1067,7 +1146,7 @@ int qp_scene_next(qp_scene_reader *r, qp_scene_item *item, qp_scene_error *err)
         item->kind = tok_is(&lx, &t, "mesh") ? QP_SCENE_MESH : QP_SCENE_HEIGHTFIELD;
         ok = parse_level(&lx, item->kind, &item->u.level);
     } else {
-        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, compound, mesh, "
+        ok = fail(&lx, t.at, "unknown keyword: expected world, plane, box, sphere, capsule, hull, compound, mesh, "
                              "heightfield, ball, hinge, distance, fixed, slider or cone");
     }
     if (!ok) {
@@ -1212,7 +1291,7 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     qp_scene_info in;
     in.world = qp_default_world_def();
     in.bodies = in.dynamic_bodies = in.shapes = in.joints = 0;
-    int world_lines = 0;
+    int world_lines = 0, hulls = 0;
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     int got;
@@ -1230,6 +1309,10 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
                 set_error(err, item.line, item.at,
                           "too many bodies for this build's pools (QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES)",
                           QP_ERR_FULL);
+                return QP_ERR_FULL;
+            }
+            if (item.u.body.hull_shape >= 0 && ++hulls > QP_CFG_MAX_HULLS) {
+                set_error(err, item.line, item.at, "too many hulls for this build's pool (QP_CFG_MAX_HULLS)", QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
             in.bodies++;
@@ -1354,6 +1437,16 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
             d->shape_count = 1;
             if (r == QP_OK) qp_create_body(w, d, &r);
         } else if (item.kind == QP_SCENE_BODY) {
+#if QP_CFG_MAX_HULLS > 0
+            /* A hull is built where the body keeps it: the lowest unused pool entry. */
+            const qp_scene_body_item *b = &item.u.body;
+            for (int k = 0; b->hull_shape >= 0 && k < QP_CFG_MAX_HULLS; k++) {
+                if (!qp__hull_entry_free(w, k) || qp_hull_build(b->hull_points, b->hull_count, &w->hulls[k]) != QP_OK)
+                    continue;
+                item.u.body.def.shapes[b->hull_shape].hull = &w->hulls[k];
+                break;
+            }
+#endif
             qp_create_body(w, &item.u.body.def, &r);
         } else {
             continue;

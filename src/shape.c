@@ -17,6 +17,7 @@
 #include "qphys/collide.h"
 #include "geometry.h"
 #include "qphys/mesh.h"
+#include "hull.h"
 
 /* 4/3 pi * 2^61 and 2 pi * 2^60: a mass of 32768 kg needs the constant to 1e-11 */
 #define FOUR_THIRDS_PI_Q61  UINT64_C(9658692610769497123)
@@ -133,6 +134,8 @@ qp_result qp_shape_validate(const qp_shape *s)
     case QP_SHAPE_HEIGHTFIELD:
         return s->heightfield && s->heightfield->heights && s->heightfield->rows >= 2 && s->heightfield->cols >= 2
                    ? QP_OK : QP_ERR_PARAM;
+    case QP_SHAPE_HULL:
+        return qp__hull_sound(s->hull) ? QP_OK : QP_ERR_PARAM;
     default:
         return QP_ERR_PARAM;
     }
@@ -233,6 +236,8 @@ qp_aabb qp_shape_aabb(const qp_shape *s, const qp_transform *xf)
         qp_vec3 e = qp_v3(local.hi.x - c.x + 1, local.hi.y - c.y + 1, local.hi.z - c.z + 1);
         return aabb_around(qp_transform_point(xf, c), abs_rot_extent(&xf->r, e));
     }
+    case QP_SHAPE_HULL:
+        return qp__hull_aabb(s->hull, xf);
     default: {
         /* A half-space: the world box, cut on one side when the world normal
          * is exactly along an axis (a ground plane then has a top). */
@@ -363,11 +368,25 @@ void qp__shape_mass_data(const qp_shape *s, fix16_t m, fix16_t ix, fix16_t iy, f
     out->inertia = qp_mat3_rotate(&rot, &local);
 }
 
+qp_result qp__hull_shape_mass(const qp_shape *s, const qp_vec3 *p, int n, const qp_hull *built, fix16_t density,
+                              qp_mass_data *out)
+{
+    /* The volume first, then a full tensor for that mass (qp__hull_mass_data). */
+    uint64_t v = 0;
+    bool ovf = false;
+    fix16_t fm;
+    if (!qp__hull_volume_q46(p, n, built, 0, &v)) return QP_ERR_RANGE;
+    if (!to_fix(mulshr(v, (uint64_t)density, 16, &ovf), &fm) || ovf || fm == 0) return QP_ERR_RANGE;
+    qp__hull_mass_data(p, n, built, s, fm, out);
+    return QP_OK;
+}
+
 qp_result qp_shape_mass(const qp_shape *s, fix16_t density, qp_mass_data *out)
 {
     if (!s || !out || s->type == QP_SHAPE_PLANE || qp_shape_is_level(s->type) || density <= 0) return QP_ERR_PARAM;
     qp_result res = qp_shape_validate(s);
     if (res != QP_OK) return res;
+    if (s->type == QP_SHAPE_HULL) return qp__hull_shape_mass(s, s->hull->verts, s->hull->vert_count, s->hull, density, out);
     uint64_t mo[4];
     fix16_t fm, fx, fy, fz;
     if (!qp__shape_moments(s, (uint64_t)density, mo) || !to_fix(mo[0], &fm) || !to_fix(mo[1], &fx) ||

@@ -19,8 +19,10 @@
  *                        slots that are live or have a generation, each live one whole (format 5);
  *                        each contact point's depth where a kept manifold may reuse it
  *                        (qp__contact_depths_live; format 6); each live joint's later
- *                        options (swing, motor, spring, break impulse) and their impulses (format 8).
- *                        An older format is refused (QP_ERR_BUFFER): its joints lack them
+ *                        options (swing, motor, spring, break impulse) and their impulses (format 8);
+ *                        a hull shape's corners in place of its sizes (format 9: the hull is
+ *                        built again from them, and must give the same corners back). An older
+ *                        format is refused (QP_ERR_BUFFER)
  * Little-endian fixed fields; a varint takes 1-5 bytes, small numbers (most of a resting
  * world) one.
  *
@@ -51,7 +53,8 @@
 #define SNAP_FORMAT 9u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
                             7: the world's gyroscopic and joint_tree switches;
                             8: fixed, slider and cone joints, motors, springs, break impulses;
-                            9: level shapes (meshes, heightfields) by checksum */
+                            9: hull shapes by their corners, level shapes (meshes,
+                            heightfields) by checksum */
 #define SNAP_FORMAT_OLDEST 9u   /* 9 changed the shape encoding */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
@@ -139,6 +142,11 @@ typedef struct {
     int bad;
     bool level_missing;           /* a level shape the world does not hold */
     const level_table *levels;
+    /* Hull shapes: where each is built (the first pass: the target world's scratch, again
+     * from its start for each body; the second: the world's pool in order), how many were
+     * read, and whether one found no room. */
+    qp_hull *hulls;
+    int hull_next, hull_cap, hull_total, hull_short;
 } reader;
 
 static uint32_t level_checksum(const qp_shape *s)
@@ -437,12 +445,31 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
         put_quat(o, s->shape.rotation);
         if (qp_shape_is_level(s->shape.type)) {
             put_u(o, level_checksum(&s->shape));   /* referenced: the geometry stays the caller's */
+        } else if (s->shape.type == QP_SHAPE_HULL) {
+            const qp_hull *h = s->shape.hull;
+            put_u(o, h->vert_count);
+            for (int v = 0; v < h->vert_count; v++) put_v3(o, h->verts[v]);
         } else {
             put_v3(o, s->shape.half);         /* box half extents, plane normal, or radius first */
             put_i(o, s->shape.half_height);   /* capsule half height or plane offset */
         }
         put_box(o, &s->aabb);
     }
+}
+
+/* A hull shape's corners, built where the reader says (they must all be corners again). */
+static void get_hull(reader *in, qp_shape *s)
+{
+    int n = (int)get_un(in, 4, QP_HULL_MAX_POINTS);
+    qp_hull *h = in->hulls && in->hull_next < in->hull_cap ? &in->hulls[in->hull_next++] : 0;
+    in->hull_total++;
+    if (!h) in->hull_short = 1;
+    for (int v = 0; v < n; v++) {
+        qp_vec3 p = get_v3(in, QP_SHAPE_MAX_SIZE);
+        if (h) h->verts[v] = p;
+    }
+    if (h && !in->bad && (qp_hull_build(h->verts, n, h) != QP_OK || h->vert_count != n)) in->bad = 1;
+    s->hull = in->bad ? 0 : h;
 }
 
 /* One body's stream; into *b and the world's shape slots when w is not null. */
@@ -452,6 +479,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     qp_body_state t;
     memset(&t, 0, sizeof t);
     bool dynamic = (state & QP_STATE_DYNAMIC) != 0;
+    if (!w) in->hull_next = 0;   /* the scratch holds one body's hulls at a time */
     t.generation = (uint16_t)get_un(in, 1, 65535);
     t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
                                           QP_FLAG_IMPULSE_LIMIT | QP_FLAG_PINNED_OVERLAP);
@@ -533,6 +561,8 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
             }
             if (!found) in->level_missing = true, in->bad = 1;
             if (dynamic) in->bad = 1;
+        } else if (s.shape.type == QP_SHAPE_HULL) {
+            get_hull(in, &s.shape);
         } else {
             s.shape.half = get_v3(in, ANY);
             s.shape.half_height = get_i(in);
@@ -541,6 +571,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         if (in->bad) return;
         qp_shape check = s.shape;
         check.offset = qp_v3_zero();
+        if (in->hull_short) return;   /* sound, maybe, but more hulls than this build holds */
         if (qp_shape_validate(&check) != QP_OK || (s.shape.type == QP_SHAPE_PLANE && dynamic)) in->bad = 1;
         shapes[k] = s.shape;
         t.shapes[k] = (uint16_t)pool;
@@ -941,11 +972,17 @@ static bool shape_table_ok(const unsigned char *t, int n)
 }
 
 /* Read the whole stream; into w when it is not null (only after a pass with w null
- * found nothing wrong). */
+ * found nothing wrong, building hulls in target's scratch). */
 static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, qp_world *w,
-                          const level_table *levels)
+                          qp_world *target, const level_table *levels)
 {
-    reader in = { buf, size, SNAP_HEADER, 0, false, levels };
+    reader in = { buf, size, SNAP_HEADER, 0, false, levels, 0, 0, 0, 0, 0 };
+#if QP_CFG_MAX_HULLS > 0
+    in.hulls = w ? w->hulls : target->hull_scratch;
+    in.hull_cap = w ? QP_CFG_MAX_HULLS : (int)(sizeof target->hull_scratch / sizeof target->hull_scratch[0]);
+#else
+    (void)target;
+#endif
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
     int contacts = (int)get_fixed(&in, 2), free_gens = (int)get_fixed(&in, 2);
     /* A sound snapshot (its CRC matched) of a world larger than this build's pools. */
@@ -987,12 +1024,13 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
         w->body_high = body_high;
     }
     const unsigned char *st = shape_table;
-    for (int k = 0; k < bodies && !in.bad; k++) {
+    for (int k = 0; k < bodies && !in.bad && !in.hull_short; k++) {
         const unsigned char *e = body_table + 4 * k;
         get_body(&in, w, e[0] | e[1] << 8, e[2], e[3], &def, st);
         st += 2 * e[2];
     }
     if (in.level_missing) return QP_ERR_PARAM;
+    if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {
         int index = (int)get_un(&in, (uint32_t)last_free + 1u, QP_CFG_MAX_BODIES);
@@ -1036,7 +1074,7 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
     if (!w || !buf) return QP_ERR_PARAM;
     const unsigned char *in = (const unsigned char *)buf;
     if (size < SNAP_HEADER + SNAP_COUNTS) return QP_ERR_BUFFER;
-    reader h = { in, SNAP_HEADER, 0, 0, false, 0 };
+    reader h = { in, SNAP_HEADER, 0, 0, false, 0, 0, 0, 0, 0, 0 };
     uint32_t magic = get_fixed(&h, 4), format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
     uint32_t len = get_fixed(&h, 4), crc = get_fixed(&h, 4);
     if (magic != SNAP_MAGIC || format < SNAP_FORMAT_OLDEST || format > SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
@@ -1051,7 +1089,10 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
         levels.pool[levels.count] = (uint16_t)i;
         levels.shape[levels.count++] = s->shape;
     }
-    qp_result r = read_all(in, size, format, NULL, &levels);
-    if (r == QP_OK) r = read_all(in, size, format, w, &levels); /* the same bytes: cannot fail now */
+    qp_result r = read_all(in, size, format, NULL, w, &levels);
+#if QP_CFG_MAX_HULLS > 0
+    memset(w->hull_scratch, 0, sizeof w->hull_scratch);
+#endif
+    if (r == QP_OK) r = read_all(in, size, format, w, w, &levels); /* the same bytes: cannot fail now */
     return r;
 }

@@ -121,6 +121,9 @@ static uint32_t hash_shape(uint32_t h, const qp_world *w, int pool)
         h = h32(h, (int32_t)s->shape.mesh->checksum);          /* referenced geometry: its identity */
     } else if (s->shape.type == QP_SHAPE_HEIGHTFIELD) {
         h = h32(h, (int32_t)s->shape.heightfield->checksum);
+    } else if (s->shape.type == QP_SHAPE_HULL) {
+        h = h32(h, (int32_t)s->shape.hull->checksum);   /* its vertices (never the pointer) */
+        h = h32(h, s->shape.hull->vert_count);
     } else {
         h = hash_v3(h, s->shape.half);       /* box half extents, plane normal, or radius first */
         h = h32(h, s->shape.half_height);    /* capsule half height or plane offset */

@@ -20,4 +20,4 @@ FLASH_IMAGES := bin hex
 # Pools for 128 KB: stack50 (51 bodies, 50 pairs, 50 manifolds) with room, in the default
 # (fast) layout; larger scenes print SKIP. World and stack: `make BOARD=netduinoplus2 size`.
 BOARD_POOLS  := -DQP_CFG_MAX_BODIES=64 -DQP_CFG_MAX_SHAPES=64 -DQP_CFG_MAX_PAIRS=128 \
-                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1
+                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0

@@ -19,4 +19,4 @@ FLASH_IMAGES := bin hex
 # Pools for 256 KB in the default layout: 127 bodies besides the ground, world about 194 KB
 # (stack50 fits; pyramid20's 211 bodies do not).
 BOARD_POOLS  := -DQP_CFG_MAX_BODIES=128 -DQP_CFG_MAX_SHAPES=128 -DQP_CFG_MAX_PAIRS=256 \
-                -DQP_CFG_MAX_CONTACTS=224 -DQP_CFG_MAX_JOINTS=1
+                -DQP_CFG_MAX_CONTACTS=224 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0

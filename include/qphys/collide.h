@@ -35,6 +35,7 @@ typedef enum {
     QP_SHAPE_SPHERE,
     QP_SHAPE_CAPSULE,     /* segment along local y from -half_height to +half_height, plus radius */
     QP_SHAPE_BOX,         /* oriented box, half extents */
+    QP_SHAPE_HULL,        /* convex hull of 4-64 points (qp_hull, built by qp_hull_build) */
     QP_SHAPE_MESH,        /* static triangle mesh in caller memory (qphys/mesh.h) */
     QP_SHAPE_HEIGHTFIELD, /* static grid of heights in caller memory (qphys/mesh.h) */
     QP_SHAPE_TYPE_COUNT
@@ -49,6 +50,42 @@ typedef struct {
 struct qp_mesh_s;          /* qphys/mesh.h */
 struct qp_heightfield_s;
 
+/* A convex hull, built once by qp_hull_build from 4-64 points and read-only after: its
+ * vertices (the points that are corners), its faces (coplanar triangles merged into one
+ * polygon, vertices counter-clockwise about the outward normal) and its edges (each with
+ * the two faces that meet there). About 4.4 KB; a world keeps a copy of each hull of its
+ * bodies in a pool of QP_CFG_MAX_HULLS (config.h). */
+#define QP_HULL_MAX_POINTS 64
+#define QP_HULL_MAX_FACES (2 * QP_HULL_MAX_POINTS - 4)
+#define QP_HULL_MAX_EDGES (3 * QP_HULL_MAX_POINTS - 6)
+
+typedef struct {
+    qp_vec3 normal;        /* outward unit normal, Q2.30 */
+    fix16_t offset;        /* normal . v <= offset for every vertex v (equal on the face, to rounding) */
+    uint16_t first;        /* its vertex indices: face_verts[first .. first + count) */
+    uint8_t count;
+    uint8_t pad;
+} qp_hull_face;
+
+typedef struct {
+    uint8_t v0, v1;        /* vertex indices, v0 < v1 */
+    uint8_t f0, f1;        /* the faces on either side (f0 runs v0 -> v1) */
+} qp_hull_edge;
+
+typedef struct {
+    uint8_t vert_count;    /* 0: not built (a free pool entry) */
+    uint8_t face_count;
+    uint16_t edge_count;
+    uint32_t checksum;     /* of the vertices: the hull's identity (hashes) */
+    fix16_t radius;        /* the largest |vertex| (from the shape's origin) */
+    fix16_t inner;         /* the distance from center to the nearest face's plane */
+    qp_vec3 center;        /* the mean of the vertices: a point well inside */
+    qp_vec3 verts[QP_HULL_MAX_POINTS];
+    qp_hull_face faces[QP_HULL_MAX_FACES];
+    qp_hull_edge edges[QP_HULL_MAX_EDGES];
+    uint8_t face_verts[2 * QP_HULL_MAX_EDGES];
+} qp_hull;
+
 /* One shape, in its body's frame. */
 typedef struct {
     qp_shape_type type;
@@ -60,6 +97,7 @@ typedef struct {
         qp_vec3 half;              /* box: half extents */
         qp_vec3 normal;            /* plane: unit normal in Q2.30 (shape frame) */
         fix16_t radius;            /* sphere, capsule */
+        const qp_hull *hull;       /* hull: its data (a world points it at its own copy) */
         const struct qp_mesh_s *mesh;               /* mesh: referenced, never copied */
         const struct qp_heightfield_s *heightfield; /* heightfield: referenced, never copied */
     };
@@ -112,6 +150,18 @@ qp_result qp_make_box(qp_vec3 half_extents, qp_shape *out) QP_MUST_USE;
 qp_result qp_make_capsule(fix16_t radius, fix16_t half_height, qp_shape *out) QP_MUST_USE;
 /* normal: any non-zero length (Q16.16), normalised here. */
 qp_result qp_make_plane(qp_vec3 normal, fix16_t offset, qp_shape *out) QP_MUST_USE;
+/* Build the convex hull of points[0..count) (shape frame, metres) into *out, exactly, the
+ * same bits on every target: duplicates are merged, points inside the hull or in the middle
+ * of its edges and faces dropped, coplanar faces merged. QP_ERR_PARAM for a null pointer,
+ * fewer than 4 distinct points, or all of them in one plane; QP_ERR_RANGE for more than
+ * QP_HULL_MAX_POINTS points or a coordinate beyond QP_SHAPE_MAX_SIZE. *out is written only
+ * on QP_OK (points may lie in out->verts: then it is built in place). */
+qp_result qp_hull_build(const qp_vec3 *points, int count, qp_hull *out) QP_MUST_USE;
+/* The same checks without building: what qp_hull_build would return. */
+qp_result qp_hull_check(const qp_vec3 *points, int count) QP_MUST_USE;
+/* A hull shape referring to a built hull (not copied: it must outlive the shape; a world
+ * copies it into its own pool when a body is created). */
+qp_result qp_make_hull(const qp_hull *hull, qp_shape *out) QP_MUST_USE;
 /* Check a shape built by hand: QP_OK, QP_ERR_PARAM or QP_ERR_RANGE. */
 qp_result qp_shape_validate(const qp_shape *s) QP_MUST_USE;
 
@@ -150,6 +200,11 @@ int qp_collide_sphere_box(const qp_shape *a, const qp_shape *b, const qp_transfo
 int qp_collide_capsule_capsule(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
 int qp_collide_capsule_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
 int qp_collide_box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
+int qp_collide_plane_hull(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
+int qp_collide_sphere_hull(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
+int qp_collide_capsule_hull(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
+int qp_collide_box_hull(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
+int qp_collide_hull_hull(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a, fix16_t margin, qp_manifold *m);
 
 /* ---- ray casts ------------------------------------------------------------------- */
 

@@ -99,6 +99,12 @@
 #define QP_CFG_MAX_SENSOR_OVERLAPS 64
 #endif
 
+/* Convex hulls a world holds (qp_hull, about 4.4 KB each: a copy of each hull shape's
+ * data). 0 leaves hull shapes out (they are refused with QP_ERR_FULL). 0..255. */
+#ifndef QP_CFG_MAX_HULLS
+#define QP_CFG_MAX_HULLS 16
+#endif
+
 /* QP_CFG_POOLS_CUSTOM is defined when any pool size above was set: a program
  * with other pools may part from the default build where a pool fills up
  * (the board scene runner reports that instead of printing other hashes). */
@@ -129,6 +135,9 @@
 #endif
 #if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
 #error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
+#endif
+#if QP_CFG_MAX_HULLS < 0 || QP_CFG_MAX_HULLS > 255
+#error "QP_CFG_MAX_HULLS must be 0..255"
 #endif
 #if QP_CFG_MAX_PAIRS < 1 || QP_CFG_MAX_CONTACTS < 1
 #error "QP_CFG_MAX_PAIRS and QP_CFG_MAX_CONTACTS must be positive"

@@ -94,8 +94,10 @@ typedef enum {
 } qp_input_kind;
 
 /* Largest entry (a body create with QP_CFG_MAX_BODY_SHAPES shapes: at least 140 bytes; a
- * joint create is 88, a full one 130), bytes. */
-#define QP_INPUT_MAX_ENTRY (9ul + 79ul + 52ul * QP_CFG_MAX_BODY_SHAPES)
+ * joint create is 88, a full one 130), bytes. A shape takes 52 bytes, a hull shape 37 and 12
+ * a corner (805 for 64). */
+#define QP_INPUT_SHAPE_MAX_BYTES (QP_CFG_MAX_HULLS > 0 ? 805ul : 52ul)
+#define QP_INPUT_MAX_ENTRY (9ul + 79ul + QP_INPUT_SHAPE_MAX_BYTES * QP_CFG_MAX_BODY_SHAPES)
 
 /* The caller's buffer and what is in it. Read len and data directly; write through the
  * functions below. */

@@ -11,6 +11,7 @@
  *     part sphere radius 0.2 at 0 -0.2 0
  *   end
  *   box     half 1 0.1 1 pos 0 0.5 4 kinematic vel 0 0.5 0   # a lift
+ *   hull    points 0 0 0  1 0 0  0 1 0  0 0 1 pos 2 1 0      # convex hull of 4-64 points
  *
  * The reader is part of the core: no heap, no float, no static state. Numbers
  * are read exactly into Q16.16 (qp_scene_parse_fix: rounded to nearest, ties
@@ -119,7 +120,7 @@ qp_body_id qp_scene_body(const qp_world *w, int i);
  * build their own worlds from the text. */
 typedef enum {
     QP_SCENE_WORLD = 0,
-    QP_SCENE_BODY,            /* plane, box, sphere, capsule, compound ... end (one item) */
+    QP_SCENE_BODY,            /* plane, box, sphere, capsule, hull, compound ... end (one item) */
     QP_SCENE_BALL,
     QP_SCENE_HINGE,
     QP_SCENE_DISTANCE,
@@ -151,10 +152,19 @@ typedef struct {
     qp_world_def def;         /* qp_default_world_def() with the line's options applied */
 } qp_scene_world_item;
 
+/* Room for one hull's points in a body item (none in a build without hulls). */
+#define QP_SCENE_HULL_POINTS (QP_CFG_MAX_HULLS > 0 ? QP_HULL_MAX_POINTS : 1)
+
 typedef struct {
     qp_body_def def;          /* ready for qp_create_body: one shape (a compound: its parts,
-                               * offsets in the body frame), pose, velocities, mass */
+                               * offsets in the body frame), pose, velocities, mass; but a hull
+                               * shape's hull is null: build it from hull_points (qp_hull_build)
+                               * and point the shape at it first (qp_scene_load does) */
     unsigned given;           /* QP_SCENE_GIVEN_* */
+    int hull_shape;           /* the hull shape's index in def.shapes (a `hull` line, or a
+                               * compound's one `part hull`); -1: none */
+    int hull_count;           /* its points: distinct, in file order */
+    qp_vec3 hull_points[QP_SCENE_HULL_POINTS];
 } qp_scene_body_item;
 
 typedef struct {

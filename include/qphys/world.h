@@ -436,8 +436,11 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */
 #define QP_SNAPSHOT_MAX_SIZE                                                                                 \
-    QP_SNAPSHOT_SIZE(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_SENSOR_OVERLAPS,     \
-                     QP_CFG_MAX_JOINTS)
+    (QP_SNAPSHOT_SIZE(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_SENSOR_OVERLAPS,    \
+                      QP_CFG_MAX_JOINTS) +                                                                     \
+     QP_SNAPSHOT_HULL_BYTES * (unsigned long)QP_CFG_MAX_HULLS)
+/* What a hull shape adds at most to QP_SNAPSHOT_SIZE (its corners in place of its sizes). */
+#define QP_SNAPSHOT_HULL_BYTES (5ul * (1ul + 3ul * (unsigned long)QP_HULL_MAX_POINTS))
 /* The most bytes a snapshot of a world takes that never held more than `bodies` body slots
  * (live or freed), `shapes` shapes, `contacts` contacts, `overlaps` sensor overlaps and
  * `joints` joint slots: each varint at its longest (5 bytes). Per body 66 varints, per shape

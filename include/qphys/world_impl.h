@@ -331,6 +331,14 @@ struct qp_world {
      * is in src/joint_tree.h. Neither state nor hashed. */
     uint64_t joint_tree_scratch[(QP__JOINT_TREE_BYTES + 7ul) / 8ul];
 #endif
+#if QP_CFG_MAX_HULLS > 0
+    /* Hull shapes' data (body.c): a slot's shape.hull points at its entry here; vert_count 0
+     * marks a free entry. */
+    qp_hull hulls[QP_CFG_MAX_HULLS];
+    /* Restore's scratch, to check a snapshot's hulls before it writes anything (snapshot.c):
+     * all zero between calls. */
+    qp_hull hull_scratch[QP_CFG_MAX_BODY_SHAPES < QP_CFG_MAX_HULLS ? QP_CFG_MAX_BODY_SHAPES : QP_CFG_MAX_HULLS];
+#endif
     /* Not state: where mutating calls are recorded (record.h), null when not. */
     struct qp_input_log *input_log;
 };

@@ -80,8 +80,10 @@ class JointIdC(Structure):
 
 
 class _ShapeSize(Union):
+    # hull: a pointer to its qp_hull (the package makes no hulls; the member keeps the size);
     # mesh, heightfield: pointers to the caller's level geometry (qphys/mesh.h)
-    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16), ("mesh", c_void_p), ("heightfield", c_void_p)]
+    _fields_ = [("half", Vec3), ("normal", Vec3), ("radius", fix16), ("hull", c_void_p), ("mesh", c_void_p),
+                ("heightfield", c_void_p)]
 
 
 class _ShapeLength(Union):

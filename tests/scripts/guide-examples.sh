@@ -23,7 +23,7 @@ C
   awk '/^```c$/ { on = 1; print "    /* docs/guide.md, line " NR + 1 " */"; next } on && /^```/ { on = 0; next } on' docs/guide.md
   # Values the examples compute for the reader and do not use again.
   echo '    (void)one; (void)three; (void)tenth; (void)ok; (void)p; (void)awake; (void)st; (void)t;'
-  echo '    (void)hinge; (void)angle; (void)any; (void)h; (void)hb; (void)size; (void)goal;'
+  echo '    (void)hinge; (void)angle; (void)any; (void)h; (void)hb; (void)size; (void)goal; (void)pyramid;'
   echo '    return 0;'
   echo '}'
 } >"$tmp/guide.c"

@@ -195,6 +195,9 @@ bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float
                 e = V(fabsf(r.r[0].x) * h.x + fabsf(r.r[0].y) * h.y + fabsf(r.r[0].z) * h.z,
                       fabsf(r.r[1].x) * h.x + fabsf(r.r[1].y) * h.y + fabsf(r.r[1].z) * h.z,
                       fabsf(r.r[2].x) * h.x + fabsf(r.r[2].y) * h.y + fabsf(r.r[2].z) * h.z);
+            } else if (s->type == QP_SHAPE_HULL) {
+                float rad = fx(s->hull->radius);   /* its farthest corner from its origin */
+                e = V(rad, rad, rad);
             } else if (s->type == QP_SHAPE_BOX) {
                 v3 h = vfx(s->half);
                 e = V(fabsf(r.r[0].x) * h.x + fabsf(r.r[0].y) * h.y + fabsf(r.r[0].z) * h.z,
@@ -297,6 +300,25 @@ static void draw_box(painter *pt, v3 c, const m3 *r, v3 h)
     for (int f = 0; f < 6; f++) {
         solid_tri(pt, c, corner[face[f][0]], corner[face[f][1]], corner[face[f][2]], 1.0f);
         solid_tri(pt, c, corner[face[f][0]], corner[face[f][2]], corner[face[f][3]], 1.0f);
+    }
+}
+
+/* A convex hull: each face a fan of triangles from its first corner. */
+static void draw_hull(painter *pt, v3 c, const m3 *r, const qp_hull *h)
+{
+    v3 ax = V(r->r[0].x, r->r[1].x, r->r[2].x), ay = V(r->r[0].y, r->r[1].y, r->r[2].y),
+       az = V(r->r[0].z, r->r[1].z, r->r[2].z);
+    v3 corner[QP_HULL_MAX_POINTS];
+    for (int i = 0; i < h->vert_count; i++) {
+        v3 l = vfx(h->verts[i]);
+        corner[i] = add(c, add(scale(ax, l.x), add(scale(ay, l.y), scale(az, l.z))));
+    }
+    v3 l = vfx(h->center);
+    v3 centre = add(c, add(scale(ax, l.x), add(scale(ay, l.y), scale(az, l.z))));
+    for (int f = 0; f < h->face_count; f++) {
+        const qp_hull_face *fc = &h->faces[f];
+        const uint8_t *fv = &h->face_verts[fc->first];
+        for (int t = 1; t + 1 < fc->count; t++) solid_tri(pt, centre, corner[fv[0]], corner[fv[t]], corner[fv[t + 1]], 1.0f);
     }
 }
 
@@ -475,6 +497,7 @@ static void draw_body(painter *pt, const qp_world *w, qp_body_id id)
         shape_pose(w, id, s, pt->poses, &c, &r);
         if (qp_shape_is_level(s->type)) draw_level(pt, c, &r, s);
         else if (s->type == QP_SHAPE_BOX) draw_box(pt, c, &r, vfx(s->half));
+        else if (s->type == QP_SHAPE_HULL) draw_hull(pt, c, &r, s->hull);
         else draw_round(pt, c, &r, fx(s->radius), s->type == QP_SHAPE_CAPSULE ? fx(s->half_height) : 0.0f);
     }
 }
