@@ -94,6 +94,11 @@ static void test_ball_rolling_past_leaves_column_asleep(void **state)
     assert_true(asleep > 0 && asleep <= 300);
     assert_true(qp_body_is_awake(&world, ball) && v > 0.025);   /* it rolls on, still beside the column */
     assert_true(z - 0.75 < 0.02);
+    /* Seed 7063 of the suite: a 2.6 kg ball rolls on at 2.6 cm/s beside a struck pile of 132
+     * cubes, 5 mm from one of them (never asleep within 40 s before). */
+    impact_setup u = impact_setup_of(7063);
+    impact_result r;
+    settles("seed 7063 (pile beside a rolling ball)", &u, &r);
 }
 
 int main(void)
