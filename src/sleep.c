@@ -18,7 +18,8 @@
  * flickers between nearly equal features, and it is at rest.
  *
  * Islands: bodies joined by contacts or joints form islands (union-find over
- * the contacts and joints, iterative, path halving); a joint to a static body
+ * the contacts and joints, iterative, path halving; a contact between two moving
+ * bodies that are apart and push on nothing joins none); a joint to a static body
  * counts as resting on it, and a wake walks every joint of a woken body. An island sleeps when every body in
  * it may and it rests on something static. Sleepers keep zero velocity, are
  * neither integrated nor solved, and their pairs are not collided.
@@ -322,6 +323,19 @@ int qp__island_join(qp_world *w, int a, int b)
 
 enum { ISLAND_AWAKE = 1, ISLAND_GROUNDED = 2 };
 
+/* Does the contact hold its bodies together this step? Not one whose points are all gaps
+ * (a margin contact: the shapes are apart) and that carried no impulse in any pass: a
+ * ball rolling past a pile within the margin of one of its cubes joined the pile's island
+ * through such a contact and kept its 114 cubes awake for as long as it rolled. A
+ * sleeping contact still joins (its bodies rest; the passes skip it). */
+static bool holds(const qp_contact *c)
+{
+    if ((c->flags & QP_CONTACT_SLEEPING) || c->jc != 0) return true;
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth >= 0 || c->p[k].jn != 0) return true;
+    return false;
+}
+
 void qp__sleep(qp_world *w)
 {
     int n = w->body_high;
@@ -349,6 +363,7 @@ void qp__sleep(qp_world *w)
         const qp_contact *ct = &w->contacts[c];
         const qp_body_state *a = &w->bodies[ct->a], *b = &w->bodies[ct->b];
         if (qp__body_dynamic(a) && qp__body_dynamic(b)) {
+            if (!holds(ct)) continue;
             int rb = qp__island_join(w, ct->a, ct->b);
             if (rb) mark[w->bodies[rb].island] |= mark[rb];
         } else {
