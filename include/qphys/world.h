@@ -431,7 +431,8 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * inertia that are the body's own, sleepers at rest, frozen bodies flagged; docs/security.md
  * lists every check) before writing anything: QP_ERR_BUFFER for a
  * damaged, truncated or inconsistent snapshot, QP_ERR_FULL for a sound one of a world
- * larger than this build's pools, and w as it was. Ids: a restored world has
+ * larger than this build's pools, QP_ERR_PARAM for one naming a level shape (mesh or
+ * heightfield, by checksum) that w does not hold, and w as it was. Ids: a restored world has
  * the generations it had when saved, so an id of a body created after the snapshot and
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */
