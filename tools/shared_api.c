@@ -56,13 +56,18 @@ int qph_sizes(long *out, int n)
     return k;
 }
 
-/* Where body slot i's state lies: offset of slot 0 in qp_world, the slot stride, then the
- * offsets in a slot of the centre of mass, rotation, linear and angular velocity (int32
- * triples and a quadruple), generation and state (uint16). */
+/* Where body slot i's state lies in a world qph_world_init initialised: offset of slot 0 in
+ * qp_world, the slot stride, then the offsets in a slot of the centre of mass, rotation,
+ * linear and angular velocity (int32 triples and a quadruple), generation and state (uint16). */
+#if QP_CFG_FIXED_POOLS
+#define BODIES_OFFSET offsetof(qp_world, bodies)
+#else
+#define BODIES_OFFSET offsetof(qp_world, own)   /* the body pool opens the world's own storage */
+#endif
 int qph_body_layout(long *out, int n)
 {
     const long v[] = {
-        (long)offsetof(qp_world, bodies),         (long)sizeof(qp_body_state),
+        (long)BODIES_OFFSET,                      (long)sizeof(qp_body_state),
         (long)offsetof(qp_body_state, x),         (long)offsetof(qp_body_state, q),
         (long)offsetof(qp_body_state, v),         (long)offsetof(qp_body_state, w),
         (long)offsetof(qp_body_state, generation), (long)offsetof(qp_body_state, state),
