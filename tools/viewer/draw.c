@@ -163,7 +163,7 @@ bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
 bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float hi[3])
 {
     bool any = false;
-    for (int i = 1; i <= qp_world_capacity(); i++) {
+    for (int i = 1; i <= qp_world_body_capacity(w); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         if (qp_body_id_is_null(id)) continue;
         for (int k = 0; k < qp_body_shape_count(w, id); k++) {
@@ -609,7 +609,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     v3 focus = V(cam->target[0], cam->target[1], cam->target[2]);
     float extent = fmaxf(12.0f, 1.5f * cam->dist);
     int sleepers = 0;
-    for (int i = 1; i <= qp_world_capacity(); i++) {
+    for (int i = 1; i <= qp_world_body_capacity(w); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         if (qp_body_id_is_null(id)) continue;
         for (int k = 0; k < qp_body_shape_count(w, id); k++) {

@@ -30,7 +30,7 @@
 #include "load.h"
 #include "qphys/world.h"
 
-static qp_world world;
+static qp_world *world;   /* sized to the file (tools/sized_world.h) */
 
 typedef struct {
     const char *path;
@@ -61,7 +61,7 @@ static float R(fix16_t v) { return (float)v / 65536.0f; }
 static void say(const char *what)
 {
     char line[200];
-    vw_hud_line(&world, -1, line, sizeof line);
+    vw_hud_line(world, -1, line, sizeof line);
     printf("viewer: %s%s%s\n", what, *what ? ": " : "", line);
     fflush(stdout);
 }
@@ -69,7 +69,7 @@ static void say(const char *what)
 static void frame_bodies(viewer *v)
 {
     float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
-    vw_world_bounds(&world, lo, hi);
+    vw_world_bounds(world, lo, hi);
     vw_camera_fit(&v->cam, lo, hi, (float)v->img.w / (float)v->img.h);
 }
 
@@ -78,12 +78,12 @@ static double now_us(void) { return (double)SDL_GetPerformanceCounter() * 1e6 / 
 /* One fixed step, with the drag's impulse first. */
 static void step(viewer *v)
 {
-    if (v->mode == MOUSE_DRAG && qp_body_is_valid(&world, v->grabbed)) {
+    if (v->mode == MOUSE_DRAG && qp_body_is_valid(world, v->grabbed)) {
         float o[3], d[3];
         vw_camera_ray(&v->cam, v->img.w, v->img.h, (float)v->mx + 0.5f, (float)v->my + 0.5f, o, d);
-        qp_vec3 c = qp_body_center(&world, v->grabbed), vel = qp_body_linear_velocity(&world, v->grabbed);
-        const qp_world_def *def = qp_world_get_def(&world);
-        float m = R(qp_body_mass(&world, v->grabbed)), dt = R(def->dt);
+        qp_vec3 c = qp_body_center(world, v->grabbed), vel = qp_body_linear_velocity(world, v->grabbed);
+        const qp_world_def *def = qp_world_get_def(world);
+        float m = R(qp_body_mass(world, v->grabbed)), dt = R(def->dt);
         qp_vec3 imp;
         float want[3], j[3];
         for (int k = 0; k < 3; k++) {
@@ -97,10 +97,10 @@ static void step(viewer *v)
             j[k] = m * ((want[k] - vv) * 0.5f - g * dt);
         }
         imp = qp_v3(F(j[0]), F(j[1]), F(j[2]));
-        if (qp_body_apply_impulse(&world, v->grabbed, imp, c) != QP_OK) v->mode = MOUSE_NONE;
+        if (qp_body_apply_impulse(world, v->grabbed, imp, c) != QP_OK) v->mode = MOUSE_NONE;
     }
     double t0 = now_us();
-    qp_world_step(&world);
+    qp_world_step(world);
     double t = now_us() - t0;
     v->step_us = v->step_us > 0 ? v->step_us * 0.95 + t * 0.05 : t;
 }
@@ -118,7 +118,7 @@ static void throw_body(viewer *v, int x, int y)
     def.position = qp_v3(F(o[0] + d[0]), F(o[1] + d[1]), F(o[2] + d[2]));
     def.linear_velocity = qp_v3(F(d[0] * 30.0f), F(d[1] * 30.0f), F(d[2] * 30.0f)); /* m/s */
     qp_result err = QP_OK;
-    qp_body_id id = qp_create_body(&world, &def, &err);
+    qp_body_id id = qp_create_body(world, &def, &err);
     if (qp_body_id_is_null(id)) {
         printf("viewer: cannot throw: %s\n", qp_result_str(err));
         fflush(stdout);
@@ -136,15 +136,15 @@ static void grab_or_orbit(viewer *v, int x, int y)
     qp_world_ray_hit hit;
     qp_vec3 origin = qp_v3(F(o[0]), F(o[1]), F(o[2])), delta = qp_v3(F(d[0] * 500), F(d[1] * 500), F(d[2] * 500));
     v->mode = MOUSE_ORBIT;
-    if (qp_world_raycast(&world, origin, delta, &hit) && qp_body_get_type(&world, hit.body) == QP_BODY_DYNAMIC) {
-        qp_vec3 c = qp_body_center(&world, hit.body);
+    if (qp_world_raycast(world, origin, delta, &hit) && qp_body_get_type(world, hit.body) == QP_BODY_DYNAMIC) {
+        qp_vec3 c = qp_body_center(world, hit.body);
         v->mode = MOUSE_DRAG;
         v->grabbed = hit.body;
         v->grab_depth = R(hit.hit.fraction) * 500.0f;
         v->grab_offset[0] = R(hit.hit.point.x) - R(c.x);
         v->grab_offset[1] = R(hit.hit.point.y) - R(c.y);
         v->grab_offset[2] = R(hit.hit.point.z) - R(c.z);
-        qp_result r = qp_body_wake(&world, hit.body);
+        qp_result r = qp_body_wake(world, hit.body);
         (void)r;
     }
 }
@@ -160,7 +160,7 @@ static bool reset(viewer *v)
 static void screenshot(viewer *v)
 {
     char name[64];
-    snprintf(name, sizeof name, "qphys-shot-%u.png", (unsigned)qp_world_get_stats(&world).step);
+    snprintf(name, sizeof name, "qphys-shot-%u.png", (unsigned)qp_world_get_stats(world).step);
     if (png_write_rgb(name, v->img.rgba, v->img.w, v->img.h)) printf("viewer: wrote %s\n", name);
     fflush(stdout);
 }
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!vw_read_file(v.path, &v.file) || !vw_load(&world, v.path, &v.file)) return 2;
-    for (long s = 0; s < pre; s++) qp_world_step(&world);
+    for (long s = 0; s < pre; s++) qp_world_step(world);
     say("start");
 
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
     }
     vw_camera_default(&v.cam);
     frame_bodies(&v);
-    const double dt = R(qp_world_get_def(&world)->dt);
+    const double dt = R(qp_world_get_def(world)->dt);
     double last = now_us(), draw_us = 0;
     bool running = true;
     while (running) {
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
             if (n == 4) v.acc = 0;
         }
         char hud[200], state[160], keys_help[200];
-        vw_hud_line(&world, v.step_us, hud, sizeof hud);
+        vw_hud_line(world, v.step_us, hud, sizeof hud);
         char slow[16] = "";
         if (v.slow > 1) snprintf(slow, sizeof slow, " 1/%d", v.slow);
         snprintf(state, sizeof state, "%s%s  colours: %s (c)  contacts %s (n)  throw %s (b)  help (h)",
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
         v.opts.text[3] = v.help ? keys_help : 0;
         v.opts.text_scale = v.img.w >= 1100 ? 2 : 1;
         double t0 = now_us();
-        vw_draw_world(&v.img, &world, &v.cam, &v.opts);
+        vw_draw_world(&v.img, world, &v.cam, &v.opts);
         draw_us = draw_us > 0 ? draw_us * 0.9 + (now_us() - t0) * 0.1 : now_us() - t0;
         SDL_UpdateTexture(tex, 0, v.img.rgba, v.img.w * 4);
         SDL_RenderClear(ren);
