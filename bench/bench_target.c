@@ -321,16 +321,15 @@ int main(void)
      * split-impulse velocities and the passes' scratch, whose arrays by contact are
      * counted, as one more contact makes it larger than the poses at some count). */
     const qp_world *wp = &world;
-    const qp_step_scratch *sp = qp__scratch(wp);
     uint64_t per_body = sizeof wp->bodies[0] + sizeof wp->queue[0] + sizeof wp->adj_start[0] +
-                        (sizeof sp->split.pseudo_v[0] > sizeof sp->pred.x[0] + sizeof sp->pred.q[0]
-                             ? sizeof sp->split.pseudo_v[0] : sizeof sp->pred.x[0] + sizeof sp->pred.q[0]);
+                        (sizeof qp__split(wp)->pseudo_v[0] > sizeof qp__pred(wp)->x[0] + sizeof qp__pred(wp)->q[0]
+                             ? sizeof qp__split(wp)->pseudo_v[0] : sizeof qp__pred(wp)->x[0] + sizeof qp__pred(wp)->q[0]);
     uint64_t per_contact = sizeof wp->contacts[0] + sizeof wp->order[0] + 2u * sizeof wp->adj[0] +
-                           sizeof sp->passes.quiet_at[0];
+                           sizeof qp__passes(wp)->quiet_at[0];
 #if !QP_CFG_LOW_RAM
-    per_contact += sizeof wp->rows[0] + sizeof sp->passes.sweep[0];
+    per_contact += sizeof wp->rows[0] + sizeof qp__passes(wp)->sweep[0];
 #else
-    per_contact += sizeof sp->passes.tangent[0];
+    per_contact += sizeof qp__passes(wp)->tangent[0];
 #endif
     put_kv("bytes_body", per_body);
     put_kv("bytes_contact", per_contact);
