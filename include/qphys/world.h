@@ -218,8 +218,9 @@ static inline const qp_world_caps *qp__default_caps(void)
 /* ---- world ----------------------------------------------------------------- */
 
 qp_world_def qp_default_world_def(void);
-/* Initialise w (every byte) from def, with the default capacities: call it as
- * qp_world_init(w, def). QP_ERR_RANGE for a field outside its range, QP_ERR_CONFIG for a
+/* Initialise the qp_world object w (every byte) from def, with the default capacities: call
+ * it as qp_world_init(w, def) (a world placed by qp_world_init_in is initialised again by
+ * qp_world_init_in). QP_ERR_RANGE for a field outside its range, QP_ERR_CONFIG for a
  * caller built with another layout than the library (QP_CONFIG_SIGNATURE); w is untouched
  * on any error. */
 qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t config_signature,
