@@ -1064,11 +1064,12 @@ static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
     return d;
 }
 
-/* qp_scene_check against the capacities cap: too many bodies, shapes or joints fail at the
- * first line past them, with the message `full`. */
+/* qp_scene_check against the capacities of w (null: any world's): too many bodies, shapes or
+ * joints fail at the first line past them. */
 static qp_result check_within(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err,
-                              const qp_world_caps *cap, const char *full_bodies, const char *full_joints)
+                              const qp_world *w)
 {
+
     qp_scene_error dummy;
     if (!err) err = &dummy;
     set_error(err, 0, 0, "ok", QP_OK);
@@ -1095,8 +1096,12 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
             in.world = item.u.world.def;
             break;
         case QP_SCENE_BODY:
-            if (in.bodies >= cap->bodies || in.shapes + item.u.body.def.shape_count > cap->shapes) {
-                set_error(err, item.line, item.at, full_bodies, QP_ERR_FULL);
+            if (in.bodies >= (w ? qp__cap_bodies(w) : qp__caps_max.bodies) ||
+                in.shapes + item.u.body.def.shape_count > (w ? qp__cap_shapes(w) : qp__caps_max.shapes)) {
+                set_error(err, item.line, item.at,
+                          w ? "too many bodies or shapes for this world's capacities (bodies, shapes)"
+                            : "too many bodies or shapes for any world (65532, 65535)",
+                          QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
             in.bodies++;
@@ -1111,8 +1116,10 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
-            if (in.joints >= cap->joints) {
-                set_error(err, item.line, item.at, full_joints, QP_ERR_FULL);
+            if (in.joints >= (w ? qp__cap_joints(w) : qp__caps_max.joints)) {
+                set_error(err, item.line, item.at,
+                          w ? "too many joints for this world's capacity (joints)" : "too many joints for any world (65535)",
+                          QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
             in.joints++;
@@ -1131,8 +1138,7 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
 
 qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err)
 {
-    return check_within(text, len, info, err, &qp__caps_max, "too many bodies or shapes for any world (65532, 65535)",
-                        "too many joints for any world (65535)");
+    return check_within(text, len, info, err, NULL);
 }
 
 /* The bodies, then the joints (a joint line may name a body of a later line), of a
@@ -1165,8 +1171,9 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
     return QP_OK;
 }
 
-/* Start w afresh from def (checked), keeping its capacities. */
-static void restart(qp_world *w, const qp_world_def *def)
+/* Start w afresh from def (checked), keeping its capacities; out of qp_scene_load_checked's
+ * frame, as create_all. */
+NOINLINE static void restart(qp_world *w, const qp_world_def *def)
 {
     qp__world_clear(w);
     qp__world_start(w, def);
@@ -1185,9 +1192,7 @@ qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len
         return r;
     }
     qp_scene_info in;
-    const qp_world_caps cap = qp_world_get_caps(w);
-    r = check_within(text, len, &in, err, &cap, "too many bodies or shapes for this world's capacities (bodies, shapes)",
-                     "too many joints for this world's capacity (joints)");
+    r = check_within(text, len, &in, err, w);
     if (r != QP_OK) return r;
     r = qp__check_world_def(&in.world);
     if (r != QP_OK) {

@@ -518,7 +518,7 @@ static void draw_joint_frame(painter *pt, const qp_world *w, qp_joint_id id, v3 
 static void draw_joints(painter *pt, const qp_world *w)
 {
     rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
-    for (int i = 1; i <= qp_world_joint_capacity(); i++) {
+    for (int i = 1, n = qp_world_get_caps(w).joints; i <= n; i++) {
         qp_joint_id id = qp_world_joint_at(w, i);
         if (!qp_joint_is_valid(w, id)) continue;
         qp_vec3 on_a, on_b;
