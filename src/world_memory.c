@@ -182,12 +182,13 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
 #if !QP_CFG_LOW_RAM
     w->joint_rows = joint_rows;
 #endif
-    /* The scratch layouts share their memory, each array after the one before. */
+    /* The scratch layouts share their memory, each array after the one before (the sizes
+     * QP__STEP_SCRATCH_BYTES counts: checked below). */
     const unsigned long b1 = B + 1;
     views->pred.x = (qp_vec3 *)(void *)scratch;
-    views->pred.q = (qp_quat *)(void *)(scratch + 12 * b1);
+    views->pred.q = (qp_quat *)(void *)(scratch + sizeof(qp_vec3) * b1);
 #if !QP_CFG_LOW_RAM
-    views->pred.r = (qp_rot3 *)(void *)(scratch + 28 * b1);
+    views->pred.r = (qp_rot3 *)(void *)(scratch + (sizeof(qp_vec3) + sizeof(qp_quat)) * b1);
     views->passes.moved_at = (uint16_t *)(void *)scratch;
     views->passes.quiet_at = (uint16_t *)(void *)(scratch + 2 * b1);
     views->passes.sweep = (qp_sweep_item *)(void *)(scratch + 2 * b1 + 2 * C);
@@ -217,7 +218,24 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     return at;
 }
 
+/* The scratch arrays' sizes, as QP__STEP_SCRATCH_BYTES (world_impl.h) counts them: a body's
+ * and a contact's share of each layout. */
+#if !QP_CFG_LOW_RAM
+_Static_assert(QP__SCRATCH_PRED_BYTES(1) == sizeof(qp_vec3) + sizeof(qp_quat) + sizeof(qp_rot3) &&
+                   QP__SCRATCH_PASSES_BYTES(1, 0) == 2 && QP__SCRATCH_PASSES_BYTES(0, 1) == 2 + sizeof(qp_sweep_item),
+               "the scratch layouts are as QP__STEP_SCRATCH_BYTES counts them");
+#else
+_Static_assert(QP__SCRATCH_PRED_BYTES(1) == sizeof(qp_vec3) + sizeof(qp_quat) && QP__SCRATCH_PASSES_BYTES(1, 0) == 26 &&
+                   QP__SCRATCH_PASSES_BYTES(0, 1) == 10,
+               "the scratch layouts are as QP__STEP_SCRATCH_BYTES counts them");
+#endif
+_Static_assert(QP__SCRATCH_SPLIT_BYTES(1, 0) == 6 * sizeof(fix16_t) && QP__SCRATCH_SPLIT_BYTES(0, 1) == 2,
+               "the split-impulse scratch is as QP__STEP_SCRATCH_BYTES counts it");
 #if QP_CFG_JOINT_TREE
+_Static_assert(sizeof(int64_t[5]) + sizeof(qp_mat3[2]) + sizeof(int32_t[5][5]) + sizeof(int32_t[QP_TREE_LATER][5][5]) +
+                       sizeof(int) + 2 * sizeof(uint16_t) + sizeof(uint16_t[QP_TREE_LATER]) + 2 + sizeof(int8_t[5]) ==
+                   835 + sizeof(int),
+               "the joint-tree scratch is 835 bytes a joint and a count (QP__JOINT_TREE_BYTES)");
 _Static_assert(QP__R8(sizeof(struct qp__scratch_views)) + sizeof(qp_joint_tree) <= QP__VIEWS_BYTES,
                "QP__VIEWS_BYTES (world_impl.h) holds the scratch views");
 #else

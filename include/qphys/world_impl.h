@@ -259,7 +259,7 @@ typedef struct {
 #define QP__JOINT_TREE_BYTES(J) (835ul * (unsigned long)(J) + 4ul)
 
 /* The size of the stages' per-step scratch in bytes: the largest of the three scratch
- * layouts that share it (src/scratch.h, which checks this against them). B bodies + 1
+ * layouts that share it (src/scratch.h and src/world_memory.c check this against them). B bodies + 1
  * (index 0 is null), C contacts:
  *   predicted poses:  x (12 bytes a body), q (16) and, in the default layout, r (36)
  *   split impulse:    pseudo-velocities (24 bytes a body), a visit list (2 bytes a contact)
@@ -283,7 +283,8 @@ typedef struct {
 
 #if !QP_CFG_FIXED_POOLS
 /* The bytes of the pools of a world of these capacities, each pool rounded up to 8 bytes,
- * in the order src/world_memory.c places them (it checks this against its own count):
+ * in the order src/world_memory.c places them (qp_world_init refuses a qp_world whose size
+ * is not the library's count for its capacities; tests/unit/test_caps.c compares the two):
  * bodies (one more: index 0 is null), shapes and their broad-phase order, pairs, contacts
  * and their rows, the step's scratch, the contact graph, sensor overlaps, events, joints
  * and their rows and tree scratch, and the views of the scratch (a few dozen pointers). */
