@@ -331,7 +331,7 @@ static void get_stats(reader *in, qp_world_stats *s)
     s->bodies = get_in(in, 0, in->cap->bodies);
     s->awake = get_in(in, 0, in->cap->bodies);
     s->asleep = get_in(in, 0, in->cap->bodies);
-    s->pairs = get_in(in, 0, in->cap->pairs);
+    s->pairs = get_in(in, 0, qp__caps_max.pairs);   /* against the world's: read_all (QP_ERR_FULL) */
     s->contacts = get_in(in, 0, in->cap->contacts);
     s->points = get_in(in, 0, in->cap->contacts * QP_MAX_MANIFOLD_POINTS);
     s->max_pairs = get_in(in, 0, ANY);
@@ -965,6 +965,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     qp_world_stats stats;
     get_stats(&in, &stats);
     NEED(&in, pairs, stats.pairs);
+    if (!in.bad && stats.pairs > cap->pairs) return QP_ERR_FULL;
     int body_high = (int)get_un(&in, (uint32_t)last, (uint32_t)cap->bodies);
     if (in.bad) return QP_ERR_BUFFER;
     if (w) {

@@ -232,6 +232,8 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
     assert_int_equal(need.bodies, 21);
     assert_int_equal(need.shapes, 21);
     assert_int_equal(need.contacts, qp_world_get_stats(src).contacts);
+    assert_int_equal(need.pairs, qp_world_get_stats(src).pairs);
+    assert_int_equal(need.pairs, 20);
     assert_null(qp_world_caps_short(&need, &need));
     snap[n / 2] ^= 1;
     assert_int_equal(qp_snapshot_caps(snap, n, &need), QP_ERR_BUFFER);
@@ -245,6 +247,7 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
         { { 20, 21, 64, 32, 2, 8, 2 }, "bodies" },
         { { 21, 20, 64, 32, 2, 8, 2 }, "shapes" },
         { { 21, 21, 64, 10, 2, 8, 2 }, "contacts" },
+        { { 21, 21, 10, 32, 2, 8, 2 }, "pairs" },   /* last step's 20 */
     };
     for (unsigned k = 0; k < sizeof small / sizeof small[0]; k++) {
         qp_world *w = new_world(&small[k].caps);
