@@ -242,9 +242,10 @@ qp_result qp_world_init_in_checked(void *memory, unsigned long bytes, const qp_w
                                    const qp_world_def *def, qp_world **out, uint32_t config_signature) QP_MUST_USE;
 #define qp_world_init_in(memory, bytes, caps, def, out)                                                \
     qp_world_init_in_checked((memory), (bytes), (caps), (def), (out), QP_CONFIG_SIGNATURE)
-/* Capacities for a world of this many bodies, shapes and joints, with the pairs, contacts,
- * events and sensor overlaps that the default capacities give bodies (8 pairs and 3
- * contacts a body, a pile's worst), each clamped to its range; counts below 1 count as 1. */
+/* Capacities for a world of this many bodies, shapes and joints: 8 pairs and 3 contacts a
+ * body, as the default capacities (a pile of cubes reaches about 6 pairs a body), and the
+ * library's default events and sensor overlaps; each clamped to its range, counts below 1
+ * counting as 1. */
 qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints);
 /* w's capacities. */
 qp_world_caps qp_world_get_caps(const qp_world *w);
@@ -252,7 +253,7 @@ qp_world_caps qp_world_get_caps(const qp_world *w);
  * "joints", "events", "sensor overlaps") smaller than need's, or null when have holds need. */
 const char *qp_world_caps_short(const qp_world_caps *have, const qp_world_caps *need);
 /* Copy world from into world to: to has from's capacities, or is a qp_world never
- * initialised and from one of the default capacities (QP_ERR_PARAM otherwise). A world's
+ * initialised and from a qp_world that qp_world_init initialised (QP_ERR_PARAM otherwise). A world's
  * pools are pointers into its memory, so a byte copy (an assignment, memcpy) of a qp_world
  * reads and writes the original's pools: copy with this, or a snapshot and restore. */
 qp_result qp_world_copy(qp_world *to, const qp_world *from);
