@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* qphys-viewer - watch a scene or a snapshot step, and poke it.
  *
- *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]
+ *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--max-bodies N]
  *
  * The engine is driven only through its public API, one fixed step of the scene's dt at a
  * time (slow motion takes fewer steps per second, never shorter ones). Drawing is the
@@ -28,6 +28,7 @@
 #include "draw.h"
 #include "image_io.h"
 #include "load.h"
+#include "../sized_world.h"
 #include "qphys/world.h"
 
 static qp_world *world;   /* sized to the file (tools/sized_world.h) */
@@ -204,14 +205,15 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--steps") && val && (pre = strtol(val, 0, 10)) >= 0) i++;
         else if (!strcmp(a, "--slow") && val && (v.slow = atoi(val)) >= 1) i++;
         else if (!strcmp(a, "--paused")) v.paused = true;
+        else if (sized_world_option(argc, argv, &i) > 0) continue;   /* --max-bodies N */
         else if (a[0] != '-' && !v.path) v.path = a;
         else {
-            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]\n");
+            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--max-bodies N]\n");
             return 2;
         }
     }
     if (!v.path) {
-        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K]\n");
+        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--max-bodies N]\n");
         return 2;
     }
     if (!vw_read_file(v.path, &v.file) || !vw_load(&world, v.path, &v.file)) return 2;
