@@ -134,8 +134,9 @@ int verify_data(qp_world *w, const char *path, const char *data, unsigned long l
     memcpy(out->version, rp.version, sizeof out->version);
     out->steps = rp.steps;
     out->step = rp.first;
-    /* No world given: one sized to the file, kept for the next (tools/sized_world.h). */
-    static qp_world *sized_world;
+    /* No world given: one sized to the file, kept for the next in the same thread (the
+     * Python package verifies on several; tools/sized_world.h). */
+    static _Thread_local qp_world *sized_world;
     int sized = w == NULL;
     if (sized) w = sized_world;
     int bad = start_world(&w, &rp, snap, snap_len, is_pair, out, sized);
