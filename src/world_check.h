@@ -8,9 +8,11 @@
 #include <string.h>
 
 /* A world the caller hands a call that lays it out (qp_scene_load, qp_world_restore): QP_OK
- * when it is placed (by an init) or, never initialised (all zero, as a static qp_world is),
- * now placed in its own storage for the capacities its caller compiled (caps, world_size);
- * QP_ERR_CONFIG when the caller's headers lay out worlds otherwise (world_memory.c). */
+ * when an init placed it where it lies, or, when none did (never initialised, or a byte copy
+ * of a placed qp_world), once its pools are placed in its own storage for the capacities its
+ * caller compiled (caps, world_size), its bytes otherwise as they were (the call clears it
+ * before it writes anything); QP_ERR_CONFIG when the caller's headers lay out worlds
+ * otherwise (world_memory.c). */
 qp_result qp__world_ready(qp_world *w, uint32_t config_signature, unsigned long world_size, const qp_world_caps *caps);
 /* Does a qp_world of world_size bytes, which its caller compiled for capacities caps and
  * the layout config_signature, hold these pools in its own storage as the library lays them? */

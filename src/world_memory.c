@@ -260,13 +260,19 @@ qp_world_caps qp_world_get_caps(const qp_world *w)
 
 /* Zero w's header and pools and lay them out again for caps: a world as qp_world_init
  * leaves it, before its definition. */
+/* Place w's pools where w lies, for capacities c (its bytes otherwise as they are). */
+static void place(qp_world *w, const qp_world_caps *c)
+{
+    w->self = w;
+    w->caps = *c;
+    lay_out(w, (unsigned char *)w + HEAD_BYTES, c);
+}
+
 static void clear_as(qp_world *w, const qp_world_caps *caps)
 {
     const qp_world_caps c = *caps;   /* caps may lie in w */
     memset(w, 0, HEAD_BYTES + lay_out(NULL, NULL, &c));
-    w->self = w;
-    w->caps = c;
-    lay_out(w, (unsigned char *)w + HEAD_BYTES, &c);
+    place(w, &c);
 }
 
 void qp__world_clear(qp_world *w)
@@ -288,7 +294,7 @@ qp_result qp__world_ready(qp_world *w, uint32_t config_signature, unsigned long 
     if (!w) return QP_ERR_PARAM;
     if (w->self == w) return QP_OK;   /* placed by an init */
     if (!qp__world_fits(config_signature, world_size, caps)) return QP_ERR_CONFIG;
-    clear_as(w, caps);
+    place(w, caps);   /* the call clears it before it writes */
     return QP_OK;
 }
 
@@ -324,8 +330,7 @@ qp_result qp_world_copy(qp_world *to, const qp_world *from)
     if (!same && !own) return QP_ERR_PARAM;
     if (to == from) return QP_OK;
     memcpy(to, from, qp_world_memory_size(&c));
-    to->self = to;
-    lay_out(to, (unsigned char *)to + HEAD_BYTES, &c);
+    place(to, &c);
     return QP_OK;
 }
 

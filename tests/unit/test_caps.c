@@ -309,6 +309,28 @@ static void test_copy(void **state)
     free(other);
 }
 
+/* A byte copy of a qp_world shares its original's pools until a restore or a scene load
+ * places the copy's own: then the two step apart, the original untouched. */
+static void test_byte_copy_restored_gets_its_own_pools(void **state)
+{
+    (void)state;
+    static qp_world a, b;
+    unsigned long len;
+    const char *stack = read_all("tests/scenes/stack20.scene", &len);
+    load(&a, stack, len);
+    for (int s = 0; s < 10; s++) qp_world_step(&a);
+    static unsigned char snap[1 << 16];
+    unsigned long n = qp_world_snapshot(&a, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    memcpy(&b, &a, sizeof b);
+    assert_int_equal(qp_world_restore(&b, snap, n), QP_OK);
+    uint32_t h = qp_world_hash(&a);
+    for (int s = 11; s <= 30; s++) qp_world_step(&b);
+    assert_int_equal(qp_world_hash(&a), h);
+    assert_int_equal(qp_world_get_stats(&a).step, 10);
+    assert_int_equal(qp_world_hash(&b), golden_stack20(30));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_init_refuses_cleanly),
         cmocka_unit_test(test_small_world_refuses_and_names_the_capacity),
         cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_byte_copy_restored_gets_its_own_pools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
