@@ -44,8 +44,9 @@ $(OUT)/tools/render_stub.o: tools/render_stub.c
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 
 # The replay reader and verifier (tools/replay.c, tools/verify.c) are shared with libqphys.so.
-QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c
-$(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h $(PORT_OBJS) $(LIB) $(RENDER_OBJS) $(OBJ_READER)
+QPHYS_TOOL_SRCS := tools/replay.c tools/verify.c tools/verify_cmd.c tools/sized_world.c
+$(QPHYS_TOOL): tools/qphys.c $(QPHYS_TOOL_SRCS) tools/replay.h tools/verify.h tools/sized_world.h $(PORT_OBJS) $(LIB) \
+               $(RENDER_OBJS) $(OBJ_READER)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -MF $@.d $< \
 	  $(QPHYS_TOOL_SRCS) $(OBJ_READER) $(RENDER_OBJS) $(PORT_OBJS) $(LIB) $(RENDER_LIBS) -o $@
@@ -69,7 +70,10 @@ soak: $(OUT)/soak
 # when SDL2 and the picture libraries are installed.
 VIEWER := $(OUT)/qphys-viewer
 HAVE_SDL2 = $(shell sdl2-config --version >/dev/null 2>&1 && echo 1)
-$(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(OBJ_READER) $(PORT_OBJS) $(LIB)
+$(OUT)/tools/sized_world.o: tools/sized_world.c tools/sized_world.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+$(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(OBJ_READER) $(OUT)/tools/sized_world.o $(PORT_OBJS) $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) $^ $$(sdl2-config --libs) -lpng -lgif -lm -o $@
 $(OUT)/viewer/viewer.o: HOST_CFLAGS += $$(sdl2-config --cflags)
 viewer: $(VIEWER)

@@ -19,7 +19,7 @@
 
 static qp_body_state *get(qp_world *w, qp_body_id id)
 {
-    if (id.index == 0 || id.index > QP_CFG_MAX_BODIES) return 0;
+    if (id.index == 0 || id.index > qp__cap_bodies(w)) return 0;
     qp_body_state *b = &w->bodies[id.index];
     if (!(b->state & QP_STATE_USED) || b->generation != id.generation) return 0;
     return b;
@@ -37,7 +37,7 @@ bool qp_body_is_valid(const qp_world *w, qp_body_id id)
 
 qp_body_id qp_world_body_at(const qp_world *w, int index)
 {
-    if (index < 1 || index > QP_CFG_MAX_BODIES || !(w->bodies[index].state & QP_STATE_USED))
+    if (index < 1 || index > qp__cap_bodies(w) || !(w->bodies[index].state & QP_STATE_USED))
         return qp_null_body();
     qp_body_id id = { (uint16_t)index, w->bodies[index].generation };
     return id;
@@ -329,7 +329,7 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
 bool qp__hull_entry_free(const qp_world *w, int k)
 {
 #if QP_CFG_MAX_HULLS > 0
-    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+    for (int s = 0; s < qp__cap_shapes(w); s++)
         if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
             return false;
     return true;
@@ -382,11 +382,11 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     }
     /* Free slots, lowest index first (deterministic). */
     int index = 0;
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++)
+    for (int i = 1; i <= qp__cap_bodies(w); i++)
         if (!(w->bodies[i].state & QP_STATE_USED)) { index = i; break; }
     int shape_idx[QP_CFG_MAX_BODY_SHAPES] = { 0 };
     int found = 0;
-    for (int s = 0; s < QP_CFG_MAX_SHAPES && found < def->shape_count; s++)
+    for (int s = 0; s < qp__cap_shapes(w) && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
     if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {

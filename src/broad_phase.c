@@ -118,7 +118,7 @@ static QP__ALWAYS_INLINE void heap_sort(const qp_world *w, qp_pair *p, int n, bo
  * (by_a) or b, with w->queue (free until the contact graph) for the counts. */
 static void count_pass(qp_world *w, const qp_pair *in, qp_pair *out, int n, bool by_a)
 {
-    uint16_t *next = w->queue;   /* QP_CFG_MAX_BODIES + 3 >= body_high + 2 */
+    uint16_t *next = w->queue;   /* bodies + 3 entries >= body_high + 2 */
     const int bodies = w->body_high + 1;
     for (int i = 0; i <= bodies; i++) next[i] = 0;
     for (int i = 0; i < n; i++) next[w->shapes[by_a ? in[i].a : in[i].b].body + 1]++;
@@ -252,7 +252,7 @@ static QP__ALWAYS_INLINE int pair_up(qp_world *w, uint16_t sa, const sweep_shape
         return n;
     if (!qp__shapes_pair(&w->shapes[sa], b)) return n;
     if (qp__joined(w, a->body, b->body)) return n;   /* joined bodies do not collide */
-    if (n == QP_CFG_MAX_PAIRS) {
+    if (n == qp__cap_pairs(w)) {
         w->stats.overflows++;
         w->bodies[a->body].flags |= QP_FLAG_CONTACTS_LOST;
         w->bodies[b->body].flags |= QP_FLAG_CONTACTS_LOST;

@@ -34,13 +34,15 @@ void qp__build_adjacency(qp_world *w)
         w->adj_start[w->contacts[c].a + 1]++;
         w->adj_start[w->contacts[c].b + 1]++;
     }
-    for (int i = 1; i <= nb + 1; i++) w->adj_start[i] = (uint16_t)(w->adj_start[i] + w->adj_start[i - 1]);
-    /* Fill using queue[] as per-body cursors (free at this point). */
-    for (int i = 0; i <= nb; i++) w->queue[i] = w->adj_start[i];
+    for (int i = 1; i <= nb + 1; i++) w->adj_start[i] = (qp__adj_index)(w->adj_start[i] + w->adj_start[i - 1]);
+    /* Fill with each body's start as its cursor, which ends at the next body's start; then
+     * move the starts back one body. */
     for (int c = 0; c < w->contact_count; c++) {
-        w->adj[w->queue[w->contacts[c].a]++] = (uint16_t)c;
-        w->adj[w->queue[w->contacts[c].b]++] = (uint16_t)c;
+        w->adj[w->adj_start[w->contacts[c].a]++] = (uint16_t)c;
+        w->adj[w->adj_start[w->contacts[c].b]++] = (uint16_t)c;
     }
+    for (int i = nb; i > 0; i--) w->adj_start[i] = w->adj_start[i - 1];
+    w->adj_start[0] = 0;
 }
 
 /* A contact within the margin may still be a gap; only touching ones carry loads

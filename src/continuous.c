@@ -83,7 +83,7 @@ static void cut_joined(qp_world *w, int i, fix16_t t, bool turn)
     w->bodies[i].state |= QP_STATE_CUT;
     for (bool grew = true; grew;) {
         grew = false;
-        for (int k = 0; k < QP_CFG_MAX_JOINTS; k++) {
+        for (int k = 0; k < qp__cap_joints(w); k++) {
             const qp_joint *j = &w->joints[k];
             if (j->a == 0) continue;
             bool ca = (w->bodies[j->a].state & QP_STATE_CUT) != 0, cb = (w->bodies[j->b].state & QP_STATE_CUT) != 0;
@@ -95,7 +95,7 @@ static void cut_joined(qp_world *w, int i, fix16_t t, bool turn)
         }
     }
     w->bodies[i].state &= (uint16_t)~QP_STATE_CUT;
-    for (int k = 0; k < QP_CFG_MAX_JOINTS; k++) {
+    for (int k = 0; k < qp__cap_joints(w); k++) {
         const qp_joint *j = &w->joints[k];
         if (j->a == 0) continue;
         w->bodies[j->a].state &= (uint16_t)~QP_STATE_CUT;

@@ -22,7 +22,7 @@
 
 static bool room(qp_world *w, int n)
 {
-    if (n < QP_CFG_MAX_EVENTS) return true;
+    if (n < qp__cap_events(w)) return true;
     if (w->events.lost < UINT32_MAX) w->events.lost++;
     return false;
 }
@@ -108,7 +108,7 @@ void qp__event_body(qp_world *w, int kind, int body)
 void qp__event_joint(qp_world *w, int index, fix16_t load)
 {
     qp_events *ev = &w->events;
-    if (ev->joint_n >= QP_JOINT_EVENTS) {   /* cannot happen: one event per joint a step */
+    if (ev->joint_n >= qp__cap_joint_events(w)) {   /* cannot happen: one event per joint a step */
         if (ev->lost < UINT32_MAX) ev->lost++;
         return;
     }

@@ -258,7 +258,7 @@ static void get_entry(in_bytes *in, entry *e)
  * reference. False when the world holds none (the recording's level is not this one). */
 static bool find_level(const qp_world *w, qp_shape *s, uint32_t sum)
 {
-    for (int i = 1; i <= qp_world_capacity(); i++) {
+    for (int i = 1; i <= qp_world_body_capacity(w); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         for (int k = 0; k < qp_body_shape_count(w, id); k++) {
             const qp_shape *o = qp_body_shape(w, id, k);
@@ -276,7 +276,7 @@ static bool find_level(const qp_world *w, qp_shape *s, uint32_t sum)
 /* Does no live shape of w use hull pool entry k? */
 static bool pool_entry_unused(const qp_world *w, int k)
 {
-    for (int s = 0; s < QP_CFG_MAX_SHAPES; s++)
+    for (int s = 0; s < qp__cap_shapes(w); s++)
         if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
             return false;
     return true;

@@ -24,7 +24,7 @@
 
 static qp_joint *get(qp_world *w, qp_joint_id id)
 {
-    if (!w || id.index == 0 || id.index > QP_CFG_MAX_JOINTS) return 0;
+    if (!w || id.index == 0 || id.index > qp__cap_joints(w)) return 0;
     qp_joint *j = &w->joints[id.index - 1];
     if (j->a == 0 || j->generation != id.generation) return 0;
     return j;
@@ -37,7 +37,7 @@ static const qp_joint *cget(const qp_world *w, qp_joint_id id)
 
 static const qp_body_state *body_of(const qp_world *w, qp_body_id id)
 {
-    if (id.index == 0 || id.index > QP_CFG_MAX_BODIES) return 0;
+    if (id.index == 0 || id.index > qp__cap_bodies(w)) return 0;
     const qp_body_state *b = &w->bodies[id.index];
     if (!(b->state & QP_STATE_USED) || b->generation != id.generation) return 0;
     return b;
@@ -161,7 +161,7 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
     *err = check_def(w, def);
     if (*err != QP_OK) return qp_null_joint();
     int index = 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++)
+    for (int i = 1; i <= qp__cap_joints(w); i++)
         if (w->joints[i - 1].a == 0) { index = i; break; }
     if (index == 0) { *err = QP_ERR_FULL; return qp_null_joint(); }
 
@@ -251,7 +251,7 @@ qp_result qp_destroy_joint(qp_world *w, qp_joint_id id)
 
 void qp__destroy_body_joints(qp_world *w, int body)
 {
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a != 0 && (j->a == body || j->b == body)) qp__free_joint(w, i);
     }
@@ -260,7 +260,7 @@ void qp__destroy_body_joints(qp_world *w, int body)
 bool qp__joined(const qp_world *w, int a, int b)
 {
     if (w->joint_count == 0) return false;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 || (j->flags & QP_JOINT_COLLIDE)) continue;
         if ((j->a == a && j->b == b) || (j->a == b && j->b == a)) return true;
@@ -275,7 +275,7 @@ bool qp_joint_is_valid(const qp_world *w, qp_joint_id id)
 
 qp_joint_id qp_world_joint_at(const qp_world *w, int index)
 {
-    if (!w || index < 1 || index > QP_CFG_MAX_JOINTS || w->joints[index - 1].a == 0) return qp_null_joint();
+    if (!w || index < 1 || index > qp__cap_joints(w) || w->joints[index - 1].a == 0) return qp_null_joint();
     qp_joint_id id = { (uint16_t)index, w->joints[index - 1].generation };
     return id;
 }

@@ -12,6 +12,7 @@
  * effective mass, then its Cholesky factor. Fields from the widest alignment down, so that
  * the size is the sum of theirs (QP__JOINT_TREE_BYTES, world_impl.h). */
 #define QP_TREE_LATER 6               /* joints still to come a joint may share a body with */
+#if QP_CFG_FIXED_POOLS
 typedef struct {
     int64_t vec[QP_CFG_MAX_JOINTS][5];                /* right-hand side in (Q16.16), impulses out */
     qp_mat3 ia[QP_CFG_MAX_JOINTS][2];                 /* each side's inverse inertia, stiffened */
@@ -37,6 +38,25 @@ _Static_assert(_Alignof(qp_joint_tree) <= _Alignof(uint64_t), "qp_world.joint_tr
 #define qp__joint_tree(w)                                                                                     \
     _Generic((w), const qp_world *: (const qp_joint_tree *)(const void *)(w)->joint_tree_scratch,            \
              qp_world *: (qp_joint_tree *)(void *)(w)->joint_tree_scratch)
+#else
+/* Pools of the caller's capacities: the same fields, each array where src/world_memory.c
+ * places it (in the order above, QP__JOINT_TREE_BYTES in all; the count is here). */
+typedef struct qp__joint_tree_views {
+    int64_t (*vec)[5];
+    qp_mat3 (*ia)[2];
+    int32_t (*diag)[5][5];
+    int32_t (*off)[QP_TREE_LATER][5][5];
+    int count;
+    uint16_t *joint;
+    uint16_t *pos;
+    uint16_t (*later)[QP_TREE_LATER];
+    uint8_t *rows;
+    uint8_t *later_n;
+    int8_t (*scale)[5];
+} qp_joint_tree;
+
+#define qp__joint_tree(w) ((w)->joint_tree)
+#endif
 #endif
 
 /* Joints this step solves as trees (none without QP_CFG_JOINT_TREE). */

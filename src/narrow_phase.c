@@ -353,13 +353,13 @@ static void pair_velocity(const qp_world *w, qp_old_walk *walk, int i, int side,
  * byte at a time, four Cortex-M instructions a byte; its memcpy a word at a time). */
 static void lift_old(qp_world *w, qp_old_walk *old)
 {
-    const int shift = QP_CFG_MAX_CONTACTS - old->end;
+    const int shift = qp__cap_contacts(w) - old->end;
     for (int end = old->end; shift > 0 && end > old->next; end -= shift) {
         int start = end - shift > old->next ? end - shift : old->next;
         memcpy(&w->contacts[start + shift], &w->contacts[start], (size_t)(end - start) * sizeof(qp_contact));
     }
     old->next += shift;
-    old->end = QP_CFG_MAX_CONTACTS;
+    old->end = qp__cap_contacts(w);
 }
 
 /* A fresh contact at the bottom of the pool, its bytes as they were: the caller writes
@@ -370,7 +370,7 @@ static void lift_old(qp_world *w, qp_old_walk *old)
  * step's churn. */
 static qp_contact *new_contact(qp_world *w, int *n, qp_old_walk *old, int a, int b)
 {
-    if (*n == QP_CFG_MAX_CONTACTS) {
+    if (*n == qp__cap_contacts(w)) {
         lose_contact(w, a, b);
         return 0;
     }

@@ -268,7 +268,7 @@ void qp__deep_overlaps(qp_world *w)
             continue;
         }
         if (w->shapes[j].shape.type == QP_SHAPE_BOX) free_way(w, c, i, j, s);
-        else if (pending < QP_CFG_MAX_BODIES) w->queue[pending++] = (uint16_t)i;
+        else if (pending < qp__cap_bodies(w)) w->queue[pending++] = (uint16_t)i;
         else w->bodies[i].flags |= QP_FLAG_PINNED_OVERLAP;
     }
     for (int k = 0; k < pending; k++)

@@ -80,9 +80,9 @@ static int free_slots(const qp_world *w, int *shapes, int *joints)
 {
     int bodies = 0;
     *shapes = *joints = 0;
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) bodies += !(w->bodies[i].state & QP_STATE_USED);
-    for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) *shapes += w->shapes[i].body == 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) *joints += w->joints[i - 1].a == 0;
+    for (int i = 1; i <= qp__cap_bodies(w); i++) bodies += !(w->bodies[i].state & QP_STATE_USED);
+    for (int i = 0; i < qp__cap_shapes(w); i++) *shapes += w->shapes[i].body == 0;
+    for (int i = 1; i <= qp__cap_joints(w); i++) *joints += w->joints[i - 1].a == 0;
     return bodies;
 }
 

@@ -1277,8 +1277,12 @@ static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
     return d;
 }
 
-qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err)
+/* qp_scene_check against the capacities of w (null: any world's): too many bodies, shapes or
+ * joints fail at the first line past them. */
+static qp_result check_within(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err,
+                              const qp_world *w)
 {
+
     qp_scene_error dummy;
     if (!err) err = &dummy;
     set_error(err, 0, 0, "ok", QP_OK);
@@ -1305,9 +1309,11 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             in.world = item.u.world.def;
             break;
         case QP_SCENE_BODY:
-            if (in.bodies >= QP_CFG_MAX_BODIES || in.shapes + item.u.body.def.shape_count > QP_CFG_MAX_SHAPES) {
+            if (in.bodies >= (w ? qp__cap_bodies(w) : qp__caps_max.bodies) ||
+                in.shapes + item.u.body.def.shape_count > (w ? qp__cap_shapes(w) : qp__caps_max.shapes)) {
                 set_error(err, item.line, item.at,
-                          "too many bodies for this build's pools (QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES)",
+                          w ? "too many bodies or shapes for this world's capacities (bodies, shapes)"
+                            : "too many bodies or shapes for any world (65532, 65535)",
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
@@ -1321,9 +1327,11 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
             break;
         case QP_SCENE_MESH:
         case QP_SCENE_HEIGHTFIELD:
-            if (in.bodies >= QP_CFG_MAX_BODIES || in.shapes + 1 > QP_CFG_MAX_SHAPES) {
+            if (in.bodies >= (w ? qp__cap_bodies(w) : qp__caps_max.bodies) ||
+                in.shapes + 1 > (w ? qp__cap_shapes(w) : qp__caps_max.shapes)) {
                 set_error(err, item.line, item.at,
-                          "too many bodies for this build's pools (QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES)",
+                          w ? "too many bodies or shapes for this world's capacities (bodies, shapes)"
+                            : "too many bodies or shapes for any world (65532, 65535)",
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
@@ -1338,8 +1346,9 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
-            if (in.joints >= QP_CFG_MAX_JOINTS) {
-                set_error(err, item.line, item.at, "too many joints for this build's pool (QP_CFG_MAX_JOINTS)",
+            if (in.joints >= (w ? qp__cap_joints(w) : qp__caps_max.joints)) {
+                set_error(err, item.line, item.at,
+                          w ? "too many joints for this world's capacity (joints)" : "too many joints for any world (65535)",
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
@@ -1355,6 +1364,11 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     }
     if (info) *info = in;
     return QP_OK;
+}
+
+qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err)
+{
+    return check_within(text, len, info, err, NULL);
 }
 
 /* The bodies, then the joints (a joint line may name a body of a later line), of a
@@ -1472,46 +1486,50 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
     return QP_OK;
 }
 
-qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
-                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size)
+/* Start w afresh from def (checked), keeping its capacities; out of qp_scene_load_checked's
+ * frame, as create_all. */
+NOINLINE static void restart(qp_world *w, const qp_world_def *def)
 {
-    return qp_scene_load_level_checked(w, text, len, info, err, 0, config_signature, world_size);
+    qp__world_clear(w);
+    qp__world_start(w, def);
+}
+
+qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
+                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size,
+                                const qp_world_caps *caps)
+{
+    return qp_scene_load_level_checked(w, text, len, info, err, 0, config_signature, world_size, caps);
 }
 
 qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
                                       qp_scene_error *err, const qp_scene_level_store *store,
-                                      uint32_t config_signature, unsigned long world_size)
+                                      uint32_t config_signature, unsigned long world_size, const qp_world_caps *caps)
 {
     qp_scene_error dummy;
     if (!err) err = &dummy;
-    if (!qp__config_ok(config_signature, world_size)) {
-        set_error(err, 0, 0, "compiled with other pool sizes or options than the library", QP_ERR_CONFIG);
+    qp_result r = qp__world_ready(w, config_signature, world_size, caps);
+    if (r != QP_OK) {
+        set_error(err, 0, 0, r == QP_ERR_CONFIG ? "compiled with other options than the library" : "no world", r);
         err->column = 0;
-        return QP_ERR_CONFIG;
-    }
-    if (!w) {
-        set_error(err, 0, 0, "no world", QP_ERR_PARAM);
-        err->column = 0;
-        return QP_ERR_PARAM;
+        return r;
     }
     qp_scene_info in;
-    qp_result r = qp_scene_check(text, len, &in, err);
+    r = check_within(text, len, &in, err, w);
     if (r != QP_OK) return r;
     r = build_levels(text, len, store, err);
     if (r != QP_OK) return r;
-    /* Valid: from here on nothing should fail. check_def of qp_world_init
-     * rejects before touching w, so a failure here still leaves w as it was. */
-    r = qp_world_init(w, &in.world);
+    r = qp__check_world_def(&in.world);
     if (r != QP_OK) {
         set_error(err, 0, 0, "the world line's settings were rejected by qp_world_init", r);
         return r;
     }
+    /* Valid and within w's capacities: from here on nothing should fail. */
+    restart(w, &in.world);
     r = create_all(w, text, len, store, err);
     if (r != QP_OK) {
         /* A gap in this file's checks (a bug). Leave an empty world rather
          * than a half-built one. */
-        qp_result ir = qp_world_init(w, &in.world);
-        (void)ir;
+        restart(w, &in.world);
         return r;
     }
     set_error(err, 0, 0, "ok", QP_OK);
@@ -1522,6 +1540,6 @@ qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned lo
 
 qp_body_id qp_scene_body(const qp_world *w, int i)
 {
-    if (!w || i < 0 || i >= QP_CFG_MAX_BODIES) return qp_null_body();
+    if (!w || i < 0 || i >= qp__cap_bodies(w)) return qp_null_body();
     return qp_world_body_at(w, i + 1);
 }

@@ -10,6 +10,13 @@
 
 #include "qphys/world.h"
 
+/* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
+ * moving side, and (shock pass) the sides that move. */
+typedef struct {
+    uint16_t contact, group, move;
+} qp_sweep_item;
+
+#if QP_CFG_FIXED_POOLS
 /* Poses at the end of the step if nothing collided (predict.c), by body index. */
 typedef struct {
     qp_vec3 x[QP_CFG_MAX_BODIES + 1];
@@ -18,12 +25,6 @@ typedef struct {
     qp_rot3 r[QP_CFG_MAX_BODIES + 1];  /* qp_quat_to_rot3(q): once per body, not per pair */
 #endif
 } qp_predicted_poses;
-
-/* A contact to visit in a sweep, the island (contact pass) or part (shock pass) of its
- * moving side, and (shock pass) the sides that move. */
-typedef struct {
-    uint16_t contact, group, move;
-} qp_sweep_item;
 
 /* Scratch of the velocity passes, from the collision pass to the shock pass. */
 typedef struct {
@@ -78,5 +79,45 @@ _Static_assert(_Alignof(qp_step_scratch) <= _Alignof(uint32_t), "qp_world.step_s
 #define qp__pred(w) (&qp__scratch(w)->pred)
 #define qp__passes(w) (&qp__scratch(w)->passes)
 #define qp__split(w) (&qp__scratch(w)->split)
+
+#else
+/* Pools of the caller's capacities: the same three layouts, each array where
+ * src/world_memory.c places it in the memory they share, in the order above (its size
+ * QP__STEP_SCRATCH_BYTES, world_impl.h). The fields are as above. */
+typedef struct {
+    qp_vec3 *x;
+    qp_quat *q;
+#if !QP_CFG_LOW_RAM
+    qp_rot3 *r;
+#endif
+} qp_predicted_poses;
+
+typedef struct {
+#if QP_CFG_LOW_RAM
+    fix16_t (*inv_inertia6)[6];
+    int32_t (*tangent)[2];
+#endif
+    uint16_t *moved_at;
+    uint16_t *quiet_at;
+#if !QP_CFG_LOW_RAM
+    qp_sweep_item *sweep;
+#endif
+} qp_pass_scratch;
+
+typedef struct {
+    fix16_t (*pseudo_v)[6];
+    uint16_t *visit;
+} qp_split_scratch;
+
+struct qp__scratch_views {
+    qp_predicted_poses pred;
+    qp_split_scratch split;
+    qp_pass_scratch passes;
+};
+
+#define qp__pred(w) (&(w)->scratch_views->pred)
+#define qp__passes(w) (&(w)->scratch_views->passes)
+#define qp__split(w) (&(w)->scratch_views->split)
+#endif
 
 #endif

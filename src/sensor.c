@@ -50,7 +50,7 @@ typedef struct {
  * is an unread old overlap, that one is given up (it ends). */
 static bool keep(qp_world *w, walk *k, const qp_pair *p)
 {
-    if (k->n == QP_CFG_MAX_SENSOR_OVERLAPS) {
+    if (k->n == qp__cap_sensor_overlaps(w)) {
         w->stats.overflows++;
         return false;
     }
@@ -72,7 +72,7 @@ static void settle(qp_world *w, walk *k, const qp_pair *old)
 void qp__sensors(qp_world *w)
 {
     qp_pair *ov = w->sensor_overlaps;
-    walk k = { 0, QP_CFG_MAX_SENSOR_OVERLAPS - w->sensor_overlap_count, QP_CFG_MAX_SENSOR_OVERLAPS };
+    walk k = { 0, qp__cap_sensor_overlaps(w) - w->sensor_overlap_count, qp__cap_sensor_overlaps(w) };
     if (k.next > 0) memmove(&ov[k.next], &ov[0], (size_t)w->sensor_overlap_count * sizeof *ov);
     for (int i = 0; i < w->pair_count; i++) {
         const qp_pair *p = &w->pairs[i];

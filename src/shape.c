@@ -409,7 +409,7 @@ const char *qp_result_str(qp_result r)
     case QP_ERR_INVALID_ID: return "invalid id";
     case QP_ERR_BUFFER: return "buffer too small";
     case QP_ERR_PARSE: return "parse error";
-    case QP_ERR_CONFIG: return "compiled with other pool sizes or options than the library (QP_CFG_*)";
+    case QP_ERR_CONFIG: return "compiled with another layout than the library (QP_CFG_*)";
     default: return "unknown result";
     }
 }

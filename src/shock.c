@@ -349,7 +349,7 @@ static int level_drop_settled(qp_world *w, int n)
 static void mark_joined(qp_world *w, bool on)
 {
     if (w->joint_count == 0) return;
-    for (int i = 0; i < QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 0; i < qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i];
         if (j->a == 0) continue;
         uint16_t bit = QP_STATE_JOINED;

@@ -184,7 +184,7 @@ static void wake_spread(qp_world *w, int start, const qp__contact_spans *spans)
                 if (w->adj[k] < w->contact_count) tail = wake_up_from(w, &w->contacts[w->adj[k]], u, tail);
         }
         /* Joined bodies wake together, in any direction (a chain wakes whole). */
-        for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+        for (int i = 1; i <= qp__cap_joints(w) && w->joint_count > 0; i++) {
             const qp_joint *j = &w->joints[i - 1];
             if (j->a == 0 || (j->a != u && j->b != u)) continue;
             int v = j->a == u ? j->b : j->a;
@@ -374,7 +374,7 @@ void qp__sleep(qp_world *w)
         }
     }
     /* Joints join islands like contacts; a joint to a static body grounds it. */
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+    for (int i = 1; i <= qp__cap_joints(w) && w->joint_count > 0; i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
         const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];

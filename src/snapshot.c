@@ -140,6 +140,9 @@ typedef struct {
     const unsigned char *p;
     unsigned long n, at;
     int bad;
+    const qp_world_caps *cap;     /* the capacities of the world it is read into */
+    qp_world_caps *need;          /* null, or the capacities it needs so far (qp_snapshot_caps:
+                                   * no world, so level shapes are not matched nor hulls built) */
     bool level_missing;           /* a level shape the world does not hold */
     const level_table *levels;
     /* Hull shapes: where each is built (the first pass: the target world's scratch, again
@@ -153,6 +156,12 @@ static uint32_t level_checksum(const qp_shape *s)
 {
     return s->type == QP_SHAPE_MESH ? s->mesh->checksum : s->heightfield->checksum;
 }
+
+/* Record that the snapshot needs capacity `field` to be at least v. */
+#define NEED(in, field, v)                                                                                    \
+    do {                                                                                                      \
+        if ((in)->need && (int)(v) > (in)->need->field) (in)->need->field = (int)(v);                        \
+    } while (0)
 
 static uint32_t get_fixed(reader *in, int bytes)
 {
@@ -347,15 +356,15 @@ static void put_stats(writer *o, const qp_world_stats *s)
 static void get_stats(reader *in, qp_world_stats *s)
 {
     s->step = get_u(in);
-    s->bodies = get_in(in, 0, QP_CFG_MAX_BODIES);
-    s->awake = get_in(in, 0, QP_CFG_MAX_BODIES);
-    s->asleep = get_in(in, 0, QP_CFG_MAX_BODIES);
-    s->pairs = get_in(in, 0, QP_CFG_MAX_PAIRS);
-    s->contacts = get_in(in, 0, QP_CFG_MAX_CONTACTS);
-    s->points = get_in(in, 0, QP_CFG_MAX_CONTACTS * QP_MAX_MANIFOLD_POINTS);
+    s->bodies = get_in(in, 0, in->cap->bodies);
+    s->awake = get_in(in, 0, in->cap->bodies);
+    s->asleep = get_in(in, 0, in->cap->bodies);
+    s->pairs = get_in(in, 0, qp__caps_max.pairs);   /* against the world's: read_all (QP_ERR_FULL) */
+    s->contacts = get_in(in, 0, in->cap->contacts);
+    s->points = get_in(in, 0, in->cap->contacts * QP_MAX_MANIFOLD_POINTS);
     s->max_pairs = get_in(in, 0, ANY);
     s->max_contacts = get_in(in, 0, ANY);
-    s->levels = get_in(in, 0, QP_CFG_MAX_BODIES + 1);
+    s->levels = get_in(in, 0, in->cap->bodies + 1);
     s->overflows = get_u(in);
     s->first_all_asleep_step = get_in(in, -1, ANY);
 }
@@ -463,7 +472,7 @@ static void get_hull(reader *in, qp_shape *s)
     int n = (int)get_un(in, 4, QP_HULL_MAX_POINTS);
     qp_hull *h = in->hulls && in->hull_next < in->hull_cap ? &in->hulls[in->hull_next++] : 0;
     in->hull_total++;
-    if (!h) in->hull_short = 1;
+    if (!h && !in->need) in->hull_short = 1;
     for (int v = 0; v < n; v++) {
         qp_vec3 p = get_v3(in, QP_SHAPE_MAX_SIZE);
         if (h) h->verts[v] = p;
@@ -483,9 +492,9 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     t.generation = (uint16_t)get_un(in, 1, 65535);
     t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
                                           QP_FLAG_IMPULSE_LIMIT | QP_FLAG_PINNED_OVERLAP);
-    t.level = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES + 1);   /* contact_graph.c: at most top + 1 */
-    t.island = (uint16_t)get_un(in, 0, QP_CFG_MAX_BODIES);
-    t.supports = (uint16_t)get_un(in, 0, QP_CFG_MAX_CONTACTS);
+    t.level = (uint16_t)get_un(in, 0, in->cap->bodies + 1);   /* contact_graph.c: at most top + 1 */
+    t.island = (uint16_t)get_un(in, 0, in->cap->bodies);
+    t.supports = (uint16_t)get_un(in, 0, in->cap->contacts);
     t.still_steps = (uint16_t)get_un(in, 0, 65535);
     t.awake_steps = (uint16_t)get_un(in, 0, 65535);
     /* A frozen body may have left the bounds (that froze it); others are inside them. A
@@ -554,7 +563,8 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         if (qp_shape_is_level(s.shape.type)) {
             uint32_t sum = get_u(in);
             bool found = false;
-            for (int i = 0; i < in->levels->count && !found; i++) {
+            if (!in->levels) found = true;   /* qp_snapshot_caps: no world to match against */
+            for (int i = 0; in->levels && i < in->levels->count && !found; i++) {
                 const qp_shape *l = &in->levels->shape[i];
                 found = in->levels->pool[i] == pool && l->type == s.shape.type && level_checksum(l) == sum;
                 if (found) s.shape.mesh = l->mesh, s.shape.heightfield = l->heightfield;
@@ -628,8 +638,8 @@ static const unsigned char *find_body(const unsigned char *table, int count, int
 static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, int body_count)
 {
     memset(c, 0, sizeof *c);
-    c->a = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
-    c->b = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
+    c->a = (uint16_t)get_un(in, 1, in->cap->bodies);
+    c->b = (uint16_t)get_un(in, 1, in->cap->bodies);
     c->sa = (uint8_t)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
     c->sb = (uint8_t)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
     c->count = (uint8_t)get_un(in, 1, QP_MAX_MANIFOLD_POINTS);
@@ -681,7 +691,7 @@ enum { OPT_SENSOR = 1u, OPT_FILTER = 2u };
  * shape slots like contacts. */
 static void put_shape_options(writer *o, const qp_world *w)
 {
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         for (int k = 0; k < b->shape_count; k++) {
@@ -724,11 +734,12 @@ static qp_result get_shape_options(reader *in, qp_world *w, const unsigned char 
     }
     uint32_t count = get_u(in);
     if (in->bad) return QP_OK;
-    if (count > QP_CFG_MAX_SENSOR_OVERLAPS) return QP_ERR_FULL;
+    NEED(in, sensor_overlaps, count);
+    if (count > (uint32_t)in->cap->sensor_overlaps) return QP_ERR_FULL;
     uint64_t last = 0;
     for (uint32_t k = 0; k < count && !in->bad; k++) {
-        int a = (int)get_un(in, 1, QP_CFG_MAX_BODIES), sa = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
-        int b = (int)get_un(in, 1, QP_CFG_MAX_BODIES), sb = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
+        int a = (int)get_un(in, 1, in->cap->bodies), sa = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
+        int b = (int)get_un(in, 1, in->cap->bodies), sb = (int)get_un(in, 0, QP_CFG_MAX_BODY_SHAPES - 1);
         const unsigned char *ea = find_body(bodies, body_count, a), *eb = find_body(bodies, body_count, b);
         uint64_t key = ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | (uint64_t)sb;
         if (a >= b || !ea || !eb || sa >= ea[2] || sb >= eb[2] || (k > 0 && key <= last)) in->bad = 1;
@@ -749,9 +760,9 @@ static qp_result get_shape_options(reader *in, qp_world *w, const unsigned char 
 static void put_joints(writer *o, const qp_world *w)
 {
     int n = 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) n += w->joints[i - 1].a != 0 || w->joints[i - 1].generation != 0;
+    for (int i = 1; i <= qp__cap_joints(w); i++) n += w->joints[i - 1].a != 0 || w->joints[i - 1].generation != 0;
     put_u(o, (uint32_t)n);
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 && j->generation == 0) continue;
         put_u(o, (uint32_t)i);
@@ -795,8 +806,8 @@ static void put_joints(writer *o, const qp_world *w)
  * lengths in order and range, the drift time in range, limit impulses of their sign. */
 static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int body_count, bool *has_options)
 {
-    j->a = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
-    j->b = (uint16_t)get_un(in, 1, QP_CFG_MAX_BODIES);
+    j->a = (uint16_t)get_un(in, 1, in->cap->bodies);
+    j->b = (uint16_t)get_un(in, 1, in->cap->bodies);
     j->type = (uint8_t)get_un(in, QP_JOINT_BALL, QP_JOINT_CONE);
     j->flags = (uint8_t)get_un(in, 0, QP_JOINT_LIMIT | QP_JOINT_COLLIDE | QP_JOINT_MOTOR | QP_JOINT_SPRING);
     bool hinge = j->type == QP_JOINT_HINGE, slider = j->type == QP_JOINT_SLIDER, cone = j->type == QP_JOINT_CONE;
@@ -858,13 +869,15 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
 {
     int n = (int)get_un(in, 0, 65535);
     if (in->bad) return QP_ERR_BUFFER;
-    if (n > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
+    NEED(in, joints, n);
+    if (n > in->cap->joints) return QP_ERR_FULL;
     int last = 0, live = 0;
     bool options = false;   /* a joint with a motor, spring or break impulse */
     for (int k = 0; k < n && !in->bad; k++) {
         int index = (int)get_un(in, (uint32_t)last + 1u, 65535);
         if (in->bad) break;
-        if (index > QP_CFG_MAX_JOINTS) return QP_ERR_FULL;
+        NEED(in, joints, index);
+        if (index > in->cap->joints) return QP_ERR_FULL;
         last = index;
         qp_joint j;
         memset(&j, 0, sizeof j);
@@ -888,7 +901,7 @@ static qp_result get_joints(reader *in, qp_world *w, const unsigned char *bodies
 static void write_all(const qp_world *w, writer *o)
 {
     int bodies = 0, shapes = 0, free_gens = 0;
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (b->state & QP_STATE_USED) bodies++, shapes += b->shape_count;
         else if (b->generation) free_gens++;
@@ -903,14 +916,14 @@ static void write_all(const qp_world *w, writer *o)
     put_fixed(o, (uint32_t)shapes, 2);
     put_fixed(o, (uint32_t)w->contact_count, 2);
     put_fixed(o, (uint32_t)free_gens, 2);
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         put_fixed(o, (uint32_t)i, 2);
         put_fixed(o, b->shape_count, 1);
         put_fixed(o, b->state, 1);
     }
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED)) continue;
         for (int k = 0; k < b->shape_count; k++) put_fixed(o, b->shapes[k], 2);
@@ -918,9 +931,9 @@ static void write_all(const qp_world *w, writer *o)
     put_def(o, &w->def);
     put_stats(o, &w->stats);
     put_u(o, (uint32_t)w->body_high);
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++)
+    for (int i = 1; i <= qp__cap_bodies(w); i++)
         if (w->bodies[i].state & QP_STATE_USED) put_body(o, w, &w->bodies[i]);
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED) && b->generation) {
             put_u(o, (uint32_t)i);
@@ -951,17 +964,16 @@ unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size
 
 /* ---- restore ---------------------------------------------------------------------------------------- */
 
-/* Are the shape pool indices of the table below the pool size and all different? A window
- * of 2048 indices at a time in a bitmap on the stack: one pass for the default pools. */
-static bool shape_table_ok(const unsigned char *t, int n)
+/* Are the shape pool indices of the table all different? A window of 2048 indices at a
+ * time in a bitmap on the stack: one pass for a world of 2048 shapes. */
+static bool shape_table_ok(const unsigned char *t, int n, int top)
 {
     enum { WINDOW = 2048 };
     unsigned char seen[WINDOW / 8];
-    for (int base = 0; base < QP_CFG_MAX_SHAPES; base += WINDOW) {
+    for (int base = 0; base <= top; base += WINDOW) {
         memset(seen, 0, sizeof seen);
         for (int k = 0; k < n; k++) {
             int s = t[2 * k] | t[2 * k + 1] << 8;
-            if (s >= QP_CFG_MAX_SHAPES) return false;
             if (s < base || s >= base + WINDOW) continue;
             int bit = s - base;
             if (seen[bit >> 3] & (1u << (bit & 7))) return false;
@@ -971,23 +983,39 @@ static bool shape_table_ok(const unsigned char *t, int n)
     return true;
 }
 
-/* Read the whole stream; into w when it is not null (only after a pass with w null
- * found nothing wrong, building hulls in target's scratch). */
-static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, qp_world *w,
-                          qp_world *target, const level_table *levels)
+/* The highest shape pool index of the table (-1 for none). */
+static int shape_table_top(const unsigned char *t, int n)
 {
-    reader in = { buf, size, SNAP_HEADER, 0, false, levels, 0, 0, 0, 0, 0 };
+    int top = -1;
+    for (int k = 0; k < n; k++) {
+        int s = t[2 * k] | t[2 * k + 1] << 8;
+        if (s > top) top = s;
+    }
+    return top;
+}
+
+/* Read the whole stream, checked against the capacities cap (recording what it needs in
+ * need when that is not null); into w when it is not null (only after a pass with w null
+ * found nothing wrong, building hulls in target's scratch; target null: qp_snapshot_caps). */
+static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, const qp_world_caps *cap,
+                          qp_world_caps *need, qp_world *w, qp_world *target, const level_table *levels)
+{
+    reader in = { buf, size, SNAP_HEADER, 0, cap, need, false, levels, NULL, 0, 0, 0, 0 };
 #if QP_CFG_MAX_HULLS > 0
-    in.hulls = w ? w->hulls : target->hull_scratch;
-    in.hull_cap = w ? QP_CFG_MAX_HULLS : (int)(sizeof target->hull_scratch / sizeof target->hull_scratch[0]);
+    if (w || target) {
+        in.hulls = w ? w->hulls : target->hull_scratch;
+        in.hull_cap = w ? QP_CFG_MAX_HULLS : (int)(sizeof target->hull_scratch / sizeof target->hull_scratch[0]);
+    }
 #else
     (void)target;
 #endif
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
     int contacts = (int)get_fixed(&in, 2), free_gens = (int)get_fixed(&in, 2);
-    /* A sound snapshot (its CRC matched) of a world larger than this build's pools. */
-    if (bodies > QP_CFG_MAX_BODIES || shapes > QP_CFG_MAX_SHAPES || contacts > QP_CFG_MAX_CONTACTS ||
-        free_gens > QP_CFG_MAX_BODIES - bodies)
+    NEED(&in, bodies, bodies + free_gens);
+    NEED(&in, shapes, shapes);
+    NEED(&in, contacts, contacts);
+    /* A sound snapshot (its CRC matched) of a world larger than this one's pools. */
+    if (bodies > cap->bodies || shapes > cap->shapes || contacts > cap->contacts || free_gens > cap->bodies - bodies)
         return QP_ERR_FULL;
     unsigned long tables = 4ul * (unsigned long)bodies + 2ul * (unsigned long)shapes;
     if (in.at + tables > size) return QP_ERR_BUFFER;
@@ -998,7 +1026,8 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
         const unsigned char *e = body_table + 4 * k;
         int index = e[0] | e[1] << 8, count = e[2], state = e[3];
         if (index <= last || count < 1) return QP_ERR_BUFFER;
-        if (index > QP_CFG_MAX_BODIES || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
+        NEED(&in, bodies, index);
+        if (index > cap->bodies || count > QP_CFG_MAX_BODY_SHAPES) return QP_ERR_FULL;
         if (!(state & QP_STATE_USED) ||
             (state & ~(QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_FROZEN |
                        QP_STATE_KINEMATIC | QP_STATE_PLACED | QP_STATE_STILL)) != 0 ||
@@ -1008,17 +1037,23 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
         last = index;
         listed += count;
     }
-    if (listed != shapes || !shape_table_ok(shape_table, shapes)) return QP_ERR_BUFFER;
+    if (listed != shapes) return QP_ERR_BUFFER;
+    int top = shape_table_top(shape_table, shapes);
+    NEED(&in, shapes, top + 1);
+    if (top >= cap->shapes) return QP_ERR_FULL;
+    if (!shape_table_ok(shape_table, shapes, top)) return QP_ERR_BUFFER;
 
     qp_world_def def;
     memset(&def, 0, sizeof def);
     get_def(&in, &def, format);
     qp_world_stats stats;
     get_stats(&in, &stats);
-    int body_high = (int)get_un(&in, (uint32_t)last, QP_CFG_MAX_BODIES);
+    NEED(&in, pairs, stats.pairs);
+    if (!in.bad && stats.pairs > cap->pairs) return QP_ERR_FULL;
+    int body_high = (int)get_un(&in, (uint32_t)last, (uint32_t)cap->bodies);
     if (in.bad) return QP_ERR_BUFFER;
     if (w) {
-        memset(w, 0, sizeof *w);    /* every byte, as qp_world_init does */
+        qp__world_clear(w);    /* every byte, as qp_world_init does */
         w->def = def;
         w->stats = stats;
         w->body_high = body_high;
@@ -1033,7 +1068,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {
-        int index = (int)get_un(&in, (uint32_t)last_free + 1u, QP_CFG_MAX_BODIES);
+        int index = (int)get_un(&in, (uint32_t)last_free + 1u, (uint32_t)cap->bodies);
         uint16_t gen = (uint16_t)get_un(&in, 1, 65535);
         if (find_body(body_table, bodies, index)) in.bad = 1;
         last_free = index;
@@ -1056,7 +1091,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     if (in.bad || in.at != size) return QP_ERR_BUFFER;
     if (w) {
         w->contact_count = contacts;
-        for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+        for (int i = 1; i <= cap->bodies; i++) {
             qp_body_state *b = &w->bodies[i];
             if (!(b->state & QP_STATE_USED)) continue;
             qp__body_sync(b);
@@ -1067,32 +1102,53 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     return QP_OK;
 }
 
-qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
-                                  unsigned long world_size)
+/* The header's checks: magic, format, length and CRC. */
+static bool header_ok(const unsigned char *in, unsigned long size, uint32_t *format)
 {
-    if (!qp__config_ok(config_signature, world_size)) return QP_ERR_CONFIG;
-    if (!w || !buf) return QP_ERR_PARAM;
-    const unsigned char *in = (const unsigned char *)buf;
-    if (size < SNAP_HEADER + SNAP_COUNTS) return QP_ERR_BUFFER;
-    reader h = { in, SNAP_HEADER, 0, 0, false, 0, 0, 0, 0, 0, 0 };
-    uint32_t magic = get_fixed(&h, 4), format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
+    if (size < SNAP_HEADER + SNAP_COUNTS) return false;
+    reader h = { in, SNAP_HEADER, 0, 0, NULL, NULL, false, NULL, NULL, 0, 0, 0, 0 };
+    uint32_t magic = get_fixed(&h, 4), zero;
+    *format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
     uint32_t len = get_fixed(&h, 4), crc = get_fixed(&h, 4);
-    if (magic != SNAP_MAGIC || format < SNAP_FORMAT_OLDEST || format > SNAP_FORMAT || zero != 0 || len != size - SNAP_HEADER ||
-        crc != crc32_of(in + SNAP_HEADER, len))
-        return QP_ERR_BUFFER;
+    return magic == SNAP_MAGIC && *format >= SNAP_FORMAT_OLDEST && *format <= SNAP_FORMAT && zero == 0 &&
+           len == size - SNAP_HEADER && crc == crc32_of(in + SNAP_HEADER, len);
+}
+
+qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
+                                  unsigned long world_size, const qp_world_caps *caps)
+{
+    qp_result r = qp__world_ready(w, config_signature, world_size, caps);
+    if (r != QP_OK) return r;
+    if (!buf) return QP_ERR_PARAM;
+    const unsigned char *in = (const unsigned char *)buf;
+    uint32_t format;
+    if (!header_ok(in, size, &format)) return QP_ERR_BUFFER;
     level_table levels;
     memset(&levels, 0, sizeof levels);
-    for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) {
+    for (int i = 0; i < qp__cap_shapes(w); i++) {
         const qp_shape_slot *s = &w->shapes[i];
         if (s->body == 0 || !qp_shape_is_level(s->shape.type)) continue;
         if (levels.count == SNAP_MAX_LEVELS) return QP_ERR_FULL;
         levels.pool[levels.count] = (uint16_t)i;
         levels.shape[levels.count++] = s->shape;
     }
-    qp_result r = read_all(in, size, format, NULL, w, &levels);
+    const qp_world_caps cap = qp_world_get_caps(w);
+    r = read_all(in, size, format, &cap, NULL, NULL, w, &levels);
 #if QP_CFG_MAX_HULLS > 0
     memset(w->hull_scratch, 0, sizeof w->hull_scratch);
 #endif
-    if (r == QP_OK) r = read_all(in, size, format, w, w, &levels); /* the same bytes: cannot fail now */
+    if (r == QP_OK) r = read_all(in, size, format, &cap, NULL, w, w, &levels); /* the same bytes: cannot fail now */
     return r;
+}
+
+qp_result qp_snapshot_caps(const void *buf, unsigned long size, qp_world_caps *need)
+{
+    if (!buf || !need) return QP_ERR_PARAM;
+    uint32_t format;
+    if (!header_ok((const unsigned char *)buf, size, &format)) return QP_ERR_BUFFER;
+    qp_world_caps n = { 1, 1, 1, 1, 1, QP_CFG_MAX_EVENTS, 1 };
+    qp_result r = read_all((const unsigned char *)buf, size, format, &qp__caps_max, &n, NULL, NULL, NULL);
+    if (r != QP_OK) return r;
+    *need = n;
+    return QP_OK;
 }

@@ -236,10 +236,10 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
 static int order_trees(qp_world *w, qp_joint_tree *t)
 {
     int n = 0;
-    for (int i = 0; i < QP_CFG_MAX_JOINTS; i++) t->pos[i] = 0;
+    for (int i = 0; i < qp__cap_joints(w); i++) t->pos[i] = 0;
     for (int o = 0; o < w->joint_count; o++) {
         int root = w->joint_order[o];
-        if (n >= QP_CFG_MAX_JOINTS) break;   /* n counts distinct joints: never, but said */
+        if (n >= qp__cap_joints(w)) break;   /* n counts distinct joints: never, but said */
         if (t->pos[root - 1] || !takes_part(w, &w->joints[root - 1])) continue;
         int first = n;
         t->joint[n] = (uint16_t)root;
@@ -260,7 +260,7 @@ static int order_trees(qp_world *w, qp_joint_tree *t)
                         const qp_joint *jm = &w->joints[t->joint[m] - 1];
                         loop = jm->a == other || jm->b == other;
                     }
-                if (loop || n >= QP_CFG_MAX_JOINTS) continue;
+                if (loop || n >= qp__cap_joints(w)) continue;
                 t->joint[n] = (uint16_t)u;
                 t->pos[u - 1] = (uint16_t)(n + 1);
                 n++;
@@ -268,7 +268,7 @@ static int order_trees(qp_world *w, qp_joint_tree *t)
         }
     }
     /* Reverse: leaves first. */
-    for (int i = 0, k = n - 1; i < k && k < QP_CFG_MAX_JOINTS; i++, k--) {
+    for (int i = 0, k = n - 1; i < k && k < qp__cap_joints(w); i++, k--) {
         uint16_t x = t->joint[i];
         t->joint[i] = t->joint[k];
         t->joint[k] = x;

@@ -863,7 +863,7 @@ static bool shares_body(const qp_joint *x, const qp_joint *y)
 
 static int sweeps_of(const qp_world *w)
 {
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++)
+    for (int i = 1; i <= qp__cap_joints(w); i++)
         if (w->joints[i - 1].a != 0 && w->joints[i - 1].type >= QP_JOINT_FIXED) return STIFF_JOINT_SWEEPS;
     return JOINT_SWEEPS;
 }
@@ -877,7 +877,7 @@ void qp__prepare_joints(qp_world *w)
         return;
     }
     int n = 0;
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) continue;
 #if QP_CFG_JOINT_OPTIONS
@@ -890,7 +890,7 @@ void qp__prepare_joints(qp_world *w)
     for (int head = 0;; head++) {
         if (head == n) {   /* an island with no static body: start it at its lowest index */
             int next = 0;
-            for (int i = 1; i <= QP_CFG_MAX_JOINTS && !next; i++) {
+            for (int i = 1; i <= qp__cap_joints(w) && !next; i++) {
                 if (w->joints[i - 1].a == 0) continue;
                 bool listed = false;
                 for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
@@ -900,7 +900,7 @@ void qp__prepare_joints(qp_world *w)
             w->joint_order[n++] = (uint16_t)next;
         }
         const qp_joint *u = &w->joints[w->joint_order[head] - 1];
-        for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+        for (int i = 1; i <= qp__cap_joints(w); i++) {
             if (w->joints[i - 1].a == 0 || !shares_body(u, &w->joints[i - 1])) continue;
             bool listed = false;
             for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
@@ -1119,7 +1119,7 @@ fix16_t qp__joint_load(const qp_world *w, const qp_joint *j)
 void qp__break_joints(qp_world *w)
 {
 #if QP_CFG_JOINT_OPTIONS
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS && w->joint_count > 0; i++) {
+    for (int i = 1; i <= qp__cap_joints(w) && w->joint_count > 0; i++) {
         qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 || j->drive.break_impulse == 0 || !joint_moves(w, j)) continue;
         qp_joint_rows scratch;

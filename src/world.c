@@ -71,23 +71,21 @@ static void copy_def(qp_world_def *to, const qp_world_def *d)
     to->min_awake_steps = d->min_awake_steps;
 }
 
-bool qp__config_ok(uint32_t config_signature, unsigned long world_size)
+void qp__world_start(qp_world *w, const qp_world_def *def)
 {
-    return config_signature == QP_CONFIG_SIGNATURE && world_size == (unsigned long)sizeof(qp_world);
+    copy_def(&w->def, def);
+    w->stats.first_all_asleep_step = -1;
 }
 
 qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t config_signature,
-                                unsigned long world_size)
+                                unsigned long world_size, const qp_world_caps *caps)
 {
-    if (!qp__config_ok(config_signature, world_size)) return QP_ERR_CONFIG;
+    if (!qp__world_fits(config_signature, world_size, caps)) return QP_ERR_CONFIG;
     if (!w || !def) return QP_ERR_PARAM;
     qp_result r = qp__check_world_def(def);
     if (r != QP_OK) return r;
-    /* Every byte, padding included, so snapshots and hashes see no garbage. */
-    unsigned char *p = (unsigned char *)w;
-    for (unsigned long i = 0; i < sizeof *w; i++) p[i] = 0;
-    copy_def(&w->def, def);
-    w->stats.first_all_asleep_step = -1;
+    qp__world_own(w, caps);   /* every byte, padding included, so snapshots and hashes see no garbage */
+    qp__world_start(w, def);
     return QP_OK;
 }
 
@@ -173,4 +171,9 @@ const qp_world_def *qp_world_get_def(const qp_world *w)
 int qp_world_capacity(void)
 {
     return QP_CFG_MAX_BODIES;
+}
+
+int qp_world_body_capacity(const qp_world *w)
+{
+    return qp__cap_bodies(w);
 }

@@ -174,7 +174,7 @@ static uint32_t hash_body(const qp_world *w, int i)
 
 uint32_t qp_body_hash(const qp_world *w, qp_body_id id)
 {
-    if (!w || id.index == 0 || id.index > QP_CFG_MAX_BODIES) return 0;
+    if (!w || id.index == 0 || id.index > qp__cap_bodies(w)) return 0;
     const qp_body_state *b = &w->bodies[id.index];
     if (!(b->state & QP_STATE_USED) || b->generation != id.generation) return 0;
     return hash_body(w, id.index);
@@ -183,7 +183,7 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id)
 static uint32_t hash_slots(uint32_t h, const qp_world *w)
 {
     h = qp_hash_u32(h, TAG_SLOTS);
-    for (int i = 1; i <= QP_CFG_MAX_BODIES; i++) {
+    for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (b->state & QP_STATE_USED) {
             h = h32(h, i);
@@ -201,7 +201,7 @@ static uint32_t hash_contacts(uint32_t h, const qp_world *w)
 {
     h = qp_hash_u32(h, TAG_CONTACTS);
     h = h32(h, w->contact_count);
-    for (int c = 0; c < w->contact_count && c < QP_CFG_MAX_CONTACTS; c++) {
+    for (int c = 0; c < w->contact_count && c < qp__cap_contacts(w); c++) {
         const qp_contact *ct = &w->contacts[c];
         h = h32(h, ct->a);
         h = h32(h, ct->b);
@@ -230,7 +230,7 @@ static uint32_t hash_sensors(uint32_t h, const qp_world *w)
 {
     h = qp_hash_u32(h, TAG_SENSORS);
     h = h32(h, w->sensor_overlap_count);
-    for (int k = 0; k < w->sensor_overlap_count && k < QP_CFG_MAX_SENSOR_OVERLAPS; k++) {
+    for (int k = 0; k < w->sensor_overlap_count && k < qp__cap_sensor_overlaps(w); k++) {
         h = h32(h, w->sensor_overlaps[k].a);
         h = h32(h, w->sensor_overlaps[k].b);
     }
@@ -240,7 +240,7 @@ static uint32_t hash_sensors(uint32_t h, const qp_world *w)
 static uint32_t hash_joints(uint32_t h, const qp_world *w)
 {
     h = qp_hash_u32(h, TAG_JOINTS);
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) {
             if (j->generation == 0) continue;

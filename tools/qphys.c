@@ -51,6 +51,7 @@
 #include "qphys/version.h"
 #include "qphys/world.h"
 #include "replay.h"
+#include "sized_world.h"
 #include "verify.h"
 
 #define EXIT_VERIFY 1
@@ -59,7 +60,7 @@
 #define MAX_STEPS 10000000L
 #define MAX_FILE (256L * 1024 * 1024)
 
-static qp_world world;          /* all of the engine's state */
+static qp_world *world;         /* all of the engine's state: sized to the file loaded (sized_world.h) */
 static const char *prog = "qphys";
 
 static void die(const char *fmt, ...)
@@ -83,8 +84,10 @@ static const char usage_text[] =
     "       qphys render SCENE|SNAPSHOT [--steps N | --from A --to B --every K] -o FILE.png|FILE.gif\n"
     "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       qphys --help | --version\n"
-    "A snapshot of a world with meshes or heightfields restores over the scene it came from\n"
-    "(--scene SCENE: its level geometry is built first). Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
+    "Every command takes --max-bodies N: refuse files of more bodies (its world is sized to\n"
+    "the file: docs/scale.md). A snapshot of a world with meshes or heightfields restores over\n"
+    "the scene it came from (--scene SCENE: its level geometry is built first).\n"
+    "Scene files: docs/scene-format.md. Exit status: 0 success, 1 a verification\n"
     "failed, 2 bad input or usage.\n";
 
 /* A usage error: the text on stderr, exit 2. (--help prints it on stdout, exit 0.) */
@@ -149,7 +152,7 @@ static qp_scene_info load_scene(const char *path, const char *text, unsigned lon
 {
     qp_scene_info info;
     qp_scene_error err;
-    qp_result r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store(path, text, len));
+    qp_result r = sized_world_load_scene(&world, text, len, &info, &err, obj_level_store(path, text, len));
     if (r != QP_OK) {
         if (err.line > 0)
             fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line + line_offset, err.column, err.message);
@@ -167,23 +170,20 @@ static int is_snapshot(const blob *b) { return b->len >= 4 && !memcmp(b->data, "
  * run reports, from the restored world. */
 static qp_scene_info load_snapshot(const char *path, const blob *b)
 {
-    qp_result r = qp_world_restore(&world, b->data, b->len);
+    char why[160];
+    qp_result r = sized_world_restore(&world, b->data, b->len, why, sizeof why);
     if (r != QP_OK) {
-        fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
-                r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold (qphys run "
-                                      "SNAPSHOT --scene SCENE restores it over the scene it came from)"
-                                    : "damaged, truncated or inconsistent");
+        fprintf(stderr, "%s: error: not a valid snapshot: %s\n", path, why);
         exit(EXIT_INPUT);
     }
     qp_scene_info info;
     memset(&info, 0, sizeof info);
-    info.world = *qp_world_get_def(&world);
-    for (int i = 1; i <= qp_world_capacity(); i++) {
-        qp_body_id id = qp_world_body_at(&world, i);
+    info.world = *qp_world_get_def(world);
+    for (int i = 1; i <= qp_world_body_capacity(world); i++) {
+        qp_body_id id = qp_world_body_at(world, i);
         if (qp_body_id_is_null(id)) continue;
         info.bodies = i;   /* scene numbering: body n is slot n + 1 */
-        if (qp_body_get_type(&world, id) == QP_BODY_DYNAMIC) info.dynamic_bodies++;
+        if (qp_body_get_type(world, id) == QP_BODY_DYNAMIC) info.dynamic_bodies++;
     }
     return info;
 }
@@ -191,10 +191,10 @@ static qp_scene_info load_snapshot(const char *path, const blob *b)
 /* Write the world's snapshot to path, or exit 2. */
 static void save_snapshot(const char *path)
 {
-    unsigned long n = qp_world_snapshot(&world, NULL, 0);
+    unsigned long n = qp_world_snapshot(world, NULL, 0);
     unsigned char *buf = malloc(n);
     if (!buf) die("out of memory");
-    if (qp_world_snapshot(&world, buf, n) != n) die("%s: snapshot failed", path);
+    if (qp_world_snapshot(world, buf, n) != n) die("%s: snapshot failed", path);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) die("%s: cannot write", path);
     free(buf);
@@ -234,7 +234,7 @@ static int cmd_run(int argc, char **argv)
     qp_scene_info info = is_snapshot(&text) ? load_snapshot(path, &text) : load_scene(path, text.data, text.len, 0);
     /* A resumed run numbers its steps on from the snapshot's, so its "step hash" lines
      * can be compared with the uninterrupted run's. */
-    long first = (long)qp_world_get_stats(&world).step;
+    long first = (long)qp_world_get_stats(world).step;
 
     uint32_t *seq = 0;
     if (hashes && json) {
@@ -244,17 +244,17 @@ static int cmd_run(int argc, char **argv)
     uint64_t ticks = 0;
     for (long s = 1; s <= steps; s++) {
         uint64_t t0 = qp_port_ticks64();
-        qp_world_step(&world);
+        qp_world_step(world);
         ticks += qp_port_ticks64() - t0;
         if (hashes) {
-            uint32_t h = qp_world_hash(&world);
+            uint32_t h = qp_world_hash(world);
             if (json) seq[s - 1] = h;
             else printf("%ld %08x\n", first + s, (unsigned)h);
         }
     }
     double us = steps > 0 ? (double)ticks * 1e6 / (double)qp_port_tick_hz() / (double)steps : 0.0;
-    qp_world_stats st = qp_world_get_stats(&world);
-    uint32_t final_hash = qp_world_hash(&world);
+    qp_world_stats st = qp_world_get_stats(world);
+    uint32_t final_hash = qp_world_hash(world);
     if (json) {
         printf("{\"scene\": \"");
         for (const char *p = path; *p; p++) {
@@ -274,19 +274,19 @@ static int cmd_run(int argc, char **argv)
         }
         printf(" \"final\": [");
         for (int i = 0; i < info.bodies; i++) {
-            qp_body_id id = qp_scene_body(&world, i);
-            qp_vec3 p = qp_body_position(&world, id), v = qp_body_linear_velocity(&world, id),
-                    w = qp_body_angular_velocity(&world, id);
-            qp_quat q = qp_body_rotation(&world, id);
-            qp_body_type type = qp_body_get_type(&world, id);
+            qp_body_id id = qp_scene_body(world, i);
+            qp_vec3 p = qp_body_position(world, id), v = qp_body_linear_velocity(world, id),
+                    w = qp_body_angular_velocity(world, id);
+            qp_quat q = qp_body_rotation(world, id);
+            qp_body_type type = qp_body_get_type(world, id);
             int dyn = type == QP_BODY_DYNAMIC;
             printf("%s\n  {\"pos\": [%.17g, %.17g, %.17g], \"quat\": [%.17g, %.17g, %.17g, %.17g], "
                    "\"vel\": [%.17g, %.17g, %.17g], \"spin\": [%.17g, %.17g, %.17g], \"asleep\": %s, \"static\": %s",
                    i ? "," : "", fx(p.x), fx(p.y), fx(p.z), q30(q.w), q30(q.x), q30(q.y), q30(q.z), fx(v.x), fx(v.y),
-                   fx(v.z), fx(w.x), fx(w.y), fx(w.z), dyn && !qp_body_is_awake(&world, id) ? "true" : "false",
+                   fx(v.z), fx(w.x), fx(w.y), fx(w.z), dyn && !qp_body_is_awake(world, id) ? "true" : "false",
                    type == QP_BODY_STATIC ? "true" : "false");
             if (type == QP_BODY_KINEMATIC) printf(", \"kinematic\": true");   /* only then: older outputs unchanged */
-            printf(", \"flags\": %u}", (unsigned)qp_body_flags(&world, id));
+            printf(", \"flags\": %u}", (unsigned)qp_body_flags(world, id));
         }
         printf("\n ]}\n");
     } else if (!hashes) {
@@ -387,10 +387,10 @@ static qp_vec3 rnd_xyz(driver *d, int range)
 
 static qp_body_id pick_dynamic(driver *d)
 {
-    int n = qp_world_capacity(), start = (int)(next_rnd(d) % (uint32_t)n);
+    int n = qp_world_body_capacity(world), start = (int)(next_rnd(d) % (uint32_t)n);
     for (int k = 0; k < n; k++) {
-        qp_body_id id = qp_world_body_at(&world, 1 + (start + k) % n);
-        if (!qp_body_id_is_null(id) && qp_body_get_type(&world, id) == QP_BODY_DYNAMIC) return id;
+        qp_body_id id = qp_world_body_at(world, 1 + (start + k) % n);
+        if (!qp_body_id_is_null(id) && qp_body_get_type(world, id) == QP_BODY_DYNAMIC) return id;
     }
     return qp_null_body();
 }
@@ -399,44 +399,44 @@ static qp_body_id pick_dynamic(driver *d)
 static void drive(driver *d)
 {
     qp_body_id id = pick_dynamic(d);
-    qp_vec3 c = qp_body_center(&world, id);
+    qp_vec3 c = qp_body_center(world, id);
     int kind = d->turn++ % 13;
     if (qp_body_id_is_null(id) && kind != 6 && kind != 11) return;
     switch (kind) {
-    case 0: (void)qp_body_apply_impulse(&world, id, rnd_xz(d, 2, QP_INT(4)),
+    case 0: (void)qp_body_apply_impulse(world, id, rnd_xz(d, 2, QP_INT(4)),
                                         qp_v3(c.x + QP_FRAC(1, 10), c.y, c.z)); break;
-    case 1: (void)qp_body_set_linear_velocity(&world, id, rnd_xz(d, 3, QP_INT(5))); break;
-    case 2: (void)qp_body_set_angular_velocity(&world, id, rnd_xyz(d, 2)); break;
-    case 3: (void)qp_body_apply_force(&world, id, rnd_xz(d, 50, QP_INT(400))); break;
-    case 4: (void)qp_body_apply_torque(&world, id, rnd_xyz(d, 5)); break;
-    case 5: (void)qp_body_wake(&world, id); break;
+    case 1: (void)qp_body_set_linear_velocity(world, id, rnd_xz(d, 3, QP_INT(5))); break;
+    case 2: (void)qp_body_set_angular_velocity(world, id, rnd_xyz(d, 2)); break;
+    case 3: (void)qp_body_apply_force(world, id, rnd_xz(d, 50, QP_INT(400))); break;
+    case 4: (void)qp_body_apply_torque(world, id, rnd_xyz(d, 5)); break;
+    case 5: (void)qp_body_wake(world, id); break;
     case 6: {
         qp_body_def def = qp_default_body_def();
         def.position = rnd_xz(d, 2, QP_INT(6));
         def.shape_count = 1;
         if (qp_make_sphere(QP_FRAC(1, 5), &def.shapes[0]) != QP_OK) return;
         qp_result r;
-        qp_body_id made = qp_create_body(&world, &def, &r);
+        qp_body_id made = qp_create_body(world, &def, &r);
         if (r == QP_OK) d->made = made;
         break;
     }
-    case 7: (void)qp_destroy_body(&world, d->made); break;
+    case 7: (void)qp_destroy_body(world, d->made); break;
     case 8: {
-        qp_vec3 p = qp_body_position(&world, id);
-        (void)qp_body_set_pose(&world, id, qp_v3(p.x, p.y + QP_ONE, p.z), qp_body_rotation(&world, id));
+        qp_vec3 p = qp_body_position(world, id);
+        (void)qp_body_set_pose(world, id, qp_v3(p.x, p.y + QP_ONE, p.z), qp_body_rotation(world, id));
         break;
     }
-    case 9: qp_body_clear_flags(&world, id); break;
+    case 9: qp_body_clear_flags(world, id); break;
     case 10: {
         /* A rope (distance joint, slack 0.5 m) from the body to the next dynamic one by
          * slot, between their centres. */
         qp_body_id other = qp_null_body();
-        for (int k = 1, n = qp_world_capacity(); k < n && qp_body_id_is_null(other); k++) {
-            qp_body_id o = qp_world_body_at(&world, 1 + (id.index - 1 + k) % n);
-            if (!qp_body_id_is_null(o) && qp_body_get_type(&world, o) == QP_BODY_DYNAMIC) other = o;
+        for (int k = 1, n = qp_world_body_capacity(world); k < n && qp_body_id_is_null(other); k++) {
+            qp_body_id o = qp_world_body_at(world, 1 + (id.index - 1 + k) % n);
+            if (!qp_body_id_is_null(o) && qp_body_get_type(world, o) == QP_BODY_DYNAMIC) other = o;
         }
         if (qp_body_id_is_null(other)) return;
-        qp_vec3 oc = qp_body_center(&world, other);
+        qp_vec3 oc = qp_body_center(world, other);
         qp_joint_def jd = qp_default_joint_def();
         jd.type = QP_JOINT_DISTANCE;
         jd.a = id;
@@ -445,18 +445,18 @@ static void drive(driver *d)
         jd.anchor_b = oc;
         jd.max_length = qp_v3_len(qp_v3_sub(oc, c)) + QP_FRAC(1, 2);
         qp_result r;
-        qp_joint_id made = qp_create_joint(&world, &jd, &r);
+        qp_joint_id made = qp_create_joint(world, &jd, &r);
         if (r == QP_OK) d->joint = made;
         break;
     }
-    case 11: (void)qp_destroy_joint(&world, d->joint); break;
+    case 11: (void)qp_destroy_joint(world, d->joint); break;
     default: {
         /* Shape 0 into category 1, 2 or 4, no longer colliding with category 2 or 4. */
         qp_shape_filter f = qp_default_shape_filter();
         uint32_t r = next_rnd(d);
         f.category = (uint16_t)(1u << (r % 3));
         f.mask = (uint16_t)(0xFFFFu ^ (2u << (r / 3 % 2)));
-        (void)qp_body_set_shape_filter(&world, id, 0, f);
+        (void)qp_body_set_shape_filter(world, id, 0, f);
         break;
     }
     }
@@ -464,9 +464,9 @@ static void drive(driver *d)
 
 static void put_pose(text_buf *t, long step, int slot, qp_body_id id)
 {
-    qp_vec3 x = qp_body_center(&world, id), v = qp_body_linear_velocity(&world, id),
-            w = qp_body_angular_velocity(&world, id);
-    qp_quat q = qp_body_rotation(&world, id);
+    qp_vec3 x = qp_body_center(world, id), v = qp_body_linear_velocity(world, id),
+            w = qp_body_angular_velocity(world, id);
+    qp_quat q = qp_body_rotation(world, id);
     out(t, "p %ld %d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld\n", step, slot, (long)x.x, (long)x.y,
         (long)x.z, (long)q.w, (long)q.x, (long)q.y, (long)q.z, (long)v.x, (long)v.y, (long)v.z, (long)w.x, (long)w.y,
         (long)w.z);
@@ -503,12 +503,12 @@ static int cmd_record(int argc, char **argv)
         die("record: NAME.qpin is a recording from a snapshot: record a scene into NAME.replay");
     if (from_snapshot) load_snapshot(path, &text);
     else load_scene(path, text.data, text.len, 0);
-    long first = (long)qp_world_get_stats(&world).step;
+    long first = (long)qp_world_get_stats(world).step;
     if (first > 0x7FFFFFFFL - steps) die("record: the steps would run past step 2147483647");
     static unsigned char log_buf[QP_INPUT_MAX_ENTRY * 8];
     qp_input_log log;
     if (qp_input_log_init(&log, log_buf, sizeof log_buf) != QP_OK) die("input log");
-    qp_world_set_input_log(&world, &log);
+    qp_world_set_input_log(world, &log);
 
     text_buf t = { 0, 0, 0 };
     char cfg[512];
@@ -535,12 +535,12 @@ static int cmd_record(int argc, char **argv)
     }
     /* Per step: its inputs ("i"), the states of the bodies whose hash changed ("p", with
      * --poses), then "s STEP WORLD_HASH SLOT:HASH ..." for those bodies (all at step 0). */
-    int cap = qp_world_capacity();
+    int cap = qp_world_body_capacity(world);
     uint32_t *prev = calloc((size_t)cap + 1, sizeof *prev);
     if (!prev) die("out of memory");
     driver d = { seed, { 0, 0 }, 0, { 0, 0 } };
     for (long s = 0; s <= steps; s++) {
-        if (s > 0) qp_world_step(&world);
+        if (s > 0) qp_world_step(world);
         if (every > 0 && s > 0 && s % every == 0) {
             qp_input_log_init(&log, log_buf, sizeof log_buf);
             drive(&d);
@@ -553,13 +553,13 @@ static int cmd_record(int argc, char **argv)
         }
         if (poses)
             for (int i = 1; i <= cap; i++) {
-                qp_body_id id = qp_world_body_at(&world, i);
-                uint32_t h = qp_body_hash(&world, id);
+                qp_body_id id = qp_world_body_at(world, i);
+                uint32_t h = qp_body_hash(world, id);
                 if ((s == 0 || h != prev[i]) && h != 0) put_pose(&t, first + s, i, id);
             }
-        out(&t, "s %ld %08lx", first + s, (unsigned long)qp_world_hash(&world));
+        out(&t, "s %ld %08lx", first + s, (unsigned long)qp_world_hash(world));
         for (int i = 1; i <= cap; i++) {
-            uint32_t h = qp_body_hash(&world, qp_world_body_at(&world, i));
+            uint32_t h = qp_body_hash(world, qp_world_body_at(world, i));
             if ((s == 0 && h != 0) || (s > 0 && h != prev[i])) out(&t, " %d:%08lx", i, (unsigned long)h);
             prev[i] = h;
         }
@@ -583,7 +583,7 @@ static int cmd_record(int argc, char **argv)
         free(snap);
     }
     printf("recorded %ld steps of %s into %s (%lu bytes), final hash %08x\n", steps, path, dest,
-           (unsigned long)t.n, (unsigned)qp_world_hash(&world));
+           (unsigned long)t.n, (unsigned)qp_world_hash(world));
     free(t.p);
     free(prev);
     free(text.data);
@@ -628,9 +628,9 @@ static void print_state(const char *label, const int32_t *v)
 
 static void body_state(qp_body_id id, int32_t *v)
 {
-    qp_vec3 x = qp_body_center(&world, id), lv = qp_body_linear_velocity(&world, id),
-            w = qp_body_angular_velocity(&world, id);
-    qp_quat q = qp_body_rotation(&world, id);
+    qp_vec3 x = qp_body_center(world, id), lv = qp_body_linear_velocity(world, id),
+            w = qp_body_angular_velocity(world, id);
+    qp_quat q = qp_body_rotation(world, id);
     int32_t all[13] = { x.x, x.y, x.z, q.w, q.x, q.y, q.z, lv.x, lv.y, lv.z, w.x, w.y, w.z };
     memcpy(v, all, sizeof all);
 }
@@ -668,9 +668,9 @@ static int cmd_replay(int argc, char **argv)
             die("%s: not the snapshot %s was recorded from (its size or CRC-32 differs)", snap_path, path);
         scene = load_snapshot(snap_path, &snap);
         scene.bodies = 0;   /* no scene lines to point at */
-        if ((long)qp_world_get_stats(&world).step != rp.first)
+        if ((long)qp_world_get_stats(world).step != rp.first)
             die("%s: taken at step %lu, %s starts at %ld", snap_path,
-                (unsigned long)qp_world_get_stats(&world).step, path, rp.first);
+                (unsigned long)qp_world_get_stats(world).step, path, rp.first);
         free(snap.data);
         free(snap_path);
     } else {
@@ -689,13 +689,13 @@ static int cmd_replay(int argc, char **argv)
     long *pose_of = malloc(SLOTS * sizeof *pose_of);
     if (!expect || !pose_of) die("out of memory");
     for (int i = 0; i < SLOTS; i++) pose_of[i] = -1;
-    int cap = qp_world_capacity(), status = 0;
+    int cap = qp_world_body_capacity(world), status = 0;
     for (long s = 0; s <= rp.steps && !status; s++) {
-        if (s > 0) qp_world_step(&world);
+        if (s > 0) qp_world_step(world);
         unsigned long at = 0, n = rp.input_at[s + 1] - rp.input_at[s];
         qp_input_info info;
         const unsigned char *in = rp.inputs ? rp.inputs + rp.input_at[s] : NULL; /* none recorded: null */
-        qp_result r = qp_input_replay_step(&world, in, n, &at, &info);
+        qp_result r = qp_input_replay_step(world, in, n, &at, &info);
         if (r == QP_ERR_BUFFER || (r == QP_OK && at != n)) {
             fprintf(stderr, "%s: error: an input of step %ld is not a well-formed entry (qphys/record.h)\n", path,
                     rp.first + s);
@@ -715,22 +715,22 @@ static int cmd_replay(int argc, char **argv)
         }
         for (long k = rp.body_at[s]; k < rp.body_at[s + 1]; k++) expect[rp.bodies[k].slot] = rp.bodies[k].hash;
         for (long k = rp.pose_at[s]; k < rp.pose_at[s + 1]; k++) pose_of[rp.poses[k].slot] = k;
-        uint32_t h = qp_world_hash(&world);
+        uint32_t h = qp_world_hash(world);
         int first = 0;
         for (int i = 1; i < SLOTS && !first; i++) {
-            uint32_t bh = i <= cap ? qp_body_hash(&world, qp_world_body_at(&world, i)) : 0;
+            uint32_t bh = i <= cap ? qp_body_hash(world, qp_world_body_at(world, i)) : 0;
             if (bh != expect[i]) first = i;
         }
         if (h == rp.world[s] && !first) continue;
         printf("replay %s: DIVERGED at step %ld: world hash %08lx, recorded %08lx\n", path, rp.first + s,
                (unsigned long)h, (unsigned long)rp.world[s]);
         if (first) {
-            qp_body_id id = qp_world_body_at(&world, first);
+            qp_body_id id = qp_world_body_at(world, first);
             printf("first diverging body: slot %d", first);
             if (first <= scene.bodies)
                 printf(" (scene body %d, defined at %s:%d)", first - 1, path,
                        rp.scene_line + body_line(rp.scene, rp.scene_len, first - 1));
-            printf(": body hash %08lx, recorded %08lx\n", (unsigned long)qp_body_hash(&world, id),
+            printf(": body hash %08lx, recorded %08lx\n", (unsigned long)qp_body_hash(world, id),
                    (unsigned long)expect[first]);
             int32_t now[13];
             if (pose_of[first] >= 0) print_state("recorded:", rp.poses[pose_of[first]].v);
@@ -748,7 +748,7 @@ static int cmd_replay(int argc, char **argv)
     }
     if (!status)
         printf("replay %s: matched: %ld steps, %lu inputs bytes, final hash %08x\n", path, rp.steps,
-               rp.input_at[rp.steps + 1], (unsigned)qp_world_hash(&world));
+               rp.input_at[rp.steps + 1], (unsigned)qp_world_hash(world));
     free(expect);
     free(pose_of);
     replay_free(&rp);
@@ -762,12 +762,20 @@ int qphys_verify(int argc, char **argv, qp_world *w); /* tools/verify_cmd.c */
 int main(int argc, char **argv)
 {
     qp_port_init();
+    /* --max-bodies N, anywhere: the most bodies a file may hold (sized_world.h). */
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        int got = sized_world_option(argc, argv, &i);
+        if (got < 0) die("--max-bodies: expected 1 .. 65532");
+        if (got == 0) argv[n++] = argv[i];
+    }
+    argc = n;
     if (argc < 2) usage();
     if (!strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(argv[1], "record")) return cmd_record(argc - 2, argv + 2);
     if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "verify")) return qphys_verify(argc - 2, argv + 2, &world);
+    if (!strcmp(argv[1], "verify")) return qphys_verify(argc - 2, argv + 2, NULL);
     if (!strcmp(argv[1], "render")) return qphys_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Verifying one recording (tools/verify.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "sized_world.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -81,16 +82,19 @@ static const char *input_name(qp_input_kind k)
 
 /* The world the recording starts from: its scene, or its snapshot (checked against the
  * size, CRC-32 and step its header names). Nonzero: damaged, said in out. */
-static int start_world(qp_world *w, const char *path, const replay *rp, const void *snap, unsigned long snap_len,
-                       int is_pair, verify_result *out)
+static int start_world(qp_world **wp, const char *path, const replay *rp, const void *snap, unsigned long snap_len,
+                       int is_pair, verify_result *out, int sized)
 {
+    qp_world *w = *wp;
     if (is_pair != rp->from_snapshot)
         return verdict(out, VERIFY_DAMAGED, is_pair ? "a .qpin file must name its snapshot ('snapshot' line)"
                                                     : "names a snapshot: only a NAME.qpin beside NAME.qps may");
     if (!rp->from_snapshot) {
         qp_scene_error err;
         /* Mesh files are read relative to the recording's folder. */
-        qp_result r = qp_scene_load_level(w, rp->scene, rp->scene_len, NULL, &err, obj_level_store(path, rp->scene, rp->scene_len));
+        const qp_scene_level_store *store = obj_level_store(path, rp->scene, rp->scene_len);
+        qp_result r = sized ? sized_world_load_scene(wp, rp->scene, rp->scene_len, NULL, &err, store)
+                            : qp_scene_load_level(w, rp->scene, rp->scene_len, NULL, &err, store);
         if (r == QP_OK) return 0;
         if (err.line > 0) {
             out->line = err.line + rp->scene_line;
@@ -104,9 +108,12 @@ static int start_world(qp_world *w, const char *path, const replay *rp, const vo
         return verdict(out, VERIFY_DAMAGED,
                        "its snapshot is not the one recorded: %lu bytes, CRC-32 %08lx; the header says %lu, %08lx",
                        snap_len, (unsigned long)crc, rp->snapshot_bytes, (unsigned long)rp->snapshot_crc);
-    qp_result r = qp_world_restore(w, snap, snap_len);
+    char why[160];
+    qp_result r = sized ? sized_world_restore(wp, snap, snap_len, why, sizeof why) : qp_world_restore(w, snap, snap_len);
     if (r != QP_OK)
-        return verdict(out, VERIFY_DAMAGED, "its snapshot is not valid for this build (%s)", qp_result_str(r));
+        return verdict(out, VERIFY_DAMAGED, "its snapshot is not valid for this world (%s)",
+                       sized ? why : qp_result_str(r));
+    w = *wp;
     if ((long)qp_world_get_stats(w).step != rp->first)
         return verdict(out, VERIFY_DAMAGED, "its snapshot was taken at step %lu, the header says %ld",
                        (unsigned long)qp_world_get_stats(w).step, rp->first);
@@ -129,7 +136,14 @@ int verify_data(qp_world *w, const char *path, const char *data, unsigned long l
     memcpy(out->version, rp.version, sizeof out->version);
     out->steps = rp.steps;
     out->step = rp.first;
-    if (start_world(w, path, &rp, snap, snap_len, is_pair, out)) {
+    /* No world given: one sized to the file, kept for the next in the same thread (the
+     * Python package verifies on several; tools/sized_world.h). */
+    static _Thread_local qp_world *sized_world;
+    int sized = w == NULL;
+    if (sized) w = sized_world;
+    int bad = start_world(&w, path, &rp, snap, snap_len, is_pair, out, sized);
+    if (sized) sized_world = w;
+    if (bad) {
         replay_free(&rp);
         return out->status;
     }
@@ -144,7 +158,7 @@ int verify_data(qp_world *w, const char *path, const char *data, unsigned long l
         replay_free(&rp);
         return verdict(out, VERIFY_DAMAGED, "out of memory");
     }
-    int cap = qp_world_capacity();
+    int cap = qp_world_body_capacity(w);
     out->status = VERIFY_MATCHED;
     for (long s = 0; s <= rp.steps; s++) {
         long step = rp.first + s;

@@ -49,12 +49,13 @@ void verify_engine_config(char *buf, size_t size);
 /* This qphys's version (QP_VERSION_STRING; the replay files' "version" line). */
 const char *verify_version(void);
 
-/* Verify the recording data[0..len) named path, in w. A pair's inputs come with snap (the
- * snapshot's bytes, snap_len of them); snap null for a replay file. Returns out->status. */
+/* Verify the recording data[0..len) named path, in w, or (w null) in a world sized to it
+ * (tools/sized_world.h). A pair's inputs come with snap (the snapshot's bytes, snap_len of
+ * them); snap null for a replay file. Returns out->status. */
 int verify_data(qp_world *w, const char *path, const char *data, unsigned long len, const void *snap,
                 unsigned long snap_len, int is_pair, verify_result *out);
-/* Read path (and, for a NAME.qpin, NAME.qps) and verify it in w. Never exits: a file that
- * cannot be read is damaged. */
+/* Read path (and, for a NAME.qpin, NAME.qps) and verify it in w (null: sized to it). Never
+ * exits: a file that cannot be read is damaged. */
 int verify_file(qp_world *w, const char *path, verify_result *out);
 /* Whether path names a pair's inputs (ends in ".qpin"). */
 int verify_is_pair(const char *path);

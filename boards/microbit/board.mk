@@ -23,6 +23,6 @@ BOARD_OPT    ?= -Os
 # kind but without motors, springs or break impulses (QP_CFG_JOINT_OPTIONS=0: 40 bytes it has not),
 # one event of each kind and one sensor overlap (a board reads no events yet); the stack
 # (3 136 bytes, boards/microbit/linker.ld) and the port take the rest.
-BOARD_POOLS  := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=21 -DQP_CFG_MAX_SHAPES=21 -DQP_CFG_MAX_BODY_SHAPES=1 \
+BOARD_POOLS  := -DQP_CFG_LOW_RAM=1 -DQP_CFG_FIXED_POOLS=1 -DQP_CFG_MAX_BODIES=21 -DQP_CFG_MAX_SHAPES=21 -DQP_CFG_MAX_BODY_SHAPES=1 \
                 -DQP_CFG_MAX_PAIRS=20 -DQP_CFG_MAX_CONTACTS=20 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_JOINT_OPTIONS=0 -DQP_CFG_MAX_EVENTS=1 \
                 -DQP_CFG_MAX_SENSOR_OVERLAPS=1 -DQP_CFG_MAX_HULLS=0

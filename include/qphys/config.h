@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Compile-time options of qphys: capacities of the static pools.
+/* Compile-time options of qphys: the memory layout, and the capacities of the default
+ * world (qp_world w; qp_world_init(&w, &def)).
  *
  * Define QP_USER_CONFIG as a header name (e.g. -DQP_USER_CONFIG='"my_qp_config.h"')
- * to set options in one file, or pass -DQP_CFG_...=N. Every pool is part of
- * qp_world, so sizeof(qp_world) is the engine's whole RAM: see
+ * to set options in one file, or pass -DQP_CFG_...=N. A world of the default capacities
+ * holds its pools, so sizeof(qp_world) is its whole RAM; a world of other capacities lives
+ * in memory its caller gives it (qp_world_init_in, include/qphys/world.h). See
  * `make BOARD=microbit size` and docs/memory.md.
  */
 #ifndef QPHYS_CONFIG_H
@@ -13,7 +15,7 @@
 #include QP_USER_CONFIG
 #endif
 
-/* Bodies in a world, static ones (planes, fixed boxes) included. 1..65535. */
+/* Bodies in a world, static ones (planes, fixed boxes) included. 1..65532. */
 #ifndef QP_CFG_MAX_BODIES
 #define QP_CFG_MAX_BODIES 600
 #else
@@ -105,6 +107,15 @@
 #define QP_CFG_MAX_HULLS 16
 #endif
 
+/* 1: the pools are arrays inside qp_world, of the sizes above, and a world has no other
+ * capacities (qp_world_init_in answers QP_ERR_CONFIG): no pointers and no capacities in
+ * the world, for the smallest boards (the micro:bit, where they would cost 100 bytes).
+ * 0: the pools are pointers with capacities, which qp_world_init points into the world's
+ * own storage (the sizes above) and qp_world_init_in into the caller's memory (any size). */
+#ifndef QP_CFG_FIXED_POOLS
+#define QP_CFG_FIXED_POOLS 0
+#endif
+
 /* QP_CFG_POOLS_CUSTOM is defined when any pool size above was set: a program
  * with other pools may part from the default build where a pool fills up
  * (the board scene runner reports that instead of printing other hashes). */
@@ -118,8 +129,14 @@
 #if QP_CFG_MAX_SHAPES < QP_CFG_MAX_BODIES || QP_CFG_MAX_SHAPES > 65535
 #error "QP_CFG_MAX_SHAPES must be at least QP_CFG_MAX_BODIES and at most 65535"
 #endif
-#if 2 * (QP_CFG_MAX_CONTACTS) > 65535
-#error "QP_CFG_MAX_CONTACTS must be at most 32767 (the contact graph uses 16-bit indices)"
+#if QP_CFG_FIXED_POOLS && 2 * (QP_CFG_MAX_CONTACTS) > 65535
+#error "QP_CFG_MAX_CONTACTS must be at most 32767 with QP_CFG_FIXED_POOLS (the contact graph's 16-bit indices)"
+#endif
+#if QP_CFG_MAX_CONTACTS > 65535 || QP_CFG_MAX_BODIES > 65532
+#error "QP_CFG_MAX_CONTACTS must be at most 65535 and QP_CFG_MAX_BODIES at most 65532 (16-bit indices)"
+#endif
+#if QP_CFG_FIXED_POOLS != 0 && QP_CFG_FIXED_POOLS != 1
+#error "QP_CFG_FIXED_POOLS must be 0 or 1"
 #endif
 #if QP_CFG_MAX_JOINTS < 1 || QP_CFG_MAX_JOINTS > 65535
 #error "QP_CFG_MAX_JOINTS must be 1..65535"

@@ -120,8 +120,9 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
 qp_result qp_destroy_joint(qp_world *w, qp_joint_id id);
 bool qp_joint_is_valid(const qp_world *w, qp_joint_id id);
 /* The id of the joint in slot index (1-based), or null if the slot is free:
- * iterate 1..qp_world_joint_capacity() in index order. */
+ * iterate 1..qp_world_get_caps(w).joints in index order. */
 qp_joint_id qp_world_joint_at(const qp_world *w, int index);
+/* The joint slots of a world of the library's default capacities. */
 int qp_world_joint_capacity(void);
 
 /* Reads give zero (and QP_JOINT_BALL, null ids) for an invalid id. */

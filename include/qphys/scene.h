@@ -68,20 +68,25 @@ typedef struct {
 
 /* Parse and validate text[0..len) without touching any world. QP_OK, or
  * QP_ERR_PARSE (syntax, unknown keyword, bad number), QP_ERR_RANGE (a value
- * outside its range), QP_ERR_FULL (more bodies or shapes than this build's
- * pools, more joints than QP_CFG_MAX_JOINTS), QP_ERR_PARAM (null text or a bad argument;
+ * outside its range), QP_ERR_FULL (more bodies, shapes or joints than any world
+ * holds: qp_world_caps), QP_ERR_PARAM (null text or a bad argument;
  * a joint between two static bodies). info and err may be null. */
 qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info,
                          qp_scene_error *err) QP_MUST_USE;
 
 /* Check the text as above; only if it is valid, initialise w from its `world`
- * line (qp_world_init) and create its bodies in file order, then its joints. On any error w is
+ * line (as qp_world_init, keeping w's capacities; a static qp_world never initialised gets
+ * the default ones) and create its bodies in file order, then its joints. On any error w is
  * left exactly as it was and *err tells where. info and err may be null.
+ * QP_ERR_FULL: more bodies, shapes or joints than w's capacities, at the first line past
+ * them (size a world to a scene with qp_scene_check's counts and qp_world_caps_for).
  * QP_ERR_CONFIG: the caller was built with other options than the library (world.h). */
 qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
-                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size) QP_MUST_USE;
-#define qp_scene_load(w, text, len, info, err) \
-    qp_scene_load_checked((w), (text), (len), (info), (err), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
+                                qp_scene_error *err, uint32_t config_signature, unsigned long world_size,
+                                const qp_world_caps *caps) QP_MUST_USE;
+#define qp_scene_load(w, text, len, info, err)                                                     \
+    qp_scene_load_checked((w), (text), (len), (info), (err), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world), \
+                          qp__default_caps())
 
 /* Where level geometry goes when a scene is loaded: the caller's memory. Heightfields'
  * heights are read into heights[] (rows * cols each, in file order) and described in
@@ -105,10 +110,11 @@ typedef struct {
  * is reported at its path). qp_scene_load refuses such lines (QP_ERR_PARAM). */
 qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
                                       qp_scene_error *err, const qp_scene_level_store *store,
-                                      uint32_t config_signature, unsigned long world_size) QP_MUST_USE;
+                                      uint32_t config_signature, unsigned long world_size,
+                                      const qp_world_caps *caps) QP_MUST_USE;
 #define qp_scene_load_level(w, text, len, info, err, store)                                                \
     qp_scene_load_level_checked((w), (text), (len), (info), (err), (store), QP_CONFIG_SIGNATURE,            \
-                                (unsigned long)sizeof(qp_world))
+                                (unsigned long)sizeof(qp_world), qp__default_caps())
 
 /* The id of body number i (0-based, file order) of a world that qp_scene_load
  * filled; a null id when there is no such body. */

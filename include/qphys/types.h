@@ -18,7 +18,7 @@ typedef enum {
     QP_ERR_INVALID_ID,  /* a stale or null id */
     QP_ERR_BUFFER,      /* a caller's buffer is too small */
     QP_ERR_PARSE,       /* malformed text (scene files) */
-    QP_ERR_CONFIG,      /* the caller was compiled with other pool sizes or options than the library */
+    QP_ERR_CONFIG,      /* the caller was compiled with another layout than the library (config.h) */
     QP_RESULT_COUNT
 } qp_result;
 

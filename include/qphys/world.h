@@ -177,30 +177,87 @@ typedef struct qp_world qp_world;
 struct qp_input_log;                       /* qphys/record.h */
 typedef struct qp_input_log qp_input_log;
 
-/* The options this header was compiled with (include/qphys/config.h: the pool sizes,
- * QP_CFG_LOW_RAM and QP_CFG_JOINT_OPTIONS) as one number. The calls that lay out a caller's qp_world
- * (qp_world_init, qp_scene_load, qp_world_restore) are macros passing it, with
- * sizeof(qp_world), to the library, which answers QP_ERR_CONFIG when they are not its
- * own: a program built with -DQP_CFG_MAX_BODIES=16 against a default libqphys.a gets an
- * error, never memory corruption (FreeRTOS checks its static objects' sizes likewise). */
+/* A world's capacities: how many of each its pools hold. Ranges: bodies 1..65532 (static
+ * ones included), shapes 1..65535, pairs 1..4194304 (overlapping shape pairs the broad phase
+ * may report a step), contacts 1..65535 (touching shape pairs a step), joints 1..65535,
+ * events 1..32767 (each of the event buffers), sensor_overlaps 1..32767. */
+typedef struct {
+    int bodies, shapes, pairs, contacts, joints, events, sensor_overlaps;
+} qp_world_caps;
+/* The capacities of a world declared as qp_world (config.h's QP_CFG_MAX_*, as the caller
+ * compiled them). */
+#define QP_DEFAULT_CAPS_INIT                                                                           \
+    { QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_JOINTS,   \
+      QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS }
+static inline const qp_world_caps *qp__default_caps(void)
+{
+    static const qp_world_caps caps = QP_DEFAULT_CAPS_INIT;
+    return &caps;
+}
+
+/* The options this header was compiled with that fix the layout of qp_world and its pools
+ * (include/qphys/config.h: QP_CFG_LOW_RAM, QP_CFG_JOINT_OPTIONS, QP_CFG_JOINT_TREE,
+ * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, and with fixed pools their sizes) as one
+ * number. The calls that lay out a caller's world (qp_world_init, qp_world_init_in) are
+ * macros passing it, with the caller's sizes, to the library, which answers QP_ERR_CONFIG
+ * when they are not its own: never memory corruption (FreeRTOS checks its static objects'
+ * sizes likewise). Pool sizes are not in it (with pools of the caller's): a program built
+ * with -DQP_CFG_MAX_BODIES=16 gets a default world of 16 bodies from the installed library. */
 #define QP__SIG_MIX(h, v) (((uint32_t)(h) ^ (uint32_t)(v)) * UINT32_C(16777619))
-#define QP__CONFIG_SIGNATURE_POOLS                                                                     \
-    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
-        UINT32_C(2166136261), QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_BODY_SHAPES),          \
-        QP_CFG_MAX_PAIRS), QP_CFG_MAX_CONTACTS), QP_CFG_LOW_RAM), QP_CFG_MAX_JOINTS)
+#define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(UINT32_C(2166136261), QP_CFG_MAX_BODY_SHAPES), \
+        QP_CFG_LOW_RAM), QP_CFG_JOINT_OPTIONS), QP_CFG_JOINT_TREE), QP_CFG_FIXED_POOLS)
+#if QP_CFG_FIXED_POOLS
 #define QP_CONFIG_SIGNATURE                                                                            \
-    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_POOLS, QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS), \
-                QP_CFG_JOINT_OPTIONS)
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
+        QP__CONFIG_SIGNATURE_LAYOUT, QP_CFG_MAX_BODIES), QP_CFG_MAX_SHAPES), QP_CFG_MAX_PAIRS),         \
+        QP_CFG_MAX_CONTACTS), QP_CFG_MAX_JOINTS), QP_CFG_MAX_EVENTS), QP_CFG_MAX_SENSOR_OVERLAPS)
+#else
+#define QP_CONFIG_SIGNATURE QP__CONFIG_SIGNATURE_LAYOUT
+#endif
 
 /* ---- world ----------------------------------------------------------------- */
 
 qp_world_def qp_default_world_def(void);
-/* Initialise w (every byte) from def: call it as qp_world_init(w, def). QP_ERR_RANGE for
- * a field outside its range, QP_ERR_CONFIG for a caller built with other options than
- * the library (QP_CONFIG_SIGNATURE); w is untouched on any error. */
+/* Initialise the qp_world object w (every byte) from def, with the default capacities: call
+ * it as qp_world_init(w, def) (a world placed by qp_world_init_in is initialised again by
+ * qp_world_init_in). QP_ERR_RANGE for a field outside its range, QP_ERR_CONFIG for a
+ * caller built with another layout than the library (QP_CONFIG_SIGNATURE); w is untouched
+ * on any error. */
 qp_result qp_world_init_checked(qp_world *w, const qp_world_def *def, uint32_t config_signature,
-                                unsigned long world_size) QP_MUST_USE;
-#define qp_world_init(w, def) qp_world_init_checked((w), (def), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
+                                unsigned long world_size, const qp_world_caps *caps) QP_MUST_USE;
+#define qp_world_init(w, def)                                                                          \
+    qp_world_init_checked((w), (def), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world), qp__default_caps())
+/* The bytes a world of these capacities takes in qp_world_init_in (the world and its pools),
+ * 0 for capacities out of their ranges (qp_world_caps) or with fixed pools. It grows with
+ * every capacity. */
+unsigned long qp_world_memory_size(const qp_world_caps *caps);
+/* Place a world of these capacities in memory (8-byte aligned, at least
+ * qp_world_memory_size(caps) bytes), initialised from def as qp_world_init does, and set
+ * *out to it: call it as qp_world_init_in(memory, bytes, caps, def, out). The world lives
+ * there until the caller reuses the memory (there is nothing to free). QP_ERR_PARAM for a
+ * null argument, memory not 8-byte aligned or smaller than needed, or a capacity out of its
+ * range; QP_ERR_RANGE as qp_world_init; QP_ERR_CONFIG as qp_world_init, and with fixed
+ * pools. Nothing is written on any error. */
+qp_result qp_world_init_in_checked(void *memory, unsigned long bytes, const qp_world_caps *caps,
+                                   const qp_world_def *def, qp_world **out, uint32_t config_signature) QP_MUST_USE;
+#define qp_world_init_in(memory, bytes, caps, def, out)                                                \
+    qp_world_init_in_checked((memory), (bytes), (caps), (def), (out), QP_CONFIG_SIGNATURE)
+/* Capacities for a world of this many bodies, shapes and joints: 8 pairs and 3 contacts a
+ * body, as the default capacities (a pile of cubes reaches about 6 pairs a body), and the
+ * library's default events and sensor overlaps; each clamped to its range, counts below 1
+ * counting as 1. */
+qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints);
+/* w's capacities. */
+qp_world_caps qp_world_get_caps(const qp_world *w);
+/* The name of the first capacity of have ("bodies", "shapes", "pairs", "contacts",
+ * "joints", "events", "sensor overlaps") smaller than need's, or null when have holds need. */
+const char *qp_world_caps_short(const qp_world_caps *have, const qp_world_caps *need);
+/* Copy world from into world to: to has from's capacities, or is a qp_world never
+ * initialised and from a qp_world that qp_world_init initialised (QP_ERR_PARAM otherwise). A world's
+ * pools are pointers into its memory, so a byte copy (an assignment, memcpy) of a qp_world
+ * reads and writes the original's pools: copy with this, or a snapshot and restore. */
+qp_result qp_world_copy(qp_world *to, const qp_world *from);
 /* Advance one step of def.dt. */
 void qp_world_step(qp_world *w);
 qp_world_stats qp_world_get_stats(const qp_world *w);
@@ -215,8 +272,10 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err);
 qp_result qp_destroy_body(qp_world *w, qp_body_id id);
 bool qp_body_is_valid(const qp_world *w, qp_body_id id);
 /* The id of the body in slot index (1-based), or null if the slot is free:
- * iterate 1..qp_world_capacity() in index order. */
+ * iterate 1..qp_world_body_capacity(w) in index order. */
 qp_body_id qp_world_body_at(const qp_world *w, int index);
+/* The body slots of w (its capacity), and of a world of the library's default capacities. */
+int qp_world_body_capacity(const qp_world *w);
 int qp_world_capacity(void);
 
 /* Reads give zero for an invalid id. Writes return QP_ERR_INVALID_ID for it,
@@ -425,14 +484,17 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * bodies, shapes (with their filters and sensor flags), contacts, sensor overlaps and joints
  * (stack20 about 5 KB); not events, which a restored world starts without. qp_world_snapshot writes it into buf
  * and returns its size; when size is smaller (or buf null) it writes nothing and returns
- * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for this build's pools.
- * qp_world_restore validates everything (header, CRC, counts against this build's pools,
+ * the size needed. QP_SNAPSHOT_MAX_SIZE bounds it for a world of the default capacities.
+ * qp_world_restore restores into an initialised world (or a static qp_world never
+ * initialised, which gets the default capacities), keeping its capacities, and
+ * validates everything (header, CRC, counts against the world's capacities,
  * every index, every number's range, and what the numbers mean together: an inverse mass and
  * inertia that are the body's own, sleepers at rest, frozen bodies flagged; docs/security.md
  * lists every check) before writing anything: QP_ERR_BUFFER for a
  * damaged, truncated or inconsistent snapshot, QP_ERR_FULL for a sound one of a world
- * larger than this build's pools, QP_ERR_PARAM for one naming a level shape (mesh or
- * heightfield, by checksum) that w does not hold, and w as it was. Ids: a restored world has
+ * larger than w's capacities (qp_snapshot_caps says which), QP_ERR_PARAM for one naming a
+ * level shape (mesh or heightfield, by checksum) that w does not hold, and w as it was. Ids: a
+ * restored world has
  * the generations it had when saved, so an id of a body created after the snapshot and
  * destroyed by the rollback is stale again, or names the body that now holds its slot
  * only if that body has the same generation. */
@@ -457,9 +519,14 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
      5ul * (1ul + 46ul * (unsigned long)(joints)))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,
-                                  unsigned long world_size);
+                                  unsigned long world_size, const qp_world_caps *caps);
 #define qp_world_restore(w, buf, size) \
-    qp_world_restore_checked((w), (buf), (size), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world))
+    qp_world_restore_checked((w), (buf), (size), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world), qp__default_caps())
+/* The capacities a world needs to restore this snapshot into (its body and joint slots,
+ * shape indices, contacts, sensor overlaps and last step's pairs; events as the default), after
+ * the checks qp_world_restore makes: QP_ERR_BUFFER as there, QP_ERR_PARAM for a null
+ * argument. With qp_world_caps_short, the name of the capacity a world lacks for it. */
+qp_result qp_snapshot_caps(const void *buf, unsigned long size, qp_world_caps *need) QP_MUST_USE;
 
 #ifdef __cplusplus
 }

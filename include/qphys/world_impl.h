@@ -173,22 +173,31 @@ typedef struct {
 } qp_pair;
 
 
+/* A pool of n items of type T inside qp_world: an array with QP_CFG_FIXED_POOLS, else a
+ * pointer into the world's own storage or the caller's memory (both index as name[i]). */
+#if QP_CFG_FIXED_POOLS
+#define QP__POOL(T, name, n) T name[n]
+#else
+#define QP__POOL(T, name, n) T *name
+#endif
+
 /* Joint events: only a step raises them, at most one per joint, so the buffer needs no more
- * than QP_CFG_MAX_JOINTS entries. */
-#define QP_JOINT_EVENTS (QP_CFG_MAX_JOINTS < QP_CFG_MAX_EVENTS ? QP_CFG_MAX_JOINTS : QP_CFG_MAX_EVENTS)
+ * entries than joints. */
+#define QP__JOINT_EVENTS(joints, events) ((joints) < (events) ? (joints) : (events))
 
 /* The event buffers (events.c): n events each; the first `done` belong to the readout
  * the next step drops, the rest were raised by calls since. */
 typedef struct {
-    qp_contact_event contact[QP_CFG_MAX_EVENTS];
-    qp_sensor_event sensor[QP_CFG_MAX_EVENTS];
-    qp_body_event body[QP_CFG_MAX_EVENTS];
+    QP__POOL(qp_contact_event, contact, QP_CFG_MAX_EVENTS);
+    QP__POOL(qp_sensor_event, sensor, QP_CFG_MAX_EVENTS);
+    QP__POOL(qp_body_event, body, QP_CFG_MAX_EVENTS);
     uint32_t lost, lost_done;
     uint16_t contact_n, sensor_n, body_n;
     uint16_t contact_done, sensor_done, body_done;
     uint16_t contact_from, sensor_from, body_from;  /* this step's first event (sorted at its end) */
 #if QP_CFG_JOINT_OPTIONS
-    qp_joint_event joint[QP_JOINT_EVENTS];         /* joints that broke (in joint index order) */
+    QP__POOL(qp_joint_event, joint, QP__JOINT_EVENTS(QP_CFG_MAX_JOINTS, QP_CFG_MAX_EVENTS)); /* joints that
+                                                     broke (in joint index order) */
     uint16_t joint_n, joint_done;
 #endif
 } qp_events;
@@ -253,83 +262,142 @@ typedef struct {
     fix16_t m_swing;              /* cone: effective mass of the swing row */
 } qp_joint_rows;
 
-/* The size of qp_world.joint_tree_scratch in bytes, J = QP_CFG_MAX_JOINTS: the joint-tree
- * solve's per-step scratch (src/joint_tree.h, which checks this against its layout), 835
- * bytes a joint and a count. */
-#define QP__JOINT_TREE_BYTES (835ul * (unsigned long)QP_CFG_MAX_JOINTS + 4ul)
+/* The size of the joint-tree solve's per-step scratch in bytes for J joints (src/joint_tree.h,
+ * which checks this against its layout): 835 bytes a joint and a count. */
+#define QP__JOINT_TREE_BYTES(J) (835ul * (unsigned long)(J) + 4ul)
 
-/* The size of qp_world.step_scratch in 32-bit words: the largest of the three scratch
- * layouts that share it (src/scratch.h, which checks this against them). B bodies + 1
+/* The size of the stages' per-step scratch in bytes: the largest of the three scratch
+ * layouts that share it (src/scratch.h and src/world_memory.c check this against them). B bodies + 1
  * (index 0 is null), C contacts:
  *   predicted poses:  x (12 bytes a body), q (16) and, in the default layout, r (36)
  *   split impulse:    pseudo-velocities (24 bytes a body), a visit list (2 bytes a contact)
  *   velocity passes:  moved_at (2 bytes a body), quiet_at (2 a contact), and a sweep list
  *                     (6 a contact; default layout) or each body's inverse inertia (24) and
  *                     each contact's tangent (8) (low-RAM) */
-#define QP__SCRATCH_B ((unsigned long)QP_CFG_MAX_BODIES + 1ul)
-#define QP__SCRATCH_C ((unsigned long)QP_CFG_MAX_CONTACTS)
 #define QP__SCRATCH_MAX(a, b) ((a) > (b) ? (a) : (b))
 #if !QP_CFG_LOW_RAM
-#define QP__SCRATCH_PRED_BYTES (64ul * QP__SCRATCH_B)
-#define QP__SCRATCH_PASSES_BYTES (2ul * QP__SCRATCH_B + 8ul * QP__SCRATCH_C)
+#define QP__SCRATCH_PRED_BYTES(B) (64ul * (B))
+#define QP__SCRATCH_PASSES_BYTES(B, C) (2ul * (B) + 8ul * (C))
 #else
-#define QP__SCRATCH_PRED_BYTES (28ul * QP__SCRATCH_B)
-#define QP__SCRATCH_PASSES_BYTES (26ul * QP__SCRATCH_B + 10ul * QP__SCRATCH_C)
+#define QP__SCRATCH_PRED_BYTES(B) (28ul * (B))
+#define QP__SCRATCH_PASSES_BYTES(B, C) (26ul * (B) + 10ul * (C))
 #endif
-#define QP__SCRATCH_SPLIT_BYTES (24ul * QP__SCRATCH_B + 2ul * QP__SCRATCH_C)
-#define QP__STEP_SCRATCH_WORDS \
-    ((QP__SCRATCH_MAX(QP__SCRATCH_PRED_BYTES, QP__SCRATCH_MAX(QP__SCRATCH_SPLIT_BYTES, QP__SCRATCH_PASSES_BYTES)) + 3ul) / 4ul)
+#define QP__SCRATCH_SPLIT_BYTES(B, C) (24ul * (B) + 2ul * (C))
+#define QP__STEP_SCRATCH_BYTES(bodies, contacts)                                                            \
+    QP__SCRATCH_MAX(QP__SCRATCH_PRED_BYTES((unsigned long)(bodies) + 1ul),                                 \
+                    QP__SCRATCH_MAX(QP__SCRATCH_SPLIT_BYTES((unsigned long)(bodies) + 1ul, (unsigned long)(contacts)), \
+                                    QP__SCRATCH_PASSES_BYTES((unsigned long)(bodies) + 1ul, (unsigned long)(contacts))))
+#define QP__STEP_SCRATCH_WORDS ((QP__STEP_SCRATCH_BYTES(QP_CFG_MAX_BODIES, QP_CFG_MAX_CONTACTS) + 3ul) / 4ul)
+
+#if !QP_CFG_FIXED_POOLS
+/* The bytes of the pools of a world of these capacities, each pool rounded up to 8 bytes,
+ * in the order src/world_memory.c places them (qp_world_init refuses a qp_world whose size
+ * is not the library's count for its capacities; tests/unit/test_caps.c compares the two):
+ * bodies (one more: index 0 is null), shapes and their broad-phase order, pairs, contacts
+ * and their rows, the step's scratch, the contact graph, sensor overlaps, events, joints
+ * and their rows and tree scratch, and the views of the scratch (a few dozen pointers). */
+#define QP__R8(n) ((((unsigned long)(n)) + 7ul) & ~7ul)
+#define QP__VIEWS_BYTES (32ul * (unsigned long)sizeof(void *))
+#if !QP_CFG_LOW_RAM
+#define QP__ROWS_BYTES(P, C) QP__R8(QP__SCRATCH_MAX((unsigned long)(C) * sizeof(qp_contact_rows), (unsigned long)(P) * sizeof(qp_pair)))
+#define QP__JOINT_ROWS_BYTES(J) QP__R8((unsigned long)(J) * sizeof(qp_joint_rows))
+#else
+#define QP__ROWS_BYTES(P, C) 0ul
+#define QP__JOINT_ROWS_BYTES(J) 0ul
+#endif
+#if QP_CFG_JOINT_OPTIONS
+#define QP__JOINT_EVENTS_BYTES(J, E) QP__R8((unsigned long)QP__JOINT_EVENTS(J, E) * sizeof(qp_joint_event))
+#else
+#define QP__JOINT_EVENTS_BYTES(J, E) 0ul
+#endif
+#if QP_CFG_JOINT_TREE
+#define QP__TREE_BYTES(J) QP__R8(QP__JOINT_TREE_BYTES(J))
+#else
+#define QP__TREE_BYTES(J) 0ul
+#endif
+#define QP__POOLS_BYTES(B, S, P, C, J, E, O)                                                                   \
+    (QP__R8(((unsigned long)(B) + 1ul) * sizeof(qp_body_state)) + QP__R8((unsigned long)(S) * sizeof(qp_shape_slot)) + \
+     QP__R8((unsigned long)(S) * 2ul) + QP__R8((unsigned long)(P) * sizeof(qp_pair)) +                         \
+     QP__R8((unsigned long)(C) * sizeof(qp_contact)) + QP__ROWS_BYTES(P, C) +                                  \
+     QP__R8(QP__STEP_SCRATCH_BYTES(B, C)) + QP__R8((unsigned long)(C) * 2ul) +                                 \
+     QP__R8(((unsigned long)(B) + 3ul) * 2ul) + QP__R8(((unsigned long)(B) + 2ul) * 4ul) +                     \
+     QP__R8((unsigned long)(C) * 4ul) + QP__R8((unsigned long)(O) * sizeof(qp_pair)) +                         \
+     QP__R8((unsigned long)(E) * sizeof(qp_contact_event)) + QP__R8((unsigned long)(E) * sizeof(qp_sensor_event)) + \
+     QP__R8((unsigned long)(E) * sizeof(qp_body_event)) + QP__JOINT_EVENTS_BYTES(J, E) +                       \
+     QP__R8((unsigned long)(J) * sizeof(qp_joint)) + QP__R8((unsigned long)(J) * 2ul) +                        \
+     QP__JOINT_ROWS_BYTES(J) + QP__TREE_BYTES(J) + QP__R8(QP__VIEWS_BYTES))
+/* The contact graph's offsets into its list of twice the contacts. */
+typedef int32_t qp__adj_index;
+#else
+typedef uint16_t qp__adj_index;
+#endif
+
+struct qp__scratch_views;         /* src/scratch.h */
+struct qp__joint_tree_views;      /* src/joint_tree.h */
 
 struct qp_world {
     qp_world_def def;
     qp_world_stats stats;
+#if !QP_CFG_FIXED_POOLS
+    struct qp_world *self;        /* where an init placed it: a byte copy elsewhere is not placed */
+    qp_world_caps caps;           /* the pools' capacities */
+#endif
     int body_high;                /* highest used body index */
-    qp_body_state bodies[QP_CFG_MAX_BODIES + 1];   /* [0] unused: index 0 is null */
-    qp_shape_slot shapes[QP_CFG_MAX_SHAPES];
+    QP__POOL(qp_body_state, bodies, QP_CFG_MAX_BODIES + 1);   /* [0] unused: index 0 is null */
+    QP__POOL(qp_shape_slot, shapes, QP_CFG_MAX_SHAPES);
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
-    uint16_t sap_order[QP_CFG_MAX_SHAPES];
+    QP__POOL(uint16_t, sap_order, QP_CFG_MAX_SHAPES);
     uint16_t sap_sorted;          /* 1: sorted by the boxes as they are now, so queries may prune (query.c) */
     int sap_count;
-    qp_pair pairs[QP_CFG_MAX_PAIRS];
+    QP__POOL(qp_pair, pairs, QP_CFG_MAX_PAIRS);
     int pair_count;
     /* This step's contacts, sorted by (a, b, sa, sb); they are also last
      * step's for the narrow phase (narrow_phase.c). */
-    qp_contact contacts[QP_CFG_MAX_CONTACTS];
+    QP__POOL(qp_contact, contacts, QP_CFG_MAX_CONTACTS);
     int contact_count;
-#if !QP_CFG_LOW_RAM
+#if !QP_CFG_LOW_RAM && QP_CFG_FIXED_POOLS
     union {
         qp_contact_rows rows[QP_CFG_MAX_CONTACTS];  /* solver rows of contacts[i], per step */
         qp_pair pair_scratch[QP_CFG_MAX_PAIRS];     /* the broad phase's sort, before the rows are made */
     };
+#elif !QP_CFG_LOW_RAM
+    qp_contact_rows *rows;        /* solver rows of contacts[i], per step */
+    qp_pair *pair_scratch;        /* the same memory: the broad phase's sort, before the rows are made */
 #endif
     /* Per-step scratch of the stages, storage only: the predicted poses, the velocity
      * passes' and the penetration pass's scratch share it (src/scratch.h). */
+#if QP_CFG_FIXED_POOLS
     uint32_t step_scratch[QP__STEP_SCRATCH_WORDS];
+#else
+    struct qp__scratch_views *scratch_views;
+#endif
 #if QP_CFG_LOW_RAM
     int passes_kept;                           /* passes.inv_inertia6 and passes.tangent are valid */
 #endif
-    uint16_t order[QP_CFG_MAX_CONTACTS];       /* contacts in contact-graph order */
-    uint16_t queue[QP_CFG_MAX_BODIES + 3];     /* BFS queue, level histogram, island walks */
-    uint16_t adj_start[QP_CFG_MAX_BODIES + 2]; /* contact graph: contacts of each body, */
-    uint16_t adj[2 * QP_CFG_MAX_CONTACTS];     /* as ranges of adj (CSR) */
+    QP__POOL(uint16_t, order, QP_CFG_MAX_CONTACTS);       /* contacts in contact-graph order */
+    QP__POOL(uint16_t, queue, QP_CFG_MAX_BODIES + 3);     /* BFS queue, level histogram, island walks */
+    QP__POOL(qp__adj_index, adj_start, QP_CFG_MAX_BODIES + 2); /* contact graph: contacts of each body, */
+    QP__POOL(uint16_t, adj, 2 * QP_CFG_MAX_CONTACTS);     /* as ranges of adj (CSR) */
     /* Sensor shapes overlapping other shapes (sensor.c): shape pairs ordered like
      * qp_pair, sorted by the same key, kept between steps. */
-    qp_pair sensor_overlaps[QP_CFG_MAX_SENSOR_OVERLAPS];
+    QP__POOL(qp_pair, sensor_overlaps, QP_CFG_MAX_SENSOR_OVERLAPS);
     int sensor_overlap_count;
     qp_events events;
     /* Joints (joint.c, solve_joints.c): the pool, how many are live, this
      * step's solving order (outward from static bodies) and rows. */
-    qp_joint joints[QP_CFG_MAX_JOINTS];        /* slot index i (1-based, as in ids) at [i - 1] */
+    QP__POOL(qp_joint, joints, QP_CFG_MAX_JOINTS);        /* slot index i (1-based, as in ids) at [i - 1] */
     int joint_count;
-    uint16_t joint_order[QP_CFG_MAX_JOINTS];   /* slot indices */
+    QP__POOL(uint16_t, joint_order, QP_CFG_MAX_JOINTS);   /* slot indices */
 #if !QP_CFG_LOW_RAM
-    qp_joint_rows joint_rows[QP_CFG_MAX_JOINTS]; /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
-                                                  * computed at each use (the same bits) */
+    QP__POOL(qp_joint_rows, joint_rows, QP_CFG_MAX_JOINTS); /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
+                                                             * computed at each use (the same bits) */
 #endif
-#if QP_CFG_JOINT_TREE
+#if QP_CFG_JOINT_TREE && QP_CFG_FIXED_POOLS
     /* Per-step scratch of the joint-tree solve (def.joint_tree), storage only: its layout
      * is in src/joint_tree.h. Neither state nor hashed. */
-    uint64_t joint_tree_scratch[(QP__JOINT_TREE_BYTES + 7ul) / 8ul];
+    uint64_t joint_tree_scratch[(QP__JOINT_TREE_BYTES(QP_CFG_MAX_JOINTS) + 7ul) / 8ul];
+#elif QP_CFG_JOINT_TREE
+    struct qp__joint_tree_views *joint_tree;
 #endif
 #if QP_CFG_MAX_HULLS > 0
     /* Hull shapes' data (body.c): a slot's shape.hull points at its entry here; vert_count 0
@@ -341,6 +409,28 @@ struct qp_world {
 #endif
     /* Not state: where mutating calls are recorded (record.h), null when not. */
     struct qp_input_log *input_log;
+#if !QP_CFG_FIXED_POOLS
+    /* The pools of a world of the default capacities (qp_world_init), laid out by
+     * src/world_memory.c; a world placed by qp_world_init_in ends before it, its pools
+     * following in the caller's memory. Last: nothing follows it. */
+    uint64_t own[QP__POOLS_BYTES(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS,
+                                 QP_CFG_MAX_JOINTS, QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS) / 8ul];
+#endif
 };
+
+/* The capacities of w's pools, for the engine's loops and checks. */
+#if QP_CFG_FIXED_POOLS
+#define QP__CAP(w, field, fixed) ((void)(w), (int)(fixed))
+#else
+#define QP__CAP(w, field, fixed) ((w)->caps.field)
+#endif
+#define qp__cap_bodies(w) QP__CAP(w, bodies, QP_CFG_MAX_BODIES)
+#define qp__cap_shapes(w) QP__CAP(w, shapes, QP_CFG_MAX_SHAPES)
+#define qp__cap_pairs(w) QP__CAP(w, pairs, QP_CFG_MAX_PAIRS)
+#define qp__cap_contacts(w) QP__CAP(w, contacts, QP_CFG_MAX_CONTACTS)
+#define qp__cap_joints(w) QP__CAP(w, joints, QP_CFG_MAX_JOINTS)
+#define qp__cap_events(w) QP__CAP(w, events, QP_CFG_MAX_EVENTS)
+#define qp__cap_sensor_overlaps(w) QP__CAP(w, sensor_overlaps, QP_CFG_MAX_SENSOR_OVERLAPS)
+#define qp__cap_joint_events(w) QP__JOINT_EVENTS(qp__cap_joints(w), qp__cap_events(w))
 
 #endif

@@ -15,7 +15,7 @@ from .errors import (DivergedError, FileError, QphysError, ReplayError, Result, 
 from .replay import (DAMAGED, DIVERGED, MATCHED, OTHER_VERSION, Recorder, Replay, VerifyResult, exit_status,
                      find_recordings, junit, read_recording, report, summary, verify_bytes, verify_file,
                      verify_paths)
-from .world import (CAPACITY, ONE, Q30_ONE, BodyEvent, BodyId, BodyState, ContactEvent, Events, Fix, JointId,
+from .world import (CAPACITY, ONE, Q30_ONE, caps_for, BodyEvent, BodyId, BodyState, ContactEvent, Events, Fix, JointId,
                     Raw, RayHit, SensorEvent, World, box, capsule, default_world_def, plane, sphere, to_fix,
                     to_float, worlds_equal)
 from ._native import lib as _lib
@@ -26,7 +26,7 @@ __all__ = [
     "LIBRARY_PATH", "DivergedError", "FileError", "QphysError", "ReplayError", "Result", "SceneError",
     "result_str", "DAMAGED", "DIVERGED", "MATCHED", "OTHER_VERSION", "Recorder", "Replay", "VerifyResult",
     "exit_status", "find_recordings", "junit", "read_recording", "report", "summary", "verify_bytes",
-    "verify_file", "verify_paths", "CAPACITY",
+    "verify_file", "verify_paths", "CAPACITY", "caps_for",
     "ONE", "Q30_ONE", "BodyEvent", "BodyId", "BodyState", "ContactEvent", "Events", "Fix", "JointId", "Raw",
     "RayHit", "SensorEvent", "World", "box", "capsule", "default_world_def", "plane", "sphere", "to_fix",
     "to_float", "worlds_equal",

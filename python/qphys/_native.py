@@ -57,7 +57,7 @@ _n = lib.qph_sizes(_SIZES, 32)
 (SIZEOF_WORLD, SIZEOF_WORLD_DEF, SIZEOF_BODY_DEF, SIZEOF_SHAPE, SIZEOF_JOINT_DEF, SIZEOF_RAY_HIT,
  SIZEOF_CONTACT_EVENT, SIZEOF_SENSOR_EVENT, SIZEOF_BODY_EVENT, SIZEOF_STATS, SIZEOF_SCENE_INFO,
  SIZEOF_SCENE_ERROR, SIZEOF_INPUT_LOG, SIZEOF_INPUT_INFO, SIZEOF_VERIFY_RESULT, SIZEOF_RAY_FILTER,
- MAX_BODY_SHAPES, MAX_BODIES, MAX_JOINTS, INPUT_MAX_ENTRY, SNAPSHOT_MAX_SIZE) = list(_SIZES)[:_n]
+ MAX_BODY_SHAPES, MAX_BODIES, MAX_JOINTS, INPUT_MAX_ENTRY, SNAPSHOT_MAX_SIZE, SIZEOF_WORLD_CAPS) = list(_SIZES)[:_n]
 
 fix16 = c_int32
 q30 = c_int32
@@ -194,13 +194,20 @@ class VerifyResultC(Structure):
                 ("version", c_char * 32), ("message", c_char * 320)]
 
 
+class WorldCapsC(Structure):
+    """qp_world_caps: how many of each a world's pools hold."""
+    _fields_ = [("bodies", c_int), ("shapes", c_int), ("pairs", c_int), ("contacts", c_int), ("joints", c_int),
+                ("events", c_int), ("sensor_overlaps", c_int)]
+
+
 def _check_sizes() -> None:
     declared = [(WorldDefC, SIZEOF_WORLD_DEF), (BodyDefC, SIZEOF_BODY_DEF), (ShapeC, SIZEOF_SHAPE),
                 (JointDefC, SIZEOF_JOINT_DEF), (WorldRayHitC, SIZEOF_RAY_HIT),
                 (ContactEventC, SIZEOF_CONTACT_EVENT), (SensorEventC, SIZEOF_SENSOR_EVENT),
                 (BodyEventC, SIZEOF_BODY_EVENT), (StatsC, SIZEOF_STATS), (SceneInfoC, SIZEOF_SCENE_INFO),
                 (SceneErrorC, SIZEOF_SCENE_ERROR), (InputLogC, SIZEOF_INPUT_LOG), (InputInfoC, SIZEOF_INPUT_INFO),
-                (VerifyResultC, SIZEOF_VERIFY_RESULT), (RayFilterC, SIZEOF_RAY_FILTER)]
+                (VerifyResultC, SIZEOF_VERIFY_RESULT), (RayFilterC, SIZEOF_RAY_FILTER),
+                (WorldCapsC, SIZEOF_WORLD_CAPS)]
     for cls, size in declared:
         if ctypes.sizeof(cls) != size:
             raise ImportError(f"qphys: {LIBRARY_PATH} does not match this package: sizeof {cls.__name__} is "
@@ -223,8 +230,16 @@ _fn("qp_default_body_def", BodyDefC)
 _fn("qp_default_joint_def", JointDefC)
 _fn("qp_default_shape_filter", ShapeFilterC)
 _fn("qph_world_init", c_int, W, POINTER(WorldDefC))
+_fn("qph_world_init_in", c_int, c_void_p, c_ulong, POINTER(WorldCapsC), POINTER(WorldDefC))
+_fn("qp_world_memory_size", c_ulong, POINTER(WorldCapsC))
+_fn("qp_world_caps_for", WorldCapsC, c_int, c_int, c_int)
+_fn("qp_world_get_caps", WorldCapsC, W)
+_fn("qp_world_body_capacity", c_int, W)
+_fn("qp_snapshot_caps", c_int, c_char_p, c_ulong, POINTER(WorldCapsC))
+_fn("sized_world_caps", WorldCapsC, c_int, c_int, c_int)
 _fn("qph_scene_load", c_int, W, c_char_p, c_ulong, POINTER(SceneInfoC), POINTER(SceneErrorC))
 _fn("qph_scene_load_level", c_int, W, c_char_p, c_ulong, c_char_p, POINTER(SceneInfoC), POINTER(SceneErrorC))
+_fn("qp_scene_check", c_int, c_char_p, c_ulong, POINTER(SceneInfoC), POINTER(SceneErrorC))
 _fn("qph_world_restore", c_int, W, c_char_p, c_ulong)
 _fn("qph_body_layout", c_int, POINTER(c_long), c_int)
 _fn("qph_body_hashes", None, W, POINTER(c_uint32))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
 import zlib
 from ctypes import byref
 from dataclasses import dataclass
@@ -65,22 +64,11 @@ class VerifyResult:
                    os.fsdecode(buf.value))
 
 
-_scratch = threading.local()
-
-
-def _world() -> World:
-    """This thread's world for verifications (allocated once: a world is megabytes)."""
-    w = getattr(_scratch, "world", None)
-    if w is None:
-        w = _scratch.world = World()
-    return w
-
-
 def verify_file(path: PathLike) -> VerifyResult:
     """Verify one recording; never raises for a bad file (it is reported damaged)."""
     p = os.fspath(path)
     r = N.VerifyResultC()
-    lib.verify_file(_world()._w, os.fsencode(p), byref(r))
+    lib.verify_file(None, os.fsencode(p), byref(r))   # in this thread's world sized to the file
     return VerifyResult._from_c(p, r)
 
 
@@ -91,7 +79,7 @@ def verify_bytes(path: PathLike, data: bytes, snapshot: Optional[bytes] = None) 
     p = os.fspath(path)
     r = N.VerifyResultC()
     data = bytes(data)
-    lib.verify_data(_world()._w, os.fsencode(p), data, len(data), snapshot,
+    lib.verify_data(None, os.fsencode(p), data, len(data), snapshot,   # this thread's world, sized
                     len(snapshot) if snapshot is not None else 0, 1 if p.endswith(".qpin") else 0, byref(r))
     return VerifyResult._from_c(p, r)
 
@@ -243,7 +231,7 @@ class Replay:
         match)."""
         r = N.VerifyResultC()
         snap = self.snapshot
-        lib.verify_data(_world()._w, os.fsencode(self.path), self.data, len(self.data), snap,
+        lib.verify_data(None, os.fsencode(self.path), self.data, len(self.data), snap,
                         len(snap) if snap is not None else 0, 1 if self.path.endswith(".qpin") else 0, byref(r))
         result = VerifyResult._from_c(self.path, r)
         if result.status in (DAMAGED, OTHER_VERSION):

@@ -25,7 +25,7 @@ from .errors import QphysError, Result, SceneError, DivergedError, check, result
 
 ONE = 1 << 16          #: 1.0 in Q16.16
 Q30_ONE = 1 << 30      #: 1.0 in Q2.30
-CAPACITY: int = N.CAPACITY  #: body slots of this build (QP_CFG_MAX_BODIES)
+CAPACITY: int = N.CAPACITY  #: body slots of a world of the default capacities (QP_CFG_MAX_BODIES)
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
@@ -240,25 +240,46 @@ def default_world_def(**fields: object) -> N.WorldDefC:
 
 # ---- the world ---------------------------------------------------------------------------------
 
+def caps_for(bodies: int, shapes: Optional[int] = None, joints: int = 1) -> N.WorldCapsC:
+    """qp_world_caps_for: capacities for this many bodies, shapes (default: one a body) and
+    joints, with 8 pairs and 3 contacts a body."""
+    return lib.qp_world_caps_for(int(bodies), int(bodies if shapes is None else shapes), int(joints))
+
+
 class World:
     """One qp_world, its memory owned by this object (views of it keep the memory alive).
 
-    ``World(world_def)`` is an empty world (``default_world_def(...)`` makes one);
-    ``World.from_scene(path)`` loads a scene file; ``World.from_snapshot(data)`` restores one.
+    ``World(world_def)`` is an empty world of the default capacities (``default_world_def(...)``
+    makes the def; ``caps=caps_for(n)`` gives other capacities); ``World.from_scene(path)`` loads
+    a scene file and ``World.from_snapshot(data)`` restores one, each into a world sized to it
+    (as the qphys command does: docs/scale.md).
     """
 
-    def __init__(self, world_def: Optional[N.WorldDefC] = None, **fields: object) -> None:
-        self._mem = (c_int64 * ((N.SIZEOF_WORLD + 7) // 8))()
+    def __init__(self, world_def: Optional[N.WorldDefC] = None, caps: Optional[N.WorldCapsC] = None,
+                 **fields: object) -> None:
+        if world_def is not None and fields:
+            raise QphysError(Result.ERR_PARAM, "World: a world_def or fields, not both")
+        d = world_def if world_def is not None else default_world_def(**fields)
+        size = N.SIZEOF_WORLD if caps is None else lib.qp_world_memory_size(byref(caps))
+        if size == 0:
+            raise QphysError(Result.ERR_PARAM, "World: a capacity out of its range (qp_world_caps)")
+        self._mem = (c_int64 * ((size + 7) // 8))()
         self._w = ctypes.c_void_p(ctypes.addressof(self._mem))
         self._log: Optional[N.InputLogC] = None
         self._log_buf: Optional[ctypes.Array] = None
         self.scene_text: Optional[str] = None   #: the scene it was loaded from, if any
         self.path: Optional[str] = None         #: that scene's file
         self.scene_bodies: int = 0              #: bodies the scene defined
-        if world_def is not None and fields:
-            raise QphysError(Result.ERR_PARAM, "World: a world_def or fields, not both")
-        d = world_def if world_def is not None else default_world_def(**fields)
-        check(lib.qph_world_init(self._w, byref(d)), "qp_world_init")
+        if caps is None:
+            check(lib.qph_world_init(self._w, byref(d)), "qp_world_init")
+        else:
+            check(lib.qph_world_init_in(self._w, size, byref(caps), byref(d)), "qp_world_init_in")
+        self.capacity: int = lib.qp_world_body_capacity(self._w)   #: its body slots
+
+    @property
+    def caps(self) -> N.WorldCapsC:
+        """Its capacities (qp_world_caps)."""
+        return lib.qp_world_get_caps(self._w)
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -272,7 +293,13 @@ class World:
     def from_scene_text(cls, text: Union[str, bytes], path: str = "<scene>") -> "World":
         """Load scene text; errors name path."""
         data = text.encode() if isinstance(text, str) else bytes(text)
-        w = cls()
+        counts = N.SceneInfoC()
+        err = N.SceneErrorC()
+        r = lib.qp_scene_check(data, len(data), byref(counts), byref(err))
+        if r != 0:
+            msg = (err.message or b"").decode() or result_str(r)
+            raise SceneError(r, path, err.line, err.column, f"{msg} ({result_str(r)})")
+        w = cls(caps=lib.sized_world_caps(counts.bodies, counts.shapes, counts.joints))
         info = N.SceneInfoC()
         err = N.SceneErrorC()
         # Mesh files (mesh file PATH) are read relative to path's folder.
@@ -287,8 +314,15 @@ class World:
 
     @classmethod
     def from_snapshot(cls, data: bytes) -> "World":
-        """A world restored from snapshot bytes (World.snapshot)."""
-        w = cls()
+        """A world restored from snapshot bytes (World.snapshot), sized to them."""
+        data = bytes(data)
+        need = N.WorldCapsC()
+        check(lib.qp_snapshot_caps(data, len(data), byref(need)), "restore",
+              "damaged, truncated or inconsistent" if data else "empty")
+        caps = lib.sized_world_caps(need.bodies, need.shapes, need.joints)
+        for name in ("pairs", "contacts", "sensor_overlaps"):
+            setattr(caps, name, max(getattr(caps, name), getattr(need, name)))
+        w = cls(caps=caps)
         w.restore(data)
         return w
 
@@ -314,8 +348,8 @@ class World:
         return lib.qp_body_hash(self._w, _bid(body))
 
     def body_hashes(self) -> np.ndarray:
-        """qp_body_hash of every slot 1..CAPACITY (row i - 1: slot i; 0: no body), uint32."""
-        out = np.zeros(CAPACITY, dtype=np.uint32)
+        """qp_body_hash of every slot 1..capacity (row i - 1: slot i; 0: no body), uint32."""
+        out = np.zeros(self.capacity, dtype=np.uint32)
         lib.qph_body_hashes(self._w, out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)))
         return out
 
@@ -387,7 +421,7 @@ class World:
     def bodies(self) -> List[BodyId]:
         """The live bodies, by slot."""
         out = []
-        for i in range(1, CAPACITY + 1):
+        for i in range(1, self.capacity + 1):
             b = lib.qp_world_body_at(self._w, i)
             if b.index:
                 out.append(BodyId(b.index, b.generation))
@@ -471,7 +505,7 @@ class World:
     # -- arrays of every slot ------------------------------------------------------------------
     def _view(self, offset: int, n: int, dtype: type = np.int32) -> np.ndarray:
         start = N.BODIES_OFFSET + N.BODY_STRIDE + offset   # slot 1
-        shape = (CAPACITY, n) if n > 1 else (CAPACITY,)
+        shape = (self.capacity, n) if n > 1 else (self.capacity,)
         strides = (N.BODY_STRIDE, np.dtype(dtype).itemsize) if n > 1 else (N.BODY_STRIDE,)
         a: np.ndarray = np.ndarray(shape, dtype=dtype, buffer=self._mem, offset=start, strides=strides)
         a.flags.writeable = False
@@ -482,21 +516,21 @@ class World:
         return (self._view(N.BODY_STATE, 1, np.uint16) & 1) != 0
 
     def centers_raw(self) -> np.ndarray:
-        """Every slot's centre of mass, raw Q16.16 int32, shape (CAPACITY, 3): a read-only view
+        """Every slot's centre of mass, raw Q16.16 int32, shape (capacity, 3): a read-only view
         of the world's memory (no copy; it follows the world as it steps). Rows of free slots
         hold whatever their last body left: mask them with live()."""
         return self._view(N.BODY_X, 3)
 
     def rotations_raw(self) -> np.ndarray:
-        """Every slot's rotation (w, x, y, z), raw Q2.30 int32, shape (CAPACITY, 4); a view."""
+        """Every slot's rotation (w, x, y, z), raw Q2.30 int32, shape (capacity, 4); a view."""
         return self._view(N.BODY_Q, 4)
 
     def velocities_raw(self) -> np.ndarray:
-        """Every slot's linear velocity, raw Q16.16 int32, shape (CAPACITY, 3); a view."""
+        """Every slot's linear velocity, raw Q16.16 int32, shape (capacity, 3); a view."""
         return self._view(N.BODY_V, 3)
 
     def spins_raw(self) -> np.ndarray:
-        """Every slot's angular velocity, raw Q16.16 int32, shape (CAPACITY, 3); a view."""
+        """Every slot's angular velocity, raw Q16.16 int32, shape (capacity, 3); a view."""
         return self._view(N.BODY_W, 3)
 
     def centers(self) -> np.ndarray:
@@ -600,8 +634,8 @@ class World:
         return buf.raw
 
     def restore(self, data: bytes) -> None:
-        """Replace the state with a snapshot's; QphysError (ERR_BUFFER: damaged, ERR_FULL: too
-        large for this build) leaves the world as it was. The input log is detached."""
+        """Replace the state with a snapshot's; QphysError (ERR_BUFFER: damaged, ERR_FULL: larger
+        than this world's capacities) leaves the world as it was. The input log is detached."""
         data = bytes(data)
         check(lib.qph_world_restore(self._w, data, len(data)), "restore",
               "damaged, truncated or inconsistent" if data else "empty")
@@ -659,7 +693,8 @@ def worlds_equal(a: World, b: World) -> bool:
 
 
 __all__: List[str] = [
-    "ONE", "Q30_ONE", "CAPACITY", "Fix", "Raw", "to_fix", "to_float", "BodyId", "JointId", "BodyState", "RayHit",
+    "ONE", "Q30_ONE", "CAPACITY", "caps_for", "Fix", "Raw", "to_fix", "to_float", "BodyId", "JointId", "BodyState",
+    "RayHit",
     "ContactEvent", "SensorEvent", "BodyEvent", "Events", "box", "sphere", "capsule", "plane",
     "default_world_def", "World", "worlds_equal",
 ]

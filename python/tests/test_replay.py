@@ -154,3 +154,16 @@ def test_a_folder_reports_and_junit_as_the_qphys_command(slope_replay, tmp_path)
     assert r.stdout == qphys.report(results)
     assert junit.read_text() == qphys.junit(results)
     assert 'failures="1" errors="1"' in qphys.junit(results)
+
+
+def test_a_recording_of_more_bodies_than_a_default_world_verifies(tmp_path):
+    """qphys records a scene of more bodies than a default world holds; the package verifies
+    it in a world sized to it, as the command does."""
+    n = qphys.CAPACITY + 100
+    scene = tmp_path / "field.scene"
+    scene.write_text("plane\n" + "".join(f"sphere radius 0.4 pos {i % 30} 0.4 {i // 30}\n" for i in range(n - 1)))
+    out = tmp_path / "field.replay"
+    run_qphys("record", scene, "--steps", "3", "-o", out)
+    r = qphys.verify_file(out)
+    assert r.status == qphys.MATCHED, r.message
+    assert r.steps == 3

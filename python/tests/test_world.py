@@ -239,3 +239,33 @@ def test_replaying_inputs_into_another_world_diverges():
     with pytest.raises(QphysError) as e2:
         World.from_scene(scene).replay_inputs(b"\xff" * 20)
     assert e2.value.result == Result.ERR_BUFFER
+
+
+def test_worlds_of_any_size():
+    """A scene of more bodies than a default world holds loads into a world sized to it, its
+    arrays as long as its capacity; a world of 21 bodies beside it; a snapshot of the large one
+    restores into a world sized to it, and a default world refuses it (ERR_FULL), unchanged."""
+    n = qphys.CAPACITY + 400
+    text = "plane\n" + "".join(f"box half 0.5 0.5 0.5 pos {2 * (i % 40)} 0.5 {2 * (i // 40)}\n" for i in range(n - 1))
+    big = World.from_scene_text(text)
+    assert big.capacity == n
+    assert big.caps.contacts == 3 * n
+    small = World(caps=qphys.caps_for(21))
+    assert small.capacity == 21
+    assert small.centers_raw().shape == (21, 3)
+    assert big.centers_raw().shape == (n, 3)
+    for _ in range(5):
+        big.step()
+    assert int(big.live().sum()) == n
+    assert np.all(np.abs(big.centers()[1:, 1] - 0.5) < 0.01)   # every cube at rest on the plane
+    data = big.snapshot()
+    twin = World.from_snapshot(data)
+    assert twin.capacity == n and twin.hash() == big.hash()
+    default = World()
+    before = default.hash()
+    with pytest.raises(QphysError) as e:
+        default.restore(data)
+    assert e.value.result == Result.ERR_FULL
+    assert default.hash() == before
+    with pytest.raises(QphysError):
+        World(caps=type(qphys.caps_for(1))())   # every capacity 0: refused

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A program compiled with other pool sizes or options than its libqphys.a
- * (tests/scripts/test-api.sh builds this file with -DQP_CFG_MAX_BODIES=16 and with
- * -DQP_CFG_LOW_RAM=1 against the default library, under AddressSanitizer):
- * every call that lays out the caller's qp_world answers QP_ERR_CONFIG and
- * writes nothing; built with the library's own options, the same calls work.
+/* A program compiled with other options than its libqphys.a (tests/scripts/test-api.sh
+ * builds this file with -DQP_CFG_LOW_RAM=1 against the default library, under
+ * AddressSanitizer): every call that lays out the caller's qp_world answers QP_ERR_CONFIG
+ * and writes nothing. Built with the library's own options, or other pool sizes
+ * (-DQP_CFG_MAX_BODIES=16: pools are the caller's), the same calls work, and the world
+ * has the capacities the caller compiled.
  *   config_mismatch expect-config|expect-ok */
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,10 @@ int main(int argc, char **argv)
             printf("call %d: %s, expected %s\n", i, qp_result_str(r[i]), qp_result_str(want));
             return 1;
         }
+    }
+    if (!want_config && qp_world_body_capacity(&world) != QP_CFG_MAX_BODIES) {
+        printf("a world of %d bodies, compiled for %d\n", qp_world_body_capacity(&world), QP_CFG_MAX_BODIES);
+        return 1;
     }
     printf("%s: %s\n", want_config ? "refused" : "accepted", qp_result_str(r[0]));
     return 0;

@@ -340,6 +340,13 @@ typedef struct {
     qp_result call[64];
 } hs_outcome;
 
+/* A world's pools are pointers into its memory: a copy to use is made with qp_world_copy
+ * (byte copies of a world serve only to compare it, or to put its own bytes back). */
+static void hs_copy(qp_world *to, const qp_world *from)
+{
+    if (qp_world_copy(to, from) != QP_OK) abort();
+}
+
 static void hs_restore_and_step(const unsigned char *snap, unsigned long n, hs_outcome *out)
 {
     static int ready;
@@ -348,7 +355,7 @@ static void hs_restore_and_step(const unsigned char *snap, unsigned long n, hs_o
         hs_load(&target0, "sphere radius 1 pos 0 5 0\nbox half 1 1 1 pos 3 1 0\n");
         ready = 1;
     }
-    memcpy(&hs_target, &target0, sizeof hs_target);
+    hs_copy(&hs_target, &target0);
     memcpy(&hs_before, &hs_target, sizeof hs_target);
     memset(out, 0, sizeof *out);
     out->result = qp_world_restore(&hs_target, snap, n);
@@ -372,7 +379,7 @@ static void hs_run_state(const uint8_t *data, size_t size, hs_outcome *out)
 {
     hs_bytes in = { data, size, 0 };
     int base = (int)(hs_byte(&in) % HS_BASES), choice = (int)(hs_byte(&in) % HS_STEP_CHOICES);
-    memcpy(&hs_world, hs_base(base, choice), sizeof hs_world);
+    hs_copy(&hs_world, hs_base(base, choice));
     for (int e = 0; e < 16 && in.at < in.n; e++) {
         uint32_t target = hs_byte(&in), index = hs_byte(&in), word = hs_byte(&in), mode = hs_byte(&in);
         uint32_t raw = hs_u32(&in);
@@ -408,8 +415,8 @@ static void hs_record(void)
     if (ready) return;
     ready = 1;
     qp_world *w = &hs_world;
-    memcpy(w, hs_base(0, 3), sizeof *w);
-    memcpy(&hs_log_start, w, sizeof *w);
+    hs_copy(w, hs_base(0, 3));
+    hs_copy(&hs_log_start, w);
     qp_input_log log;
     if (qp_input_log_init(&log, hs_log, sizeof hs_log) != QP_OK) abort();
     qp_world_set_input_log(w, &log);
@@ -521,7 +528,7 @@ static void hs_run_inputlog(const uint8_t *data, size_t size, hs_outcome *out)
     }
     memset(out, 0, sizeof *out);
     qp_world *w = &hs_target;
-    memcpy(w, &hs_log_start, sizeof *w);
+    hs_copy(w, &hs_log_start);
     unsigned long at = 0;
     for (int s = 0; s <= HS_LOG_STEPS; s++) {
         if (s > 0) qp_world_step(w);

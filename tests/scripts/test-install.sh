@@ -8,7 +8,8 @@
 #   3. the C program built by CMake with add_subdirectory(<this tree>)
 #      (tests/install/subdirectory/), which compiles the library itself; and the top-level
 #      CMakeLists.txt built and installed alone (cmake --install), used through pkg-config;
-#   each steps stack20 and mixed and must print the per-step hashes of `qphys run --hashes`;
+#   each steps stack20, mixed and pyramid64 (2081 bodies: a world of its size from the heap)
+#   and must print the per-step hashes of `qphys run --hashes`;
 #   4. make lib CPU=cortex-m4f: a hard-float ARM archive whose objects pass the guard (no float
 #      helpers, no heap, no FPU arithmetic) and whose ABI is the hard-float one; a hard-float
 #      program (examples/hello.c) links against it through its qphys.pc;
@@ -27,13 +28,15 @@ for c in pkg-config cmake c++; do
   command -v $c >/dev/null 2>&1 || { echo "test-install: $c is not installed (make deps)"; exit 2; }
 done
 
-# same_hashes WHAT PROGRAM: PROGRAM SCENE 120 against the qphys tool, for two scenes.
+# same_hashes WHAT PROGRAM: PROGRAM SCENE N against the qphys tool, for three scenes (pyramid64:
+# more bodies than a world of the default capacities, in a world of its size; 20 steps).
 same_hashes() {
-  for s in stack20 mixed; do
-    build/host/qphys run "tests/scenes/$s.scene" --hashes --steps 120 >"$tmp/want" || return 1
-    "$2" "tests/scenes/$s.scene" 120 >"$tmp/got" 2>&1
+  for s in stack20 mixed pyramid64; do
+    n=120; [ $s = pyramid64 ] && n=20
+    build/host/qphys run "tests/scenes/$s.scene" --hashes --steps $n >"$tmp/want" || return 1
+    "$2" "tests/scenes/$s.scene" $n >"$tmp/got" 2>&1
     if cmp -s "$tmp/want" "$tmp/got"; then
-      echo "PASS $1: $s, 120 steps, last hash $(tail -n 1 "$tmp/got" | cut -d' ' -f2), as qphys run --hashes"
+      echo "PASS $1: $s, $n steps, last hash $(tail -n 1 "$tmp/got" | cut -d' ' -f2), as qphys run --hashes"
     else
       fail "$1: $s hashes differ from qphys run --hashes:"; diff "$tmp/want" "$tmp/got" | head -5
     fi

@@ -123,6 +123,12 @@ static const field def_fields[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A world's pools are pointers into its memory: a copy to change is made with qp_world_copy. */
+static void copy_world(qp_world *to, const qp_world *from)
+{
+    assert_int_equal(qp_world_copy(to, from), QP_OK);
+}
+
 /* Body hashes of every slot, for "this body's hash changed and no other's". */
 static void body_hashes(const qp_world *w, uint32_t *out)
 {
@@ -152,13 +158,13 @@ static void test_every_covered_bit_counts(void **state)
     /* Bodies: a static one, an awake box, a sphere; and their first shape. */
     for (int slot = 1; slot <= 3; slot++) {
         for (unsigned f = 0; f < COUNT(body_fields); f++) {
-            probe = base;
+            copy_world(&probe, &base);
             flip_lsb((unsigned char *)&probe.bodies[slot] + body_fields[f].offset, body_fields[f].size);
             expect_change("body", body_fields[f].name, slot);
             checked++;
         }
         for (unsigned f = 0; f < COUNT(shape_fields); f++) {
-            probe = base;
+            copy_world(&probe, &base);
             flip_lsb((unsigned char *)&probe.shapes[base.bodies[slot].shapes[0]] + shape_fields[f].offset,
                      shape_fields[f].size);
             expect_change("shape", shape_fields[f].name, slot);
@@ -168,32 +174,32 @@ static void test_every_covered_bit_counts(void **state)
     /* The destroyed body's slot: the generation the next body there gets. */
     assert_false(base.bodies[5].state & QP_STATE_USED);
     assert_int_equal(base.bodies[5].generation, 1);
-    probe = base;
+    copy_world(&probe, &base);
     probe.bodies[5].generation ^= 1u;
     probe.bodies[5].generation |= 2u;
     expect_change("free slot", "generation", 0);
     /* Every contact, every point. */
     for (int c = 0; c < base.contact_count; c++) {
         for (unsigned f = 0; f < COUNT(contact_fields); f++) {
-            probe = base;
+            copy_world(&probe, &base);
             flip_lsb((unsigned char *)&probe.contacts[c] + contact_fields[f].offset, contact_fields[f].size);
             expect_change("contact", contact_fields[f].name, 0);
             checked++;
         }
         for (int k = 0; k < base.contacts[c].count; k++)
             for (unsigned f = 0; f < COUNT(point_fields); f++) {
-                probe = base;
+                copy_world(&probe, &base);
                 flip_lsb((unsigned char *)&probe.contacts[c].p[k] + point_fields[f].offset, point_fields[f].size);
                 expect_change("contact point", point_fields[f].name, 0);
                 checked++;
             }
     }
-    probe = base;
+    copy_world(&probe, &base);
     probe.contact_count--;
     expect_change("contacts", "count", 0);
     /* The world definition. */
     for (unsigned f = 0; f < COUNT(def_fields); f++) {
-        probe = base;
+        copy_world(&probe, &base);
         flip_lsb((unsigned char *)&probe.def + def_fields[f].offset, def_fields[f].size);
         expect_change("world def", def_fields[f].name, 0);
         checked++;
@@ -246,12 +252,26 @@ static void scratch_contact_derived(qp_world *w)
 }
 static void scratch_step_buffers(qp_world *w)
 {
+#if QP_CFG_FIXED_POOLS
     memset(w->order, 0x5A, sizeof w->order);
     memset(w->queue, 0xA5, sizeof w->queue);
     memset(w->adj, 0x33, sizeof w->adj);
     memset(w->step_scratch, 0x77, sizeof w->step_scratch);
 #if !QP_CFG_LOW_RAM
     memset(w->rows, 0x11, sizeof w->rows);
+#endif
+#else
+    const qp_world_caps c = qp_world_get_caps(w);
+    const unsigned long b = (unsigned long)c.bodies, n = (unsigned long)c.contacts;
+    memset(w->order, 0x5A, n * sizeof *w->order);
+    memset(w->queue, 0xA5, (b + 3) * sizeof *w->queue);
+    memset(w->adj, 0x33, 2 * n * sizeof *w->adj);
+    /* The step's scratch is the pool just before order (src/world_memory.c). */
+    const unsigned long scratch = QP__STEP_SCRATCH_BYTES(b, n);
+    memset((unsigned char *)w->order - QP__R8(scratch), 0x77, scratch);
+#if !QP_CFG_LOW_RAM
+    memset(w->rows, 0x11, n * sizeof *w->rows);
+#endif
 #endif
 }
 static void scratch_stats(qp_world *w)
@@ -277,8 +297,8 @@ static void test_scratch_does_not_change_the_future(void **state)
     };
     build();
     for (unsigned s = 0; s < COUNT(scratch); s++) {
-        ref = base;
-        probe = base;
+        copy_world(&ref, &base);
+        copy_world(&probe, &base);
         scratch[s].perturb(&probe);
         assert_int_equal(qp_world_hash(&probe), qp_world_hash(&ref));
         for (int k = 1; k <= 30; k++) {

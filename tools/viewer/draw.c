@@ -176,7 +176,7 @@ bool vw_world_bounds(const qp_world *w, float lo[3], float hi[3])
 bool vw_posed_bounds(const qp_world *w, const vw_pose *poses, float lo[3], float hi[3])
 {
     bool any = false;
-    for (int i = 1; i <= qp_world_capacity(); i++) {
+    for (int i = 1; i <= qp_world_body_capacity(w); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         if (qp_body_id_is_null(id)) continue;
         for (int k = 0; k < qp_body_shape_count(w, id); k++) {
@@ -595,7 +595,7 @@ static void draw_joint_frame(painter *pt, const qp_world *w, qp_joint_id id, v3 
 static void draw_joints(painter *pt, const qp_world *w)
 {
     rs_color ac = { 250, 90, 230, 255 }, gc = { 255, 60, 60, 255 };
-    for (int i = 1; i <= qp_world_joint_capacity(); i++) {
+    for (int i = 1, n = qp_world_get_caps(w).joints; i <= n; i++) {
         qp_joint_id id = qp_world_joint_at(w, i);
         if (!qp_joint_is_valid(w, id)) continue;
         qp_vec3 on_a, on_b;
@@ -686,7 +686,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     v3 focus = V(cam->target[0], cam->target[1], cam->target[2]);
     float extent = fmaxf(12.0f, 1.5f * cam->dist);
     int sleepers = 0;
-    for (int i = 1; i <= qp_world_capacity(); i++) {
+    for (int i = 1; i <= qp_world_body_capacity(w); i++) {
         qp_body_id id = qp_world_body_at(w, i);
         if (qp_body_id_is_null(id)) continue;
         for (int k = 0; k < qp_body_shape_count(w, id); k++) {

@@ -9,6 +9,7 @@
 
 #include "obj.h"
 #include "qphys/scene.h"
+#include "../sized_world.h"
 
 #define MAX_FILE (256ul * 1024 * 1024)
 
@@ -57,21 +58,18 @@ void vw_free_file(vw_file *f)
     f->len = 0;
 }
 
-bool vw_load(qp_world *w, const char *path, const vw_file *f)
+bool vw_load(qp_world **w, const char *path, const vw_file *f)
 {
     if (f->len >= 4 && !memcmp(f->data, "QPS", 3)) {   /* "QPS" and the format digit */
-        qp_result r = qp_world_restore(w, f->data, f->len);
-        if (r != QP_OK) {
-            fprintf(stderr, "%s: error: not a valid snapshot for this build: %s\n", path,
-                    r == QP_ERR_FULL    ? "its world is larger than this build's pools (QP_CFG_MAX_*)"
-                    : r == QP_ERR_PARAM ? "it holds a mesh or heightfield, which it names but does not hold"
-                                        : "damaged, truncated or inconsistent");
+        char why[160];
+        if (sized_world_restore(w, f->data, f->len, why, sizeof why) != QP_OK) {
+            fprintf(stderr, "%s: error: not a valid snapshot: %s\n", path, why);
             return false;
         }
         return true;
     }
     qp_scene_error err;
-    qp_result r = qp_scene_load_level(w, f->data, f->len, 0, &err, obj_level_store(path, f->data, f->len));
+    qp_result r = sized_world_load_scene(w, f->data, f->len, 0, &err, obj_level_store(path, f->data, f->len));
     if (r != QP_OK) {
         if (err.line > 0) fprintf(stderr, "%s:%d:%d: error: %s\n", path, err.line, err.column, err.message);
         else fprintf(stderr, "%s: error: %s (%s)\n", path, err.message, qp_result_str(r));

@@ -37,11 +37,12 @@
 #include "load.h"
 #include "poses.h"
 #include "qphys/world.h"
+#include "../sized_world.h"
 
 int qphys_render(int argc, char **argv);
 
-static qp_world world;
-static qp_world wheel_scratch;   /* --car: where each frame's wheel rays are cast */
+static qp_world *world;   /* sized to the file (tools/sized_world.h) */
+static qp_world *wheel_scratch;  /* --car: where each frame's wheel rays are cast */
 
 static const char usage_text[] =
     "usage: qphys render SCENE|SNAPSHOT [--steps N] -o FILE.png\n"
@@ -85,7 +86,7 @@ static double now_s(void)
 static void grow_bounds(float lo[3], float hi[3], bool *any)
 {
     float l[3], h[3];
-    if (!vw_world_bounds(&world, l, h)) return;
+    if (!vw_world_bounds(world, l, h)) return;
     for (int k = 0; k < 3; k++) {
         if (!*any || l[k] < lo[k]) lo[k] = l[k];
         if (!*any || h[k] > hi[k]) hi[k] = h[k];
@@ -102,8 +103,8 @@ static int render_board(const char *poses_path, long every, const char *title, r
     if (!vw_read_frames(poses_path, &fr)) return 2;
     static vw_pose slot[QP_CFG_MAX_BODIES + 1]; /* one frame's poses by body slot */
     int bodies = 0;
-    for (int i = 1; i <= qp_world_capacity(); i++) bodies += !qp_body_id_is_null(qp_world_body_at(&world, i));
-    long first = (long)qp_world_get_stats(&world).step;
+    for (int i = 1; i <= qp_world_body_capacity(world); i++) bodies += !qp_body_id_is_null(qp_world_body_at(world, i));
+    long first = (long)qp_world_get_stats(world).step;
     /* Order and shape before anything is stepped or drawn. */
     for (int k = 0; k < fr.n; k++) {
         const vw_frame *f = &fr.frames[k];
@@ -118,10 +119,10 @@ static int render_board(const char *poses_path, long every, const char *title, r
     float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
     bool any = false;
     for (int k = 0; k < fr.n; k++) {
-        for (int i = 1, j = 0; i <= qp_world_capacity(); i++)
-            if (!qp_body_id_is_null(qp_world_body_at(&world, i))) slot[i] = fr.frames[k].poses[j++];
+        for (int i = 1, j = 0; i <= qp_world_body_capacity(world); i++)
+            if (!qp_body_id_is_null(qp_world_body_at(world, i))) slot[i] = fr.frames[k].poses[j++];
         float l[3], h[3];
-        if (!vw_posed_bounds(&world, slot, l, h)) continue;
+        if (!vw_posed_bounds(world, slot, l, h)) continue;
         for (int a = 0; a < 3; a++) {
             if (!any || l[a] < lo[a]) lo[a] = l[a];
             if (!any || h[a] > hi[a]) hi[a] = h[a];
@@ -130,7 +131,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
     }
     vw_camera_fit(cam, lo, hi, (float)img->w / (float)img->h);
 
-    long long delay = ((long long)every * 100 * qp_world_get_def(&world)->dt + 32768) / 65536;
+    long long delay = ((long long)every * 100 * qp_world_get_def(world)->dt + 32768) / 65536;
     int delay_cs = delay > 65535 ? 65535 : delay < 2 ? 2 : (int)delay;
     gif_anim *anim = gif_begin(img->w, img->h);
     char line[160], check[160];
@@ -140,15 +141,15 @@ static int render_board(const char *poses_path, long every, const char *title, r
     opts->text_scale = img->w >= 800 ? 2 : 1;
     for (int k = 0; k < fr.n; k++) {
         const vw_frame *f = &fr.frames[k];
-        while ((long)qp_world_get_stats(&world).step < f->step) qp_world_step(&world);
-        uint32_t host = qp_world_hash(&world);
+        while ((long)qp_world_get_stats(world).step < f->step) qp_world_step(world);
+        uint32_t host = qp_world_hash(world);
         int moved = 0; /* the first body (slot) whose pose differs */
-        for (int i = 1, j = 0; i <= qp_world_capacity(); i++) {
-            qp_body_id id = qp_world_body_at(&world, i);
+        for (int i = 1, j = 0; i <= qp_world_body_capacity(world); i++) {
+            qp_body_id id = qp_world_body_at(world, i);
             if (qp_body_id_is_null(id)) continue;
             slot[i] = f->poses[j++];
-            qp_vec3 c = qp_body_center(&world, id);
-            qp_quat q = qp_body_rotation(&world, id);
+            qp_vec3 c = qp_body_center(world, id);
+            qp_quat q = qp_body_rotation(world, id);
             bool equal = slot[i].center.x == c.x && slot[i].center.y == c.y && slot[i].center.z == c.z &&
                          slot[i].rotation.w == q.w && slot[i].rotation.x == q.x && slot[i].rotation.y == q.y &&
                          slot[i].rotation.z == q.z;
@@ -170,7 +171,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
         opts->text[0] = line;
         opts->text[1] = check;
         opts->text[2] = 0;
-        vw_draw_world(img, &world, cam, opts);
+        vw_draw_world(img, world, cam, opts);
         drawn++;
         if (!gif_add(anim, img->rgba, delay_cs)) {
             vw_free_frames(&fr);
@@ -269,8 +270,8 @@ int qphys_render(int argc, char **argv)
     if (car_body >= 0) {
         memset(&car, 0, sizeof car);
         car.def = qp_default_car_def();
-        car.chassis = qp_world_body_at(&world, (int)car_body + 1);
-        if (!qp_body_is_valid(&world, car.chassis)) return fail("--car %s: no such body in the world", "N");
+        car.chassis = qp_world_body_at(world, (int)car_body + 1);
+        if (!qp_body_is_valid(world, car.chassis)) return fail("--car %s: no such body in the world", "N");
         opts.car = &car;
     }
     rs_image img;
@@ -284,23 +285,23 @@ int qphys_render(int argc, char **argv)
         vw_free_file(&file);
         return rc;
     }
-    long first = (long)qp_world_get_stats(&world).step;
+    long first = (long)qp_world_get_stats(world).step;
     long start = gif ? from : steps, last = gif ? to : steps;
-    for (long s = 0; s < start; s++) qp_world_step(&world);
+    for (long s = 0; s < start; s++) qp_world_step(world);
 
     /* Framing: the bodies now, or at every frame of the animation. */
     float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
     bool any = false;
     grow_bounds(lo, hi, &any);
     if (gif) {
-        unsigned long n = qp_world_snapshot(&world, 0, 0);
+        unsigned long n = qp_world_snapshot(world, 0, 0);
         void *snap = malloc(n);
-        if (!snap || qp_world_snapshot(&world, snap, n) != n) return fail("%s: cannot snapshot the world", out);
+        if (!snap || qp_world_snapshot(world, snap, n) != n) return fail("%s: cannot snapshot the world", out);
         for (long s = start; s < last; s++) {
-            qp_world_step(&world);
+            qp_world_step(world);
             if ((s + 1 - start) % every == 0) grow_bounds(lo, hi, &any);
         }
-        if (qp_world_restore(&world, snap, n) != QP_OK) return fail("%s: cannot restore the world", out);
+        if (qp_world_restore(world, snap, n) != QP_OK) return fail("%s: cannot restore the world", out);
         free(snap);
     }
     vw_camera_fit(&cam, lo, hi, (float)w / (float)h);
@@ -310,31 +311,31 @@ int qphys_render(int argc, char **argv)
     double draw_time = 0;
     int frames = 0;
     gif_anim *anim = gif ? gif_begin((int)w, (int)h) : 0;
-    long long delay = ((long long)every * 100 * qp_world_get_def(&world)->dt + 32768) / 65536; /* rounded */
+    long long delay = ((long long)every * 100 * qp_world_get_def(world)->dt + 32768) / 65536; /* rounded */
     int delay_cs = delay > 65535 ? 65535 : (int)delay;
     if (delay_cs < 2) delay_cs = 2;
     for (long s = start;; s++) {
         if (!gif || (s - start) % every == 0) {
-            qp_world_stats st = qp_world_get_stats(&world);
+            qp_world_stats st = qp_world_get_stats(world);
             snprintf(line, sizeof line, "%s  step %ld  awake %d asleep %d", title, first + s, st.awake, st.asleep);
             opts.text[0] = line;
             opts.text[1] = 0;
             if (hud) {
-                vw_hud_line(&world, -1, hudline, sizeof hudline);
+                vw_hud_line(world, -1, hudline, sizeof hudline);
                 opts.text[1] = hudline;
             }
             if (opts.car) {   /* the wheels where a qp_car_update would find them now */
-                wheel_scratch = world;
-                if (qp_car_update(&wheel_scratch, &car) != QP_OK) return fail("%s: the car's chassis is gone", out);
+                if (sized_world_copy(&wheel_scratch, world) != QP_OK) return fail("%s: out of memory", out);
+                if (qp_car_update(wheel_scratch, &car) != QP_OK) return fail("%s: the car's chassis is gone", out);
             }
             double t0 = now_s();
-            vw_draw_world(&img, &world, &cam, &opts);
+            vw_draw_world(&img, world, &cam, &opts);
             draw_time += now_s() - t0;
             frames++;
             if (gif && !gif_add(anim, img.rgba, delay_cs)) return fail("%s: out of memory", out);
         }
         if (s >= last) break;
-        qp_world_step(&world);
+        qp_world_step(world);
     }
     bool ok = gif ? gif_finish(anim, out) : png_write_rgb(out, img.rgba, (int)w, (int)h);
     rs_free(&img);

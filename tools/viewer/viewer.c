@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* qphys-viewer - watch a scene or a snapshot step, and poke it.
  *
- *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]
+ *   qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N] [--max-bodies N]
  *
  * The engine is driven only through its public API, one fixed step of the scene's dt at a
  * time (slow motion takes fewer steps per second, never shorter ones). Drawing is the
@@ -32,12 +32,13 @@
 #include "draw.h"
 #include "image_io.h"
 #include "load.h"
+#include "../sized_world.h"
 #include "qphys/car.h"
 #include "qphys/world.h"
 
-static qp_world world;
-static qp_car car;            /* --car: the chassis' wheels */
-static qp_world wheel_scratch; /* --car: where the wheels are found before the first step */
+static qp_world *world;        /* sized to the file (tools/sized_world.h) */
+static qp_car car;             /* --car: the chassis' wheels */
+static qp_world *wheel_scratch; /* --car: where the wheels are found before the first step */
 
 typedef struct {
     const char *path;
@@ -69,7 +70,7 @@ static float R(fix16_t v) { return (float)v / 65536.0f; }
 static void say(const char *what)
 {
     char line[200];
-    vw_hud_line(&world, -1, line, sizeof line);
+    vw_hud_line(world, -1, line, sizeof line);
     printf("viewer: %s%s%s\n", what, *what ? ": " : "", line);
     fflush(stdout);
 }
@@ -77,7 +78,7 @@ static void say(const char *what)
 static void frame_bodies(viewer *v)
 {
     float lo[3] = { -1, 0, -1 }, hi[3] = { 1, 2, 1 };
-    vw_world_bounds(&world, lo, hi);
+    vw_world_bounds(world, lo, hi);
     vw_camera_fit(&v->cam, lo, hi, (float)v->img.w / (float)v->img.h);
 }
 
@@ -86,12 +87,12 @@ static double now_us(void) { return (double)SDL_GetPerformanceCounter() * 1e6 / 
 /* One fixed step, with the drag's impulse first. */
 static void step(viewer *v)
 {
-    if (v->mode == MOUSE_DRAG && qp_body_is_valid(&world, v->grabbed)) {
+    if (v->mode == MOUSE_DRAG && qp_body_is_valid(world, v->grabbed)) {
         float o[3], d[3];
         vw_camera_ray(&v->cam, v->img.w, v->img.h, (float)v->mx + 0.5f, (float)v->my + 0.5f, o, d);
-        qp_vec3 c = qp_body_center(&world, v->grabbed), vel = qp_body_linear_velocity(&world, v->grabbed);
-        const qp_world_def *def = qp_world_get_def(&world);
-        float m = R(qp_body_mass(&world, v->grabbed)), dt = R(def->dt);
+        qp_vec3 c = qp_body_center(world, v->grabbed), vel = qp_body_linear_velocity(world, v->grabbed);
+        const qp_world_def *def = qp_world_get_def(world);
+        float m = R(qp_body_mass(world, v->grabbed)), dt = R(def->dt);
         qp_vec3 imp;
         float want[3], j[3];
         for (int k = 0; k < 3; k++) {
@@ -105,17 +106,17 @@ static void step(viewer *v)
             j[k] = m * ((want[k] - vv) * 0.5f - g * dt);
         }
         imp = qp_v3(F(j[0]), F(j[1]), F(j[2]));
-        if (qp_body_apply_impulse(&world, v->grabbed, imp, c) != QP_OK) v->mode = MOUSE_NONE;
+        if (qp_body_apply_impulse(world, v->grabbed, imp, c) != QP_OK) v->mode = MOUSE_NONE;
     }
     if (v->opts.car) {
         const Uint8 *keys = SDL_GetKeyboardState(0);
         fix16_t throttle = keys[SDL_SCANCODE_UP] ? QP_ONE : keys[SDL_SCANCODE_DOWN] ? -QP_ONE : 0;
         fix16_t steer = keys[SDL_SCANCODE_LEFT] ? QP_ONE : keys[SDL_SCANCODE_RIGHT] ? -QP_ONE : 0;
-        if (qp_car_set_input(&car, throttle, 0, steer) != QP_OK || qp_car_update(&world, &car) != QP_OK)
+        if (qp_car_set_input(&car, throttle, 0, steer) != QP_OK || qp_car_update(world, &car) != QP_OK)
             v->opts.car = 0;   /* its chassis is gone */
     }
     double t0 = now_us();
-    qp_world_step(&world);
+    qp_world_step(world);
     double t = now_us() - t0;
     v->step_us = v->step_us > 0 ? v->step_us * 0.95 + t * 0.05 : t;
 }
@@ -133,7 +134,7 @@ static void throw_body(viewer *v, int x, int y)
     def.position = qp_v3(F(o[0] + d[0]), F(o[1] + d[1]), F(o[2] + d[2]));
     def.linear_velocity = qp_v3(F(d[0] * 30.0f), F(d[1] * 30.0f), F(d[2] * 30.0f)); /* m/s */
     qp_result err = QP_OK;
-    qp_body_id id = qp_create_body(&world, &def, &err);
+    qp_body_id id = qp_create_body(world, &def, &err);
     if (qp_body_id_is_null(id)) {
         printf("viewer: cannot throw: %s\n", qp_result_str(err));
         fflush(stdout);
@@ -151,15 +152,15 @@ static void grab_or_orbit(viewer *v, int x, int y)
     qp_world_ray_hit hit;
     qp_vec3 origin = qp_v3(F(o[0]), F(o[1]), F(o[2])), delta = qp_v3(F(d[0] * 500), F(d[1] * 500), F(d[2] * 500));
     v->mode = MOUSE_ORBIT;
-    if (qp_world_raycast(&world, origin, delta, &hit) && qp_body_get_type(&world, hit.body) == QP_BODY_DYNAMIC) {
-        qp_vec3 c = qp_body_center(&world, hit.body);
+    if (qp_world_raycast(world, origin, delta, &hit) && qp_body_get_type(world, hit.body) == QP_BODY_DYNAMIC) {
+        qp_vec3 c = qp_body_center(world, hit.body);
         v->mode = MOUSE_DRAG;
         v->grabbed = hit.body;
         v->grab_depth = R(hit.hit.fraction) * 500.0f;
         v->grab_offset[0] = R(hit.hit.point.x) - R(c.x);
         v->grab_offset[1] = R(hit.hit.point.y) - R(c.y);
         v->grab_offset[2] = R(hit.hit.point.z) - R(c.z);
-        qp_result r = qp_body_wake(&world, hit.body);
+        qp_result r = qp_body_wake(world, hit.body);
         (void)r;
     }
 }
@@ -172,9 +173,9 @@ static bool attach_car(viewer *v)
     if (v->car_body < 0) return true;
     memset(&car, 0, sizeof car);
     car.def = qp_default_car_def();
-    car.chassis = qp_world_body_at(&world, (int)v->car_body + 1);
-    wheel_scratch = world;
-    if (!qp_body_is_valid(&world, car.chassis) || qp_car_update(&wheel_scratch, &car) != QP_OK) {
+    car.chassis = qp_world_body_at(world, (int)v->car_body + 1);
+    if (!qp_body_is_valid(world, car.chassis) || sized_world_copy(&wheel_scratch, world) != QP_OK ||
+        qp_car_update(wheel_scratch, &car) != QP_OK) {
         fprintf(stderr, "qphys-viewer: --car %ld: no such body in the world\n", v->car_body);
         return false;
     }
@@ -193,7 +194,7 @@ static bool reset(viewer *v)
 static void screenshot(viewer *v)
 {
     char name[64];
-    snprintf(name, sizeof name, "qphys-shot-%u.png", (unsigned)qp_world_get_stats(&world).step);
+    snprintf(name, sizeof name, "qphys-shot-%u.png", (unsigned)qp_world_get_stats(world).step);
     if (png_write_rgb(name, v->img.rgba, v->img.w, v->img.h)) printf("viewer: wrote %s\n", name);
     fflush(stdout);
 }
@@ -239,20 +240,23 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--slow") && val && (v.slow = atoi(val)) >= 1) i++;
         else if (!strcmp(a, "--paused")) v.paused = true;
         else if (!strcmp(a, "--car") && val && (v.car_body = strtol(val, 0, 10)) >= 0) i++;
+        else if (sized_world_option(argc, argv, &i) > 0) continue;   /* --max-bodies N */
         else if (a[0] != '-' && !v.path) v.path = a;
         else {
-            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]\n");
+            fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N] "
+                            "[--max-bodies N]\n");
             return 2;
         }
     }
     if (!v.path) {
-        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N]\n");
+        fprintf(stderr, "usage: qphys-viewer SCENE|SNAPSHOT [--size WxH] [--steps N] [--paused] [--slow K] [--car N] "
+                        "[--max-bodies N]\n");
         return 2;
     }
     if (!vw_read_file(v.path, &v.file) || !vw_load(&world, v.path, &v.file) || !attach_car(&v)) return 2;
     for (long s = 0; s < pre; s++) {
-        if (v.opts.car && qp_car_update(&world, &car) != QP_OK) return 2;
-        qp_world_step(&world);
+        if (v.opts.car && qp_car_update(world, &car) != QP_OK) return 2;
+        qp_world_step(world);
     }
     say("start");
 
@@ -280,7 +284,7 @@ int main(int argc, char **argv)
     }
     vw_camera_default(&v.cam);
     frame_bodies(&v);
-    const double dt = R(qp_world_get_def(&world)->dt);
+    const double dt = R(qp_world_get_def(world)->dt);
     double last = now_us(), draw_us = 0;
     bool running = true;
     while (running) {
@@ -348,7 +352,7 @@ int main(int argc, char **argv)
             if (n == 4) v.acc = 0;
         }
         char hud[200], state[160], keys_help[200];
-        vw_hud_line(&world, v.step_us, hud, sizeof hud);
+        vw_hud_line(world, v.step_us, hud, sizeof hud);
         char slow[16] = "";
         if (v.slow > 1) snprintf(slow, sizeof slow, " 1/%d", v.slow);
         snprintf(state, sizeof state, "%s%s  colours: %s (c)  contacts %s (n)  throw %s (b)  help (h)",
@@ -364,7 +368,7 @@ int main(int argc, char **argv)
         v.opts.text[3] = v.help ? keys_help : 0;
         v.opts.text_scale = v.img.w >= 1100 ? 2 : 1;
         double t0 = now_us();
-        vw_draw_world(&v.img, &world, &v.cam, &v.opts);
+        vw_draw_world(&v.img, world, &v.cam, &v.opts);
         draw_us = draw_us > 0 ? draw_us * 0.9 + (now_us() - t0) * 0.1 : now_us() - t0;
         SDL_UpdateTexture(tex, 0, v.img.rgba, v.img.w * 4);
         SDL_RenderClear(ren);
