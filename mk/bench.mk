@@ -10,7 +10,9 @@
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet), bench_window (qphys: a
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results),
-#       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh)
+#       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh),
+#       bench_ragdolls (qphys: ragdolls thrown at 20 m/s on a range of seeds, the rates that sleep and
+#       hold their limits; docs/limits.md, Joints)
 #   make -f mk/bench.mk bench-big                bench_window with pools for the scaling table's
 #       scenes (build/bench/big/bench_window, its library and qphys in build/bench-big/)
 #   make bench JOLT_SRC=DIR                      the same with Jolt Physics beside them: builds it once
@@ -46,7 +48,7 @@ BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(F
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
 bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
 bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles $(BENCH_OUT)/bench_impacts \
-            $(BENCH_OUT)/bench_level
+            $(BENCH_OUT)/bench_level $(BENCH_OUT)/bench_ragdolls
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
 bench-deps:
@@ -71,6 +73,9 @@ $(BENCH_OUT)/bench_impacts: $(BENCH_OUT)/obj/bench_impacts.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/bench_level: $(BENCH_OUT)/obj/bench_level.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
+
+$(BENCH_OUT)/bench_ragdolls: $(BENCH_OUT)/obj/bench_ragdolls.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/fidelity_qphys: $(BENCH_OUT)/obj/fidelity_qphys.o $(BENCH_LIB)

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Ragdolls thrown at 20 m/s, judged by rates over seeds (docs/limits.md, Joints).
+ *
+ *   build/bench/bench_ragdolls [FIRST_SEED [COUNT]]      (defaults 7000 60)
+ *
+ * Each throw is the one of tests/unit/test_joint_tree.c (test_thrown_ragdolls) on its own
+ * seed: joint trees on, a ragdoll at 2 to 4 m thrown at 20 m/s downwards by 11 to 57 degrees
+ * with a sideways spread and its parts spinning, odd seeds against a wall 4 to 6 m away.
+ * A throw runs until it sleeps or for 20 s (1 200 steps). Printed per throw: the step it fell
+ * asleep (-1: never), the worst excess past a cone or twist range and past an elbow or knee
+ * limit (degrees) and the widest joint gap (mm); then the rates and the p50, p90 and max of
+ * the sleep step (a throw that never slept counts as later than any).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "qphys/joint.h"
+#include "qphys/ragdoll.h"
+#include "qphys/world.h"
+
+#define STEPS 1200
+#define NEVER 1000000
+
+static qp_world world;
+
+static double D(fix16_t v) { return v / 65536.0; }
+static fix16_t F(double v) { return (fix16_t)lround(v * 65536.0); }
+static qp_vec3 V(double x, double y, double z) { return qp_v3(F(x), F(y), F(z)); }
+static double deg(double rad) { return rad * 180 / 3.14159265358979323846; }
+
+static uint32_t draw_state;
+static double draw(void)   /* [0, 1): the unit test's linear congruential sequence */
+{
+    draw_state = draw_state * 1103515245u + 12345u;
+    return (double)(draw_state >> 8) / (double)(1u << 24);
+}
+
+static int add_static(qp_body_def *b)
+{
+    qp_result r = QP_RESULT_COUNT;
+    qp_create_body(&world, b, &r);
+    return r == QP_OK;
+}
+
+typedef struct {
+    int asleep;                 /* step, or -1 */
+    double cone, hinge, gap;    /* degrees, degrees, m */
+} throw_result;
+
+static int throw_once(uint32_t seed, throw_result *out)
+{
+    qp_world_def d = qp_default_world_def();
+    d.joint_tree = true;
+    if (qp_world_init(&world, &d) != QP_OK) return 0;
+    qp_body_def g = qp_default_body_def();
+    g.type = QP_BODY_STATIC;
+    g.shape_count = 1;
+    if (qp_make_plane(qp_v3(0, QP_Q30_ONE, 0), 0, &g.shapes[0]) != QP_OK || !add_static(&g)) return 0;
+    draw_state = seed * 2654435761u + 1u;
+    if (seed % 2) {
+        qp_body_def w = qp_default_body_def();
+        w.type = QP_BODY_STATIC;
+        w.position = V(4 + 2 * draw(), 1.5, 0);
+        w.shape_count = 1;
+        if (qp_make_box(V(0.5, 1.5, 3), &w.shapes[0]) != QP_OK || !add_static(&w)) return 0;
+    }
+    qp_ragdoll_def rd = qp_default_ragdoll_def();
+    rd.position = V(0, 2 + 2 * draw(), 0);
+    qp_body_id parts[QP_RAGDOLL_BODIES];
+    qp_result r;
+    if (qp_create_ragdoll(&world, &rd, parts, &r) != QP_OK) return 0;
+    double down = -0.2 - 0.8 * draw(), spin = 8 * draw();
+    for (int k = 0; k < QP_RAGDOLL_BODIES; k++) {
+        double side = (draw() - 0.5) * 4;
+        if (qp_body_set_linear_velocity(&world, parts[k], V(20 * cos(down), 20 * sin(down), side)) != QP_OK) return 0;
+        double wx = (draw() - 0.5) * spin, wy = (draw() - 0.5) * spin, wz = (draw() - 0.5) * spin;
+        if (qp_body_set_angular_velocity(&world, parts[k], V(wx, wy, wz)) != QP_OK) return 0;
+    }
+    throw_result t = { -1, 0, 0, 0 };
+    for (int step = 0; step < STEPS && t.asleep < 0; step++) {
+        qp_world_step(&world);
+        for (int i = 1; i <= qp_world_joint_capacity(); i++) {
+            qp_joint_id id = qp_world_joint_at(&world, i);
+            if (qp_joint_id_is_null(id)) continue;
+            double e = D(qp_joint_error(&world, id));
+            if (e > t.gap) t.gap = e;
+            fix16_t lo, hi, cone;
+            if (!qp_joint_limits(&world, id, &lo, &hi, &cone)) continue;
+            double tw = D(qp_joint_angle(&world, id));
+            double out = tw > D(hi) ? deg(tw - D(hi)) : tw < D(lo) ? deg(D(lo) - tw) : 0;
+            if (qp_joint_get_type(&world, id) == QP_JOINT_HINGE) {
+                if (out > t.hinge) t.hinge = out;
+                continue;
+            }
+            double past_cone = deg(D(qp_joint_swing(&world, id)) - D(cone));
+            if (past_cone > out) out = past_cone;
+            if (out > t.cone) t.cone = out;
+        }
+        if (qp_world_get_stats(&world).awake == 0) t.asleep = step;
+    }
+    *out = t;
+    return 1;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    long first = argc > 1 ? strtol(argv[1], 0, 10) : 7000, count = argc > 2 ? strtol(argv[2], 0, 10) : 60;
+    if (first < 0 || count < 1 || count > 10000) {
+        fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000)]]\n");
+        return 2;
+    }
+    static int sleep_steps[10000];
+    int slept = 0, cones = 0, gaps = 0, slept_wall = 0;
+    double worst_cone = 0, worst_hinge = 0, worst_gap = 0;
+    for (long n = 0; n < count; n++) {
+        uint32_t seed = (uint32_t)(first + n);
+        throw_result t;
+        if (!throw_once(seed, &t)) {
+            fprintf(stderr, "throw %u: the scene was refused\n", (unsigned)seed);
+            return 1;
+        }
+        printf("throw %u%s: asleep at step %d, past a cone %.2f deg, past an elbow or knee %.2f deg, gap %.2f mm\n",
+               (unsigned)seed, seed % 2 ? " (wall)" : "", t.asleep, t.cone, t.hinge, 1000 * t.gap);
+        fflush(stdout);
+        sleep_steps[n] = t.asleep < 0 ? NEVER : t.asleep;
+        slept += t.asleep >= 0;
+        slept_wall += t.asleep >= 0 && seed % 2;
+        cones += t.cone < 2;
+        gaps += t.gap < 0.01;
+        if (t.cone > worst_cone) worst_cone = t.cone;
+        if (t.hinge > worst_hinge) worst_hinge = t.hinge;
+        if (t.gap > worst_gap) worst_gap = t.gap;
+    }
+    qsort(sleep_steps, (size_t)count, sizeof sleep_steps[0], by_value);
+    int at[3] = { sleep_steps[count / 2], sleep_steps[count * 9 / 10], sleep_steps[count - 1] };
+    char text[3][16];
+    for (int k = 0; k < 3; k++) {
+        if (at[k] == NEVER) snprintf(text[k], sizeof text[k], "never");
+        else snprintf(text[k], sizeof text[k], "%d", at[k]);
+    }
+    printf("%ld throws (seeds %ld..%ld): %d asleep within 20 s (%d of them against a wall); sleep step p50 %s, "
+           "p90 %s, max %s; %d within 2 deg of their cones (worst %.2f deg); %d with every joint within 1 cm "
+           "(worst %.2f mm); elbows and knees up to %.2f deg past\n",
+           count, first, first + count - 1, slept, slept_wall, text[0], text[1], text[2], cones, worst_cone, gaps,
+           1000 * worst_gap, worst_hinge);
+    return 0;
+}
