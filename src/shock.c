@@ -61,6 +61,24 @@ static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
     return qp__rows_set_for(s->rows, SHOCK_ROWS_KEPT, &s->next, &s->last, c);
 }
 
+/* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED?
+ * The pass then leaves it as the contact pass left it, when its upper body rests on two or
+ * more supports. A body pinned on its supports takes their motion at the contacts (their spin
+ * times the lever arm included), and one on two supports took a little more than either
+ * gave: a level's rounding grew by about 1.1 a level up a wall, and seed 004's pyramid wall
+ * threw its top rows (docs/limits.md). A body on one support keeps the pass's smallest
+ * corrections: tilted columns converge through them, sweep after sweep. */
+static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v)
+{
+    const fix16_t band = QP_SHOCK_CALM_SPEED;
+    int64_t lin = qp__rel_dot(v, c->n);
+    for (int k = 0; k < c->count; k++) {
+        fix16_t vn = qp__add_sat(qp__point_speed_from(v, r, k, lin), qp__point_gap_speed(w, c, r, k));
+        if (vn > band || vn < -band) return false;
+    }
+    return true;
+}
+
 /* One sweep over a contact with the lower body pinned. The pass keeps its
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
@@ -90,6 +108,11 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
     const qp_contact_rows *r =
         qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
+    int below = qp__contact_lower(w, c);
+    if (below >= 0 && w->bodies[below == c->a ? c->b : c->a].supports >= 2 && calm(w, c, r, &v)) {
+        qp__quiet_mark(w, c, move, false, visit);
+        return 0;
+    }
     /* Friction, or the pass's normal impulses (tilted by the bodies'
      * small rotations) would push the level sideways unopposed. Its bound
      * is the pass's normal totals so far: a pinned coupling as strong as the
