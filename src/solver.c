@@ -268,13 +268,38 @@ static fix16_t row_mass(const qp_world *w, const qp_contact *c, const qp_contact
     return mass_of(t, move, r->shift);
 }
 
-/* Relative velocity along friction row d. */
-static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+/* Relative velocity along friction row d, the linear velocities' difference d given
+ * (qp__rel_vel; read on 64-bit hosts only, where the tangent rows share it). */
+static QP__ALWAYS_INLINE fix16_t row_speed_from(const qp_vel_ref *v, const qp_rel_vel *dv, const qp_contact_rows *r,
+                                                int d)
 {
     int64_t ang = qp__dot16_raw(*v->wb, r->fb[d]) - qp__dot16_raw(*v->wa, r->fa[d]);  /* Q32 */
     if (d == 2) return qp__r16(ang);
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
+#if QP__WIDE_MUL
+    return qp__speed_of(qp__rel_vel_dot(dv, u), ang);
+#else
+    (void)dv;
     return qp__speed_of(qp__rel_dot(v, u), ang);
+#endif
+}
+
+/* The linear velocities' difference for row_speed_from, where it is read. */
+static QP__ALWAYS_INLINE qp_rel_vel row_rel_vel(const qp_vel_ref *v)
+{
+#if QP__WIDE_MUL
+    return qp__rel_vel(v);
+#else
+    (void)v;
+    qp_rel_vel d = { 0, 0, 0 };
+    return d;
+#endif
+}
+
+static QP__ALWAYS_INLINE fix16_t row_speed(const qp_vel_ref *v, const qp_contact_rows *r, int d)
+{
+    const qp_rel_vel dv = row_rel_vel(v);
+    return row_speed_from(v, &dv, r, d);
 }
 
 static QP__ROWS_INLINE qp_mat3 rows_inv_inertia(const qp_world *w, int i);
@@ -795,17 +820,18 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
     qp_friction want = { 0, 0, 0 };
     bool sliding;
+    const qp_rel_vel dv = row_rel_vel(v);   /* both tangents' speeds read it, from the same velocities */
     if (jn_sum == 0) {
         /* No load: hold and slide are qp__mul(mu, 0) = 0, so cut_to and cut_twist take
          * every total to 0, and cut_to finds sliding when t1, t2 were not both 0 before
          * its cut. Only those two speeds are needed, and only for sliding. */
-        sliding = slides && (qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1)) != 0 ||
-                             qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2)) != 0);
+        sliding = slides && (qp__add_sat(acc->t1, -qp__mul(row_speed_from(v, &dv, r, 0), m1)) != 0 ||
+                             qp__add_sat(acc->t2, -qp__mul(row_speed_from(v, &dv, r, 1), m2)) != 0);
     } else {
         fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
-        want.t1 = qp__add_sat(acc->t1, -qp__mul(row_speed(v, r, 0), m1));
-        want.t2 = qp__add_sat(acc->t2, -qp__mul(row_speed(v, r, 1), m2));
-        want.tw = qp__add_sat(acc->tw, -qp__mul(row_speed(v, r, 2), mw));
+        want.t1 = qp__add_sat(acc->t1, -qp__mul(row_speed_from(v, &dv, r, 0), m1));
+        want.t2 = qp__add_sat(acc->t2, -qp__mul(row_speed_from(v, &dv, r, 1), m2));
+        want.tw = qp__add_sat(acc->tw, -qp__mul(row_speed_from(v, &dv, r, 2), mw));
         fix16_t hold = qp__mul(r->static_friction, jn_sum);
         qp_slide slide = { w, c, r, jn_sum, 0, false };
         sliding = cut_to(&want.t1, &want.t2, hold, &slide);

@@ -242,13 +242,45 @@ static inline fix16_t qp__speed_of(int64_t s, int64_t ang)
     return qp__r30(s + a);
 }
 
-/* (vb - va) . u, Q46, for a unit u (Q2.30): as b's dot minus a's, each 32 x 32 products
- * (one multiply-accumulate each on a Cortex-M, where the 33-bit difference of the
- * velocities took a 64 x 32 product). The same number: the sums are exact, and no partial
- * sum overflows, as |vb.u| + |va.u| < 2^31 * 2 * sqrt(3) * 2^30 < 2^63. */
+/* QP__WIDE_MUL: 1 where a 64 x 64 product costs what a 32 x 32 one does (64-bit hosts). */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define QP__WIDE_MUL 1
+#else
+#define QP__WIDE_MUL 0
+#endif
+
+/* vb - va, each component exact in 64 bits (below 2^32 in size). */
+typedef struct {
+    int64_t x, y, z;
+} qp_rel_vel;
+
+static inline qp_rel_vel qp__rel_vel(const qp_vel_ref *v)
+{
+    qp_rel_vel d = { (int64_t)v->vb->x - v->va->x, (int64_t)v->vb->y - v->va->y, (int64_t)v->vb->z - v->va->z };
+    return d;
+}
+
+/* (vb - va) . u from the difference d = qp__rel_vel(v), for a unit u (Q2.30): three
+ * products where b's dot minus a's takes six. The same number as qp__rel_dot's: both sums
+ * are exact, and no partial sum of d's passes |d| |u| < 2^32 sqrt(3) 2^30 < 2^63. */
+static inline int64_t qp__rel_vel_dot(const qp_rel_vel *d, qp_vec3 u)
+{
+    return d->x * u.x + d->y * u.y + d->z * u.z;
+}
+
+/* (vb - va) . u, Q46, for a unit u (Q2.30). A 32-bit machine takes b's dot minus a's, each
+ * 32 x 32 products (one multiply-accumulate each on a Cortex-M, where the 33-bit difference
+ * of the velocities took a 64 x 32 product); a 64-bit one the difference's dot. The same
+ * number: the sums are exact, and no partial sum overflows, as
+ * |vb.u| + |va.u| < 2^31 * 2 * sqrt(3) * 2^30 < 2^63. */
 static inline int64_t qp__rel_dot(const qp_vel_ref *v, qp_vec3 u)
 {
+#if QP__WIDE_MUL
+    const qp_rel_vel d = qp__rel_vel(v);
+    return qp__rel_vel_dot(&d, u);
+#else
     return qp__dot16_raw(*v->vb, u) - qp__dot16_raw(*v->va, u);
+#endif
 }
 
 /* Relative speed along c's normal at a point whose angular rows are rna, rnb, from its
