@@ -330,6 +330,13 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
     QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
     qp_vec3 u = d == 0 ? r->t1 : r->t2;
     if (r->shift == 0) {   /* the common case, tested once */
+        const fix16_t ma = w->bodies[c->a].inv_mass, mb = w->bodies[c->b].inv_mass;
+        if (d < 2 && move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass: qp__add_along_pair */
+            qp__add_along_pair(v->va, v->vb, u, qp__mul(j, mb));
+            qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
+            qp__add_scaled(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
+            return;
+        }
         if (move & QP_MOVE_A) {
             if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
             qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);

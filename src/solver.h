@@ -209,6 +209,21 @@ static QP__APPLY_INLINE void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
     v->z = qp__add_sat(v->z, qp__r16((int64_t)d.z * s));
 }
 
+/* An equal and opposite velocity change of two bodies of the same inverse mass along d
+ * (Q2.30) by s (Q16.16): va - d * s, vb + d * s. Each component's change is found once:
+ * the rounding (ties away from zero) and saturation (to +-INT32_MAX) are symmetric, so a's
+ * is b's negated, the same bits as qp__add_along(va, d, -s) and qp__add_along(vb, d, s). */
+static inline void qp__add_along_pair(qp_vec3 *va, qp_vec3 *vb, qp_vec3 d, fix16_t s)
+{
+    const fix16_t x = qp__r30((int64_t)d.x * s), y = qp__r30((int64_t)d.y * s), z = qp__r30((int64_t)d.z * s);
+    va->x = qp__add_sat(va->x, -x);
+    va->y = qp__add_sat(va->y, -y);
+    va->z = qp__add_sat(va->z, -z);
+    vb->x = qp__add_sat(vb->x, x);
+    vb->y = qp__add_sat(vb->y, y);
+    vb->z = qp__add_sat(vb->z, z);
+}
+
 /* The velocity changes of an impulse j in units of 2^-shift N s (qp__impulse_shift):
  * linear, j times an inverse mass, and angular, v + d * j for a response d. With shift 0
  * they are qp__mul and qp__add_scaled to the bit, which the callers use for that case. */
@@ -303,23 +318,30 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
 {
     if (j == 0) return;
     QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
+    const fix16_t ma = w->bodies[c->a].inv_mass, mb = w->bodies[c->b].inv_mass;
     if (shift == 0) {   /* the common case, tested once */
+        if (move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass (a pile of one kind) */
+            qp__add_along_pair(v->va, v->vb, c->n, qp__mul(j, mb));
+            qp__add_scaled(v->wa, ia, -j);
+            qp__add_scaled(v->wb, ib, j);
+            return;
+        }
         if (move & QP_MOVE_A) {
-            qp__add_along(v->va, c->n, -qp__mul(j, w->bodies[c->a].inv_mass));
+            qp__add_along(v->va, c->n, -qp__mul(j, ma));
             qp__add_scaled(v->wa, ia, -j);
         }
         if (move & QP_MOVE_B) {
-            qp__add_along(v->vb, c->n, qp__mul(j, w->bodies[c->b].inv_mass));
+            qp__add_along(v->vb, c->n, qp__mul(j, mb));
             qp__add_scaled(v->wb, ib, j);
         }
         return;
     }
     if (move & QP_MOVE_A) {
-        qp__add_along(v->va, c->n, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, shift));
+        qp__add_along(v->va, c->n, -qp__mul_impulse(j, ma, shift));
         qp__add_impulse(v->wa, ia, -j, shift);
     }
     if (move & QP_MOVE_B) {
-        qp__add_along(v->vb, c->n, qp__mul_impulse(j, w->bodies[c->b].inv_mass, shift));
+        qp__add_along(v->vb, c->n, qp__mul_impulse(j, mb, shift));
         qp__add_impulse(v->wb, ib, j, shift);
     }
 }
