@@ -176,23 +176,24 @@ void qp__prepare_contacts(qp_world *w);
  * (raw < 2^29.3, enforced at body creation): a product is below 2^61, a sum of three
  * below 2^63. Results saturate to int32 once at the end. */
 
-static inline fix16_t qp__r16(int64_t v) { return qp__sat32(qp__round_shift(v, 16)); }
-static inline fix16_t qp__r30(int64_t v) { return qp__sat32(qp__round_shift(v, 30)); }
-
 static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
 {
     return (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z;
 }
 
-/* The two below are forced inline in low-RAM: its row builders, copied once per kind of
- * build (solver.c), use up GCC's inlining growth for solver.c, which then left them out
- * of line in the friction rows (a call per component triple). The default inlines them;
- * the Cortex-M0 (the micro:bit, -Os) is left to choose, as with solver.c's builders. */
+/* The roundings and velocity changes below are forced inline in low-RAM: its row builders,
+ * copied once per kind of build (solver.c), use up GCC's inlining growth for solver.c,
+ * which then left them out of line in the friction rows (a call per component or
+ * component triple). The default inlines them; the Cortex-M0 (the micro:bit, -Os) is left
+ * to choose, as with solver.c's builders. */
 #if QP_CFG_LOW_RAM && !defined(__ARM_ARCH_6M__)
 #define QP__APPLY_INLINE QP__ALWAYS_INLINE
 #else
 #define QP__APPLY_INLINE inline
 #endif
+
+static QP__APPLY_INLINE fix16_t qp__r16(int64_t v) { return qp__sat32(qp__round_shift(v, 16)); }
+static QP__APPLY_INLINE fix16_t qp__r30(int64_t v) { return qp__sat32(qp__round_shift(v, 30)); }
 
 /* v + d * s with d Q2.30 and s Q16.16 (a velocity change along a direction). */
 static QP__APPLY_INLINE void qp__add_along(qp_vec3 *v, qp_vec3 d, fix16_t s)
@@ -213,7 +214,7 @@ static QP__APPLY_INLINE void qp__add_scaled(qp_vec3 *v, qp_vec3 d, fix16_t s)
  * (Q2.30) by s (Q16.16): va - d * s, vb + d * s. Each component's change is found once:
  * the rounding (ties away from zero) and saturation (to +-INT32_MAX) are symmetric, so a's
  * is b's negated, the same bits as qp__add_along(va, d, -s) and qp__add_along(vb, d, s). */
-static inline void qp__add_along_pair(qp_vec3 *va, qp_vec3 *vb, qp_vec3 d, fix16_t s)
+static QP__APPLY_INLINE void qp__add_along_pair(qp_vec3 *va, qp_vec3 *vb, qp_vec3 d, fix16_t s)
 {
     const fix16_t x = qp__r30((int64_t)d.x * s), y = qp__r30((int64_t)d.y * s), z = qp__r30((int64_t)d.z * s);
     va->x = qp__add_sat(va->x, -x);
