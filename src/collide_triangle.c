@@ -12,7 +12,8 @@
  *             crosses with the edges), the face normal preferred within 5 mm; points
  *             by clipping the box's incident face against the triangle (face normal),
  *             the triangle against the box's face (a box axis), or the closest points
- *             of two edges.
+ *             of two edges;
+ *   hull      the same (below).
  * No bumps on internal edges: a contact whose normal comes from an edge or a corner of
  * the triangle (not its face) takes the face normal instead when that edge is inactive
  * (flat or concave with its neighbour: the neighbour's own face covers it) or when both
@@ -26,9 +27,8 @@
  * is pushed out of its deepest face first). Points at the same place (a corner on a
  * seam) count once; then the deepest and the three that spread the most are kept.
  *
- * Another convex shape (a hull) joins by giving its support points: the box path needs
- * of the box only its axes (face normals), its corners and its edges, which a polyhedron
- * has as faces, vertices and edges.
+ * A hull takes the box's path with its own features: its face normals for the box's axes,
+ * its corners and its edges (the pairs that touch), in its own frame.
  */
 #include "level.h"
 #include "geometry.h"
