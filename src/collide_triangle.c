@@ -476,6 +476,7 @@ static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tr
         ids[q] = HULL_VERTEX_ID | (uint32_t)v;
     }
     for (int e = 0; e < 3 && n > 0; e++) {
+        if (!(t->active >> e & 1u)) continue;   /* the neighbour's face goes on: its corners are its own */
         qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
         qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
         int64_t side[HULL_CLIP];

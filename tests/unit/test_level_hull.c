@@ -2,10 +2,11 @@
 /* Convex hulls on level geometry (a triangle mesh floor and a heightfield slope):
  *   - tetrahedra, cubes and random clouds of 4-64 points dropped 5 cm at a random tilt on a
  *     floor of 1 152 triangles (over a corner where four cells meet) and on a 3-degree
- *     heightfield slope rest within 1 cm of the ground and fall asleep, and no vertex goes
- *     deeper than 2.5 cm even in the step it lands;
+ *     heightfield slope rest within 1 cm of the ground and fall asleep (or rock on as they do on
+ *     a plane), and no vertex goes deeper than 2.5 cm even in the step it lands;
  *   - a cube hull sliding across the floor's seams keeps |vy| < 1 cm/s and its height
- *     within 2 mm, and follows the path of a box of the same size within 1 cm.
+ *     within 2 mm, and follows the path of a box of the same size within 1 cm;
+ *   - hulls at random poses touching the floor get the plane's normal and deepest depth.
  * Random clouds use a fresh seed per run (printed; QP_HULL_SEED replays it). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,13 +151,37 @@ static double lowest_above(const qp_world *w, qp_body_id id, const double n[3], 
  * 5-point one spinning onto a corner goes 2.5 cm deep on a plane, 5 cm on the mesh. */
 #define SLIVER 8
 
-/* Hulls dropped DROP above ground g (a static body at the origin) whose surface is the plane
- * n . x = off, at a random tilt: each rests (its lowest vertex within 1 cm of the plane) and
- * sleeps within 15 s, and no vertex ever goes deeper than LANDING_DEPTH. x0, z0: where they
- * fall (within 0.5 m). */
+/* The hull shape hs dropped DROP above ground g (a static body at the origin) whose surface is
+ * the plane n . x = off, at (x, z) turned by rot, for up to 900 steps (15 s) or until it sleeps:
+ * whether it still moves, its lowest vertex above the surface at the end and the least over
+ * the run. */
+static bool drop_one(const qp_shape *g, const qp_shape *hs, const double n[3], double off, double x, double z,
+                     qp_quat rot, double *low, double *deepest)
+{
+    init_world(&world, true);
+    add_body(&world, QP_BODY_STATIC, g, qp_v3_zero(), qp_quat_identity(), qp_v3_zero(), QP_FRAC(8, 10));
+    qp_body_id b = add_body(&world, QP_BODY_DYNAMIC, hs, fv(x, 0, z), rot, qp_v3_zero(), QP_FRAC(8, 10));
+    double y = (DROP - lowest_above(&world, b, n, off)) / n[1];
+    assert_int_equal(qp_destroy_body(&world, b), QP_OK);
+    b = add_body(&world, QP_BODY_DYNAMIC, hs, fv(x, y, z), rot, qp_v3_zero(), QP_FRAC(8, 10));
+    *deepest = 1e9;
+    for (int step = 0; step < 900 && qp_body_is_awake(&world, b); step++) {
+        qp_world_step(&world);
+        *deepest = fmin(*deepest, lowest_above(&world, b, n, off));
+    }
+    *low = lowest_above(&world, b, n, off);
+    return qp_body_is_awake(&world, b);
+}
+
+/* Hulls dropped DROP above ground g at a random tilt near (x0, z0): each rests (its lowest
+ * vertex within 1 cm of the surface) and sleeps within 15 s, and no vertex ever goes deeper
+ * than LANDING_DEPTH. A round hull of many faces may rock on without sleeping on a plane too:
+ * one that stays awake passes only if it stays awake on the plane of the surface. */
 static void drop_hulls(const qp_shape *g, const double n[3], double off, double x0, double z0, uint32_t salt)
 {
     rng_state = seed_of_run() ^ salt;
+    qp_shape plane;
+    assert_int_equal(qp_make_plane(qp_v3(f16(n[0]), f16(n[1]), f16(n[2])), f16(off), &plane), QP_OK);
     for (int trial = 0; trial < 8; trial++) {
         qp_vec3 p[QP_HULL_MAX_POINTS];
         int count;
@@ -166,28 +191,15 @@ static void drop_hulls(const qp_shape *g, const double n[3], double off, double 
         } while (hull.inner < hull.radius / SLIVER);
         qp_shape hs;
         assert_int_equal(qp_make_hull(&hull, &hs), QP_OK);
-        init_world(&world, true);
-        add_body(&world, QP_BODY_STATIC, g, qp_v3_zero(), qp_quat_identity(), qp_v3_zero(), QP_FRAC(8, 10));
-        double x = x0 + urand(-0.5, 0.5), z = z0 + urand(-0.5, 0.5);
+        double x = x0 + urand(-0.5, 0.5), z = z0 + urand(-0.5, 0.5), low, deepest, plane_low, plane_deepest;
         qp_quat rot = rand_quat();
-        /* Its lowest vertex DROP above the ground. */
-        qp_body_id b = add_body(&world, QP_BODY_DYNAMIC, &hs, fv(x, 0, z), rot, qp_v3_zero(), QP_FRAC(8, 10));
-        double y = (DROP - lowest_above(&world, b, n, off)) / n[1];
-        assert_int_equal(qp_destroy_body(&world, b), QP_OK);
-        b = add_body(&world, QP_BODY_DYNAMIC, &hs, fv(x, y, z), rot, qp_v3_zero(), QP_FRAC(8, 10));
-        double deepest = 1e9;
-        int step = 0;
-        for (; step < 900 && qp_body_is_awake(&world, b); step++) {
-            qp_world_step(&world);
-            double lo = lowest_above(&world, b, n, off);
-            deepest = lo < deepest ? lo : deepest;
-        }
-        double low = lowest_above(&world, b, n, off);
-        print_message("trial %d (%d points, %d faces): slept after %d steps, lowest %.4f m, deepest %.4f m\n", trial,
-                      count, hull.face_count, step, low, deepest);
-        if (qp_body_is_awake(&world, b) || deepest < -LANDING_DEPTH || fabs(low) > 0.01)
-            fail_msg("trial %d (%d points): awake %d, lowest %.4f m, deepest %.4f m", trial, count,
-                     qp_body_is_awake(&world, b), low, deepest);
+        bool awake = drop_one(g, &hs, n, off, x, z, rot, &low, &deepest);
+        bool awake_on_plane = awake && drop_one(&plane, &hs, n, off, x, z, rot, &plane_low, &plane_deepest);
+        print_message("trial %d (%d points, %d faces): %s, lowest %.4f m, deepest %.4f m\n", trial, count,
+                      hull.face_count, awake ? (awake_on_plane ? "awake (on a plane too)" : "awake") : "asleep", low,
+                      deepest);
+        if ((awake && !awake_on_plane) || deepest < -LANDING_DEPTH || fabs(low) > 0.01)
+            fail_msg("trial %d (%d points): awake %d, lowest %.4f m, deepest %.4f m", trial, count, awake, low, deepest);
     }
 }
 
@@ -251,12 +263,54 @@ static void test_cube_hull_slides_over_seams_as_box(void **state)
     assert_true(apart < 0.01);
 }
 
+/* Hulls at random poses touching the flat floor (over its seams, corners within the margin):
+ * the floor's manifold has the plane's normal (to 1e-5) and deepest depth to 1 mm (a level
+ * manifold keeps, of the corners within 1 mm of the deepest, the one farthest out). The floor's
+ * inner edges are all flat, so no edge pair may tilt the normal. */
+static void test_hull_on_floor_contacts_as_on_plane(void **state)
+{
+    (void)state;
+    make_floor();
+    rng_state = seed_of_run() ^ 0x3C6EF372u;
+    qp_shape fl, pl;
+    assert_int_equal(qp_make_mesh_shape(&floor_mesh, &fl), QP_OK);
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &pl), QP_OK);
+    const fix16_t margin = QP_FRAC(2, 100);
+    int touching = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        qp_vec3 p[QP_HULL_MAX_POINTS];
+        int count = trial_points(trial % 8, p);
+        assert_int_equal(qp_hull_build(p, count, &hull), QP_OK);
+        qp_shape hs;
+        assert_int_equal(qp_make_hull(&hull, &hs), QP_OK);
+        qp_transform xf = { qp_v3_zero(), qp_quat_to_rot3(rand_quat()) };
+        double lowest = 1e9;
+        for (int v = 0; v < hull.vert_count; v++) lowest = fmin(lowest, d16(qp_transform_point(&xf, hull.verts[v]).y));
+        xf.p = fv(urand(-3, 3), urand(-0.015, 0.03) - lowest, urand(-3, 3));
+        if (fabs(d16(xf.p.y) + lowest - d16(margin)) < 0.0001) continue;   /* at the margin: rounding decides */
+        qp_manifold mf, mp;
+        int nf = qp_collide(&fl, &hs, &xf, margin, &mf), np = qp_collide(&pl, &hs, &xf, margin, &mp);
+        assert_int_equal(nf > 0, np > 0);
+        if (np == 0) continue;
+        touching++;
+        double df = -1e9, dp = -1e9;
+        for (int k = 0; k < nf; k++) df = fmax(df, d16(mf.points[k].depth));
+        for (int k = 0; k < np; k++) dp = fmax(dp, d16(mp.points[k].depth));
+        if (fabs(mf.normal.x / Q30) > 1e-5 || fabs(mf.normal.z / Q30) > 1e-5 || fabs(df - dp) > 0.001)
+            fail_msg("trial %d (%d points): normal %.5f %.5f %.5f, deepest %.5f m on the floor, %.5f on a plane", trial,
+                     count, mf.normal.x / Q30, mf.normal.y / Q30, mf.normal.z / Q30, df, dp);
+    }
+    print_message("%d of 400 poses touching, each as on a plane\n", touching);
+    assert_true(touching > 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hulls_rest_on_mesh_floor),
         cmocka_unit_test(test_hulls_rest_on_heightfield_slope),
         cmocka_unit_test(test_cube_hull_slides_over_seams_as_box),
+        cmocka_unit_test(test_hull_on_floor_contacts_as_on_plane),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
