@@ -452,9 +452,9 @@ static qp_vec3 cross30(qp_vec3 a, qp_vec3 b)
                  (fix16_t)(((int64_t)a.x * b.y - (int64_t)a.y * b.x) >> 30));
 }
 
-/* The triangle's face normal: the hull's incident face clipped by the triangle's active sides. The
- * incident face is the one most against the normal among those at the hull's deepest vertex
- * (the face most against it overall can miss that vertex on a tilted hull). */
+/* The triangle's face normal: the hull's incident face clipped by the triangle's active
+ * sides. The incident face is the one most against the normal among those at the hull's
+ * deepest vertex (the face most against it overall can miss that vertex on a tilted hull). */
 static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tri_rel *t, int deepest)
 {
     int f = 0;
