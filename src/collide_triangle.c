@@ -489,8 +489,9 @@ static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tr
         fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
         hull_add(g, t->n, qp__v3_mad_q30(poly[i], t->n, depth / 2), depth, ids[i]);
     }
-    /* And the deepest corner over the triangle, when it is not on that face: a hull tipping
-     * across several triangles shows each of them its own lowest corner. */
+    /* The face wholly off the triangle (past an active edge): the deepest corner over the
+     * triangle instead, so a hull tipping across such an edge shows it its own lowest corner. */
+    if (n > 0) return;
     int over = -1;
     fix16_t over_depth = -g->margin;
     for (int v = 0; v < h->vert_count; v++) {
