@@ -452,8 +452,8 @@ static qp_vec3 cross30(qp_vec3 a, qp_vec3 b)
                  (fix16_t)(((int64_t)a.x * b.y - (int64_t)a.y * b.x) >> 30));
 }
 
-/* The triangle's face normal: the hull's incident face clipped by the triangle's active
- * sides. The incident face is the one most against the normal among those at the hull's
+/* The triangle's face normal: the hull's incident face clipped by the triangle's sides.
+ * The incident face is the one most against the normal among those at the hull's
  * deepest vertex (the face most against it overall can miss that vertex on a tilted hull). */
 static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tri_rel *t, int deepest)
 {
@@ -476,7 +476,6 @@ static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tr
         ids[q] = HULL_VERTEX_ID | (uint32_t)v;
     }
     for (int e = 0; e < 3 && n > 0; e++) {
-        if (!(t->active >> e & 1u)) continue;   /* the neighbour's face goes on: its corners are its own */
         qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
         qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
         int64_t side[HULL_CLIP];
@@ -489,8 +488,8 @@ static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tr
         fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
         hull_add(g, t->n, qp__v3_mad_q30(poly[i], t->n, depth / 2), depth, ids[i]);
     }
-    /* The face wholly off the triangle (past an active edge): the deepest corner over the
-     * triangle instead, so a hull tipping across such an edge shows it its own lowest corner. */
+    /* The face wholly off the triangle: the deepest corner over the triangle instead, so a
+     * hull tipping across several triangles shows each of them its own lowest corner. */
     if (n > 0) return;
     int over = -1;
     fix16_t over_depth = -g->margin;

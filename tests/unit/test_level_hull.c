@@ -270,8 +270,9 @@ static void test_cube_hull_slides_over_seams_as_box(void **state)
 }
 
 /* Hulls at random poses touching the flat floor (over its seams, corners within the margin):
- * the floor's manifold has the plane's normal (to 1e-5) and deepest depth to 1 mm (a level
- * manifold keeps, of the corners within 1 mm of the deepest, the one farthest out). The floor's
+ * the floor's manifold has the plane's normal (to 1e-5) and deepest depth to 2 mm (a level
+ * manifold keeps, of the corners within 1 mm of the deepest, the one farthest out, and its
+ * points are the face clipped by each triangle). The floor's
  * inner edges are all flat, so no edge pair may tilt the normal. */
 static void test_hull_on_floor_contacts_as_on_plane(void **state)
 {
@@ -302,7 +303,7 @@ static void test_hull_on_floor_contacts_as_on_plane(void **state)
         double df = -1e9, dp = -1e9;
         for (int k = 0; k < nf; k++) df = fmax(df, d16(mf.points[k].depth));
         for (int k = 0; k < np; k++) dp = fmax(dp, d16(mp.points[k].depth));
-        if (fabs(mf.normal.x / Q30) > 1e-5 || fabs(mf.normal.z / Q30) > 1e-5 || fabs(df - dp) > 0.001)
+        if (fabs(mf.normal.x / Q30) > 1e-5 || fabs(mf.normal.z / Q30) > 1e-5 || fabs(df - dp) > 0.002)
             fail_msg("trial %d (%d points): normal %.5f %.5f %.5f, deepest %.5f m on the floor, %.5f on a plane", trial,
                      count, mf.normal.x / Q30, mf.normal.y / Q30, mf.normal.z / Q30, df, dp);
     }
