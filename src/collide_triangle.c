@@ -12,7 +12,8 @@
  *             crosses with the edges), the face normal preferred within 5 mm; points
  *             by clipping the box's incident face against the triangle (face normal),
  *             the triangle against the box's face (a box axis), or the closest points
- *             of two edges.
+ *             of two edges;
+ *   hull      the same (below).
  * No bumps on internal edges: a contact whose normal comes from an edge or a corner of
  * the triangle (not its face) takes the face normal instead when that edge is inactive
  * (flat or concave with its neighbour: the neighbour's own face covers it) or when both
@@ -26,9 +27,8 @@
  * is pushed out of its deepest face first). Points at the same place (a corner on a
  * seam) count once; then the deepest and the three that spread the most are kept.
  *
- * Another convex shape (a hull) joins by giving its support points: the box path needs
- * of the box only its axes (face normals), its corners and its edges, which a polyhedron
- * has as faces, vertices and edges.
+ * A hull takes the box's path with its own features: its face normals for the box's axes,
+ * its corners and its edges (the pairs that touch), in its own frame.
  */
 #include "level.h"
 #include "geometry.h"
@@ -239,14 +239,15 @@ static fix16_t box_radius_along(const gather *g, qp_vec3 L)
 }
 
 /* Keep the part of polygon p[0 .. n) where side() >= 0; side values given per point. */
-static int clip(qp_vec3 *p, uint32_t *ids, int n, const int64_t *side, uint32_t new_id, qp_vec3 *out, uint32_t *out_ids)
+static int clip(qp_vec3 *p, uint32_t *ids, int n, const int64_t *side, uint32_t new_id, qp_vec3 *out, uint32_t *out_ids,
+                int cap)
 {
     int m = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && m < cap; i++) {
         int j = (i + 1) % n;
         int64_t si = side[i], sj = side[j];
         if (si >= 0) out[m] = p[i], out_ids[m++] = ids[i];
-        if ((si >= 0) != (sj >= 0)) {
+        if ((si >= 0) != (sj >= 0) && m < cap) {
             int64_t a = si, b = si - sj;   /* t = a / b in (0, 1] */
             while (b >= ((int64_t)1 << 46) || b <= -((int64_t)1 << 46)) a /= 2, b /= 2;
             if (b == 0) continue;
@@ -291,7 +292,7 @@ static void box_face_contact(gather *g, const tri_rel *t)
         qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
         int64_t side[8];
         for (int i = 0; i < n; i++) side[i] = qp_v3_dot_wide(qp__v3_sub(poly[i], t->v[e]), inward);
-        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 4, next, next_ids);
+        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 4, next, next_ids, 8);
         for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
     }
     for (int i = 0; i < n; i++) {
@@ -314,7 +315,7 @@ static void box_axis_contact(gather *g, const tri_rel *t, int f, qp_vec3 L)
         qp_vec3 ax = box_axis(g, a);
         int64_t side[8];
         for (int i = 0; i < n; i++) side[i] = (int64_t)h[a] - sign * qp__v3_dot_q30(poly[i], ax);
-        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x60u | (uint32_t)s << 2, next, next_ids);
+        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x60u | (uint32_t)s << 2, next, next_ids, 8);
         for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
     }
     for (int i = 0; i < n; i++) {
@@ -410,6 +411,221 @@ static void box_triangle(gather *g, const tri_rel *t)
     else box_edge_contact(g, t, bi, be, bestL, best);
 }
 
+/* ---- hull ------------------------------------------------------------------------ */
+
+/* The box path with a hull's features: its face normals for the box's axes, its lowest
+ * vertex along an axis for the box's radius, its face most against the triangle's normal
+ * for the box's incident face, and the edge pairs that touch (each edge the support of its
+ * side: the axis lies between the hull edge's two face normals and the triangle's third
+ * corner lies below the edge along it) for the box's edge crosses. It works in the hull's
+ * frame (the triangle turned into it: the hull's data read as built, no vertex turned) and
+ * turns each candidate back to the level's axes. An incident face of more than
+ * HULL_CLIP - 3 corners keeps its first ones; the triangle clipped by a hull face keeps
+ * HULL_CLIP corners. */
+#define HULL_CLIP 32
+#define HULL_VERTEX_ID (1u << 28)     /* a hull corner inside the triangle: its index */
+#define HULL_FACE_ID   (2u << 28)     /* a point of the triangle clipped by a hull face */
+#define HULL_EDGE_ID   (3u << 28)     /* the closest points of two edges */
+
+/* v (level axes) in the hull's frame: R^T v, one rounding per component. */
+static qp_vec3 to_hull(const gather *g, qp_vec3 v)
+{
+    fix16_t o[3];
+    for (int j = 0; j < 3; j++)
+        o[j] = qp__sat32(qp__round_sum4((int64_t)g->r.m[0][j] * v.x, (int64_t)g->r.m[1][j] * v.y,
+                                        (int64_t)g->r.m[2][j] * v.z, 0, 30));
+    return qp_v3(o[0], o[1], o[2]);
+}
+
+static void hull_add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
+{
+    add(g, qp__rot3_mul_v3(&g->r, n), qp__rot3_mul_v3(&g->r, p), depth, id);
+}
+
+static int sign64(int64_t v) { return (v > 0) - (v < 0); }
+
+/* Q2.30 cross of a Q2.30 a with b (any scale), rounded: b's scale. */
+static qp_vec3 cross30(qp_vec3 a, qp_vec3 b)
+{
+    return qp_v3((fix16_t)(((int64_t)a.y * b.z - (int64_t)a.z * b.y) >> 30),
+                 (fix16_t)(((int64_t)a.z * b.x - (int64_t)a.x * b.z) >> 30),
+                 (fix16_t)(((int64_t)a.x * b.y - (int64_t)a.y * b.x) >> 30));
+}
+
+/* The triangle's face normal: the hull's incident face clipped by the triangle's sides.
+ * The incident face is the one most against the normal among those at the hull's
+ * deepest vertex (the face most against it overall can miss that vertex on a tilted hull). */
+static QP__NOINLINE void hull_face_contact(gather *g, const qp_hull *h, const tri_rel *t, int deepest)
+{
+    int f = 0;
+    int32_t least = INT32_MAX;
+    for (int i = 0; i < h->face_count; i++) {
+        const qp_hull_face *fc = &h->faces[i];
+        bool at_deepest = false;
+        for (int q = 0; q < fc->count; q++) at_deepest = at_deepest || h->face_verts[fc->first + q] == deepest;
+        int32_t d = dot30(fc->normal, t->n);
+        if (at_deepest && d < least) least = d, f = i;
+    }
+    const qp_hull_face *fc = &h->faces[f];
+    qp_vec3 poly[HULL_CLIP], next[HULL_CLIP];
+    uint32_t ids[HULL_CLIP], next_ids[HULL_CLIP];
+    int n = fc->count < HULL_CLIP - 3 ? fc->count : HULL_CLIP - 3;
+    for (int q = 0; q < n; q++) {
+        int v = h->face_verts[fc->first + q];
+        poly[q] = h->verts[v];
+        ids[q] = HULL_VERTEX_ID | (uint32_t)v;
+    }
+    for (int e = 0; e < 3 && n > 0; e++) {
+        qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
+        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
+        int64_t side[HULL_CLIP];
+        for (int i = 0; i < n; i++) side[i] = qp_v3_dot_wide(qp__v3_sub(poly[i], t->v[e]), inward);
+        uint32_t id = HULL_VERTEX_ID | ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 5;
+        n = clip(poly, ids, n, side, id, next, next_ids, HULL_CLIP);
+        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
+        hull_add(g, t->n, qp__v3_mad_q30(poly[i], t->n, depth / 2), depth, ids[i]);
+    }
+    /* The face wholly off the triangle: the deepest corner over the triangle instead, so a
+     * hull tipping across several triangles shows each of them its own lowest corner. */
+    if (n > 0) return;
+    int over = -1;
+    fix16_t over_depth = -g->margin;
+    for (int v = 0; v < h->vert_count; v++) {
+        fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(h->verts[v], t->v[0]), t->n);
+        bool inside = depth >= over_depth;
+        for (int e = 0; e < 3 && inside; e++) {
+            qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
+            inside = qp_v3_dot_wide(qp__v3_sub(h->verts[v], t->v[e]), qp_v3_neg(qp_v3_cross_q30(ed, t->n))) >= 0;
+        }
+        if (inside) over = v, over_depth = depth;
+    }
+    if (over >= 0)
+        hull_add(g, t->n, qp__v3_mad_q30(h->verts[over], t->n, over_depth / 2), over_depth, HULL_VERTEX_ID | (uint32_t)over);
+}
+
+/* Hull face f (normal L = -its normal, from the triangle to the hull): the triangle clipped
+ * by the face's sides. */
+static QP__NOINLINE void hull_axis_contact(gather *g, const qp_hull *h, const tri_rel *t, int f)
+{
+    const qp_hull_face *fc = &h->faces[f];
+    const qp_vec3 nf = fc->normal, L = qp_v3_neg(nf);
+    qp_vec3 poly[HULL_CLIP], next[HULL_CLIP];
+    uint32_t ids[HULL_CLIP], next_ids[HULL_CLIP];
+    const uint32_t base = HULL_FACE_ID | ((t->index & 0xFFFFFu) << 8);
+    int n = 3;
+    for (int k = 0; k < 3; k++) poly[k] = t->v[k], ids[k] = base | 0x80u | (uint32_t)k;
+    for (int s = 0; s < fc->count && n > 0; s++) {
+        qp_vec3 v0 = h->verts[h->face_verts[fc->first + s]];
+        qp_vec3 v1 = h->verts[h->face_verts[fc->first + (s + 1) % fc->count]];
+        qp_vec3 out = qp_v3_cross_q30(qp__v3_sub(v1, v0), nf);   /* counter-clockwise: out of the face */
+        int64_t side[HULL_CLIP];
+        for (int i = 0; i < n; i++) side[i] = -qp_v3_dot_wide(qp__v3_sub(poly[i], v0), out);
+        n = clip(poly, ids, n, side, base | (uint32_t)(s & 3) << 5, next, next_ids, HULL_CLIP);
+        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t depth = fc->offset - qp__v3_dot_q30(poly[i], nf);
+        hull_add(g, L, qp__v3_mad_q30(poly[i], L, -depth / 2), depth, ids[i]);
+    }
+}
+
+/* Hull edge he and the triangle's edge e along L: the midpoint of their closest points. */
+static void hull_edge_contact(gather *g, const qp_hull *h, const tri_rel *t, int he, int e, qp_vec3 L, fix16_t depth)
+{
+    const qp_hull_edge *ed = &h->edges[he];
+    qp__segment a = qp__segment_from_points(h->verts[ed->v0], h->verts[ed->v1]);
+    qp__segment b = qp__segment_from_points(t->v[e], t->v[(e + 1) % 3]);
+    fix16_t sa, sb;
+    qp__segments_closest(&a, &b, &sa, &sb);
+    qp_vec3 p = qp__v3_mid(qp__segment_point(&a, sa), qp__segment_point(&b, sb));
+    hull_add(g, L, p, depth, HULL_EDGE_ID | ((t->index & 0x3FFFFu) << 10) | (uint32_t)he << 2 | (uint32_t)e);
+}
+
+/* The direction of d x ed (Q16.16 edges, exact in 64 bits) scaled to a largest component in
+ * [2^28, 2^29): false when they are parallel within about 2^-12 rad. */
+static bool edge_cross(qp_vec3 d, qp_vec3 ed, qp_vec3 *out)
+{
+    int64_t c[3] = { (int64_t)d.y * ed.z - (int64_t)d.z * ed.y, (int64_t)d.z * ed.x - (int64_t)d.x * ed.z,
+                     (int64_t)d.x * ed.y - (int64_t)d.y * ed.x };
+    int64_t big = 0;
+    for (int k = 0; k < 3; k++) big = (c[k] < 0 ? -c[k] : c[k]) > big ? (c[k] < 0 ? -c[k] : c[k]) : big;
+    if (big == 0 || big < ((int64_t)qp_v3_max_abs(d) * qp_v3_max_abs(ed)) >> 12) return false;
+    int up = 0, down = 0;
+    while ((big << up) < ((int64_t)1 << 28)) up++;
+    while ((big >> down) >= ((int64_t)1 << 29)) down++;
+    for (int k = 0; k < 3; k++) c[k] = up ? c[k] * ((int64_t)1 << up) : c[k] / ((int64_t)1 << down);
+    *out = qp_v3((fix16_t)c[0], (fix16_t)c[1], (fix16_t)c[2]);
+    return true;
+}
+
+static void hull_triangle(gather *g, const tri_rel *level_t)
+{
+    const qp_hull *h = g->convex->hull;
+    tri_rel t;
+    for (int k = 0; k < 3; k++) t.v[k] = to_hull(g, level_t->v[k]);
+    t.n = to_hull(g, level_t->n);
+    t.active = level_t->active;
+    t.index = level_t->index;
+    fix16_t low = INT32_MAX, high = INT32_MIN;
+    int deepest = 0;
+    for (int v = 0; v < h->vert_count; v++) {
+        fix16_t d = qp__v3_dot_q30(h->verts[v], t.n);
+        if (d < low) low = d, deepest = v;
+        high = d > high ? d : high;
+    }
+    /* The whole hull behind the plane by more than the margin: not this triangle's (a box asks
+     * it of its centre, but a flat hull resting a little deep has its centre, even its top,
+     * there). */
+    const fix16_t plane = qp__v3_dot_q30(t.v[0], t.n);
+    if (high < plane - g->margin) return;
+    fix16_t best = plane - low;
+    if (best < -g->margin) return;
+    int kind = 0, bi = 0, be = 0;   /* 0 the triangle's face, 1 hull face bi, 2 hull edge bi x edge be */
+    qp_vec3 bestL = t.n;
+    for (int f = 0; f < h->face_count; f++) {
+        qp_vec3 nf = h->faces[f].normal;
+        fix16_t lo = qp__v3_dot_q30(t.v[0], nf);
+        for (int k = 1; k < 3; k++) {
+            fix16_t d = qp__v3_dot_q30(t.v[k], nf);
+            lo = d < lo ? d : lo;
+        }
+        fix16_t d = h->faces[f].offset - lo;
+        if (d < -g->margin) return;
+        if (d < best - FACE_PREFERENCE) best = d, kind = 1, bi = f, bestL = qp_v3_neg(nf);
+    }
+    for (int he = 0; he < h->edge_count; he++) {
+        const qp_hull_edge *ed = &h->edges[he];
+        qp_vec3 a = h->faces[ed->f0].normal, b = h->faces[ed->f1].normal;
+        if (dot30(a, t.n) >= 0 && dot30(b, t.n) >= 0) continue;   /* an edge turned away from the triangle */
+        qp_vec3 d = qp__v3_sub(h->verts[ed->v1], h->verts[ed->v0]);
+        int s_ab = sign64(qp_v3_dot_wide(cross30(a, b), d));
+        for (int e = 0; e < 3; e++) {
+            qp_vec3 x, L;
+            if (!edge_cross(d, qp__v3_sub(t.v[(e + 1) % 3], t.v[e]), &x)) continue;
+            /* The hull's edge is its support along -L when -L lies between a and b. */
+            int sa = sign64(qp_v3_dot_wide(cross30(a, x), d)) * s_ab, sb = sign64(qp_v3_dot_wide(cross30(b, x), d)) * -s_ab;
+            if (sa < 0 && sb < 0) { /* -x between a and b: L along x */ }
+            else if (sa > 0 && sb > 0) x = qp_v3_neg(x);
+            else continue;
+            if (qp_v3_dot_wide(qp__v3_sub(t.v[(e + 2) % 3], t.v[e]), x) > 0) continue;   /* not the triangle's support */
+            if (!qp_v3_normalize_q30(x, &L)) continue;
+            fix16_t dd = qp__v3_dot_q30(t.v[e], L) - qp__v3_dot_q30(h->verts[ed->v0], L);
+            if (dd < -g->margin) return;
+            if (dd < best - FACE_PREFERENCE) best = dd, kind = 2, bi = he, be = e, bestL = L;
+        }
+    }
+    if (kind != 0 && feature_inactive(&t, bestL)) {
+        if (dot30(bestL, t.n) <= 0 && kind == 1) return;
+        kind = 0;
+    }
+    if (kind == 0) hull_face_contact(g, h, &t, deepest);
+    else if (kind == 1) hull_axis_contact(g, h, &t, bi);
+    else hull_edge_contact(g, h, &t, bi, be, bestL, best);
+}
+
 /* ---- the level's triangles --------------------------------------------------------- */
 
 static int visit(void *ctx, const qp_level_triangle *lt)
@@ -424,6 +640,7 @@ static int visit(void *ctx, const qp_level_triangle *lt)
     case QP_SHAPE_SPHERE: sphere_triangle(g, &t, qp_v3_zero(), g->convex->radius, 0); break;
     case QP_SHAPE_CAPSULE: capsule_triangle(g, &t); break;
     case QP_SHAPE_BOX: box_triangle(g, &t); break;
+    case QP_SHAPE_HULL: hull_triangle(g, &t); break;
     default: break;
     }
     return 0;
@@ -434,7 +651,8 @@ int qp__collide_level(const qp_shape *level, const qp_shape *convex, const qp_tr
 {
     unsigned char *bytes = (unsigned char *)m;
     for (unsigned i = 0; i < sizeof *m; i++) bytes[i] = 0;
-    if (convex->type != QP_SHAPE_SPHERE && convex->type != QP_SHAPE_CAPSULE && convex->type != QP_SHAPE_BOX)
+    if (convex->type != QP_SHAPE_SPHERE && convex->type != QP_SHAPE_CAPSULE && convex->type != QP_SHAPE_BOX &&
+        convex->type != QP_SHAPE_HULL)
         return 0;
     gather g;
     g.convex = convex;
