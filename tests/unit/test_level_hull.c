@@ -8,7 +8,9 @@
  *   - a cube hull sliding across the floor's seams keeps |vy| < 1 cm/s and its height
  *     within 2 mm, and follows the path of a box of the same size within 1 cm;
  *   - hulls at random poses touching the floor get the plane's normal and deepest depth.
- * Random clouds use a fresh seed per run (printed; QP_HULL_SEED replays it). */
+ * Random clouds come from one fixed seed, so make test never depends on luck: about one
+ * drop in 3 000 rocks on a seam and stays awake (docs/limits.md). QP_HULL_SEED=N runs
+ * another set (printed), for judging a change over fresh seeds. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <math.h>
 #include <cmocka.h>
 #include "qp_test_util.h"
@@ -99,7 +100,7 @@ static qp_body_id add_body(qp_world *w, qp_body_type type, const qp_shape *s, qp
 static uint32_t seed_of_run(void)
 {
     const char *e = getenv("QP_HULL_SEED");
-    uint32_t s = e ? (uint32_t)strtoul(e, NULL, 10) : (uint32_t)time(NULL) ^ ((uint32_t)clock() << 16);
+    uint32_t s = e ? (uint32_t)strtoul(e, NULL, 10) : 20261129u;
     if (s == 0) s = 1;
     printf("test_level_hull: QP_HULL_SEED=%u\n", s);
     return s;
