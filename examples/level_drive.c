@@ -6,6 +6,8 @@
  *
  *   build/host/level_drive [SCENE] [--frames DIR EVERY]   (default tests/scenes/level.scene)
  *
+ * SCENE is a level whose first body is its heightfield (the route is level.scene's).
+ *
  * Prints the path driven, the fraction of wheel-steps with the wheel on the ground, the
  * largest tilt of the chassis, the car's body number and the final world hash. --frames
  * writes a snapshot every EVERY steps into DIR/NNNN.qps (for qphys render SNAPSHOT --scene
@@ -86,17 +88,23 @@ int main(int argc, char **argv)
     unsigned long len;
     const char *text = read_file(path, &len);
     if (!text) {
-        fprintf(stderr, "level_drive: cannot read %s\n", path);
+        fprintf(stderr, "level_drive: cannot read %s (or larger than 64 KB)\n", path);
         return 2;
     }
     qp_scene_level_store *store = obj_level_store(path, text, len);
     qp_scene_info info;
     qp_scene_error err;
-    if (!store || qp_scene_load_level(&world, text, len, &info, &err, store) != QP_OK) {
+    if (!store) return 2;
+    if (qp_scene_load_level(&world, text, len, &info, &err, store) != QP_OK) {
         fprintf(stderr, "level_drive: %s does not load: line %d: %s\n", path, err.line, err.message);
         return 2;
     }
     /* Body 0 of the level is its heightfield: its square and heights bound the drive. */
+    const qp_shape *ground = qp_body_shape(&world, qp_scene_body(&world, 0), 0);
+    if (!ground || ground->type != QP_SHAPE_HEIGHTFIELD || store->fields_capacity < 1) {
+        fprintf(stderr, "level_drive: %s: its first body is not a heightfield\n", path);
+        return 2;
+    }
     const qp_heightfield *hf = &store->fields[0];
     qp_vec3 hf_at = qp_body_position(&world, qp_scene_body(&world, 0));
     double sp = fx(hf->spacing);
