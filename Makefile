@@ -93,6 +93,11 @@ all: $(OUT)/car
 $(OUT)/ragdolls: examples/ragdolls.c examples/save_snapshot.h $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -pedantic -Werror $< $(LIB) -o $@
 all: $(OUT)/ragdolls
+# The car driven over tests/scenes/level.scene (its meshes read by tools/obj.c); exits 1 if it
+# flips, falls through or leaves its wheels.
+$(OUT)/level_drive: examples/level_drive.c examples/save_snapshot.h tools/obj.c tools/obj.h $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Itools $< tools/obj.c $(LIB) -lm -o $@
+all: $(OUT)/level_drive
 
 # The main demo: pyramid20 (210 cubes). With a display, the viewer; without one, 10 s of it
 # with a summary of what it did, and its animation (tools/run-demo.sh). Dependencies first,

@@ -4,7 +4,9 @@
 #
 # qphys render: a PNG of stack20 is 400x300 and shows the stack where it stands (warm
 # awake colours at step 30, the blue sleep tint once it sleeps at step 120, nothing like a
-# body beside it); a GIF of a step range is a GIF89a animation of a sensible size.
+# body beside it); a snapshot of level.scene is refused alone and drawn over its scene with
+# --scene, the same PNG as the scene run to that step; a GIF of a step range is a GIF89a
+# animation of a sensible size.
 # The viewer under Xvfb (a virtual X display), driven by xdotool, seen through xwd -root
 # screenshots: stack20 opens with the stack's pixels in the middle of the window; key c
 # colours the contact-graph levels (blue at the bottom, red at the top); 70 single steps
@@ -62,6 +64,15 @@ else
   $qphys render "$d/s120.qps" -o "$d/snap.png" 2>/dev/null || fail "render of a snapshot"
   ss=$(count "$d/snap.png" 190 60 210 260 cool)
   [ "$ss" -gt 2500 ] && ok "a snapshot renders ($ss blue pixels in the stack's column)" || fail "snapshot picture: $ss blue pixels"
+  # A snapshot of a level world names its heightfield and mesh by checksum: alone it is refused;
+  # with --scene it is restored over level.scene and drawn as the scene run to the same step.
+  $qphys run tests/scenes/level.scene --steps 60 --save "$d/level.qps" >/dev/null || fail "qphys run --save of level"
+  if $qphys render "$d/level.qps" -o "$d/level-alone.png" 2>/dev/null; then fail "a level snapshot rendered without its scene"; fi
+  $qphys render "$d/level.qps" --scene tests/scenes/level.scene --title level -o "$d/level-snap.png" 2>/dev/null ||
+    fail "render --scene of a level snapshot"
+  $qphys render tests/scenes/level.scene --steps 60 --title level -o "$d/level-run.png" 2>/dev/null || fail "render of level"
+  cmp -s "$d/level-snap.png" "$d/level-run.png" && ok "a level snapshot drawn over its scene (--scene) is the scene's picture" ||
+    fail "a level snapshot drawn with --scene differs from the scene's own picture at that step"
   $qphys render tests/scenes/rain512.scene --from 0 --to 120 --every 20 -o "$d/rain.gif" 2>/dev/null || fail "GIF render"
   gbytes=$(wc -c <"$d/rain.gif")
   [ "$(head -c 6 "$d/rain.gif")" = GIF89a ] && [ "$gbytes" -gt 5000 ] && [ "$gbytes" -lt 400000 ] &&

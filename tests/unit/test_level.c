@@ -509,6 +509,10 @@ static void test_snapshot_refers_to_mesh(void **state)
     for (int i = 0; i < 40; i++) qp_world_step(&world);
     unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
     assert_true(n > 0 && n < 2000);   /* the mesh is not in it */
+    /* A tool sizes a world to a snapshot before restoring it, with no mesh at hand yet. */
+    qp_world_caps need;
+    assert_int_equal(qp_snapshot_caps(snap, n, &need), QP_OK);
+    assert_int_equal(need.bodies, 2);
     uint32_t want[30];
     for (int i = 0; i < 30; i++) {
         qp_world_step(&world);

@@ -10,6 +10,8 @@
  *            --car N (body N, counted from 0 as in scenes, is a car's chassis with
  *            qp_default_car_def(): its wheels and suspension rays are drawn, each frame's
  *            found by qp_car_update on a copy of the world, which the picture does not step)
+ *            --scene SCENE (a snapshot of a world with meshes or heightfields is restored over
+ *            SCENE, the scene it came from, which builds their geometry)
  *   qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif
  *
  * With --poses, the frames are what a board computed (make BOARD=x movie: the board scene
@@ -49,7 +51,8 @@ static const char usage_text[] =
     "       qphys render SCENE|SNAPSHOT [--from A] --to B [--every K] -o FILE.gif\n"
     "       qphys render SCENE|SNAPSHOT --poses FILE [--every K] -o FILE.gif   (a board's frames)\n"
     "       options: --size WxH (400x300), --color state|islands|levels, --contacts, --hud, --title TEXT,\n"
-    "                --yaw DEG (the camera turned about the vertical; 0: from +z), --car N (a car's chassis)\n";
+    "                --yaw DEG (the camera turned about the vertical; 0: from +z), --car N (a car's chassis),\n"
+    "                --scene SCENE (a snapshot's level geometry: restored over the scene it came from)\n";
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -191,7 +194,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
 
 int qphys_render(int argc, char **argv)
 {
-    const char *path = 0, *out = 0, *title = 0, *poses = 0;
+    const char *path = 0, *out = 0, *title = 0, *poses = 0, *scene = 0;
     double yaw_deg = 0;
     int has_yaw = 0;
     long steps = 0, from = 0, to = -1, every = 4, w = 400, h = 300, car_body = -1;
@@ -202,7 +205,8 @@ int qphys_render(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
         bool takes = !strcmp(a, "--steps") || !strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--every") ||
                      !strcmp(a, "-o") || !strcmp(a, "--size") || !strcmp(a, "--color") || !strcmp(a, "--title") ||
-                     !strcmp(a, "--yaw") || !strcmp(a, "--poses") || !strcmp(a, "--car");
+                     !strcmp(a, "--yaw") || !strcmp(a, "--poses") || !strcmp(a, "--car") ||
+                     !strcmp(a, "--scene");
         if (takes && !v) return fail("option '%s' needs a value", a);
         if (!strcmp(a, "--steps")) { if (!parse_long(v, 0, 10000000, &steps)) return fail("--steps: expected 0 .. 10000000, not '%s'", v); }
         else if (!strcmp(a, "--from")) { if (!parse_long(v, 0, 10000000, &from)) return fail("--from: expected 0 .. 10000000, not '%s'", v); }
@@ -212,6 +216,7 @@ int qphys_render(int argc, char **argv)
         else if (!strcmp(a, "-o")) out = v;
         else if (!strcmp(a, "--title")) title = v;
         else if (!strcmp(a, "--poses")) poses = v;
+        else if (!strcmp(a, "--scene")) scene = v;
         else if (!strcmp(a, "--yaw")) {
             char *end;
             yaw_deg = strtod(v, &end);
@@ -252,6 +257,13 @@ int qphys_render(int argc, char **argv)
     if (gif && to < 0 && !poses) return fail("%s: an animation needs --to B (its last step)", out);
     if (gif && !poses && to < from) return fail("--to must not be before --from (%s)", out);
     if (gif && !poses && (to - from) / every + 1 > 2000) return fail("%s: more than 2000 frames", out);
+    if (scene) {   /* the level geometry a snapshot names, built by loading its scene first */
+        vw_file text;
+        if (!vw_read_file(scene, &text)) return 2;
+        bool loaded = vw_load(&world, scene, &text);
+        vw_free_file(&text);
+        if (!loaded) return 2;
+    }
     vw_file file;
     if (!vw_read_file(path, &file)) return 2;
     if (!vw_load(&world, path, &file)) {
