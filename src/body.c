@@ -389,6 +389,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     for (int s = 0; s < qp__cap_shapes(w) && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
+    for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
     if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {
         *err = QP_ERR_FULL;
         return qp_null_body();
