@@ -488,6 +488,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     qp_body_state t;
     memset(&t, 0, sizeof t);
     bool dynamic = (state & QP_STATE_DYNAMIC) != 0;
+    bool unbuilt_any = false;   /* a shape read without its geometry (qp_snapshot_caps) */
     if (!w) in->hull_next = 0;   /* the scratch holds one body's hulls at a time */
     t.generation = (uint16_t)get_un(in, 1, 65535);
     t.flags = (uint16_t)get_un(in, 0, QP_FLAG_SPEED_CLAMPED | QP_FLAG_OUT_OF_BOUNDS | QP_FLAG_CONTACTS_LOST |
@@ -582,10 +583,13 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         qp_shape check = s.shape;
         check.offset = qp_v3_zero();
         if (in->hull_short) return;   /* sound, maybe, but more hulls than this build holds */
-        /* Without a world (qp_snapshot_caps) a level shape has no geometry to validate: restoring
-         * matches it by checksum against the world's own. */
-        bool unmatched_level = qp_shape_is_level(s.shape.type) && !in->levels;
-        if ((!unmatched_level && qp_shape_validate(&check) != QP_OK) || (s.shape.type == QP_SHAPE_PLANE && dynamic))
+        /* Without a world (qp_snapshot_caps) a level shape has no geometry to validate (restoring
+         * matches it by checksum against the world's own) and a hull is not built (restoring
+         * builds and checks it): only the capacities are read then. */
+        bool unbuilt = (qp_shape_is_level(s.shape.type) && !in->levels) ||
+                       (s.shape.type == QP_SHAPE_HULL && !s.shape.hull && in->need);
+        unbuilt_any |= unbuilt;
+        if ((!unbuilt && qp_shape_validate(&check) != QP_OK) || (s.shape.type == QP_SHAPE_PLANE && dynamic))
             in->bad = 1;
         shapes[k] = s.shape;
         t.shapes[k] = (uint16_t)pool;
@@ -593,7 +597,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         s.slot = (uint8_t)k;
         if (w && !in->bad) w->shapes[pool] = s;
     }
-    if (dynamic && !in->bad && !inertia_of_shapes(shapes, shape_count, &t, &inv_inertia)) in->bad = 1;
+    if (dynamic && !in->bad && !unbuilt_any && !inertia_of_shapes(shapes, shape_count, &t, &inv_inertia)) in->bad = 1;
     if (w && !in->bad) w->bodies[index] = t;
 }
 
