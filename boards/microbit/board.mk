@@ -17,8 +17,8 @@ PORT_EXIT    := semihost
 # text, embedded by the scene runner) no room; the deepest stack is smaller too (2 944 bytes
 # against 3 124). The same hashes (integer code; tests/scripts/scene-check.sh compares them).
 BOARD_OPT    ?= -Os
-# No level geometry (meshes, heightfields): terrain8 fits its RAM but hard-faults here in its
-# first contacts, its stack pointer below RAM at the fault; the level contact path takes 864 +
+# No level geometry (meshes, heightfields): terrain8 fits its RAM but faults before its first
+# hash line, a BusFault while stacking (the stack overflows); the level contact path takes 864 +
 # 1 024 bytes of stack in qp__collide_level and its visit, and a 3 400-byte stack did not cure
 # it, so the cause is not yet known. tests/scripts/scene-check.sh skips level scenes here.
 BOARD_NO_LEVELS := terrain8 hard-faults on this Cortex-M0, cause not yet found (docs/limits.md)
