@@ -244,6 +244,19 @@ static bool once(lexer *lx, unsigned *seen, unsigned bit, const token *t)
     return true;
 }
 
+/* The word after a world switch (sleep, gyroscopic, joint_tree): 'on' or 'off' into *on;
+ * msg is the error for anything else. */
+static bool read_switch(lexer *lx, const char *msg, bool *on)
+{
+    token t;
+    bool bad;
+    if (!next_token(lx, &t, &bad)) return bad ? false : fail(lx, t.at, msg);
+    if (tok_is(lx, &t, "on")) *on = true;
+    else if (tok_is(lx, &t, "off")) *on = false;
+    else return fail(lx, t.at, msg);
+    return true;
+}
+
 NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
 {
     token t;
@@ -272,25 +285,17 @@ NOINLINE static bool parse_world(lexer *lx, qp_scene_world_item *it)
                           "iterations out of range: 1 .. 100", 0))
                 return false;
         } else if (tok_is(lx, &t, "sleep")) {
-            if (!once(lx, &seen, 8u, &t)) return false;
-            if (!next_token(lx, &t, &bad)) return bad ? false : fail(lx, t.at, "expected 'on' or 'off' after 'sleep'");
-            if (tok_is(lx, &t, "on")) it->def.sleep_enabled = true;
-            else if (tok_is(lx, &t, "off")) it->def.sleep_enabled = false;
-            else return fail(lx, t.at, "expected 'on' or 'off' after 'sleep'");
+            if (!once(lx, &seen, 8u, &t) ||
+                !read_switch(lx, "expected 'on' or 'off' after 'sleep'", &it->def.sleep_enabled))
+                return false;
         } else if (tok_is(lx, &t, "gyroscopic")) {
-            if (!once(lx, &seen, 16u, &t)) return false;
-            if (!next_token(lx, &t, &bad))
-                return bad ? false : fail(lx, t.at, "expected 'on' or 'off' after 'gyroscopic'");
-            if (tok_is(lx, &t, "on")) it->def.gyroscopic = true;
-            else if (tok_is(lx, &t, "off")) it->def.gyroscopic = false;
-            else return fail(lx, t.at, "expected 'on' or 'off' after 'gyroscopic'");
+            if (!once(lx, &seen, 16u, &t) ||
+                !read_switch(lx, "expected 'on' or 'off' after 'gyroscopic'", &it->def.gyroscopic))
+                return false;
         } else if (tok_is(lx, &t, "joint_tree")) {
-            if (!once(lx, &seen, 32u, &t)) return false;
-            if (!next_token(lx, &t, &bad))
-                return bad ? false : fail(lx, t.at, "expected 'on' or 'off' after 'joint_tree'");
-            if (tok_is(lx, &t, "on")) it->def.joint_tree = true;
-            else if (tok_is(lx, &t, "off")) it->def.joint_tree = false;
-            else return fail(lx, t.at, "expected 'on' or 'off' after 'joint_tree'");
+            if (!once(lx, &seen, 32u, &t) ||
+                !read_switch(lx, "expected 'on' or 'off' after 'joint_tree'", &it->def.joint_tree))
+                return false;
         } else {
             return fail(lx, t.at,
                         "unknown option for 'world': expected gravity, hz, iterations, sleep, gyroscopic or joint_tree");
