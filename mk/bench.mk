@@ -105,7 +105,7 @@ bench-big:
 
 $(BENCH_OUT)/big/bench_window: bench/bench_window.c bench/bench_clock.h $(wildcard $(BENCH_BIG_LIB))
 	@mkdir -p $(dir $@)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_BIG_POOLS) $< $(BENCH_BIG_LIB) -o $@
+	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_BIG_POOLS) -MMD -MP $< $(BENCH_BIG_LIB) -o $@
 
 # Jolt: configured once into $(JOLT_OUT) (cmake keeps its cache there), then only rebuilt
 # where its sources or the front end changed. BENCH_JOBS: the build's parallel jobs.
@@ -144,8 +144,8 @@ $(BENCH_LIB): bench-lib-force
 	@$(MAKE) --no-print-directory -f Makefile $@
 endif
 
--include $(BENCH_HOST_OBJS:.o=.d) $(BENCH_OUT)/obj/fidelity_qphys.d $(BENCH_OUT)/obj/bench_window.d \
-  $(BENCH_OUT)/obj/bench_piles.d
+# Every object's header dependencies (-MMD), so a change to a header rebuilds what includes it.
+-include $(wildcard $(BENCH_OUT)/obj/*.d $(BENCH_OUT)/big/*.d)
 endif
 
 # Included early, this file must not make its first target the Makefile's default goal.
