@@ -12,12 +12,22 @@
 #include "scratch.h"
 
 #define QPB_W_ ((const qp_world *)0)
+/* The scratch's arrays (src/scratch.h): inside the world with fixed pools, else its views. */
+#if QP_CFG_FIXED_POOLS
 #define QPB_S_ ((const qp_step_scratch *)0)
+#else
+#define QPB_S_ ((const struct qp__scratch_views *)0)
+#endif
 #define QPB_MAX_(a, b) ((a) > (b) ? (a) : (b))
 
+#if !QP_CFG_LOW_RAM
+#define QPB_PRED_ROT (sizeof QPB_S_->pred.r[0])
+#else
+#define QPB_PRED_ROT 0u
+#endif
 #define QPB_BYTES_BODY                                                                                  \
     (sizeof QPB_W_->bodies[0] + sizeof QPB_W_->queue[0] + sizeof QPB_W_->adj_start[0] +                 \
-     QPB_MAX_(sizeof QPB_S_->split.pseudo_v[0], sizeof QPB_S_->pred.x[0] + sizeof QPB_S_->pred.q[0]))
+     QPB_MAX_(sizeof QPB_S_->split.pseudo_v[0], sizeof QPB_S_->pred.x[0] + sizeof QPB_S_->pred.q[0] + QPB_PRED_ROT))
 #if !QP_CFG_LOW_RAM
 #define QPB_BYTES_CONTACT_ROWS (sizeof QPB_W_->rows[0] + sizeof QPB_S_->passes.sweep[0])
 #else
