@@ -39,4 +39,32 @@
 #define QPB_BYTES_SHAPE (sizeof QPB_W_->shapes[0] + sizeof QPB_W_->sap_order[0])
 #define QPB_BYTES_PAIR (sizeof QPB_W_->pairs[0])
 
+/* Of a body's, contact's and shape's bytes, the state the world hash reads (src/world_hash.c)
+ * at the widths this layout keeps it: the golden hashes are of these fields, so a layout with
+ * the same bits keeps them (or, a few, finds them again exactly: a shape's box from its
+ * body's pose). The rest is derived data and the step's scratch. */
+#define QPB_B_ ((const qp_body_state *)0)
+#define QPB_C_ ((const qp_contact *)0)
+#define QPB_SH_ ((const qp_shape_slot *)0)
+#if !QP_CFG_LOW_RAM
+#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local + sizeof QPB_B_->sleep_box)
+#else
+#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local6 + sizeof QPB_B_->sleep_lo + sizeof QPB_B_->sleep_size)
+#endif
+#define QPB_STATE_BODY                                                                                  \
+    (sizeof QPB_B_->generation + sizeof QPB_B_->state + sizeof QPB_B_->flags + sizeof QPB_B_->x +       \
+     sizeof QPB_B_->q + sizeof QPB_B_->v + sizeof QPB_B_->w + sizeof QPB_B_->force +                    \
+     sizeof QPB_B_->torque + sizeof QPB_B_->local_center + sizeof QPB_B_->mass +                        \
+     sizeof QPB_B_->inv_mass + sizeof QPB_B_->friction + sizeof QPB_B_->static_friction +               \
+     sizeof QPB_B_->restitution + sizeof QPB_B_->user_data + sizeof QPB_B_->still_steps +               \
+     sizeof QPB_B_->awake_steps + sizeof QPB_B_->motion + sizeof QPB_B_->shape_count +                  \
+     sizeof QPB_B_->shapes + QPB_STATE_BODY_PACKED)
+#define QPB_STATE_CONTACT                                                                               \
+    (sizeof QPB_C_->a + sizeof QPB_C_->b + sizeof QPB_C_->sa + sizeof QPB_C_->sb + sizeof QPB_C_->count + \
+     sizeof QPB_C_->flags + sizeof QPB_C_->n + sizeof QPB_C_->anchor_a + sizeof QPB_C_->anchor_b +      \
+     sizeof QPB_C_->jt1 + sizeof QPB_C_->jt2 + sizeof QPB_C_->jtw +                                     \
+     QP_MAX_MANIFOLD_POINTS * (sizeof QPB_C_->p[0].id + sizeof QPB_C_->p[0].ra + sizeof QPB_C_->p[0].jn + \
+                               sizeof QPB_C_->p[0].depth))
+#define QPB_STATE_SHAPE (sizeof QPB_SH_->shape + sizeof QPB_SH_->flags + sizeof QPB_SH_->filter + sizeof QPB_SH_->aabb)
+
 #endif
