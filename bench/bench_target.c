@@ -323,6 +323,9 @@ int main(void)
     put_kv("bytes_shape", QPB_BYTES_SHAPE);
     put_kv("bytes_pair", QPB_BYTES_PAIR);
     put_kv("bytes_rows", sizeof(qp_contact_rows));
+    put_kv("state_body", QPB_STATE_BODY);
+    put_kv("state_contact", QPB_STATE_CONTACT);
+    put_kv("state_shape", QPB_STATE_SHAPE);
     put("\n");
 #if QP_BENCH_COUNT
     /* Counting variant: only the awake runs the instruction counts are divided by. */

@@ -8,3 +8,6 @@ const unsigned long qpb_bytes_contact = QPB_BYTES_CONTACT;
 const unsigned long qpb_bytes_shape = QPB_BYTES_SHAPE;
 const unsigned long qpb_bytes_pair = QPB_BYTES_PAIR;
 const unsigned long qpb_bytes_world = sizeof(qp_world);
+const unsigned long qpb_state_body = QPB_STATE_BODY;
+const unsigned long qpb_state_contact = QPB_STATE_CONTACT;
+const unsigned long qpb_state_shape = QPB_STATE_SHAPE;

@@ -12,12 +12,22 @@
 #include "scratch.h"
 
 #define QPB_W_ ((const qp_world *)0)
+/* The scratch's arrays (src/scratch.h): inside the world with fixed pools, else its views. */
+#if QP_CFG_FIXED_POOLS
 #define QPB_S_ ((const qp_step_scratch *)0)
+#else
+#define QPB_S_ ((const struct qp__scratch_views *)0)
+#endif
 #define QPB_MAX_(a, b) ((a) > (b) ? (a) : (b))
 
+#if !QP_CFG_LOW_RAM
+#define QPB_PRED_ROT (sizeof QPB_S_->pred.r[0])
+#else
+#define QPB_PRED_ROT 0u
+#endif
 #define QPB_BYTES_BODY                                                                                  \
     (sizeof QPB_W_->bodies[0] + sizeof QPB_W_->queue[0] + sizeof QPB_W_->adj_start[0] +                 \
-     QPB_MAX_(sizeof QPB_S_->split.pseudo_v[0], sizeof QPB_S_->pred.x[0] + sizeof QPB_S_->pred.q[0]))
+     QPB_MAX_(sizeof QPB_S_->split.pseudo_v[0], sizeof QPB_S_->pred.x[0] + sizeof QPB_S_->pred.q[0] + QPB_PRED_ROT))
 #if !QP_CFG_LOW_RAM
 #define QPB_BYTES_CONTACT_ROWS (sizeof QPB_W_->rows[0] + sizeof QPB_S_->passes.sweep[0])
 #else
@@ -28,5 +38,33 @@
      sizeof QPB_S_->passes.quiet_at[0] + QPB_BYTES_CONTACT_ROWS)
 #define QPB_BYTES_SHAPE (sizeof QPB_W_->shapes[0] + sizeof QPB_W_->sap_order[0])
 #define QPB_BYTES_PAIR (sizeof QPB_W_->pairs[0])
+
+/* Of a body's, contact's and shape's bytes, the state the world hash reads (src/world_hash.c)
+ * at the widths this layout keeps it: the golden hashes are of these fields, so a layout with
+ * the same bits keeps them (or, a few, finds them again exactly: a shape's box from its
+ * body's pose). The rest is derived data and the step's scratch. */
+#define QPB_B_ ((const qp_body_state *)0)
+#define QPB_C_ ((const qp_contact *)0)
+#define QPB_SH_ ((const qp_shape_slot *)0)
+#if !QP_CFG_LOW_RAM
+#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local + sizeof QPB_B_->sleep_box)
+#else
+#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local6 + sizeof QPB_B_->sleep_lo + sizeof QPB_B_->sleep_size)
+#endif
+#define QPB_STATE_BODY                                                                                  \
+    (sizeof QPB_B_->generation + sizeof QPB_B_->state + sizeof QPB_B_->flags + sizeof QPB_B_->x +       \
+     sizeof QPB_B_->q + sizeof QPB_B_->v + sizeof QPB_B_->w + sizeof QPB_B_->force +                    \
+     sizeof QPB_B_->torque + sizeof QPB_B_->local_center + sizeof QPB_B_->mass +                        \
+     sizeof QPB_B_->inv_mass + sizeof QPB_B_->friction + sizeof QPB_B_->static_friction +               \
+     sizeof QPB_B_->restitution + sizeof QPB_B_->user_data + sizeof QPB_B_->still_steps +               \
+     sizeof QPB_B_->awake_steps + sizeof QPB_B_->motion + sizeof QPB_B_->shape_count +                  \
+     sizeof QPB_B_->shapes + QPB_STATE_BODY_PACKED)
+#define QPB_STATE_CONTACT                                                                               \
+    (sizeof QPB_C_->a + sizeof QPB_C_->b + sizeof QPB_C_->sa + sizeof QPB_C_->sb + sizeof QPB_C_->count + \
+     sizeof QPB_C_->flags + sizeof QPB_C_->n + sizeof QPB_C_->anchor_a + sizeof QPB_C_->anchor_b +      \
+     sizeof QPB_C_->jt1 + sizeof QPB_C_->jt2 + sizeof QPB_C_->jtw +                                     \
+     QP_MAX_MANIFOLD_POINTS * (sizeof QPB_C_->p[0].id + sizeof QPB_C_->p[0].ra + sizeof QPB_C_->p[0].jn + \
+                               sizeof QPB_C_->p[0].depth))
+#define QPB_STATE_SHAPE (sizeof QPB_SH_->shape + sizeof QPB_SH_->flags + sizeof QPB_SH_->filter + sizeof QPB_SH_->aabb)
 
 #endif

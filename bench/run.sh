@@ -88,7 +88,8 @@ if [ "${BENCH_TARGET:-1}" != 0 ]; then
   $MAKE -s BOARD=microbit APP=scene size > "$raw/microbit.txt" || say "bench: stack20 does not fit the micro:bit"
 fi
 # Each board's bytes per body, contact, shape and pair in its layout and pools (bench/bytes.c, compiled
-# with the board's compiler and flags and read from the assembly): "board layout body contact shape pair world".
+# with the board's compiler and flags and read from the assembly): "board layout body contact shape pair world",
+# then the state the world hash reads of a body, a contact and a shape (bench/bytes.h).
 fix=$($MAKE -s --no-print-directory print-fixmath-dir)
 : >"$raw/boards.txt"
 for bd in boards/*/board.mk; do
@@ -99,8 +100,9 @@ for bd in boards/*/board.mk; do
   [ $# -gt 0 ] && command -v "$1" >/dev/null 2>&1 || continue
   case " $* " in *" -DQP_CFG_LOW_RAM=1 "*) layout=low-RAM ;; *) layout=default ;; esac
   "$@" -Iinclude -Isrc -I"$fix" -S -o - bench/bytes.c 2>/dev/null |
-    awk -v b="$bn" -v l="$layout" '/^qpb_bytes_[a-z]*:/ { k = $1 } /\.word/ && k != "" { v[k] = $2; k = "" }
-      END { if (v["qpb_bytes_world:"] != "") print b, l, v["qpb_bytes_body:"], v["qpb_bytes_contact:"], v["qpb_bytes_shape:"], v["qpb_bytes_pair:"], v["qpb_bytes_world:"] }' \
+    awk -v b="$bn" -v l="$layout" '/^qpb_[a-z]*_[a-z]*:/ { k = $1 } /\.word/ && k != "" { v[k] = $2; k = "" }
+      END { if (v["qpb_bytes_world:"] != "") print b, l, v["qpb_bytes_body:"], v["qpb_bytes_contact:"], v["qpb_bytes_shape:"], v["qpb_bytes_pair:"], v["qpb_bytes_world:"],
+                                                  v["qpb_state_body:"], v["qpb_state_contact:"], v["qpb_state_shape:"] }' \
     >>"$raw/boards.txt"
 done
 
@@ -491,18 +493,22 @@ END {
     }
     if (M["bytes_body"] != "") {
       printf "\n== Memory (bytes): what each body, contact (with its solver rows when kept), shape slot and pair adds to\n"
-      printf "   qp_world in each layout (every array indexed by it), and the world with the default pools.\n\n"
-      printf "%-9s %6s %8s %6s %5s %12s\n", "layout", "body", "contact", "shape", "pair", "world"
-      printf "%-9s %6s %8s %6s %5s %12s\n", "default", M["bytes_body"], M["bytes_contact"], M["bytes_shape"], M["bytes_pair"], M["world_bytes"]
+      printf "   qp_world in each layout (every array indexed by it), and the world with the default pools; in\n"
+      printf "   brackets the state the world hash reads, which a layout with the same bits keeps (docs/memory.md).\n\n"
+      printf "%-9s %10s %10s %9s %5s %12s\n", "layout", "body", "contact", "shape", "pair", "world"
+      printf "%-9s %10s %10s %9s %5s %12s\n", "default", M["bytes_body"] " (" M["state_body"] ")", M["bytes_contact"] " (" M["state_contact"] ")", \
+             M["bytes_shape"] " (" M["state_shape"] ")", M["bytes_pair"], M["world_bytes"]
       if (L["bytes_body"] != "")
-        printf "%-9s %6s %8s %6s %5s %12s\n", "low-RAM", L["bytes_body"], L["bytes_contact"], L["bytes_shape"], L["bytes_pair"], L["world_bytes"]
+        printf "%-9s %10s %10s %9s %5s %12s\n", "low-RAM", L["bytes_body"] " (" L["state_body"] ")", L["bytes_contact"] " (" L["state_contact"] ")", \
+               L["bytes_shape"] " (" L["state_shape"] ")", L["bytes_pair"], L["world_bytes"]
       nb = 0
       while ((getline line < boards) > 0) {
         if (nb++ == 0) {
           printf "\n   Each board in its own layout and pools (boards/*/board.mk; bench/bytes.c compiled for it):\n\n"
-          printf "%-16s %-8s %6s %8s %6s %5s %12s\n", "board", "layout", "body", "contact", "shape", "pair", "world"
+          printf "%-16s %-8s %10s %10s %9s %5s %12s\n", "board", "layout", "body", "contact", "shape", "pair", "world"
         }
-        split(line, B, " "); printf "%-16s %-8s %6s %8s %6s %5s %12s\n", B[1], B[2], B[3], B[4], B[5], B[6], B[7]
+        split(line, B, " ")
+        printf "%-16s %-8s %10s %10s %9s %5s %12s\n", B[1], B[2], B[3] " (" B[8] ")", B[4] " (" B[9] ")", B[5] " (" B[10] ")", B[6], B[7]
       }
       if (mb_ram != "") printf "\n   micro:bit (16 KB) running stack20 (boards/microbit pools, low-RAM layout): RAM %s\n", mb_ram
     }
