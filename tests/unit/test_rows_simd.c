@@ -135,26 +135,34 @@ static void test_side_row_same_bits(void **state)
     assert_true(declined > CASES / 10);
 }
 
-/* At the bounds exactly: a velocity of 2^30 - 1 and terms of 2^29 are taken (their sums
- * stay below 2^31 - 1), a velocity of 2^30 or a product one past the bound is declined. */
+/* At the bounds exactly (src/rows_simd.h): a velocity of 2^30 - 1, a change of 2^28 along a
+ * direction, an impulse of 2^20 - 1 on a response of 2^25 - 1 are taken; one more of any of
+ * them is declined, and nothing is written. */
 static void test_bounds(void **state)
 {
     (void)state;
     if (!__builtin_cpu_supports("sse4.1")) skip();
     const fix16_t top = (1 << 30) - 1;
     const qp_vec3 unit = { 1 << 30, 0, 0 }, zero = { 0, 0, 0 };
-    qp_vec3 v = { top, -top, 0 }, w = { 0, 0, 0 };
-    /* u s = 2^59 - 2^30: a term of 2^29 - 1 on a velocity of 2^30 - 1 */
-    assert_true(qp__simd_side_apply(&v, &w, &unit, (1 << 29) - 1, &zero, 0));
-    assert_int_equal(v.x, top + (1 << 29) - 1);
-    qp_vec3 big = { 1 << 30, 0, 0 }, w2 = { 0, 0, 0 };
-    assert_false(qp__simd_side_apply(&big, &w2, &unit, 1, &zero, 0));
-    assert_int_equal(big.x, 1 << 30);
-    qp_vec3 v3 = { 0, 0, 0 }, w3 = { 0, 0, 0 };
-    assert_false(qp__simd_side_apply(&v3, &w3, &unit, 1 << 29, &zero, 0));   /* u s = 2^59 */
-    const qp_vec3 resp = { 1 << 29, 0, 0 };
-    assert_true(qp__simd_side_apply(&v3, &w3, &zero, 0, &resp, (1 << 16) - 1));   /* 2^45 - 2^29 */
-    assert_false(qp__simd_side_apply(&v3, &w3, &zero, 0, &resp, 1 << 16));       /* 2^45 */
+    const qp_vec3 resp = { (1 << 25) - 1, 0, -((1 << 25) - 1) }, resp_over = { 1 << 25, 0, 0 };
+    qp_vec3 v = { top, -top, 0 }, w = { -top, 0, top }, rv = v, rw = w;
+    assert_true(qp__simd_side_apply(&v, &w, &unit, -(1 << 28), &resp, (1 << 20) - 1));
+    qp__add_along(&rv, unit, -(1 << 28));
+    qp__add_scaled(&rw, resp, (1 << 20) - 1);
+    assert_same(&v, &rv);
+    assert_same(&w, &rw);
+    assert_int_equal(v.x, top - (1 << 28));
+    const qp_vec3 over = { 1 << 30, 0, 0 };
+    const struct { qp_vec3 v; fix16_t s, j; const qp_vec3 *r; } no[] = {
+        { over, 0, 0, &zero }, { zero, 1 << 28, 0, &zero }, { zero, 0, 1 << 20, &resp }, { zero, 0, -(1 << 20) - 1, &resp },
+        { zero, 0, 1, &resp_over },
+    };
+    for (size_t k = 0; k < sizeof no / sizeof no[0]; k++) {
+        qp_vec3 a = no[k].v, b = zero;
+        assert_false(qp__simd_side_apply(&a, &b, &unit, no[k].s, no[k].r, no[k].j));
+        assert_same(&a, &no[k].v);
+        assert_same(&b, &zero);
+    }
 }
 
 int main(void)
