@@ -98,6 +98,16 @@ static QP__ALWAYS_INLINE bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const 
     return true;
 }
 
+/* qp__add_scaled(w, i, j): a row that only turns (the twist), one side. */
+static QP__ALWAYS_INLINE bool qp__simd_turn_apply(qp_vec3 *w, const qp_vec3 *i, fix16_t j)
+{
+    if (!qp__simd_scalars_fit(0, j)) return false;
+    const __m128i r = qp__ld3(i), c = qp__ld3(w);
+    if (!qp__simd_vectors_fit(qp__size3(r), qp__size3(c))) return false;
+    qp__st3(w, _mm_add_epi32(c, qp__mul_round3(r, j, _mm_set1_epi64x(INT64_C(1) << 15), 16)));
+    return true;
+}
+
 #else
 #define QP__ROWS_SIMD 0
 #endif

@@ -343,6 +343,11 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
             return;
         }
 #if QP__ROWS_SIMD
+        if (d == 2 && !(QP_LAYOUT_BUILDS_ROWS && lazy)) {
+            if ((move & QP_MOVE_A) && !qp__simd_turn_apply(v->wa, &r->ia_f[2], -j)) qp__add_scaled(v->wa, r->ia_f[2], -j);
+            if ((move & QP_MOVE_B) && !qp__simd_turn_apply(v->wb, &r->ib_f[2], j)) qp__add_scaled(v->wb, r->ib_f[2], j);
+            return;
+        }
         if (d < 2 && !(QP_LAYOUT_BUILDS_ROWS && lazy)) {
             if ((move & QP_MOVE_A) && !qp__simd_side_apply(v->va, v->wa, &u, -qp__mul(j, ma), &r->ia_f[d], -j)) {
                 qp__add_along(v->va, u, -qp__mul(j, ma));

@@ -135,6 +135,31 @@ static void test_side_row_same_bits(void **state)
     assert_true(declined > CASES / 10);
 }
 
+/* A row that only turns (the twist): qp__add_scaled. */
+static void test_turn_row_same_bits(void **state)
+{
+    (void)state;
+    if (!__builtin_cpu_supports("sse4.1")) skip();
+    int applied = 0, declined = 0;
+    for (int n = 0; n < CASES; n++) {
+        next_case();
+        const qp_vec3 w0 = draw3(20), i = draw3(20);
+        const fix16_t j = draw(14);
+        qp_vec3 rw = w0, gw = w0;
+        qp__add_scaled(&rw, i, j);
+        if (qp__simd_turn_apply(&gw, &i, j)) {
+            applied++;
+        } else {
+            declined++;
+            assert_same(&gw, &w0);
+            gw = rw;
+        }
+        assert_same(&gw, &rw);
+    }
+    assert_true(applied > CASES / 10);
+    assert_true(declined > CASES / 10);
+}
+
 /* At the bounds exactly (src/rows_simd.h): a velocity of 2^30 - 1, a change of 2^28 along a
  * direction, an impulse of 2^20 - 1 on a response of 2^25 - 1 are taken; one more of any of
  * them is declined, and nothing is written. */
@@ -170,6 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_row_same_bits),
         cmocka_unit_test(test_side_row_same_bits),
+        cmocka_unit_test(test_turn_row_same_bits),
         cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
