@@ -19,18 +19,36 @@
 
 #include "qphys/math.h"
 #include "compiler.h"
+/* and qp_vel_ref: included by solver.h, which defines it first */
 
-#if defined(__SSE4_1__) && defined(__x86_64__)
-#include <smmintrin.h>
+/* A build with SSE4.1 inlines the kernels. Any other x86-64 build with SSE2 (the default
+ * -O2 host build) compiles them for SSE4.1 apart, out of line, and calls them when the
+ * processor has it (QP__SIMD_ON, a flag libgcc sets at start-up). Builds without SSE
+ * registers (the core's guard) or on other processors have none. */
+#if defined(__x86_64__) && defined(__SSE4_1__)
 #define QP__ROWS_SIMD 1
+#define QP__SIMD_HELPER QP__ALWAYS_INLINE
+#define QP__SIMD_KERNEL QP__ALWAYS_INLINE
+#define QP__SIMD_ON() 1
+#elif defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
+#define QP__ROWS_SIMD 1
+#define QP__SIMD_HELPER inline __attribute__((always_inline, target("sse4.1")))
+#define QP__SIMD_KERNEL __attribute__((noinline, unused, target("sse4.1")))
+#define QP__SIMD_ON() __builtin_cpu_supports("sse4.1")
+#else
+#define QP__ROWS_SIMD 0
+#endif
+
+#if QP__ROWS_SIMD
+#include <smmintrin.h>
 
 /* A vector's three components in lanes 0-2, lane 3 zero (no read past the vector). */
-static QP__ALWAYS_INLINE __m128i qp__ld3(const qp_vec3 *v)
+static QP__SIMD_HELPER __m128i qp__ld3(const qp_vec3 *v)
 {
     return _mm_insert_epi32(_mm_loadl_epi64((const __m128i *)(const void *)v), v->z, 2);
 }
 
-static QP__ALWAYS_INLINE void qp__st3(qp_vec3 *v, __m128i r)
+static QP__SIMD_HELPER void qp__st3(qp_vec3 *v, __m128i r)
 {
     _mm_storel_epi64((__m128i *)(void *)v, r);
     v->z = _mm_extract_epi32(r, 2);
@@ -38,7 +56,7 @@ static QP__ALWAYS_INLINE void qp__st3(qp_vec3 *v, __m128i r)
 
 /* d * s rounded by 2^-n in lanes 0-2, for s within the bounds above: the sizes' product
  * (|d| |s|, unsigned 32 x 32 -> 64), rounded up at the half, then signed as d and as s. */
-static QP__ALWAYS_INLINE __m128i qp__mul_round3(__m128i d, fix16_t s, __m128i half, int n)
+static QP__SIMD_HELPER __m128i qp__mul_round3(__m128i d, fix16_t s, __m128i half, int n)
 {
     const __m128i ad = _mm_abs_epi32(d), as = _mm_set1_epi32(s < 0 ? -s : s);
     const __m128i p02 = _mm_mul_epu32(ad, as), p1 = _mm_mul_epu32(_mm_srli_epi64(ad, 32), as);
@@ -49,29 +67,30 @@ static QP__ALWAYS_INLINE __m128i qp__mul_round3(__m128i d, fix16_t s, __m128i ha
 }
 
 /* Each lane's size (v ^ its sign: |v|, or |v| - 1 below zero). */
-static QP__ALWAYS_INLINE __m128i qp__size3(__m128i v)
+static QP__SIMD_HELPER __m128i qp__size3(__m128i v)
 {
     return _mm_xor_si128(v, _mm_srai_epi32(v, 31));
 }
 
 /* The scalars' bounds: a change along a direction, an impulse against a response. */
-static QP__ALWAYS_INLINE bool qp__simd_scalars_fit(fix16_t s, fix16_t j)
+static QP__SIMD_HELPER bool qp__simd_scalars_fit(fix16_t s, fix16_t j)
 {
     return (uint32_t)s + (1u << 28) < (1u << 29) && (uint32_t)j + (1u << 20) < (1u << 21);
 }
 
 /* The vectors' bounds: responses' sizes in resp, velocities' in vel. */
-static QP__ALWAYS_INLINE bool qp__simd_vectors_fit(__m128i resp, __m128i vel)
+static QP__SIMD_HELPER bool qp__simd_vectors_fit(__m128i resp, __m128i vel)
 {
     const __m128i bad = _mm_or_si128(_mm_srli_epi32(resp, 25), _mm_srli_epi32(vel, 30));
     return _mm_testz_si128(bad, bad) != 0;
 }
 
-/* qp__add_along_pair(va, vb, u, s), qp__add_scaled(wa, ia, -j) and qp__add_scaled(wb, ib, j):
- * a row between two bodies of one inverse mass. */
-static QP__ALWAYS_INLINE bool qp__simd_pair_apply(qp_vec3 *va, qp_vec3 *vb, qp_vec3 *wa, qp_vec3 *wb, const qp_vec3 *u,
-                                                  fix16_t s, const qp_vec3 *ia, const qp_vec3 *ib, fix16_t j)
+/* qp__add_along_pair(va, vb, u, s), qp__add_scaled(wa, ia, -j) and qp__add_scaled(wb, ib, j)
+ * for the velocities v (solver.h): a row between two bodies of one inverse mass. */
+static QP__SIMD_KERNEL bool qp__simd_pair_apply(const qp_vel_ref *v, const qp_vec3 *u, fix16_t s, const qp_vec3 *ia,
+                                                  const qp_vec3 *ib, fix16_t j)
 {
+    qp_vec3 *va = v->va, *vb = v->vb, *wa = v->wa, *wb = v->wb;
     if (!qp__simd_scalars_fit(s, j)) return false;
     const __m128i ra = qp__ld3(ia), rb = qp__ld3(ib);
     const __m128i a = qp__ld3(va), b = qp__ld3(vb), c = qp__ld3(wa), d = qp__ld3(wb);
@@ -87,7 +106,7 @@ static QP__ALWAYS_INLINE bool qp__simd_pair_apply(qp_vec3 *va, qp_vec3 *vb, qp_v
 }
 
 /* qp__add_along(v, u, s) and qp__add_scaled(w, i, j): one side of a row. */
-static QP__ALWAYS_INLINE bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const qp_vec3 *u, fix16_t s, const qp_vec3 *i,
+static QP__SIMD_KERNEL bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const qp_vec3 *u, fix16_t s, const qp_vec3 *i,
                                                   fix16_t j)
 {
     if (!qp__simd_scalars_fit(s, j)) return false;
@@ -99,7 +118,7 @@ static QP__ALWAYS_INLINE bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const 
 }
 
 /* qp__add_scaled(w, i, j): a row that only turns (the twist), one side. */
-static QP__ALWAYS_INLINE bool qp__simd_turn_apply(qp_vec3 *w, const qp_vec3 *i, fix16_t j)
+static QP__SIMD_KERNEL bool qp__simd_turn_apply(qp_vec3 *w, const qp_vec3 *i, fix16_t j)
 {
     if (!qp__simd_scalars_fit(0, j)) return false;
     const __m128i r = qp__ld3(i), c = qp__ld3(w);
@@ -108,8 +127,6 @@ static QP__ALWAYS_INLINE bool qp__simd_turn_apply(qp_vec3 *w, const qp_vec3 *i, 
     return true;
 }
 
-#else
-#define QP__ROWS_SIMD 0
 #endif
 
 #endif

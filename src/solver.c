@@ -334,7 +334,7 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
         if (d < 2 && move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass: qp__add_along_pair */
 #if QP__ROWS_SIMD
             if (!(QP_LAYOUT_BUILDS_ROWS && lazy) &&
-                qp__simd_pair_apply(v->va, v->vb, v->wa, v->wb, &u, qp__mul(j, mb), &r->ia_f[d], &r->ib_f[d], j))
+                QP__SIMD_ON() && qp__simd_pair_apply(v, &u, qp__mul(j, mb), &r->ia_f[d], &r->ib_f[d], j))
                 return;
 #endif
             qp__add_along_pair(v->va, v->vb, u, qp__mul(j, mb));
@@ -343,18 +343,15 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
             return;
         }
 #if QP__ROWS_SIMD
-        if (d == 2 && !(QP_LAYOUT_BUILDS_ROWS && lazy)) {
-            if ((move & QP_MOVE_A) && !qp__simd_turn_apply(v->wa, &r->ia_f[2], -j)) qp__add_scaled(v->wa, r->ia_f[2], -j);
-            if ((move & QP_MOVE_B) && !qp__simd_turn_apply(v->wb, &r->ib_f[2], j)) qp__add_scaled(v->wb, r->ib_f[2], j);
-            return;
-        }
-        if (d < 2 && !(QP_LAYOUT_BUILDS_ROWS && lazy)) {
-            if ((move & QP_MOVE_A) && !qp__simd_side_apply(v->va, v->wa, &u, -qp__mul(j, ma), &r->ia_f[d], -j)) {
-                qp__add_along(v->va, u, -qp__mul(j, ma));
+        if (!(QP_LAYOUT_BUILDS_ROWS && lazy) && QP__SIMD_ON()) {   /* each side in one go, else as below */
+            if ((move & QP_MOVE_A) && !(d < 2 ? qp__simd_side_apply(v->va, v->wa, &u, -qp__mul(j, ma), &r->ia_f[d], -j)
+                                              : qp__simd_turn_apply(v->wa, &r->ia_f[2], -j))) {
+                if (d < 2) qp__add_along(v->va, u, -qp__mul(j, ma));
                 qp__add_scaled(v->wa, r->ia_f[d], -j);
             }
-            if ((move & QP_MOVE_B) && !qp__simd_side_apply(v->vb, v->wb, &u, qp__mul(j, mb), &r->ib_f[d], j)) {
-                qp__add_along(v->vb, u, qp__mul(j, mb));
+            if ((move & QP_MOVE_B) && !(d < 2 ? qp__simd_side_apply(v->vb, v->wb, &u, qp__mul(j, mb), &r->ib_f[d], j)
+                                              : qp__simd_turn_apply(v->wb, &r->ib_f[2], j))) {
+                if (d < 2) qp__add_along(v->vb, u, qp__mul(j, mb));
                 qp__add_scaled(v->wb, r->ib_f[d], j);
             }
             return;

@@ -325,7 +325,7 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
     if (shift == 0) {   /* the common case, tested once */
         if (move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass (a pile of one kind) */
 #if QP__ROWS_SIMD
-            if (qp__simd_pair_apply(v->va, v->vb, v->wa, v->wb, &c->n, qp__mul(j, mb), &ia, &ib, j)) return;
+            if (QP__SIMD_ON() && qp__simd_pair_apply(v, &c->n, qp__mul(j, mb), &ia, &ib, j)) return;
 #endif
             qp__add_along_pair(v->va, v->vb, c->n, qp__mul(j, mb));
             qp__add_scaled(v->wa, ia, -j);
@@ -334,7 +334,7 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
         }
         if (move & QP_MOVE_A) {
 #if QP__ROWS_SIMD
-            if (!qp__simd_side_apply(v->va, v->wa, &c->n, -qp__mul(j, ma), &ia, -j))
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->va, v->wa, &c->n, -qp__mul(j, ma), &ia, -j)))
 #endif
             {
                 qp__add_along(v->va, c->n, -qp__mul(j, ma));
@@ -343,7 +343,7 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
         }
         if (move & QP_MOVE_B) {
 #if QP__ROWS_SIMD
-            if (!qp__simd_side_apply(v->vb, v->wb, &c->n, qp__mul(j, mb), &ib, j))
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->vb, v->wb, &c->n, qp__mul(j, mb), &ib, j)))
 #endif
             {
                 qp__add_along(v->vb, c->n, qp__mul(j, mb));

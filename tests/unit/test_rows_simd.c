@@ -93,7 +93,8 @@ static void test_pair_row_same_bits(void **state)
         qp__add_along_pair(&ref[0], &ref[1], u, s);
         qp__add_scaled(&ref[2], ia, -j);
         qp__add_scaled(&ref[3], ib, j);
-        if (qp__simd_pair_apply(&got[0], &got[1], &got[2], &got[3], &u, s, &ia, &ib, j)) {
+        const qp_vel_ref vr = { &got[0], &got[2], &got[1], &got[3] };   /* va, wa, vb, wb */
+        if (qp__simd_pair_apply(&vr, &u, s, &ia, &ib, j)) {
             applied++;
         } else {
             declined++;
