@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A row's velocity changes with integer SIMD, where the build has SSE4.1 (x86-64 built with
- * -msse4.1 or -march=x86-64-v2 and up): the same bits as the scalar kernels of solver.h,
- * which every other build runs.
+/* A row's velocity changes with integer SIMD on an x86-64 processor with SSE4.1: the same
+ * bits as the scalar kernels of solver.h, which every other processor and build runs.
  *
  * A normal or tangent row changes up to twelve velocity components, each by a product
  * rounded once (qp__round_shift: ties away from zero) and added with saturation. Here the
