@@ -332,11 +332,31 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
     if (r->shift == 0) {   /* the common case, tested once */
         const fix16_t ma = w->bodies[c->a].inv_mass, mb = w->bodies[c->b].inv_mass;
         if (d < 2 && move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass: qp__add_along_pair */
+#if QP__ROWS_SIMD
+            if (!(QP_LAYOUT_BUILDS_ROWS && lazy) &&
+                QP__SIMD_ON() && qp__simd_pair_apply(v, &u, qp__mul(j, mb), &r->ia_f[d], &r->ib_f[d], j))
+                return;
+#endif
             qp__add_along_pair(v->va, v->vb, u, qp__mul(j, mb));
             qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
             qp__add_scaled(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
             return;
         }
+#if QP__ROWS_SIMD
+        if (!(QP_LAYOUT_BUILDS_ROWS && lazy) && QP__SIMD_ON()) {   /* each side in one go, else as below */
+            if ((move & QP_MOVE_A) && !(d < 2 ? qp__simd_side_apply(v->va, v->wa, &u, -qp__mul(j, ma), &r->ia_f[d], -j)
+                                              : qp__simd_turn_apply(v->wa, &r->ia_f[2], -j))) {
+                if (d < 2) qp__add_along(v->va, u, -qp__mul(j, ma));
+                qp__add_scaled(v->wa, r->ia_f[d], -j);
+            }
+            if ((move & QP_MOVE_B) && !(d < 2 ? qp__simd_side_apply(v->vb, v->wb, &u, qp__mul(j, mb), &r->ib_f[d], j)
+                                              : qp__simd_turn_apply(v->wb, &r->ib_f[2], j))) {
+                if (d < 2) qp__add_along(v->vb, u, qp__mul(j, mb));
+                qp__add_scaled(v->wb, r->ib_f[d], j);
+            }
+            return;
+        }
+#endif
         if (move & QP_MOVE_A) {
             if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
             qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);

@@ -312,6 +312,8 @@ static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c,
     return qp__normal_speed_from(v, rna, rnb, qp__rel_dot(v, c->n));
 }
 
+#include "rows_simd.h"   /* the same velocity changes, several components an instruction */
+
 /* An impulse j (in the contact's unit, 2^-shift N s) along c's normal at a point whose
  * angular responses are ia, ib. */
 static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia,
@@ -322,18 +324,31 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
     const fix16_t ma = w->bodies[c->a].inv_mass, mb = w->bodies[c->b].inv_mass;
     if (shift == 0) {   /* the common case, tested once */
         if (move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass (a pile of one kind) */
+#if QP__ROWS_SIMD
+            if (QP__SIMD_ON() && qp__simd_pair_apply(v, &c->n, qp__mul(j, mb), &ia, &ib, j)) return;
+#endif
             qp__add_along_pair(v->va, v->vb, c->n, qp__mul(j, mb));
             qp__add_scaled(v->wa, ia, -j);
             qp__add_scaled(v->wb, ib, j);
             return;
         }
         if (move & QP_MOVE_A) {
-            qp__add_along(v->va, c->n, -qp__mul(j, ma));
-            qp__add_scaled(v->wa, ia, -j);
+#if QP__ROWS_SIMD
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->va, v->wa, &c->n, -qp__mul(j, ma), &ia, -j)))
+#endif
+            {
+                qp__add_along(v->va, c->n, -qp__mul(j, ma));
+                qp__add_scaled(v->wa, ia, -j);
+            }
         }
         if (move & QP_MOVE_B) {
-            qp__add_along(v->vb, c->n, qp__mul(j, mb));
-            qp__add_scaled(v->wb, ib, j);
+#if QP__ROWS_SIMD
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->vb, v->wb, &c->n, qp__mul(j, mb), &ib, j)))
+#endif
+            {
+                qp__add_along(v->vb, c->n, qp__mul(j, mb));
+                qp__add_scaled(v->wb, ib, j);
+            }
         }
         return;
     }
