@@ -173,18 +173,24 @@ static QP__NOINLINE bool nearest_border(const tri_rel *t, qp_vec3 s, qp_vec3 *ne
     return active;
 }
 
-static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, uint32_t id)
+/* Whether q, in the triangle's plane, lies inside it (its border included). */
+static QP__NOINLINE bool over_triangle(const tri_rel *t, qp_vec3 q)
 {
-    fix16_t h = qp__v3_dot_q30(qp__v3_sub(s, t->v[0]), t->n);
-    if (h < 0 || h > r + g->margin) return;
-    qp_vec3 q = qp__v3_mad_q30(s, t->n, -h);
     bool inside = true;
     for (int k = 0; k < 3 && inside; k++) {
         qp_vec3 e = qp__v3_sub(t->v[(k + 1) % 3], t->v[k]);
         qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(e, t->n));
         inside = qp_v3_dot_wide(qp__v3_sub(q, t->v[k]), inward) >= 0;
     }
-    if (inside) {
+    return inside;
+}
+
+static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, uint32_t id)
+{
+    fix16_t h = qp__v3_dot_q30(qp__v3_sub(s, t->v[0]), t->n);
+    if (h < 0 || h > r + g->margin) return;
+    qp_vec3 q = qp__v3_mad_q30(s, t->n, -h);
+    if (over_triangle(t, q)) {
         add(g, t->n, qp__v3_mad_q30(q, t->n, (h - r) / 2), r - h, id);
         return;
     }
@@ -200,10 +206,11 @@ static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, u
 
 /* ---- capsule --------------------------------------------------------------------- */
 
-/* The point of the capsule's segment (axis, half length h, about its centre) nearest to an
- * edge of the triangle, where that lies between its ends: false when none does. A frame of
- * its own, as nearest_border. */
-static QP__NOINLINE bool capsule_nearest_edge(const tri_rel *t, qp_vec3 axis, fix16_t h, qp_vec3 *mid)
+/* The point *mid of the capsule's segment e0-e1 (about its centre) nearest to an edge of the
+ * triangle, where that lies between its ends and is nearer the triangle's plane than both:
+ * false when none does. A frame of its own, as nearest_border. */
+static QP__NOINLINE bool capsule_nearest_edge(const tri_rel *t, const qp_vec3 *e0, const qp_vec3 *e1, qp_vec3 axis,
+                                              fix16_t h, qp_vec3 *mid)
 {
     const qp__segment cap = { qp_v3_zero(), axis, h };
     int64_t best = INT64_MAX;
@@ -216,7 +223,10 @@ static QP__NOINLINE bool capsule_nearest_edge(const tri_rel *t, qp_vec3 axis, fi
         int64_t d = dist2(pa, qp__segment_point(&seg, sb));
         if (d < best) best = d, *mid = pa;
     }
-    return best != INT64_MAX;
+    if (best == INT64_MAX) return false;
+    fix16_t h0 = qp__v3_dot_q30(qp__v3_sub(*e0, t->v[0]), t->n), h1 = qp__v3_dot_q30(qp__v3_sub(*e1, t->v[0]), t->n);
+    fix16_t hm = qp__v3_dot_q30(qp__v3_sub(*mid, t->v[0]), t->n);
+    return hm < h0 && hm < h1;
 }
 
 static QP__NOINLINE void capsule_triangle(gather *g, const tri_rel *t)
@@ -228,10 +238,7 @@ static QP__NOINLINE void capsule_triangle(gather *g, const tri_rel *t)
     sphere_triangle(g, t, e0, s->radius, 1);
     sphere_triangle(g, t, e1, s->radius, 2);
     qp_vec3 mid;
-    if (!capsule_nearest_edge(t, axis, s->half_height, &mid)) return;
-    fix16_t h0 = qp__v3_dot_q30(qp__v3_sub(e0, t->v[0]), t->n), h1 = qp__v3_dot_q30(qp__v3_sub(e1, t->v[0]), t->n);
-    fix16_t hm = qp__v3_dot_q30(qp__v3_sub(mid, t->v[0]), t->n);
-    if (hm < h0 && hm < h1) sphere_triangle(g, t, mid, s->radius, 3);
+    if (capsule_nearest_edge(t, &e0, &e1, axis, s->half_height, &mid)) sphere_triangle(g, t, mid, s->radius, 3);
 }
 
 /* ---- box ------------------------------------------------------------------------- */
@@ -295,8 +302,9 @@ static QP__NOINLINE int clip_by_triangle(qp_vec3 *poly, uint32_t *ids, const tri
     return n;
 }
 
-/* Face normal: the box's incident face clipped by the triangle's sides. */
-static QP__NOINLINE void box_face_contact(gather *g, const tri_rel *t)
+/* The box's face most against the triangle's normal: its corners into poly[0 .. 4), ids alike.
+ * A frame of its own, as clip_by_triangle. */
+static QP__NOINLINE void box_incident_face(const gather *g, const tri_rel *t, qp_vec3 *poly, uint32_t *ids)
 {
     const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
     int f = 0;
@@ -307,8 +315,6 @@ static QP__NOINLINE void box_face_contact(gather *g, const tri_rel *t)
     }
     int sf = dot30(box_axis(g, f), t->n) > 0 ? -1 : 1;
     int j = (f + 1) % 3, k = (f + 2) % 3;
-    qp_vec3 poly[8];
-    uint32_t ids[8];
     static const int sj[4] = { 1, -1, -1, 1 }, sk[4] = { 1, 1, -1, -1 };
     for (int c = 0; c < 4; c++) {
         fix16_t cv[3];
@@ -320,6 +326,14 @@ static QP__NOINLINE void box_face_contact(gather *g, const tri_rel *t)
         poly[c] = p;
         ids[c] = 1u + (uint32_t)((cv[0] > 0) | (cv[1] > 0) << 1 | (cv[2] > 0) << 2);
     }
+}
+
+/* Face normal: the box's incident face clipped by the triangle's sides. */
+static QP__NOINLINE void box_face_contact(gather *g, const tri_rel *t)
+{
+    qp_vec3 poly[8];
+    uint32_t ids[8];
+    box_incident_face(g, t, poly, ids);
     int n = clip_by_triangle(poly, ids, t);
     for (int i = 0; i < n; i++) {
         fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
@@ -415,20 +429,25 @@ static bool feature_inactive(const tri_rel *t, qp_vec3 L)
     return !(t->active >> e & 1u);
 }
 
-static QP__NOINLINE void box_triangle(gather *g, const tri_rel *t)
+/* The box's separating feature against the triangle: 0 the face, 1 box axis *bi, 2 box
+ * axis *bi x edge *be; *L the axis (from the triangle to the box), *best its overlap; -1 when
+ * an axis separates them. A frame of its own: the search is not on the stack while the
+ * contact is made. */
+static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *bestL, fix16_t *best_out, int *bi,
+                                    int *be)
 {
     fix16_t face = box_radius_along(g, t->n) + qp__v3_dot_q30(t->v[0], t->n);
-    if (qp__v3_dot_q30(t->v[0], t->n) > 0) return;   /* the centre behind the plane */
-    if (face < -g->margin) return;
+    if (qp__v3_dot_q30(t->v[0], t->n) > 0) return -1;   /* the centre behind the plane */
+    if (face < -g->margin) return -1;
     fix16_t best = face;
-    int kind = 0, bi = 0, be = 0;   /* 0 face, 1 box axis bi, 2 edges bi x be */
-    qp_vec3 bestL = t->n;
+    int kind = 0;
+    *bestL = t->n;
     for (int i = 0; i < 3; i++) {
         bool flip;
         qp_vec3 L = box_axis(g, i);
         fix16_t d = overlap_along(g, t, L, &flip);
-        if (d < -g->margin) return;
-        if (d < best - FACE_PREFERENCE) best = d, kind = 1, bi = i, bestL = flip ? qp_v3_neg(L) : L;
+        if (d < -g->margin) return -1;
+        if (d < best - FACE_PREFERENCE) best = d, kind = 1, *bi = i, *bestL = flip ? qp_v3_neg(L) : L;
     }
     for (int i = 0; i < 3; i++)
         for (int e = 0; e < 3; e++) {
@@ -437,16 +456,26 @@ static QP__NOINLINE void box_triangle(gather *g, const tri_rel *t)
             if (qp_v3_max_abs(c) < QP_FRAC(1, 1000) || !qp_v3_normalize_q30(c, &L)) continue;
             bool flip;
             fix16_t d = overlap_along(g, t, L, &flip);
-            if (d < -g->margin) return;
-            if (d < best - FACE_PREFERENCE) best = d, kind = 2, bi = i, be = e, bestL = flip ? qp_v3_neg(L) : L;
+            if (d < -g->margin) return -1;
+            if (d < best - FACE_PREFERENCE) best = d, kind = 2, *bi = i, *be = e, *bestL = flip ? qp_v3_neg(L) : L;
         }
-    if (kind != 0 && feature_inactive(t, bestL)) {
-        if (dot30(bestL, t->n) <= 0 && kind == 1) return;
+    if (kind != 0 && feature_inactive(t, *bestL)) {
+        if (dot30(*bestL, t->n) <= 0 && kind == 1) return -1;
         kind = 0;
     }
+    *best_out = best;
+    return kind;
+}
+
+static QP__NOINLINE void box_triangle(gather *g, const tri_rel *t)
+{
+    qp_vec3 L;
+    fix16_t best;
+    int bi = 0, be = 0;
+    int kind = box_feature(g, t, &L, &best, &bi, &be);
     if (kind == 0) box_face_contact(g, t);
-    else if (kind == 1) box_axis_contact(g, t, bi, bestL);
-    else box_edge_contact(g, t, bi, be, bestL, best);
+    else if (kind == 1) box_axis_contact(g, t, bi, L);
+    else if (kind == 2) box_edge_contact(g, t, bi, be, L, best);
 }
 
 /* ---- hull ------------------------------------------------------------------------ */
