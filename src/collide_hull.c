@@ -10,7 +10,8 @@
  * along the axis. Every separation is a Q16.16 x Q2.30 sum in 64 bits ("Q46").
  * The axis is chosen as for boxes: A's face, B's face if larger by more than 0.5 mm +
  * |depth|/64, an edge pair if larger by 0.5 mm + |depth|/16. Face contact: the incident face
- * (the other body's face most against the reference normal) is clipped against the
+ * (the other body's face most against the reference normal among those at its deepest vertex
+ * along it) is clipped against the
  * reference face's side planes (Sutherland-Hodgman, up to CLIP corners), points within the
  * margin are kept, moved halfway to the reference face, and reduced to 4 like box-box
  * (qp__reduce_contacts). Ids: bit 28 reference is B, 21-27 reference face, 14-20 incident
@@ -140,12 +141,21 @@ static QP__NOINLINE int face_contact(const qp__poly *r, const qp__poly *inc, con
 {
     const qp_hull_face *rf = &r->faces[fr];
     const qp_vec3 nr = rf->normal;
-    /* The incident face: the most against nr. */
+    /* The incident face: the most against nr among those at the incident poly's deepest vertex
+     * along -nr (the face most against nr overall can miss that vertex on a tilted hull). */
+    const qp_rot3 rt = qp_rot3_transpose(&i_in_r->r);
+    const qp_vec3 ni = qp__rot_q30(&rt, nr);   /* nr in the incident poly's frame */
+    int deepest = 0;
+    for (int v = 1; v < inc->vert_count; v++)
+        if (dot46(inc->verts[v], ni) < dot46(inc->verts[deepest], ni)) deepest = v;
     int fi = 0;
     int64_t least = INT64_MAX;
     for (int g = 0; g < inc->face_count; g++) {
+        bool at_deepest = false;
+        for (int q = 0; q < inc->faces[g].count; q++)
+            at_deepest = at_deepest || inc->face_verts[inc->faces[g].first + q] == deepest;
         int64_t d = dot46(qp__rot_q30(&i_in_r->r, inc->faces[g].normal), nr);
-        if (d < least) { least = d; fi = g; }
+        if (at_deepest && d < least) { least = d; fi = g; }
     }
     const qp_hull_face *ifc = &inc->faces[fi];
     clip_vertex poly[2][CLIP];

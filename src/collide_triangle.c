@@ -150,24 +150,12 @@ static bool corner_active(uint8_t active, int k)
     return (active >> k & 1u) || (active >> ((k + 2) % 3) & 1u);
 }
 
-static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, uint32_t id)
+/* The nearest point of the triangle's border to s (an edge or a corner) into *near, and
+ * whether that feature is active. A frame of its own: its segments are not on the stack
+ * while the point is added. */
+static QP__NOINLINE bool nearest_border(const tri_rel *t, qp_vec3 s, qp_vec3 *near)
 {
-    fix16_t h = qp__v3_dot_q30(qp__v3_sub(s, t->v[0]), t->n);
-    if (h < 0 || h > r + g->margin) return;
-    qp_vec3 q = qp__v3_mad_q30(s, t->n, -h);
-    bool inside = true;
-    for (int k = 0; k < 3 && inside; k++) {
-        qp_vec3 e = qp__v3_sub(t->v[(k + 1) % 3], t->v[k]);
-        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(e, t->n));
-        inside = qp_v3_dot_wide(qp__v3_sub(q, t->v[k]), inward) >= 0;
-    }
-    if (inside) {
-        add(g, t->n, qp__v3_mad_q30(q, t->n, (h - r) / 2), r - h, id);
-        return;
-    }
-    /* The nearest point of the border: an edge or a corner. */
     int64_t best = INT64_MAX;
-    qp_vec3 near = q;
     bool active = false;
     for (int k = 0; k < 3; k++) {
         qp__segment seg = qp__segment_from_points(t->v[k], t->v[(k + 1) % 3]);
@@ -176,12 +164,38 @@ static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, u
         int64_t d = dist2(p, s);
         if (d < best) {
             best = d;
-            near = p;
+            *near = p;
             active = at <= -seg.h ? corner_active(t->active, k)
                    : at >= seg.h  ? corner_active(t->active, (k + 1) % 3)
                                   : (t->active >> k & 1u) != 0;
         }
     }
+    return active;
+}
+
+/* Whether q, in the triangle's plane, lies inside it (its border included). */
+static QP__NOINLINE bool over_triangle(const tri_rel *t, qp_vec3 q)
+{
+    bool inside = true;
+    for (int k = 0; k < 3 && inside; k++) {
+        qp_vec3 e = qp__v3_sub(t->v[(k + 1) % 3], t->v[k]);
+        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(e, t->n));
+        inside = qp_v3_dot_wide(qp__v3_sub(q, t->v[k]), inward) >= 0;
+    }
+    return inside;
+}
+
+static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, uint32_t id)
+{
+    fix16_t h = qp__v3_dot_q30(qp__v3_sub(s, t->v[0]), t->n);
+    if (h < 0 || h > r + g->margin) return;
+    qp_vec3 q = qp__v3_mad_q30(s, t->n, -h);
+    if (over_triangle(t, q)) {
+        add(g, t->n, qp__v3_mad_q30(q, t->n, (h - r) / 2), r - h, id);
+        return;
+    }
+    qp_vec3 near = q;
+    bool active = nearest_border(t, s, &near);
     fix16_t dist = qp_v3_len(qp__v3_sub(s, near));
     if (dist > r + g->margin) return;
     qp_vec3 n = t->n;
@@ -192,18 +206,14 @@ static void sphere_triangle(gather *g, const tri_rel *t, qp_vec3 s, fix16_t r, u
 
 /* ---- capsule --------------------------------------------------------------------- */
 
-static void capsule_triangle(gather *g, const tri_rel *t)
+/* The point *mid of the capsule's segment e0-e1 (about its centre) nearest to an edge of the
+ * triangle, where that lies between its ends and is nearer the triangle's plane than both:
+ * false when none does. A frame of its own, as nearest_border. */
+static QP__NOINLINE bool capsule_nearest_edge(const tri_rel *t, const qp_vec3 *e0, const qp_vec3 *e1, qp_vec3 axis,
+                                              fix16_t h, qp_vec3 *mid)
 {
-    const qp_shape *s = g->convex;
-    qp_vec3 axis = qp_v3(g->r.m[0][1], g->r.m[1][1], g->r.m[2][1]);
-    qp_vec3 e0 = qp__v3_mad_q30(qp_v3_zero(), axis, -s->half_height);
-    qp_vec3 e1 = qp__v3_mad_q30(qp_v3_zero(), axis, s->half_height);
-    sphere_triangle(g, t, e0, s->radius, 1);
-    sphere_triangle(g, t, e1, s->radius, 2);
-    /* The segment's nearest point to an edge, where it is nearer than both ends. */
-    qp__segment cap = { qp_v3_zero(), axis, s->half_height };
+    const qp__segment cap = { qp_v3_zero(), axis, h };
     int64_t best = INT64_MAX;
-    qp_vec3 mid = e0;
     for (int k = 0; k < 3; k++) {
         qp__segment seg = qp__segment_from_points(t->v[k], t->v[(k + 1) % 3]);
         fix16_t sa, sb;
@@ -211,12 +221,24 @@ static void capsule_triangle(gather *g, const tri_rel *t)
         if (sa <= -cap.h || sa >= cap.h) continue;
         qp_vec3 pa = qp__segment_point(&cap, sa);
         int64_t d = dist2(pa, qp__segment_point(&seg, sb));
-        if (d < best) best = d, mid = pa;
+        if (d < best) best = d, *mid = pa;
     }
-    if (best == INT64_MAX) return;
-    fix16_t h0 = qp__v3_dot_q30(qp__v3_sub(e0, t->v[0]), t->n), h1 = qp__v3_dot_q30(qp__v3_sub(e1, t->v[0]), t->n);
-    fix16_t hm = qp__v3_dot_q30(qp__v3_sub(mid, t->v[0]), t->n);
-    if (hm < h0 && hm < h1) sphere_triangle(g, t, mid, s->radius, 3);
+    if (best == INT64_MAX) return false;
+    fix16_t h0 = qp__v3_dot_q30(qp__v3_sub(*e0, t->v[0]), t->n), h1 = qp__v3_dot_q30(qp__v3_sub(*e1, t->v[0]), t->n);
+    fix16_t hm = qp__v3_dot_q30(qp__v3_sub(*mid, t->v[0]), t->n);
+    return hm < h0 && hm < h1;
+}
+
+static QP__NOINLINE void capsule_triangle(gather *g, const tri_rel *t)
+{
+    const qp_shape *s = g->convex;
+    qp_vec3 axis = qp_v3(g->r.m[0][1], g->r.m[1][1], g->r.m[2][1]);
+    qp_vec3 e0 = qp__v3_mad_q30(qp_v3_zero(), axis, -s->half_height);
+    qp_vec3 e1 = qp__v3_mad_q30(qp_v3_zero(), axis, s->half_height);
+    sphere_triangle(g, t, e0, s->radius, 1);
+    sphere_triangle(g, t, e1, s->radius, 2);
+    qp_vec3 mid;
+    if (capsule_nearest_edge(t, &e0, &e1, axis, s->half_height, &mid)) sphere_triangle(g, t, mid, s->radius, 3);
 }
 
 /* ---- box ------------------------------------------------------------------------- */
@@ -261,8 +283,28 @@ static int clip(qp_vec3 *p, uint32_t *ids, int n, const int64_t *side, uint32_t 
     return m;
 }
 
-/* Face normal: the box's incident face clipped by the triangle's sides. */
-static void box_face_contact(gather *g, const tri_rel *t)
+/* The box's face poly[0 .. 4) (ids alike) clipped by the triangle's sides, in place: the
+ * corners left. A frame of its own: its buffers are not on the stack while the points are
+ * added. */
+static QP__NOINLINE int clip_by_triangle(qp_vec3 *poly, uint32_t *ids, const tri_rel *t)
+{
+    qp_vec3 next[8];
+    uint32_t next_ids[8];
+    int n = 4;
+    for (int e = 0; e < 3 && n > 0; e++) {
+        qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
+        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
+        int64_t side[8];
+        for (int i = 0; i < n; i++) side[i] = qp_v3_dot_wide(qp__v3_sub(poly[i], t->v[e]), inward);
+        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 4, next, next_ids, 8);
+        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
+    }
+    return n;
+}
+
+/* The box's face most against the triangle's normal: its corners into poly[0 .. 4), ids alike.
+ * A frame of its own, as clip_by_triangle. */
+static QP__NOINLINE void box_incident_face(const gather *g, const tri_rel *t, qp_vec3 *poly, uint32_t *ids)
 {
     const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
     int f = 0;
@@ -273,8 +315,6 @@ static void box_face_contact(gather *g, const tri_rel *t)
     }
     int sf = dot30(box_axis(g, f), t->n) > 0 ? -1 : 1;
     int j = (f + 1) % 3, k = (f + 2) % 3;
-    qp_vec3 poly[8], next[8];
-    uint32_t ids[8], next_ids[8];
     static const int sj[4] = { 1, -1, -1, 1 }, sk[4] = { 1, 1, -1, -1 };
     for (int c = 0; c < 4; c++) {
         fix16_t cv[3];
@@ -286,38 +326,50 @@ static void box_face_contact(gather *g, const tri_rel *t)
         poly[c] = p;
         ids[c] = 1u + (uint32_t)((cv[0] > 0) | (cv[1] > 0) << 1 | (cv[2] > 0) << 2);
     }
-    int n = 4;
-    for (int e = 0; e < 3 && n > 0; e++) {
-        qp_vec3 ed = qp__v3_sub(t->v[(e + 1) % 3], t->v[e]);
-        qp_vec3 inward = qp_v3_neg(qp_v3_cross_q30(ed, t->n));
-        int64_t side[8];
-        for (int i = 0; i < n; i++) side[i] = qp_v3_dot_wide(qp__v3_sub(poly[i], t->v[e]), inward);
-        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x80u | (uint32_t)e << 4, next, next_ids, 8);
-        for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
-    }
+}
+
+/* Face normal: the box's incident face clipped by the triangle's sides. */
+static QP__NOINLINE void box_face_contact(gather *g, const tri_rel *t)
+{
+    qp_vec3 poly[8];
+    uint32_t ids[8];
+    box_incident_face(g, t, poly, ids);
+    int n = clip_by_triangle(poly, ids, t);
     for (int i = 0; i < n; i++) {
         fix16_t depth = -qp__v3_dot_q30(qp__v3_sub(poly[i], t->v[0]), t->n);
         add(g, t->n, qp__v3_mad_q30(poly[i], t->n, depth / 2), depth, ids[i]);
     }
 }
 
-/* A box axis L (from the triangle to the box): the triangle clipped by the box's face -L. */
-static void box_axis_contact(gather *g, const tri_rel *t, int f, qp_vec3 L)
+/* The triangle poly[0 .. 3) (ids alike, triangle `index`) clipped by the four sides of the
+ * box's faces along axis f, in place: the corners left. A frame of its own, as
+ * clip_by_triangle. */
+static QP__NOINLINE int clip_by_box_sides(const gather *g, int f, qp_vec3 *poly, uint32_t *ids, uint32_t index)
 {
     const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
-    qp_vec3 poly[8], next[8];
-    uint32_t ids[8], next_ids[8];
+    qp_vec3 next[8];
+    uint32_t next_ids[8];
     int n = 3;
-    for (int k = 0; k < 3; k++) poly[k] = t->v[k], ids[k] = ((t->index & 0xFFFFFu) << 8) | 0x40u | (uint32_t)k;
     for (int s = 0; s < 4 && n > 0; s++) {
         int a = (f + 1 + s / 2) % 3;
         int64_t sign = s % 2 ? -1 : 1;
         qp_vec3 ax = box_axis(g, a);
         int64_t side[8];
         for (int i = 0; i < n; i++) side[i] = (int64_t)h[a] - sign * qp__v3_dot_q30(poly[i], ax);
-        n = clip(poly, ids, n, side, ((t->index & 0xFFFFFu) << 8) | 0x60u | (uint32_t)s << 2, next, next_ids, 8);
+        n = clip(poly, ids, n, side, ((index & 0xFFFFFu) << 8) | 0x60u | (uint32_t)s << 2, next, next_ids, 8);
         for (int i = 0; i < n; i++) poly[i] = next[i], ids[i] = next_ids[i];
     }
+    return n;
+}
+
+/* A box axis L (from the triangle to the box): the triangle clipped by the box's face -L. */
+static QP__NOINLINE void box_axis_contact(gather *g, const tri_rel *t, int f, qp_vec3 L)
+{
+    const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
+    qp_vec3 poly[8];
+    uint32_t ids[8];
+    for (int k = 0; k < 3; k++) poly[k] = t->v[k], ids[k] = ((t->index & 0xFFFFFu) << 8) | 0x40u | (uint32_t)k;
+    int n = clip_by_box_sides(g, f, poly, ids, t->index);
     for (int i = 0; i < n; i++) {
         fix16_t depth = qp__v3_dot_q30(poly[i], L) + h[f];
         add(g, L, qp__v3_mad_q30(poly[i], L, -depth / 2), depth, ids[i]);
@@ -326,7 +378,7 @@ static void box_axis_contact(gather *g, const tri_rel *t, int f, qp_vec3 L)
 
 /* An edge-edge axis L (from the triangle to the box): the closest points of the box's edge
  * along axis i nearest the triangle and the triangle's edge e. */
-static void box_edge_contact(gather *g, const tri_rel *t, int i, int e, qp_vec3 L, fix16_t depth)
+static QP__NOINLINE void box_edge_contact(gather *g, const tri_rel *t, int i, int e, qp_vec3 L, fix16_t depth)
 {
     const fix16_t h[3] = { g->convex->half.x, g->convex->half.y, g->convex->half.z };
     qp_vec3 c = qp_v3_zero();
@@ -377,20 +429,25 @@ static bool feature_inactive(const tri_rel *t, qp_vec3 L)
     return !(t->active >> e & 1u);
 }
 
-static void box_triangle(gather *g, const tri_rel *t)
+/* The box's separating feature against the triangle: 0 the face, 1 box axis *bi, 2 box
+ * axis *bi x edge *be; *L the axis (from the triangle to the box), *best its overlap; -1 when
+ * an axis separates them. A frame of its own: the search is not on the stack while the
+ * contact is made. */
+static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *bestL, fix16_t *best_out, int *bi,
+                                    int *be)
 {
     fix16_t face = box_radius_along(g, t->n) + qp__v3_dot_q30(t->v[0], t->n);
-    if (qp__v3_dot_q30(t->v[0], t->n) > 0) return;   /* the centre behind the plane */
-    if (face < -g->margin) return;
+    if (qp__v3_dot_q30(t->v[0], t->n) > 0) return -1;   /* the centre behind the plane */
+    if (face < -g->margin) return -1;
     fix16_t best = face;
-    int kind = 0, bi = 0, be = 0;   /* 0 face, 1 box axis bi, 2 edges bi x be */
-    qp_vec3 bestL = t->n;
+    int kind = 0;
+    *bestL = t->n;
     for (int i = 0; i < 3; i++) {
         bool flip;
         qp_vec3 L = box_axis(g, i);
         fix16_t d = overlap_along(g, t, L, &flip);
-        if (d < -g->margin) return;
-        if (d < best - FACE_PREFERENCE) best = d, kind = 1, bi = i, bestL = flip ? qp_v3_neg(L) : L;
+        if (d < -g->margin) return -1;
+        if (d < best - FACE_PREFERENCE) best = d, kind = 1, *bi = i, *bestL = flip ? qp_v3_neg(L) : L;
     }
     for (int i = 0; i < 3; i++)
         for (int e = 0; e < 3; e++) {
@@ -399,16 +456,26 @@ static void box_triangle(gather *g, const tri_rel *t)
             if (qp_v3_max_abs(c) < QP_FRAC(1, 1000) || !qp_v3_normalize_q30(c, &L)) continue;
             bool flip;
             fix16_t d = overlap_along(g, t, L, &flip);
-            if (d < -g->margin) return;
-            if (d < best - FACE_PREFERENCE) best = d, kind = 2, bi = i, be = e, bestL = flip ? qp_v3_neg(L) : L;
+            if (d < -g->margin) return -1;
+            if (d < best - FACE_PREFERENCE) best = d, kind = 2, *bi = i, *be = e, *bestL = flip ? qp_v3_neg(L) : L;
         }
-    if (kind != 0 && feature_inactive(t, bestL)) {
-        if (dot30(bestL, t->n) <= 0 && kind == 1) return;
+    if (kind != 0 && feature_inactive(t, *bestL)) {
+        if (dot30(*bestL, t->n) <= 0 && kind == 1) return -1;
         kind = 0;
     }
+    *best_out = best;
+    return kind;
+}
+
+static QP__NOINLINE void box_triangle(gather *g, const tri_rel *t)
+{
+    qp_vec3 L;
+    fix16_t best;
+    int bi = 0, be = 0;
+    int kind = box_feature(g, t, &L, &best, &bi, &be);
     if (kind == 0) box_face_contact(g, t);
-    else if (kind == 1) box_axis_contact(g, t, bi, bestL);
-    else box_edge_contact(g, t, bi, be, bestL, best);
+    else if (kind == 1) box_axis_contact(g, t, bi, L);
+    else if (kind == 2) box_edge_contact(g, t, bi, be, L, best);
 }
 
 /* ---- hull ------------------------------------------------------------------------ */
@@ -561,7 +628,7 @@ static bool edge_cross(qp_vec3 d, qp_vec3 ed, qp_vec3 *out)
     return true;
 }
 
-static void hull_triangle(gather *g, const tri_rel *level_t)
+static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
 {
     const qp_hull *h = g->convex->hull;
     tri_rel t;
@@ -646,6 +713,56 @@ static int visit(void *ctx, const qp_level_triangle *lt)
     return 0;
 }
 
+/* The manifold from the gathered candidates (a frame of its own, taken after the query's
+ * deepest calls have returned). */
+static QP__NOINLINE int finish(gather *g, fix16_t margin, qp_manifold *m)
+{
+    /* The normal: the deepest candidate's, averaged by depth with those within 45 degrees. */
+    int deep = 0;
+    for (int i = 1; i < g->count; i++)
+        if (g->k[i].depth > g->k[deep].depth) deep = i;
+    const int32_t cos45 = 759250125;
+    int64_t s[3] = { 0, 0, 0 };
+    bool same = true;
+    for (int i = 0; i < g->count; i++) {
+        candidate *k = &g->k[i];
+        if (dot30(k->n, g->k[deep].n) < cos45) continue;
+        same = same && qp_v3_eq(k->n, g->k[deep].n);
+        int64_t w = (int64_t)k->depth + margin + 1;   /* > 0 */
+        s[0] += w * k->n.x;
+        s[1] += w * k->n.y;
+        s[2] += w * k->n.z;
+    }
+    qp_vec3 n = g->k[deep].n;
+    if (!same) {
+        int64_t big = 0;
+        for (int a = 0; a < 3; a++) big = (s[a] < 0 ? -s[a] : s[a]) > big ? (s[a] < 0 ? -s[a] : s[a]) : big;
+        int sh = 0;
+        while ((big >> sh) >= ((int64_t)1 << 29)) sh++;
+        qp_vec3 v = qp_v3((fix16_t)(s[0] >> sh), (fix16_t)(s[1] >> sh), (fix16_t)(s[2] >> sh));
+        if (!qp_v3_normalize_q30(v, &n)) n = g->k[deep].n;
+    }
+    int kept = 0;
+    for (int i = 0; i < g->count; i++) {
+        candidate k = g->k[i];
+        int32_t c = dot30(k.n, g->k[deep].n);
+        if (c < cos45) continue;
+        k.depth = same ? k.depth : qp_mul_q30(k.depth, dot30(k.n, n));
+        k.n = n;
+        g->k[kept++] = k;
+    }
+    g->count = kept;
+    reduce(g, QP_MAX_MANIFOLD_POINTS);
+    m->normal = n;
+    m->count = g->count;
+    for (int i = 0; i < g->count; i++) {
+        m->points[i].point = qp__v3_add(g->k[i].p, g->c);
+        m->points[i].depth = g->k[i].depth;
+        m->points[i].id = g->k[i].id;
+    }
+    return g->count;
+}
+
 int qp__collide_level(const qp_shape *level, const qp_shape *convex, const qp_transform *convex_in_level,
                       fix16_t margin, qp_manifold *m)
 {
@@ -664,49 +781,5 @@ int qp__collide_level(const qp_shape *level, const qp_shape *convex, const qp_tr
     box.lo = qp__v3_sub(box.lo, qp_v3(margin, margin, margin));
     box.hi = qp__v3_add(box.hi, qp_v3(margin, margin, margin));
     qp_level_query(level, &box, visit, &g);
-    if (g.count == 0) return 0;
-    /* The normal: the deepest candidate's, averaged by depth with those within 45 degrees. */
-    int deep = 0;
-    for (int i = 1; i < g.count; i++)
-        if (g.k[i].depth > g.k[deep].depth) deep = i;
-    const int32_t cos45 = 759250125;
-    int64_t s[3] = { 0, 0, 0 };
-    bool same = true;
-    for (int i = 0; i < g.count; i++) {
-        candidate *k = &g.k[i];
-        if (dot30(k->n, g.k[deep].n) < cos45) continue;
-        same = same && qp_v3_eq(k->n, g.k[deep].n);
-        int64_t w = (int64_t)k->depth + margin + 1;   /* > 0 */
-        s[0] += w * k->n.x;
-        s[1] += w * k->n.y;
-        s[2] += w * k->n.z;
-    }
-    qp_vec3 n = g.k[deep].n;
-    if (!same) {
-        int64_t big = 0;
-        for (int a = 0; a < 3; a++) big = (s[a] < 0 ? -s[a] : s[a]) > big ? (s[a] < 0 ? -s[a] : s[a]) : big;
-        int sh = 0;
-        while ((big >> sh) >= ((int64_t)1 << 29)) sh++;
-        qp_vec3 v = qp_v3((fix16_t)(s[0] >> sh), (fix16_t)(s[1] >> sh), (fix16_t)(s[2] >> sh));
-        if (!qp_v3_normalize_q30(v, &n)) n = g.k[deep].n;
-    }
-    int kept = 0;
-    for (int i = 0; i < g.count; i++) {
-        candidate k = g.k[i];
-        int32_t c = dot30(k.n, g.k[deep].n);
-        if (c < cos45) continue;
-        k.depth = same ? k.depth : qp_mul_q30(k.depth, dot30(k.n, n));
-        k.n = n;
-        g.k[kept++] = k;
-    }
-    g.count = kept;
-    reduce(&g, QP_MAX_MANIFOLD_POINTS);
-    m->normal = n;
-    m->count = g.count;
-    for (int i = 0; i < g.count; i++) {
-        m->points[i].point = qp__v3_add(g.k[i].p, g.c);
-        m->points[i].depth = g.k[i].depth;
-        m->points[i].id = g.k[i].id;
-    }
-    return g.count;
+    return g.count == 0 ? 0 : finish(&g, margin, m);
 }

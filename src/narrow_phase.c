@@ -512,21 +512,31 @@ static bool boxes_apart(const qp_shape *a, const qp_shape *b, qp_vec3 d, fix16_t
     return d2 > (uint64_t)r * r;
 }
 
-/* The manifold of a pair at its poses (pair_poses), in the frame of shape a
- * (*xa, world). Apart from building the contact, so that its transforms and
- * the contact's temporaries are not on the stack together with the collide
- * functions (the deepest calls of a step: the micro:bit has 3 KB). */
-static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, const qp_poses *at, qp_transform *xa,
-                                       qp_manifold *m)
+/* The pose of a pair's shape b in the frame of its shape a (*rel), and a's (*xa, world), at
+ * their poses (pair_poses): false when they cannot touch (boxes_apart). */
+static QP__NOINLINE bool pair_frame(const qp_world *w, const qp_pair *pair, const qp_poses *at, qp_transform *xa,
+                                    qp_transform *rel)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_transform xb;
     shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
     shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
-    if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
+    if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return false;
+    relative_pose(xa, &xb, rel);
+    return true;
+}
+
+/* The manifold of a pair at its poses (pair_poses), in the frame of shape a
+ * (*xa, world). Apart from building the contact, and the poses apart from the
+ * collide call (pair_frame), so that their temporaries are not on the stack
+ * together with the collide functions (the deepest calls of a step: the
+ * micro:bit has 3 KB). */
+static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, const qp_poses *at, qp_transform *xa,
+                                       qp_manifold *m)
+{
     qp_transform rel;
-    relative_pose(xa, &xb, &rel);
-    return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+    if (!pair_frame(w, pair, at, xa, &rel)) return 0;
+    return qp_collide(&w->shapes[pair->a].shape, &w->shapes[pair->b].shape, &rel, at->margin, m);
 }
 
 /* qp_v3_len(d) > h, without the square root (most pairs are not swept): the
@@ -546,8 +556,10 @@ static bool closer_than_len(qp_vec3 d, fix16_t h)
  * past each other there (a ball at 60 m/s went through a unit box): it is
  * collided at the start poses instead, with the margin grown by that
  * distance, a speculative contact whose gap the solver lets close this step
- * and no further (docs/design.md §4: swept contacts). */
-static void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
+ * and no further (docs/design.md §4: swept contacts). A frame of its own: its
+ * temporaries (low-RAM makes the rotations here) are not on the stack under the
+ * collide call. */
+static QP__NOINLINE void pair_poses(const qp_world *w, const qp_pair *pair, qp_poses *at)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
@@ -752,8 +764,9 @@ static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const
 
 /* This step's contact of a pair whose manifold is kept (keeps_manifold): last step's points,
  * normal, depths and impulses (what a contact found again with the same features inherits),
- * b's arms, the centroid and the anchors made again. */
-static void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old, const qp_poses *at)
+ * b's arms, the centroid and the anchors made again. A frame of its own, as pair_poses. */
+static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old,
+                                       const qp_poses *at)
 {
     qp_contact *c = new_contact(w, n, walk, old->a, old->b);
     if (!c) {

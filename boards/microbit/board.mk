@@ -17,11 +17,6 @@ PORT_EXIT    := semihost
 # text, embedded by the scene runner) no room; the deepest stack is smaller too (2 944 bytes
 # against 3 124). The same hashes (integer code; tests/scripts/scene-check.sh compares them).
 BOARD_OPT    ?= -Os
-# No level geometry (meshes, heightfields): terrain8 fits its RAM but faults before its first
-# hash line, a BusFault while stacking (the stack overflows); the level contact path takes 864 +
-# 1 024 bytes of stack in qp__collide_level and its visit, and a 3 400-byte stack did not cure
-# it, so the cause is not yet known. tests/scripts/scene-check.sh skips level scenes here.
-BOARD_NO_LEVELS := terrain8 hard-faults on this Cortex-M0, cause not yet found (docs/limits.md)
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds), in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).
 # World 12 612 bytes (620 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any

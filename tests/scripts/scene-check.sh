@@ -22,11 +22,10 @@
 # Boards: tests/target/scene_main.c under QEMU for every scene on every board; a scene larger
 # than a board's pools (BOARD_POOLS) prints SKIP and is skipped on that board only (so is a
 # heightfield scene whose heights do not fit the board's RAM, or a scene whose text does not fit
-# its flash: the image does not link; or a level scene on a board whose board.mk sets
-# BOARD_NO_LEVELS, the reason why); a board
-# whose app does not build is reported as a failure of that board only. A board with no QEMU
-# model (BOARD_RUN = none in its board.mk) is "build only": its scene runner must build and fit
-# (one check), and it is never run nor counted as a failure.
+# its flash: the image does not link); a board whose app does not build is reported as a
+# failure of that board only. A board with no QEMU model (BOARD_RUN = none in its board.mk) is
+# "build only": its scene runner must build and fit (one check), and it is never run nor
+# counted as a failure.
 #
 # Environment (defaults in brackets):
 #   SCENE_STEPS [300]                 steps per scene
@@ -269,12 +268,7 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
         case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
         sc_o=$sc_out/$sc_b/$sc_n.hashes
         rm -f "$sc_o.rc" "$sc_o.cmd"
-        sc_no_levels=$(sed -n 's/^BOARD_NO_LEVELS *:= *//p' "boards/$sc_b/board.mk")
-        if [ -n "$sc_no_levels" ] && grep -q '^\(heightfield\|mesh\) ' "tests/scenes/$sc_n.scene"; then
-          # A board whose stack cannot hold the level contact path (its board.mk says why).
-          echo "SKIP $sc_n: this board runs no level geometry ($sc_no_levels)" >"$sc_o"
-          echo 3 >"$sc_o.rc"
-        elif sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$(sc_steps_on "$sc_n" 1)" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
+        if sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$(sc_steps_on "$sc_n" 1)" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
           echo "$sc_o" >>"$sc_out/$sc_b/runs.txt"
         elif grep -q '^heightfield ' "tests/scenes/$sc_n.scene" && grep -q "region .RAM. overflowed" "$sc_out/$sc_b/$sc_n.build.log"; then
           # The runner holds a heightfield's heights in RAM: a board without room skips the scene.
