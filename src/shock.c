@@ -283,7 +283,9 @@ static void moving_sides(const qp_contact *c, int move, int sides[2])
 
 /* The parts of the level's n contacts and their records; returns how many there are, and
  * in *redundant whether the last one counted (the only one, for a level of one part) is
- * redundant. */
+ * redundant. A level of one part (a pyramid's row: its cubes touch side by side) keeps no
+ * records, so its count and its flag are found while the parts are joined, and the walks
+ * that flag and count the parts are left to levels of more. */
 static int parts_start(qp_world *w, int start, int n, bool *redundant)
 {
     int sides[2], move;
@@ -299,12 +301,22 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
             w->queue[sides[s]] = 0;
         }
     }
+    int bodies = 0, joins = 0;   /* the parts: one per moving body, less one per join */
+    bool held_twice = false;     /* a body held by two of the level's contacts */
     for (int o = 0; o < n; o++) {
         const qp_contact *c = level_contact(w, start, o, &move);
         moving_sides(c, move, sides);
-        for (int s = 0; s < 2; s++)
-            if (sides[s] && w->queue[sides[s]] < 2) w->queue[sides[s]]++;
-        if (sides[0] && sides[1]) qp__island_join(w, c->a, c->b);
+        for (int s = 0; s < 2; s++) {
+            if (!sides[s] || w->queue[sides[s]] >= 2) continue;
+            bodies += w->queue[sides[s]] == 0;
+            held_twice = held_twice || w->queue[sides[s]] == 1;
+            w->queue[sides[s]]++;
+        }
+        if (sides[0] && sides[1]) joins += qp__island_join(w, c->a, c->b) != 0;
+    }
+    if (bodies - joins <= 1) {
+        *redundant = held_twice;
+        return bodies - joins;
     }
     /* A body held by two of the level's contacts makes its part redundant (the flag on the
      * root, above the counts' bits). */
