@@ -121,7 +121,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int sides
     bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
     const qp_contact_rows *r =
         qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
-    int below = qp__contact_lower(w, c);   /* the pinned side, if the contact joins two levels */
+    int below = qp__contact_lower(w, c);   /* the lower side, if the contact joins two levels */
     const qp_body_state *up = below >= 0 ? &w->bodies[below == c->a ? c->b : c->a] : NULL;
     if (up && up->supports >= 2 && calm(w, c, r, &v)) {
         qp__quiet_mark(w, c, move, false, visit);
