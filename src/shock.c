@@ -61,6 +61,18 @@ static qp_contact_rows *shock_rows_for(shock_rows *s, const qp_contact *c)
     return qp__rows_set_for(s->rows, SHOCK_ROWS_KEPT, &s->next, &s->last, c);
 }
 
+/* A level's contact names the sides this pass moves (QP_MOVE_A, QP_MOVE_B) and, beside them,
+ * whether it pins a side that moves in the other passes: found once for the level's sweeps
+ * (level_start), not at every visit. */
+#define SHOCK_PINNED 4
+_Static_assert((SHOCK_PINNED & QP_MOVE_BOTH) == 0, "the pinned flag is no side");
+
+static inline int shock_sides(const qp_world *w, const qp_contact *c)
+{
+    int move = qp__shock_movable(w, c);
+    return move && move != qp__movable(w, c) ? move | SHOCK_PINNED : move;
+}
+
 /* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED?
  * The pass then leaves it as the contact pass left it, when its upper body rests on two or
  * more supports. A body pinned on its supports takes their motion at the contacts (their spin
@@ -87,17 +99,18 @@ static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *
  * order the friction's turn left a little approach at the loaded edge of
  * every face, the column bent into it step after step, and a column of 20
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9).
- * Returns the largest change of a total (0: the visit changed nothing). */
-static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move, bool reverse, fix16_t g_len,
+ * sides is shock_sides'. Returns the largest change of a total (0: the visit changed nothing). */
+static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int sides, bool reverse, fix16_t g_len,
                                           uint16_t *visit, shock_rows *kept, bool *loud)
 {
+    int move = sides & QP_MOVE_BOTH;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;
     if (qp__quiet_skip(w, c, *visit)) return 0;
     uint32_t most = 0;
     qp_contact_rows *scratch = shock_rows_for(kept, c);
     QP__COUNT(shock_normal, c->count);
     QP__COUNT(shock_friction, 3);
-    bool pinned = move != qp__movable(w, c);
+    bool pinned = (sides & SHOCK_PINNED) != 0;
     qp_vec3 drive;
     qp_vel_ref v = qp__vel_ref(w, c, &drive);
     int64_t jn_sum = 0;
@@ -108,8 +121,9 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     bool friction = jn_sum != 0 || (c->st1 | c->st2 | c->stw) != 0;
     const qp_contact_rows *r =
         qp__rows_for(w, c, scratch, (friction ? QP_ROWS_ALL : QP_ROWS_POINTS) | QP_ROWS_MEMO, move);
-    int below = qp__contact_lower(w, c);
-    if (below >= 0 && w->bodies[below == c->a ? c->b : c->a].supports >= 2 && calm(w, c, r, &v)) {
+    int below = qp__contact_lower(w, c);   /* the lower side, if the contact joins two levels */
+    const qp_body_state *up = below >= 0 ? &w->bodies[below == c->a ? c->b : c->a] : NULL;
+    if (up && up->supports >= 2 && calm(w, c, r, &v)) {
         qp__quiet_mark(w, c, move, false, visit);
         return 0;
     }
@@ -121,9 +135,7 @@ static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int move,
     /* ...and no larger than the weight the contact carries: in an impact the
      * pass's normal impulse is large, and a pinned coupling that strong
      * throws the upper body sideways with every turn of the lower one. */
-    int lower = jn_sum > 0 ? qp__contact_lower(w, c) : -1;   /* a weight (>= 0) bounds no jn_sum of 0 */
-    if (lower >= 0) {
-        const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
+    if (up && jn_sum > 0) {   /* a weight (>= 0) bounds no jn_sum of 0 */
         /* in the contact's unit (qp__impulse_shift); unsaturated, for a load over 3 277 kg
          * weighs more than Q16.16's 32 768 N: saturated there, the bound held a 10 t box's
          * friction on a 20 degree slope to a third of its pull, and it slid. */
@@ -238,7 +250,7 @@ static int level_start(qp_world *w, int start, int *n)
     for (; end < w->contact_count; end++) {
         const qp_contact *c = &w->contacts[w->order[end]];
         if (qp__contact_level(w, c) != level) break;
-        int move = qp__shock_movable(w, c);
+        int move = shock_sides(w, c);
         if (!move) continue;
         qp_sweep_item *it = &sweep[listed++];
         it->contact = w->order[end];
@@ -249,13 +261,13 @@ static int level_start(qp_world *w, int start, int *n)
     return end;
 }
 
-/* The level's o-th contact and the sides this pass moves in it (0: none). */
+/* The level's o-th contact and its shock_sides (0: none). */
 static inline qp_contact *level_contact(qp_world *w, int start, int o, int *move)
 {
     const qp_sweep_item *sweep = qp__sweep_list(w);
     if (!sweep) {
         qp_contact *c = &w->contacts[w->order[start + o]];
-        *move = qp__shock_movable(w, c);
+        *move = shock_sides(w, c);
         return c;
     }
     *move = sweep[o].move;
@@ -271,7 +283,9 @@ static void moving_sides(const qp_contact *c, int move, int sides[2])
 
 /* The parts of the level's n contacts and their records; returns how many there are, and
  * in *redundant whether the last one counted (the only one, for a level of one part) is
- * redundant. */
+ * redundant. A level of one part (a pyramid's row: its cubes touch side by side) keeps no
+ * records, so its count and its flag are found while the parts are joined, and the walks
+ * that flag and count the parts are left to levels of more. */
 static int parts_start(qp_world *w, int start, int n, bool *redundant)
 {
     int sides[2], move;
@@ -287,12 +301,22 @@ static int parts_start(qp_world *w, int start, int n, bool *redundant)
             w->queue[sides[s]] = 0;
         }
     }
+    int bodies = 0, joins = 0;   /* the parts: one per moving body, less one per join */
+    bool held_twice = false;     /* a body held by two of the level's contacts */
     for (int o = 0; o < n; o++) {
         const qp_contact *c = level_contact(w, start, o, &move);
         moving_sides(c, move, sides);
-        for (int s = 0; s < 2; s++)
-            if (sides[s] && w->queue[sides[s]] < 2) w->queue[sides[s]]++;
-        if (sides[0] && sides[1]) qp__island_join(w, c->a, c->b);
+        for (int s = 0; s < 2; s++) {
+            if (!sides[s] || w->queue[sides[s]] >= 2) continue;
+            bodies += w->queue[sides[s]] == 0;
+            held_twice = held_twice || w->queue[sides[s]] == 1;
+            w->queue[sides[s]]++;
+        }
+        if (sides[0] && sides[1]) joins += qp__island_join(w, c->a, c->b) != 0;
+    }
+    if (bodies - joins <= 1) {
+        *redundant = held_twice;
+        return bodies - joins;
     }
     /* A body held by two of the level's contacts makes its part redundant (the flag on the
      * root, above the counts' bits). */
