@@ -129,7 +129,7 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
         uint32_t len = qp__root_rounded(sq, root);   /* qp_v3_len(d) */
         r += len > (uint32_t)INT32_MAX ? QP_FIX_MAX : (fix16_t)len;
     }
-    c->twist_radius = (fix16_t)qp__div64(r, n);
+    c->twist_radius = r <= INT32_MAX ? div_count((int32_t)r, n) : (fix16_t)qp__div64(r, n);   /* r >= 0 */
 }
 
 /* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
