@@ -73,13 +73,19 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* floor(sqrt(s)), given the floor root r of a value near s: r itself when r^2 <= s <=
- * r^2 + 2r, checked exactly (a manifold's points lie about as far from its centroid,
- * so that the first root mostly serves the others), else qp_isqrt64. */
+/* floor(sqrt(s)), given the floor root r of a value near s: the q within two of r with
+ * q^2 <= s < (q + 1)^2, checked exactly, else qp_isqrt64. A manifold's points lie about as
+ * far from its centroid, so the first root mostly serves the others: a box face's four
+ * corners, whose rounded arms put their squared distances a few roots apart, take r - 2 to
+ * r + 2 (r itself, half of pyramid20's, left the other half to a square root and its
+ * division). With r below 2^31 no square here reaches 2^63. */
 static uint32_t root_near(uint64_t s, uint32_t r)
 {
-    uint64_t rr = (uint64_t)r * r;
-    return rr <= s && s - rr <= 2 * (uint64_t)r ? r : qp_isqrt64(s);
+    if (r == 0 || r >= (uint32_t)1 << 31) return qp_isqrt64(s);
+    uint64_t q = r;
+    for (int i = 0; i < 2 && q * q > s; i++) q--;
+    for (int i = 0; i < 2 && (q + 1) * (q + 1) <= s; i++) q++;
+    return q * q <= s && (q + 1) * (q + 1) > s ? (uint32_t)q : qp_isqrt64(s);
 }
 
 /* s / n, truncated, for a manifold's count n (1 to 4): a division by a constant is a
