@@ -486,11 +486,27 @@ static bool rot_small_entries(const qp_rot3 *r)
  * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
 static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
 {
+    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
+    if (UINTPTR_MAX > 0xFFFFFFFFu) {
+        /* A 64-bit machine checks a 64-bit sum's overflow with one flag: the general form
+         * (qp_rot3_tmul, qp_rot3_tmul_v3 of the difference) inline, without the eighteen
+         * tests of rot_small_entries at every pair. */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                rel->r.m[i][j] = qp__sat32(qp__round_sum4((int64_t)ra[0][i] * rb[0][j], (int64_t)ra[1][i] * rb[1][j],
+                                                          (int64_t)ra[2][i] * rb[2][j], 0, 30));
+        const qp_vec3 d = v3_sub(b->p, a->p);
+        fix16_t o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = qp__sat32(qp__round_sum4((int64_t)ra[0][i] * d.x, (int64_t)ra[1][i] * d.y, (int64_t)ra[2][i] * d.z, 0,
+                                            30));
+        rel->p = qp_v3(o[0], o[1], o[2]);
+        return;
+    }
     if (!rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
         *rel = qp_transform_relative(a, b);
         return;
     }
-    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             rel->r.m[i][j] = qp__sat32(((int64_t)ra[0][i] * rb[0][j] + (int64_t)ra[1][i] * rb[1][j] +
