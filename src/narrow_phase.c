@@ -479,10 +479,10 @@ static bool rot_small_entries(const qp_rot3 *r)
     return out == 0;
 }
 
-/* qp_transform_relative(a, b): b in a's frame. For rotations whose entries are
- * below 2^30 + 2^28 (always), inline and without qp__round_sum4's overflow
- * checks, which cannot fire: each product of two entries is below 1.57 2^60 and
- * of an entry and an int32 below 1.25 2^61, so three of them and the half stay
+/* qp_transform_relative(a, b): b in a's frame, inline. On a 32-bit machine, for
+ * rotations whose entries are below 2^30 + 2^28 (always), without qp__round_sum4's
+ * overflow checks, which cannot fire: each product of two entries is below 1.57 2^60
+ * and of an entry and an int32 below 1.25 2^61, so three of them and the half stay
  * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
 static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
 {
