@@ -108,8 +108,8 @@ static QP__ALWAYS_INLINE int64_t tb_of(const fix16_t t[3], const qp_q30 (*R)[3],
 }
 
 /* B's face axis j, from tb = tb_of(t, R, j). */
-static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb, const uint32_t (*ar)[3],
-                                            int j)
+static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb,
+                                            const uint32_t (*ar)[3], int j)
 {
     int64_t ra = reach3(ar[0][j], ha[0], ar[1][j], ha[1], ar[2][j], ha[2]);
     return abs64(tb) - ra - (int64_t)hb[j] * QP__W_ONE;

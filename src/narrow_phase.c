@@ -456,7 +456,8 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
 /* qp__shape_world, for a shape at its body's centre of mass without a turn (every
  * shape of a one-shape body) without the rotation of a zero offset: the same bits
  * (R 0 rounds to 0, and x + 0 saturates the same). */
-static void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r, qp_transform *xf)
+static QP__ALWAYS_INLINE void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
+                                         qp_transform *xf)
 {
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
@@ -498,8 +499,8 @@ static void relative_pose(const qp_transform *a, const qp_transform *b, qp_trans
         const qp_vec3 d = v3_sub(b->p, a->p);
         fix16_t o[3];
         for (int i = 0; i < 3; i++)
-            o[i] = qp__sat32(qp__round_sum4((int64_t)ra[0][i] * d.x, (int64_t)ra[1][i] * d.y, (int64_t)ra[2][i] * d.z, 0,
-                                            30));
+            o[i] = qp__sat32(
+                qp__round_sum4((int64_t)ra[0][i] * d.x, (int64_t)ra[1][i] * d.y, (int64_t)ra[2][i] * d.z, 0, 30));
         rel->p = qp_v3(o[0], o[1], o[2]);
         return;
     }
