@@ -453,20 +453,22 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     contact_from_cache(c, k, QP_CONTACT_SLEEPING);
 }
 
-/* qp__shape_world, for a shape at its body's centre of mass without a turn (every
- * shape of a one-shape body) without the rotation of a zero offset: the same bits
- * (R 0 rounds to 0, and x + 0 saturates the same). */
-static QP__ALWAYS_INLINE void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
-                                         qp_transform *xf)
+/* qp__shape_world into *xf, for a shape at its body's centre of mass without a turn
+ * (every shape of a one-shape body) without the rotation of a zero offset: the same bits
+ * (R 0 rounds to 0, and x + 0 saturates the same). Returns the shape's rotation: xf->r,
+ * or for such a shape the body's r itself, not yet copied to xf->r (collide_shapes copies
+ * it for a pair that touches only: most pairs make no contact). */
+static QP__ALWAYS_INLINE const qp_rot3 *shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
+                                                   qp_transform *xf)
 {
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
         (s->rotation.x | s->rotation.y | s->rotation.z) != 0) {
         *xf = qp__shape_world(w, shape, x, r);
-        return;
+        return &xf->r;
     }
     xf->p = v3_add(*x, qp_v3_zero());
-    xf->r = *r;
+    return r;
 }
 
 /* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
@@ -485,9 +487,9 @@ static bool rot_small_entries(const qp_rot3 *r)
  * overflow checks, which cannot fire: each product of two entries is below 1.57 2^60
  * and of an entry and an int32 below 1.25 2^61, so three of them and the half stay
  * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
-static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
+static void relative_pose(qp_vec3 pa, const qp_rot3 *a, qp_vec3 pb, const qp_rot3 *b, qp_transform *rel)
 {
-    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
+    const qp_q30 (*ra)[3] = a->m, (*rb)[3] = b->m;
     if (UINTPTR_MAX > 0xFFFFFFFFu) {
         /* A 64-bit machine checks a 64-bit sum's overflow with one flag: the general form
          * (qp_rot3_tmul, qp_rot3_tmul_v3 of the difference) inline, without the eighteen
@@ -496,7 +498,7 @@ static void relative_pose(const qp_transform *a, const qp_transform *b, qp_trans
             for (int j = 0; j < 3; j++)
                 rel->r.m[i][j] = qp__sat32(qp__round_sum4((int64_t)ra[0][i] * rb[0][j], (int64_t)ra[1][i] * rb[1][j],
                                                           (int64_t)ra[2][i] * rb[2][j], 0, 30));
-        const qp_vec3 d = v3_sub(b->p, a->p);
+        const qp_vec3 d = v3_sub(pb, pa);
         fix16_t o[3];
         for (int i = 0; i < 3; i++)
             o[i] = qp__sat32(
@@ -504,15 +506,16 @@ static void relative_pose(const qp_transform *a, const qp_transform *b, qp_trans
         rel->p = qp_v3(o[0], o[1], o[2]);
         return;
     }
-    if (!rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
-        *rel = qp_transform_relative(a, b);
+    if (!rot_small_entries(a) || !rot_small_entries(b)) {
+        const qp_transform ta = { pa, *a }, tb = { pb, *b };
+        *rel = qp_transform_relative(&ta, &tb);
         return;
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             rel->r.m[i][j] = qp__sat32(((int64_t)ra[0][i] * rb[0][j] + (int64_t)ra[1][i] * rb[1][j] +
                                         (int64_t)ra[2][i] * rb[2][j] + ((int64_t)1 << 29)) >> 30);
-    qp_vec3 d = v3_sub(b->p, a->p);
+    qp_vec3 d = v3_sub(pb, pa);
     fix16_t o[3];
     for (int i = 0; i < 3; i++)
         o[i] = qp__sat32(((int64_t)ra[0][i] * d.x + (int64_t)ra[1][i] * d.y + (int64_t)ra[2][i] * d.z +
@@ -558,12 +561,14 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_transform xb;
-    shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
-    shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
+    const qp_rot3 *ra = shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
+    const qp_rot3 *rb = shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
     if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return 0;
     qp_transform rel;
-    relative_pose(xa, &xb, &rel);
-    return qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+    relative_pose(xa->p, ra, xb.p, rb, &rel);
+    const int n = qp_collide(&sa->shape, &sb->shape, &rel, at->margin, m);
+    if (n > 0 && ra != &xa->r) xa->r = *ra;   /* add_contact reads *xa */
+    return n;
 }
 
 /* qp_v3_len(d) > h, without the square root (most pairs are not swept): the
