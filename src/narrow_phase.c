@@ -88,20 +88,6 @@ static uint32_t root_near(uint64_t s, uint32_t r)
     return q * q <= s && (q + 1) * (q + 1) > s ? (uint32_t)q : qp_isqrt64(s);
 }
 
-/* s / n, truncated, for a manifold's count n (1 to 4): a division by a constant is a
- * multiply and shifts, where a division by a variable waits tens of cycles on the host,
- * six times a contact. */
-static QP__ALWAYS_INLINE int32_t div_count(int32_t s, int n)
-{
-    switch (n) {
-    case 1: return s;
-    case 2: return s / 2;
-    case 3: return s / 3;
-    case 4: return s / 4;
-    default: return s / n;
-    }
-}
-
 /* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). With
  * every arm below 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits,
  * where a Cortex-M forms them in one instruction each: the same numbers. */
@@ -114,8 +100,8 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
             s[0] += c->p[k].ra.x; s[1] += c->p[k].ra.y; s[2] += c->p[k].ra.z;
             s[3] += rb[k].x; s[4] += rb[k].y; s[5] += rb[k].z;
         }
-        c->ca = qp_v3(div_count(s[0], n), div_count(s[1], n), div_count(s[2], n));
-        c->cb = qp_v3(div_count(s[3], n), div_count(s[4], n), div_count(s[5], n));
+        c->ca = qp_v3(s[0] / n, s[1] / n, s[2] / n);
+        c->cb = qp_v3(s[3] / n, s[4] / n, s[5] / n);
     } else {
         int64_t sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
         for (int k = 0; k < n; k++) {
@@ -135,7 +121,7 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
         uint32_t len = qp__root_rounded(sq, root);   /* qp_v3_len(d) */
         r += len > (uint32_t)INT32_MAX ? QP_FIX_MAX : (fix16_t)len;
     }
-    c->twist_radius = r <= INT32_MAX ? div_count((int32_t)r, n) : (fix16_t)qp__div64(r, n);   /* r >= 0 */
+    c->twist_radius = (fix16_t)qp__div64(r, n);
 }
 
 /* qp__rot3_mul_v3(r, v) for components of v below 2^30 + 2^28 in magnitude
