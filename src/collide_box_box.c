@@ -72,13 +72,6 @@ static uint32_t absr(const qp_q30 (*r)[3], int i, int j)
     return r[i][j] < 0 ? 0u - (uint32_t)r[i][j] : (uint32_t)r[i][j];
 }
 
-/* Row i of |R| into ar[i]: the 15 axes read each entry up to six times (A's face i, B's
- * face j and four edge axes), so it is formed once, row by row as A's faces need it. */
-static QP__ALWAYS_INLINE void abs_row(const qp_q30 (*r)[3], int i, uint32_t (*ar)[3])
-{
-    for (int j = 0; j < 3; j++) ar[i][j] = absr(r, i, j);
-}
-
 /* a0 h0 + a1 h1 (+ a2 h2) for |R| entries a and half extents h (> 0), Q46: a box's
  * reach along an axis. Unsigned, so that each term is one 32 x 32 multiply-accumulate
  * on a 32-bit machine (signed 64-bit terms took three instructions each); below 2^55
@@ -95,9 +88,9 @@ static QP__ALWAYS_INLINE int64_t reach3(uint32_t a0, fix16_t h0, uint32_t a1, fi
 /* The separations along the candidate axes (Q46; < 0: overlap along it), B at (R, t)
  * in A's frame. A's face axis i: */
 static QP__ALWAYS_INLINE int64_t sep_face_a(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
-                                 const uint32_t (*ar)[3], int i)
+                                 const qp_q30 (*R)[3], int i)
 {
-    int64_t rb = reach3(ar[i][0], hb[0], ar[i][1], hb[1], ar[i][2], hb[2]);
+    int64_t rb = reach3(absr(R, i, 0), hb[0], absr(R, i, 1), hb[1], absr(R, i, 2), hb[2]);
     return abs64((int64_t)t[i] * QP__W_ONE) - (int64_t)ha[i] * QP__W_ONE - rb;
 }
 
@@ -108,10 +101,9 @@ static QP__ALWAYS_INLINE int64_t tb_of(const fix16_t t[3], const qp_q30 (*R)[3],
 }
 
 /* B's face axis j, from tb = tb_of(t, R, j). */
-static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb,
-                                            const uint32_t (*ar)[3], int j)
+static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t hb[3], int64_t tb, const qp_q30 (*R)[3], int j)
 {
-    int64_t ra = reach3(ar[0][j], ha[0], ar[1][j], ha[1], ar[2][j], ha[2]);
+    int64_t ra = reach3(absr(R, 0, j), ha[0], absr(R, 1, j), ha[1], absr(R, 2, j), ha[2]);
     return abs64(tb) - ra - (int64_t)hb[j] * QP__W_ONE;
 }
 
@@ -119,15 +111,15 @@ static QP__ALWAYS_INLINE int64_t sep_face_b(const fix16_t ha[3], const fix16_t h
  * c_j|^2 = *len2, Q60, below QP__BOX_EDGE_MIN2), else the separation times |e_i x c_j|
  * (Q2.30) in *num, t . (e_i x c_j) in *tn. */
 static QP__ALWAYS_INLINE bool sep_edges(const fix16_t ha[3], const fix16_t hb[3], const fix16_t t[3],
-                                        const qp_q30 (*R)[3], const uint32_t (*ar)[3], int i, int j, int64_t *len2,
-                                        int64_t *num, int64_t *tn)
+                                        const qp_q30 (*R)[3], int i, int j, int64_t *len2, int64_t *num,
+                                        int64_t *tn)
 {
     const int i1 = NEXT3[i + 1], i2 = NEXT3[i + 2], j1 = NEXT3[j + 1], j2 = NEXT3[j + 2];
     *len2 = (int64_t)R[i1][j] * R[i1][j] + (int64_t)R[i2][j] * R[i2][j];
     if (*len2 < QP__BOX_EDGE_MIN2) return false;
     *tn = (int64_t)t[i2] * R[i1][j] - (int64_t)t[i1] * R[i2][j];   /* t . (e_i x c_j) */
-    int64_t ra = reach2(ar[i2][j], ha[i1], ar[i1][j], ha[i2]);
-    int64_t rb = reach2(ar[i][j2], hb[j1], ar[i][j1], hb[j2]);
+    int64_t ra = reach2(absr(R, i2, j), ha[i1], absr(R, i1, j), ha[i2]);
+    int64_t rb = reach2(absr(R, i, j2), hb[j1], absr(R, i, j1), hb[j2]);
     *num = abs64(*tn) - ra - rb;
     return true;
 }
@@ -570,11 +562,8 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
     int64_t sep_a = INT64_MIN, sep_b = INT64_MIN, sep_e = INT64_MIN;
     int fa = 0, fb = 0, ei = -1, ej = -1;
     fix16_t sep_e16 = 0;
-    uint32_t ar[3][3];   /* |R| */
-    const uint32_t (*car)[3] = (const uint32_t (*)[3])ar;
     for (int i = 0; i < 3; i++) {
-        abs_row(R, i, ar);
-        int64_t sep = sep_face_a(ha, hb, t, car, i);
+        int64_t sep = sep_face_a(ha, hb, t, R, i);
         if (sep > lim) return 0;
         if (sep > sep_a) { sep_a = sep; fa = i; }
     }
@@ -582,7 +571,7 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
     box_pair bp = { ha, hb, t, &b_in_a->r, { 0, 0, 0 }, margin };
     for (int j = 0; j < 3; j++) {
         bp.tb[j] = tb_of(t, R, j);
-        int64_t sep = sep_face_b(ha, hb, bp.tb[j], car, j);
+        int64_t sep = sep_face_b(ha, hb, bp.tb[j], R, j);
         if (sep > lim) return 0;
         if (sep > sep_b) { sep_b = sep; fb = j; }
     }
@@ -614,7 +603,7 @@ static int box_box(const qp_shape *a, const qp_shape *b, const qp_transform *b_i
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             int64_t len2, num, tn;
-            if (!sep_edges(ha, hb, t, R, car, i, j, &len2, &num, &tn)) continue;
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn)) continue;
             if (num <= no_matter) continue;
             if (num <= no_matter_near && len2 <= EDGE_LEN2_MAX) continue;
             /* Q46 / Q30 = Q16; |sep| < 2^42 here, so the clamp only guards odd input. */
@@ -649,11 +638,8 @@ fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_tr
     const qp_q30 (*R)[3] = b_in_a->r.m;
     int64_t best = INT64_MIN;   /* Q46 */
     qp_vec3 dir = qp_v3_zero();   /* the best axis, from A towards B, not yet of unit length */
-    uint32_t ar[3][3];   /* |R| */
-    for (int k = 0; k < 3; k++) abs_row(R, k, ar);
-    const uint32_t (*car)[3] = (const uint32_t (*)[3])ar;
     for (int k = 0; k < 3; k++) {
-        int64_t tb = tb_of(t, R, k), sa = sep_face_a(ha, hb, t, car, k), sb = sep_face_b(ha, hb, tb, car, k);
+        int64_t tb = tb_of(t, R, k), sa = sep_face_a(ha, hb, t, R, k), sb = sep_face_b(ha, hb, tb, R, k);
         if (sa > best) {
             best = sa;
             dir = qp_v3(k == 0 ? t[0] : 0, k == 1 ? t[1] : 0, k == 2 ? t[2] : 0);
@@ -667,7 +653,7 @@ fix16_t qp__box_box_separation(const qp_shape *a, const qp_shape *b, const qp_tr
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             int64_t len2, num, tn;
-            if (!sep_edges(ha, hb, t, R, car, i, j, &len2, &num, &tn) || num <= 0) continue;   /* parallel, or no gap */
+            if (!sep_edges(ha, hb, t, R, i, j, &len2, &num, &tn) || num <= 0) continue;   /* parallel, or no gap */
             int64_t q = qp__div_round64(num, isqrt_round(len2));   /* Q16 */
             if (q > INT32_MAX) q = INT32_MAX;
             if (q * QP__W_ONE <= best) continue;
