@@ -76,9 +76,9 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
 /* floor(sqrt(s)), given the floor root r of a value near s: the q within two of r with
  * q^2 <= s < (q + 1)^2, checked exactly, else qp_isqrt64. A manifold's points lie about as
  * far from its centroid, so the first root mostly serves the others: a box face's four
- * corners, whose rounded arms put their squared distances a few roots apart, take r - 2 to
- * r + 2 (r itself, half of pyramid20's, left the other half to a square root and its
- * division). With r below 2^31 no square here reaches 2^63. */
+ * corners, whose rounded arms put their squared distances a few roots apart, find theirs
+ * within two of it (r itself serves about half of pyramid20's). With r below 2^31 no
+ * square here reaches 2^63. */
 static uint32_t root_near(uint64_t s, uint32_t r)
 {
     if (r == 0 || r >= (uint32_t)1 << 31) return qp_isqrt64(s);

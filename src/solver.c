@@ -472,8 +472,8 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
 
 /* What the default layout's row preparation carries from one contact to the next: the
  * friction coefficients, and the tangents of the last normal (a body's contacts on one
- * face share it exactly, as face contacts take it from the face: a third of pyramid20's
- * contacts), which then cost no normalisation (a square root and two divisions). */
+ * face share it exactly, as face contacts take it from the face: often in a pyramid or a
+ * wall), which then cost no normalisation (a square root and two divisions). */
 typedef struct {
     qp_combine_memo friction, static_friction;
     bool has_tangents;
