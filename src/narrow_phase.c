@@ -439,6 +439,14 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     contact_from_cache(c, k, QP_CONTACT_SLEEPING);
 }
 
+/* The general case out of line: qp__shape_world's result is not on collide_shapes' stack
+ * (the micro:bit's deepest frames pass through it). */
+static QP__NOINLINE void shape_world_into(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
+                                          qp_transform *xf)
+{
+    *xf = qp__shape_world(w, shape, x, r);
+}
+
 /* qp__shape_world into *xf, for a shape at its body's centre of mass without a turn
  * (every shape of a one-shape body) without the rotation of a zero offset: the same bits
  * (R 0 rounds to 0, and x + 0 saturates the same). Returns the shape's rotation: xf->r,
@@ -450,7 +458,7 @@ static QP__ALWAYS_INLINE const qp_rot3 *shape_pose(const qp_world *w, int shape,
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
         (s->rotation.x | s->rotation.y | s->rotation.z) != 0) {
-        *xf = qp__shape_world(w, shape, x, r);
+        shape_world_into(w, shape, x, r, xf);
         return &xf->r;
     }
     xf->p = v3_add(*x, qp_v3_zero());
@@ -466,6 +474,15 @@ static bool rot_small_entries(const qp_rot3 *r)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) out |= (uint32_t)r->m[i][j] + lim >= 2 * lim;
     return out == 0;
+}
+
+/* qp_transform_relative of the poses (pa, a) and (pb, b), out of line: its transforms are
+ * not on collide_shapes' stack (the micro:bit's deepest frames pass through it). */
+static QP__NOINLINE void relative_general(qp_vec3 pa, const qp_rot3 *a, qp_vec3 pb, const qp_rot3 *b,
+                                          qp_transform *rel)
+{
+    const qp_transform ta = { pa, *a }, tb = { pb, *b };
+    *rel = qp_transform_relative(&ta, &tb);
 }
 
 /* qp_transform_relative(a, b): b in a's frame, inline. On a 32-bit machine, for
@@ -493,8 +510,7 @@ static void relative_pose(qp_vec3 pa, const qp_rot3 *a, qp_vec3 pb, const qp_rot
         return;
     }
     if (!rot_small_entries(a) || !rot_small_entries(b)) {
-        const qp_transform ta = { pa, *a }, tb = { pb, *b };
-        *rel = qp_transform_relative(&ta, &tb);
+        relative_general(pa, a, pb, b, rel);
         return;
     }
     for (int i = 0; i < 3; i++)
