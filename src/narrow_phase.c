@@ -73,13 +73,19 @@ static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
     return ((uint64_t)a << 48) | ((uint64_t)b << 32) | ((uint64_t)sa << 8) | sb;
 }
 
-/* floor(sqrt(s)), given the floor root r of a value near s: r itself when r^2 <= s <=
- * r^2 + 2r, checked exactly (a manifold's points lie about as far from its centroid,
- * so that the first root mostly serves the others), else qp_isqrt64. */
+/* floor(sqrt(s)), given the floor root r of a value near s: the q within two of r with
+ * q^2 <= s < (q + 1)^2, checked exactly, else qp_isqrt64. A manifold's points lie about as
+ * far from its centroid, so the first root mostly serves the others: a box face's four
+ * corners, whose rounded arms put their squared distances a few roots apart, find theirs
+ * within two of it (r itself serves about half of pyramid20's). With r below 2^31 no
+ * square here reaches 2^63. */
 static uint32_t root_near(uint64_t s, uint32_t r)
 {
-    uint64_t rr = (uint64_t)r * r;
-    return rr <= s && s - rr <= 2 * (uint64_t)r ? r : qp_isqrt64(s);
+    if (r == 0 || r >= (uint32_t)1 << 31) return qp_isqrt64(s);
+    uint64_t q = r;
+    for (int i = 0; i < 2 && q * q > s; i++) q--;
+    for (int i = 0; i < 2 && (q + 1) * (q + 1) <= s; i++) q++;
+    return q * q <= s && (q + 1) * (q + 1) > s ? (uint32_t)q : qp_isqrt64(s);
 }
 
 /* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). With
@@ -433,19 +439,30 @@ static void keep_sleeping(qp_world *w, int *n, qp_old_walk *walk, const qp_conta
     contact_from_cache(c, k, QP_CONTACT_SLEEPING);
 }
 
-/* qp__shape_world, for a shape at its body's centre of mass without a turn (every
- * shape of a one-shape body) without the rotation of a zero offset: the same bits
- * (R 0 rounds to 0, and x + 0 saturates the same). */
-static void shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r, qp_transform *xf)
+/* The general case out of line: qp__shape_world's result is not on collide_shapes' stack
+ * (the micro:bit's deepest frames pass through it). */
+static QP__NOINLINE void shape_world_into(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
+                                          qp_transform *xf)
+{
+    *xf = qp__shape_world(w, shape, x, r);
+}
+
+/* qp__shape_world into *xf, for a shape at its body's centre of mass without a turn
+ * (every shape of a one-shape body) without the rotation of a zero offset: the same bits
+ * (R 0 rounds to 0, and x + 0 saturates the same). Returns the shape's rotation: xf->r,
+ * or for such a shape the body's r itself, not yet copied to xf->r (collide_shapes copies
+ * it for a pair that touches only: most pairs make no contact). */
+static QP__ALWAYS_INLINE const qp_rot3 *shape_pose(const qp_world *w, int shape, const qp_vec3 *x, const qp_rot3 *r,
+                                                   qp_transform *xf)
 {
     const qp_shape *s = &w->shapes[shape].shape;
     if ((s->offset.x | s->offset.y | s->offset.z) != 0 || s->rotation.w != QP_Q30_ONE ||
         (s->rotation.x | s->rotation.y | s->rotation.z) != 0) {
-        *xf = qp__shape_world(w, shape, x, r);
-        return;
+        shape_world_into(w, shape, x, r, xf);
+        return &xf->r;
     }
     xf->p = v3_add(*x, qp_v3_zero());
-    xf->r = *r;
+    return r;
 }
 
 /* Every entry of r within 2^30 + 2^28 of zero (a rotation's are within 2^30 and a
@@ -459,23 +476,48 @@ static bool rot_small_entries(const qp_rot3 *r)
     return out == 0;
 }
 
-/* qp_transform_relative(a, b): b in a's frame. For rotations whose entries are
- * below 2^30 + 2^28 (always), inline and without qp__round_sum4's overflow
- * checks, which cannot fire: each product of two entries is below 1.57 2^60 and
- * of an entry and an int32 below 1.25 2^61, so three of them and the half stay
- * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
-static void relative_pose(const qp_transform *a, const qp_transform *b, qp_transform *rel)
+/* qp_transform_relative of the poses (pa, a) and (pb, b), out of line: its transforms are
+ * not on collide_shapes' stack (the micro:bit's deepest frames pass through it). */
+static QP__NOINLINE void relative_general(qp_vec3 pa, const qp_rot3 *a, qp_vec3 pb, const qp_rot3 *b,
+                                          qp_transform *rel)
 {
-    if (!rot_small_entries(&a->r) || !rot_small_entries(&b->r)) {
-        *rel = qp_transform_relative(a, b);
+    const qp_transform ta = { pa, *a }, tb = { pb, *b };
+    *rel = qp_transform_relative(&ta, &tb);
+}
+
+/* qp_transform_relative(a, b): b in a's frame, inline. On a 32-bit machine, for
+ * rotations whose entries are below 2^30 + 2^28 (always), without qp__round_sum4's
+ * overflow checks, which cannot fire: each product of two entries is below 1.57 2^60
+ * and of an entry and an int32 below 1.25 2^61, so three of them and the half stay
+ * below 2^63. The same floor((sum + 2^29) / 2^30), clamped the same. */
+static void relative_pose(qp_vec3 pa, const qp_rot3 *a, qp_vec3 pb, const qp_rot3 *b, qp_transform *rel)
+{
+    const qp_q30 (*ra)[3] = a->m, (*rb)[3] = b->m;
+    if (UINTPTR_MAX > 0xFFFFFFFFu) {
+        /* A 64-bit machine checks a 64-bit sum's overflow with one flag: the general form
+         * (qp_rot3_tmul, qp_rot3_tmul_v3 of the difference) inline, without the eighteen
+         * tests of rot_small_entries at every pair. */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                rel->r.m[i][j] = qp__sat32(qp__round_sum4((int64_t)ra[0][i] * rb[0][j], (int64_t)ra[1][i] * rb[1][j],
+                                                          (int64_t)ra[2][i] * rb[2][j], 0, 30));
+        const qp_vec3 d = v3_sub(pb, pa);
+        fix16_t o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = qp__sat32(
+                qp__round_sum4((int64_t)ra[0][i] * d.x, (int64_t)ra[1][i] * d.y, (int64_t)ra[2][i] * d.z, 0, 30));
+        rel->p = qp_v3(o[0], o[1], o[2]);
         return;
     }
-    const qp_q30 (*ra)[3] = a->r.m, (*rb)[3] = b->r.m;
+    if (!rot_small_entries(a) || !rot_small_entries(b)) {
+        relative_general(pa, a, pb, b, rel);
+        return;
+    }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             rel->r.m[i][j] = qp__sat32(((int64_t)ra[0][i] * rb[0][j] + (int64_t)ra[1][i] * rb[1][j] +
                                         (int64_t)ra[2][i] * rb[2][j] + ((int64_t)1 << 29)) >> 30);
-    qp_vec3 d = v3_sub(b->p, a->p);
+    qp_vec3 d = v3_sub(pb, pa);
     fix16_t o[3];
     for (int i = 0; i < 3; i++)
         o[i] = qp__sat32(((int64_t)ra[0][i] * d.x + (int64_t)ra[1][i] * d.y + (int64_t)ra[2][i] * d.z +
@@ -512,17 +554,19 @@ static bool boxes_apart(const qp_shape *a, const qp_shape *b, qp_vec3 d, fix16_t
     return d2 > (uint64_t)r * r;
 }
 
-/* The pose of a pair's shape b in the frame of its shape a (*rel), and a's (*xa, world), at
- * their poses (pair_poses): false when they cannot touch (boxes_apart). */
+/* The pose of a pair's shape b in the frame of its shape a (*rel), and a's (*xa, world, its
+ * rotation at *ra_at: in place when it is its body's), at their poses (pair_poses): false
+ * when they cannot touch (boxes_apart). */
 static QP__NOINLINE bool pair_frame(const qp_world *w, const qp_pair *pair, const qp_poses *at, qp_transform *xa,
-                                    qp_transform *rel)
+                                    qp_transform *rel, const qp_rot3 **ra_at)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     qp_transform xb;
-    shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
-    shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
+    const qp_rot3 *ra = shape_pose(w, pair->a, &at->xa, at->rot.ra, xa);
+    const qp_rot3 *rb = shape_pose(w, pair->b, &at->xb, at->rot.rb, &xb);
     if (boxes_apart(&sa->shape, &sb->shape, v3_sub(xb.p, xa->p), at->margin)) return false;
-    relative_pose(xa, &xb, rel);
+    relative_pose(xa->p, ra, xb.p, rb, rel);
+    *ra_at = ra;
     return true;
 }
 
@@ -535,8 +579,11 @@ static QP__NOINLINE int collide_shapes(const qp_world *w, const qp_pair *pair, c
                                        qp_manifold *m)
 {
     qp_transform rel;
-    if (!pair_frame(w, pair, at, xa, &rel)) return 0;
-    return qp_collide(&w->shapes[pair->a].shape, &w->shapes[pair->b].shape, &rel, at->margin, m);
+    const qp_rot3 *ra;
+    if (!pair_frame(w, pair, at, xa, &rel, &ra)) return 0;
+    const int n = qp_collide(&w->shapes[pair->a].shape, &w->shapes[pair->b].shape, &rel, at->margin, m);
+    if (n > 0 && ra != &xa->r) xa->r = *ra;   /* add_contact reads *xa */
+    return n;
 }
 
 /* qp_v3_len(d) > h, without the square root (most pairs are not swept): the

@@ -490,6 +490,32 @@ static fix16_t combine_memo(qp_combine_memo *m, fix16_t a, fix16_t b)
     return m->out;
 }
 
+/* What the default layout's row preparation carries from one contact to the next: the
+ * friction coefficients, and the tangents of the last normal (a body's contacts on one
+ * face share it exactly, as face contacts take it from the face: often in a pyramid or a
+ * wall), which then cost no normalisation (a square root and two divisions). */
+typedef struct {
+    qp_combine_memo friction, static_friction;
+    bool has_tangents;
+    qp_vec3 n, t1, t2;
+} qp_rows_memo;
+
+/* tangents(n, t1, t2), from the memo when n is its normal: the same vectors. */
+static void memo_tangents(qp_rows_memo *m, qp_vec3 n, qp_vec3 *t1, qp_vec3 *t2)
+{
+    if (!m) {
+        tangents(n, t1, t2);
+        return;
+    }
+    if (!m->has_tangents || m->n.x != n.x || m->n.y != n.y || m->n.z != n.z) {
+        tangents(n, &m->t1, &m->t2);
+        m->n = n;
+        m->has_tangents = true;
+    }
+    *t1 = m->t1;
+    *t2 = m->t2;
+}
+
 /* A body's world inverse inertia for the rows: qp__body_inv_inertia, or in low-RAM
  * its copy kept from the collision pass to the penetration pass (the same bits:
  * qp_mat3_rotate's result is exactly symmetric). */
@@ -527,7 +553,7 @@ static void keep_inv_inertia(qp_world *w)
 #define QP__FILL_INLINE                   /* once per contact and step: one copy */
 #endif
 static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
-                      int64_t (*terms)[2], qp_combine_memo memo[2])
+                      int64_t (*terms)[2], qp_rows_memo *memo)
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
@@ -565,11 +591,12 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
-    if (!QP_LAYOUT_BUILDS_ROWS) r->friction = combine_memo(memo ? &memo[0] : NULL, ba->friction, bb->friction);
+    if (!QP_LAYOUT_BUILDS_ROWS) r->friction = combine_memo(memo ? &memo->friction : NULL, ba->friction, bb->friction);
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
     if (!QP_LAYOUT_BUILDS_ROWS) {   /* once a contact and step */
-        r->static_friction = combine_memo(memo ? &memo[1] : NULL, ba->static_friction, bb->static_friction);
-        tangents(c->n, &r->t1, &r->t2);
+        r->static_friction = combine_memo(memo ? &memo->static_friction : NULL, ba->static_friction,
+                                          bb->static_friction);
+        memo_tangents(memo, c->n, &r->t1, &r->t2);
     } else {
         r->friction = 0;   /* found when a cut needs it (slide_of) */
         /* The pass's visit before (QP_ROWS_MEMO) often had the same normal (the contacts of
@@ -630,7 +657,7 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
  * shock pass's pinned sides, the anchors' drift and the gaps); low-RAM keeps none, and the
  * passes build them at their visits (qp__rows_for), of the kind and parts they need. */
 #if QP_LAYOUT_KEEPS_DERIVED
-static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_combine_memo memo[2])
+static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_rows_memo *memo)
 {
     int move = qp__movable(w, c);
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
@@ -651,7 +678,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 }
 
-static void keep_rows(qp_world *w, int i, qp_combine_memo memo[2])
+static void keep_rows(qp_world *w, int i, qp_rows_memo *memo)
 {
     fill_rows(w, &w->contacts[i], &w->rows[i], memo);
 }
@@ -669,7 +696,7 @@ fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_con
     return r->mt_pin[d];
 }
 #else
-static void keep_rows(qp_world *w, int i, qp_combine_memo memo[2])
+static void keep_rows(qp_world *w, int i, qp_rows_memo *memo)
 {
     (void)w, (void)i, (void)memo;
 }
@@ -771,13 +798,13 @@ void qp__anchor_drift(const qp_world *w, const qp_contact *c, qp_vec3 t1, qp_vec
 void qp__prepare_contacts(qp_world *w)
 {
     keep_inv_inertia(w);
-    qp_combine_memo memo[2] = { { false, 0, 0, 0 }, { false, 0, 0, 0 } };
+    qp_rows_memo memo = { { false, 0, 0, 0 }, { false, 0, 0, 0 }, false, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
     const qp_contact *prev = NULL;   /* the awake contact before (keep_tangent) */
     for (int i = 0; i < w->contact_count; i++) {
         qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
         load_centroid(c);
-        keep_rows(w, i, memo);      /* the default layout */
+        keep_rows(w, i, &memo);     /* the default layout */
         keep_tangent(w, c, prev);   /* low-RAM */
         prev = c;
         for (int k = 0; k < c->count; k++) c->p[k].jp = 0;
