@@ -48,7 +48,7 @@ BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(F
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
 bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
 bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles $(BENCH_OUT)/bench_impacts \
-            $(BENCH_OUT)/bench_level $(BENCH_OUT)/bench_ragdolls
+            $(BENCH_OUT)/bench_energy $(BENCH_OUT)/bench_level $(BENCH_OUT)/bench_ragdolls
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
 bench-deps:
@@ -70,6 +70,9 @@ $(BENCH_OUT)/bench_piles: $(BENCH_OUT)/obj/bench_piles.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/bench_impacts: $(BENCH_OUT)/obj/bench_impacts.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
+
+$(BENCH_OUT)/bench_energy: $(BENCH_OUT)/obj/bench_energy.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/bench_level: $(BENCH_OUT)/obj/bench_level.o $(BENCH_LIB)
