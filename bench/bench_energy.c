@@ -14,8 +14,6 @@
  * are printed for comparison (they add none). -v prints every step after 5 s whose energy rose
  * by more than 10 mJ.
  *
- * Angular kinetic energy uses each body's inertia about its centre, which for the suite's cubes,
- * balls and box projectiles (all of cubic symmetry) is the same about every axis.
  * Host tool: floats allowed here, never in the core.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -29,24 +27,6 @@
 
 static qp_world world;
 static impact_scene scene;
-static double inertia[IMPACT_MAX_CUBES + 1];   /* the cubes', then the projectile's */
-
-static double energy(const qp_world *w, const impact_scene *sc, bool kinetic_only)
-{
-    double e = 0;
-    for (int i = 0; i <= sc->count; i++) {
-        qp_body_id id = i < sc->count ? sc->cubes[i] : sc->projectile;
-        if (qp_body_id_is_null(id) || qp_body_get_type(w, id) != QP_BODY_DYNAMIC) continue;
-        qp_vec3 v = qp_body_linear_velocity(w, id), a = qp_body_angular_velocity(w, id);
-        double m = impact_dbl(qp_body_mass(w, id));
-        double vx = impact_dbl(v.x), vy = impact_dbl(v.y), vz = impact_dbl(v.z);
-        double ax = impact_dbl(a.x), ay = impact_dbl(a.y), az = impact_dbl(a.z);
-        e += 0.5 * m * (vx * vx + vy * vy + vz * vz) + 0.5 * inertia[i] * (ax * ax + ay * ay + az * az);
-        if (!kinetic_only) e += 10.0 * m * impact_dbl(qp_body_position(w, id).y);   /* the suite's g */
-    }
-    return e;
-}
-
 static bool anything_moves(const qp_world *w)
 {
     for (int i = 1; i <= w->body_high; i++)
@@ -65,11 +45,9 @@ static bool run(unsigned seed, int steps, bool verbose, energy_result *out)
     if (!impact_build(&world, &scene, &u, true)) return false;
     memset(out, 0, sizeof *out);
     out->asleep = -1;
-    for (int i = 0; i < scene.count; i++) inertia[i] = 1.0 / 6;   /* unit cube of 1 kg */
-    inertia[scene.count] = u.ball ? 0.4 * u.mass * u.radius * u.radius : (2.0 / 3) * u.mass * u.radius * u.radius;
     for (int s = 1; s <= steps; s++) {
         if (u.launch_step && s == u.launch_step && !impact_launch(&world, &scene, &u)) return false;
-        double before = energy(&world, &scene, false);
+        double before = impact_energy(&world, &scene, &u, false);
         if (!anything_moves(&world)) {
             qp_world_step(&world);
         } else {
@@ -77,10 +55,10 @@ static bool run(unsigned seed, int steps, bool verbose, energy_result *out)
             for (int i = 0; i < qp__step_stage_count; i++) {
                 void (*stage)(qp_world *) = qp__step_stages[i].run;
                 bool read = stage == qp__shock || stage == qp__solve_contacts || stage == qp__solve_collisions;
-                double e0 = read ? energy(&world, &scene, true) : 0;
+                double e0 = read ? impact_energy(&world, &scene, &u, true) : 0;
                 stage(&world);
                 if (!read) continue;
-                double rise = energy(&world, &scene, true) - e0;
+                double rise = impact_energy(&world, &scene, &u, true) - e0;
                 if (rise <= 0) continue;
                 if (stage == qp__solve_contacts) out->contacts += rise;
                 if (stage == qp__solve_collisions) out->collisions += rise;
@@ -90,7 +68,7 @@ static bool run(unsigned seed, int steps, bool verbose, energy_result *out)
                 if (rise > out->shock_worst) out->shock_worst = rise;
             }
         }
-        double rise = energy(&world, &scene, false) - before;
+        double rise = impact_energy(&world, &scene, &u, false) - before;
         if (s > 300 && rise > 0 && !(u.launch_step && s == u.launch_step)) {
             out->step_late += rise;
             if (verbose && rise > 0.01) printf("  seed %u step %d: energy rose %.3f J\n", seed, s, rise);
