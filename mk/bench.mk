@@ -10,6 +10,8 @@
 #       bench_host (qphys), ode_bench (ODE), bullet_bench (Bullet), bench_window (qphys: a
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results),
+#       bench_impacts (qphys: struck walls, pyramids, towers and piles, how they come to rest),
+#       bench_energy (qphys: the same seeds, the energy each velocity pass adds),
 #       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh),
 #       bench_ragdolls (qphys: ragdolls thrown at 20 m/s on a range of seeds, the rates that sleep and
 #       hold their limits; docs/limits.md, Joints)
@@ -148,7 +150,7 @@ $(BENCH_LIB): bench-lib-force
 endif
 
 -include $(BENCH_HOST_OBJS:.o=.d) $(BENCH_OUT)/obj/fidelity_qphys.d $(BENCH_OUT)/obj/bench_window.d \
-  $(BENCH_OUT)/obj/bench_piles.d
+  $(BENCH_OUT)/obj/bench_piles.d $(BENCH_OUT)/obj/bench_impacts.d $(BENCH_OUT)/obj/bench_energy.d
 endif
 
 # Included early, this file must not make its first target the Makefile's default goal.
