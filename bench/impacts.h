@@ -265,6 +265,29 @@ static inline bool impact_launch(qp_world *w, impact_scene *sc, const impact_set
     return err == QP_OK;
 }
 
+/* The energy of the scene's dynamic bodies, J: kinetic (linear and angular) and, unless
+ * kinetic_only, potential (m g y, g = 10 as the world's). Every body here is of cubic
+ * symmetry (unit cubes of 1 kg, a ball or a box projectile), so its inertia is the same about
+ * every axis. */
+static inline double impact_energy(const qp_world *w, const impact_scene *sc, const impact_setup *u,
+                                   bool kinetic_only)
+{
+    double e = 0;
+    for (int i = 0; i <= sc->count; i++) {
+        qp_body_id id = i < sc->count ? sc->cubes[i] : sc->projectile;
+        if (qp_body_id_is_null(id) || qp_body_get_type(w, id) != QP_BODY_DYNAMIC) continue;
+        double m = impact_dbl(qp_body_mass(w, id));
+        double inertia = i < sc->count ? m / 6 : u->ball ? 0.4 * m * u->radius * u->radius
+                                                         : (2.0 / 3) * m * u->radius * u->radius;
+        qp_vec3 v = qp_body_linear_velocity(w, id), a = qp_body_angular_velocity(w, id);
+        double vx = impact_dbl(v.x), vy = impact_dbl(v.y), vz = impact_dbl(v.z);
+        double ax = impact_dbl(a.x), ay = impact_dbl(a.y), az = impact_dbl(a.z);
+        e += 0.5 * m * (vx * vx + vy * vy + vz * vz) + 0.5 * inertia * (ax * ax + ay * ay + az * az);
+        if (!kinetic_only) e += 10.0 * m * impact_dbl(qp_body_position(w, id).y);
+    }
+    return e;
+}
+
 /* Runs seed's scene for `steps` steps with sleep on (stopping early once every cube sleeps,
  * when stop_asleep) and reads the result. */
 static inline bool impact_run_setup(qp_world *w, impact_scene *sc, impact_setup u, int steps, bool stop_asleep,
