@@ -25,7 +25,8 @@
  * within 45 degrees of it (by depth); their depths are measured along it, those
  * beyond 45 degrees are left out (one manifold per shape pair: a body in a sharp corner
  * is pushed out of its deepest face first). Points at the same place (a corner on a
- * seam) count once; then the deepest and the three that spread the most are kept.
+ * seam) count once; then the deepest and the three that spread the most are kept, touching
+ * points over 5 cm apart before gaps.
  *
  * A hull takes the box's path with its own features: its face normals for the box's axes,
  * its corners and its edges (the pairs that touch), in its own frame.
@@ -36,6 +37,7 @@
 #define MAX_CANDIDATES 16
 #define FACE_PREFERENCE QP_FRAC(5, 1000)   /* 5 mm: another axis must beat the face by this */
 #define SAME_POINT 64                      /* 1 mm: candidates this close are one point */
+#define SUPPORT_SPREAD QP_FRAC(5, 100)     /* 5 cm: a touching point farther from the kept ones is a support */
 #define ROUND_IDS 4                        /* feature ids of sphere points (a capsule's: 1-3) */
 
 typedef struct {
@@ -105,9 +107,11 @@ static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
     k->id = id;
 }
 
-/* Keep the deepest candidate and the `keep - 1` that spread the most, in their order; points
- * that touch (depth >= 0) come before gaps, so a far gap within the margin never displaces a
- * support (a box resting on a ridge keeps both of its supports from step to step). */
+/* Keep the deepest candidate and the `keep - 1` that spread the most, in their order. A point
+ * that touches (depth >= 0) farther than SUPPORT_SPREAD from every kept one comes before gaps, so
+ * a far gap within the margin never displaces a support (a box resting on a ridge keeps both
+ * of its supports from step to step); touching points close to a kept one do not, so a body
+ * landing on a corner keeps the gaps on its far side that stop it turning into the ground. */
 static void reduce(gather *g, int keep)
 {
     if (g->count <= keep) return;
@@ -129,14 +133,14 @@ static void reduce(gather *g, int keep)
         bool best_touches = false;
         for (int i = 0; i < g->count; i++) {
             if (take[i]) continue;
-            bool touches = g->k[i].depth >= 0;
-            if (best_touches && !touches) continue;
             int64_t d = INT64_MAX;
             for (int j = 0; j < g->count; j++)
                 if (take[j]) {
                     int64_t e = dist2(g->k[i].p, g->k[j].p);
                     d = e < d ? e : d;
                 }
+            bool touches = g->k[i].depth >= 0 && d > (int64_t)SUPPORT_SPREAD * SUPPORT_SPREAD;
+            if (best_touches && !touches) continue;
             if (d > best_d || (touches && !best_touches)) best_d = d, best = i, best_touches = touches;
         }
         take[best] = true;
