@@ -25,7 +25,8 @@
  * within 45 degrees of it (by depth); their depths are measured along it, those
  * beyond 45 degrees are left out (one manifold per shape pair: a body in a sharp corner
  * is pushed out of its deepest face first). Points at the same place (a corner on a
- * seam) count once; then the deepest and the three that spread the most are kept.
+ * seam) count once; then the deepest and the three that spread the most are kept, touching
+ * points over 5 cm apart before gaps.
  *
  * A hull takes the box's path with its own features: its face normals for the box's axes,
  * its corners and its edges (the pairs that touch), in its own frame.
@@ -34,8 +35,9 @@
 #include "geometry.h"
 
 #define MAX_CANDIDATES 16
-#define FACE_PREFERENCE QP_FRAC(5, 1000)   /* 5 mm: an axis must beat the face by this */
+#define FACE_PREFERENCE QP_FRAC(5, 1000)   /* 5 mm: another axis must beat the face by this */
 #define SAME_POINT 64                      /* 1 mm: candidates this close are one point */
+#define SUPPORT_SPREAD QP_FRAC(5, 100)     /* 5 cm: a touching point farther from the kept ones is a support */
 #define ROUND_IDS 4                        /* feature ids of sphere points (a capsule's: 1-3) */
 
 typedef struct {
@@ -105,7 +107,11 @@ static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
     k->id = id;
 }
 
-/* Keep the deepest candidate and the `keep - 1` that spread the most, in their order. */
+/* Keep the deepest candidate and the `keep - 1` that spread the most, in their order. A point
+ * that touches (depth >= 0) farther than SUPPORT_SPREAD from every kept one comes before gaps, so
+ * a far gap within the margin never displaces a support (a box resting on a ridge keeps both
+ * of its supports from step to step); touching points close to a kept one do not, so a body
+ * landing on a corner keeps the gaps on its far side that stop it turning into the ground. */
 static void reduce(gather *g, int keep)
 {
     if (g->count <= keep) return;
@@ -124,6 +130,7 @@ static void reduce(gather *g, int keep)
     for (int round = 1; round < keep; round++) {
         int best = -1;
         int64_t best_d = -1;
+        bool best_touches = false;
         for (int i = 0; i < g->count; i++) {
             if (take[i]) continue;
             int64_t d = INT64_MAX;
@@ -132,7 +139,9 @@ static void reduce(gather *g, int keep)
                     int64_t e = dist2(g->k[i].p, g->k[j].p);
                     d = e < d ? e : d;
                 }
-            if (d > best_d) best_d = d, best = i;
+            bool touches = g->k[i].depth >= 0 && d > (int64_t)SUPPORT_SPREAD * SUPPORT_SPREAD;
+            if (best_touches && !touches) continue;
+            if (d > best_d || (touches && !best_touches)) best_d = d, best = i, best_touches = touches;
         }
         take[best] = true;
     }
@@ -439,15 +448,17 @@ static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *
     fix16_t face = box_radius_along(g, t->n) + qp__v3_dot_q30(t->v[0], t->n);
     if (qp__v3_dot_q30(t->v[0], t->n) > 0) return -1;   /* the centre behind the plane */
     if (face < -g->margin) return -1;
-    fix16_t best = face;
+    /* The least overlap of the other axes; it wins only by FACE_PREFERENCE over the face, and
+     * among themselves the least wins (the first axis found is no better than a later one). */
+    fix16_t best = INT32_MAX;
     int kind = 0;
-    *bestL = t->n;
+    qp_vec3 axisL = t->n;
     for (int i = 0; i < 3; i++) {
         bool flip;
         qp_vec3 L = box_axis(g, i);
         fix16_t d = overlap_along(g, t, L, &flip);
         if (d < -g->margin) return -1;
-        if (d < best - FACE_PREFERENCE) best = d, kind = 1, *bi = i, *bestL = flip ? qp_v3_neg(L) : L;
+        if (d < best) best = d, kind = 1, *bi = i, axisL = flip ? qp_v3_neg(L) : L;
     }
     for (int i = 0; i < 3; i++)
         for (int e = 0; e < 3; e++) {
@@ -457,8 +468,10 @@ static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *
             bool flip;
             fix16_t d = overlap_along(g, t, L, &flip);
             if (d < -g->margin) return -1;
-            if (d < best - FACE_PREFERENCE) best = d, kind = 2, *bi = i, *be = e, *bestL = flip ? qp_v3_neg(L) : L;
+            if (d < best) best = d, kind = 2, *bi = i, *be = e, axisL = flip ? qp_v3_neg(L) : L;
         }
+    if (best >= face - FACE_PREFERENCE) best = face, kind = 0, axisL = t->n;
+    *bestL = axisL;
     if (kind != 0 && feature_inactive(t, *bestL)) {
         if (dot30(*bestL, t->n) <= 0 && kind == 1) return -1;
         kind = 0;
@@ -648,8 +661,10 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
      * there). */
     const fix16_t plane = qp__v3_dot_q30(t.v[0], t.n);
     if (high < plane - g->margin) return;
-    fix16_t best = plane - low;
-    if (best < -g->margin) return;
+    const fix16_t face = plane - low;
+    if (face < -g->margin) return;
+    /* As box_feature: the least of the other axes, taken when it beats the face by FACE_PREFERENCE. */
+    fix16_t best = INT32_MAX;
     int kind = 0, bi = 0, be = 0;   /* 0 the triangle's face, 1 hull face bi, 2 hull edge bi x edge be */
     qp_vec3 bestL = t.n;
     for (int f = 0; f < h->face_count; f++) {
@@ -661,7 +676,7 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
         }
         fix16_t d = h->faces[f].offset - lo;
         if (d < -g->margin) return;
-        if (d < best - FACE_PREFERENCE) best = d, kind = 1, bi = f, bestL = qp_v3_neg(nf);
+        if (d < best) best = d, kind = 1, bi = f, bestL = qp_v3_neg(nf);
     }
     for (int he = 0; he < h->edge_count; he++) {
         const qp_hull_edge *ed = &h->edges[he];
@@ -681,9 +696,10 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
             if (!qp_v3_normalize_q30(x, &L)) continue;
             fix16_t dd = qp__v3_dot_q30(t.v[e], L) - qp__v3_dot_q30(h->verts[ed->v0], L);
             if (dd < -g->margin) return;
-            if (dd < best - FACE_PREFERENCE) best = dd, kind = 2, bi = he, be = e, bestL = L;
+            if (dd < best) best = dd, kind = 2, bi = he, be = e, bestL = L;
         }
     }
+    if (best >= face - FACE_PREFERENCE) best = face, kind = 0, bestL = t.n;
     if (kind != 0 && feature_inactive(&t, bestL)) {
         if (dot30(bestL, t.n) <= 0 && kind == 1) return;
         kind = 0;

@@ -6,6 +6,9 @@
  *     (no bumps on the seams), as on a plane;
  *   - a ball rolling down a heightfield slope reaches the analytic speed g sin(theta) 5/7 t
  *     within 1 %;
+ *   - boxes dropped on a curved heightfield (a dome) come to rest and sleep: none rocks on
+ *     a crease or creeps down the slope; in the demo levels (level, hulls_level) every box
+ *     and hull comes to rest and sleeps within 20 s;
  *   - ray casts on a 100 352-triangle mesh (and a heightfield) give the hit that testing
  *     every triangle gives, bit for bit, and a double-precision reference's within 1 mm;
  *   - a snapshot restores onto the same mesh and continues with the same hashes, and is
@@ -32,7 +35,9 @@
 #include "qphys/hash.h"
 #include "qphys/mesh.h"
 #include "qphys/record.h"
+#include "qphys/scene.h"
 #include "qphys/world.h"
+#include "obj.h"
 
 static qp_world world, twin;
 
@@ -279,6 +284,115 @@ static void test_ball_rolls_down_heightfield(void **state)
     print_message("slope: speed %.4f m/s after %.1f s, analytic %.4f (%.3f %%)\n", speed, t, want,
                   100 * (speed - want) / want);
     assert_true(fabs(speed - want) < 0.01 * want);
+}
+
+/* ---- bodies at rest on curved terrain --------------------------------------------------------- */
+
+#define DOME_N 17   /* 16 x 16 cells of 1 m */
+static fix16_t dome_h[DOME_N * DOME_N];
+static qp_heightfield dome;
+
+/* Boxes of 0.6-1.4 m by 0.5-1.1 m dropped 0.8 m onto a dome (height 3 - 0.03 r^2 m, rippled
+ * by 2 cm; slopes up to 15 degrees, inside the friction cone of 0.6 on 0.7) at 40 places
+ * and headings: every box sleeps by 20 s and none moves 1 cm or more from 5 s to 20 s. A
+ * box standing on a crease or a vertex of the triangles keeps the points it stands on from
+ * step to step (collide_triangle.c), so it neither rocks nor creeps down. */
+static void test_boxes_rest_on_curved_heightfield(void **state)
+{
+    (void)state;
+    for (int i = 0; i < DOME_N; i++)
+        for (int j = 0; j < DOME_N; j++)
+            dome_h[i * DOME_N + j] = f16(3 - 0.03 * ((i - 8) * (i - 8) + (j - 8) * (j - 8)) + 0.02 * sin(i * 1.7 + j * 0.9));
+    assert_int_equal(qp_heightfield_init(&dome, dome_h, DOME_N, DOME_N, QP_ONE), QP_OK);
+    int restless = 0;
+    double worst = 0;
+    for (int k = 0; k < 40; k++) {
+        qp_world_def def = qp_default_world_def();
+        assert_int_equal(qp_world_init(&world, &def), QP_OK);
+        qp_body_def g = qp_default_body_def();
+        g.type = QP_BODY_STATIC;
+        g.friction = f16(0.7);
+        g.position = fv(-8, 0, -8);
+        g.shape_count = 1;
+        assert_int_equal(qp_make_heightfield_shape(&dome, &g.shapes[0]), QP_OK);
+        qp_result r;
+        qp_create_body(&world, &g, &r);
+        assert_int_equal(r, QP_OK);
+        double angle = k * 2.399963, radius = 1.5 + (k % 5) * 0.6;
+        double x = radius * cos(angle), z = radius * sin(angle);
+        qp_body_def b = qp_default_body_def();
+        b.position = fv(x, 3.8 - 0.03 * (x * x + z * z), z);
+        assert_true(qp_quat_from_axis_angle(qp_v3(0, QP_ONE, 0), f16(k * 0.7), &b.rotation));
+        b.mass = QP_ONE;
+        b.friction = f16(0.6);
+        b.shape_count = 1;
+        assert_int_equal(qp_make_box(fv(0.3 + 0.2 * ((k / 3) % 3), 0.2 + 0.1 * (k % 2), 0.25 + 0.15 * ((k / 2) % 3)),
+                                     &b.shapes[0]), QP_OK);
+        qp_body_id id = qp_create_body(&world, &b, &r);
+        assert_int_equal(r, QP_OK);
+        for (int s = 0; s < 300; s++) qp_world_step(&world);
+        qp_vec3 p0 = qp_body_center(&world, id);
+        for (int s = 300; s < 1200; s++) qp_world_step(&world);
+        qp_vec3 p = qp_body_center(&world, id);
+        double dx = d16(p.x - p0.x), dy = d16(p.y - p0.y), dz = d16(p.z - p0.z);
+        double moved = sqrt(dx * dx + dy * dy + dz * dz);
+        bool awake = qp_body_is_awake(&world, id);
+        if (moved >= 0.01 || awake) {
+            restless++;
+            print_message("drop %d at (%.2f, %.2f): moved %.1f mm from 5 s to 20 s, %s\n", k, x, z, 1000 * moved,
+                          awake ? "awake" : "asleep");
+        }
+        worst = fmax(worst, moved);
+    }
+    print_message("dome: 40 boxes, %d moved 1 cm or more or stayed awake, the most %.1f mm\n", restless, 1000 * worst);
+    assert_int_equal(restless, 0);
+}
+
+/* The demo levels (tests/scenes): every body that cannot roll (boxes, hulls) has come to rest
+ * and slept by step 1 200 (20 s); a ball rolling by may wake it later. Balls and capsules
+ * may roll on: nothing has rolling resistance. */
+static void expect_unrollable_asleep(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s (run the tests from the repository root)", path);
+    static char text[1 << 16];
+    unsigned long len = (unsigned long)fread(text, 1, sizeof text, f);
+    fclose(f);
+    assert_true(len > 0 && len < sizeof text);
+    qp_scene_info info;
+    qp_scene_error err;
+    qp_result r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store(path, text, len));
+    if (r != QP_OK) fail_msg("%s:%d:%d: %s", path, err.line, err.column, err.message);
+    static bool slept[64];
+    assert_true(info.bodies <= 64);
+    memset(slept, 0, sizeof slept);
+    for (int s = 0; s < 1200; s++) {
+        qp_world_step(&world);
+        for (int i = 0; i < info.bodies; i++) slept[i] = slept[i] || !qp_body_is_awake(&world, qp_scene_body(&world, i));
+    }
+    int awake = 0, checked = 0;
+    for (int i = 0; i < info.bodies; i++) {
+        qp_body_id id = qp_scene_body(&world, i);
+        qp_shape_type t = qp_body_shape(&world, id, 0)->type;
+        if (qp_body_get_type(&world, id) != QP_BODY_DYNAMIC || (t != QP_SHAPE_BOX && t != QP_SHAPE_HULL)) continue;
+        checked++;
+        if (!slept[i]) {
+            qp_vec3 v = qp_body_linear_velocity(&world, id);
+            print_message("%s: body %d never slept in 20 s, moving at %.1f mm/s\n", path, i,
+                          1000 * sqrt(d16(v.x) * d16(v.x) + d16(v.y) * d16(v.y) + d16(v.z) * d16(v.z)));
+            awake++;
+        }
+    }
+    print_message("%s: %d of %d boxes and hulls never slept in 20 s\n", path, awake, checked);
+    assert_true(checked > 0);
+    assert_int_equal(awake, 0);
+}
+
+static void test_level_scenes_come_to_rest(void **state)
+{
+    (void)state;
+    expect_unrollable_asleep("tests/scenes/level.scene");
+    expect_unrollable_asleep("tests/scenes/hulls_level.scene");
 }
 
 /* ---- the car -------------------------------------------------------------------------------- */
@@ -617,6 +731,8 @@ int main(void)
         cmocka_unit_test(test_box_slides_over_seams),
         cmocka_unit_test(test_ball_rolls_over_seams),
         cmocka_unit_test(test_ball_rolls_down_heightfield),
+        cmocka_unit_test(test_boxes_rest_on_curved_heightfield),
+        cmocka_unit_test(test_level_scenes_come_to_rest),
         cmocka_unit_test(test_car_drives_over_heightfield),
         cmocka_unit_test(test_raycast_mesh_exact),
         cmocka_unit_test(test_raycast_heightfield_exact),

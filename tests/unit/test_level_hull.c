@@ -9,7 +9,7 @@
  *     within 2 mm, and follows the path of a box of the same size within 1 cm;
  *   - hulls at random poses touching the floor get the plane's normal and deepest depth.
  * Random clouds come from one fixed seed, so make test never depends on luck: about one
- * drop in 2 000 rocks on and stays awake (docs/limits.md). QP_HULL_SEED=N runs another set
+ * drop in 6 400 lands deeper than the bound (docs/limits.md). QP_HULL_SEED=N runs another set
  * (printed), for judging a change over fresh seeds. */
 #include <stdarg.h>
 #include <stddef.h>
