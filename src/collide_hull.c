@@ -134,15 +134,11 @@ static int clip_plane(const clip_vertex *in, int n, qp_vec3 s, int64_t off, uint
     return o;
 }
 
-/* The reference face fr of poly r against the incident poly i at i_in_r, in r's frame; the
- * manifold goes to A's frame through to_a (null: r is A) with the normal turned back. */
-static QP__NOINLINE int face_contact(const qp__poly *r, const qp__poly *inc, const qp_transform *i_in_r, int fr,
-                                     const qp_transform *to_a, fix16_t margin, qp_manifold *m)
+/* The incident poly's face for a reference normal nr (r's frame): the most against nr among
+ * those at its deepest vertex along -nr (the face most against nr overall can miss that
+ * vertex on a tilted hull). A frame of its own, apart from the clipping's. */
+static QP__NOINLINE int incident_face(const qp__poly *inc, const qp_transform *i_in_r, qp_vec3 nr)
 {
-    const qp_hull_face *rf = &r->faces[fr];
-    const qp_vec3 nr = rf->normal;
-    /* The incident face: the most against nr among those at the incident poly's deepest vertex
-     * along -nr (the face most against nr overall can miss that vertex on a tilted hull). */
     const qp_rot3 rt = qp_rot3_transpose(&i_in_r->r);
     const qp_vec3 ni = qp__rot_q30(&rt, nr);   /* nr in the incident poly's frame */
     int deepest = 0;
@@ -157,6 +153,17 @@ static QP__NOINLINE int face_contact(const qp__poly *r, const qp__poly *inc, con
         int64_t d = dot46(qp__rot_q30(&i_in_r->r, inc->faces[g].normal), nr);
         if (at_deepest && d < least) { least = d; fi = g; }
     }
+    return fi;
+}
+
+/* The reference face fr of poly r against the incident poly i at i_in_r, in r's frame; the
+ * manifold goes to A's frame through to_a (null: r is A) with the normal turned back. */
+static QP__NOINLINE int face_contact(const qp__poly *r, const qp__poly *inc, const qp_transform *i_in_r, int fr,
+                                     const qp_transform *to_a, fix16_t margin, qp_manifold *m)
+{
+    const qp_hull_face *rf = &r->faces[fr];
+    const qp_vec3 nr = rf->normal;
+    const int fi = incident_face(inc, i_in_r, nr);
     const qp_hull_face *ifc = &inc->faces[fi];
     clip_vertex poly[2][CLIP];
     int n = ifc->count < CLIP ? ifc->count : CLIP, cur = 0;
