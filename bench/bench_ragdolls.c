@@ -104,6 +104,9 @@ static int throw_once(uint32_t seed, throw_result *out)
             if (past_cone > out) out = past_cone;
             if (out > t.cone) t.cone = out;
             if (out > cone_now) cone_now = out;
+            if (trace > 1 && out > 1)
+                printf("    joint %d: twist %.2f in [%.2f, %.2f], swing %.2f of %.2f deg\n", i, deg(tw), deg(D(lo)),
+                       deg(D(hi)), deg(D(qp_joint_swing(&world, id))), deg(D(cone)));
         }
         if (trace)
             printf("  step %d: cone %.2f deg, elbow or knee %.2f deg, gap %.2f mm, awake %d\n", step, cone_now, hinge_now,
@@ -123,7 +126,7 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long first = argc > 1 ? strtol(argv[1], 0, 10) : 7000, count = argc > 2 ? strtol(argv[2], 0, 10) : 60;
-    trace = argc > 3;
+    trace = argc > 3 ? (int)strtol(argv[3], 0, 10) : 0;
     if (first < 0 || count < 1 || count > 10000) {
         fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000)]]\n");
         return 2;

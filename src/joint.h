@@ -17,10 +17,11 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
-bool qp__joint_tree_factor_now(qp_world *w);          /* the same at the present poses, own inertia */
+bool qp__joint_tree_factor_now(qp_world *w, bool again); /* the same at the present poses, own inertia */
 /* The rows the projection solves at the present poses, and the limit rows past (QP_TREE_*
  * of joint_tree.h): err[0] a cone's swing past its cone, err[1] a cone's twist or a hinge's
  * angle past a limit, each the turn along its row that brings it back (rad). */
+fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper);   /* inside an angle limit, the short way */
 unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2]);
 void qp__joint_tree_solve(qp_world *w);               /* joint_tree.h's vec: right-hand sides in, impulses out */
 bool qp__joint_tree_refactor(qp_world *w);            /* the velocity passes' trees again, with the limit rows of lim */

@@ -42,6 +42,7 @@ void qp__project_joints(qp_world *w) { (void)w; }
 #define PROJECT_SLOP QP_MM(1)
 #define ANGLE_SLOP ((fix16_t)572)   /* 0.5 degrees */
 #define PROJECT_SHIFT 8
+#define MAX_TURN ((fix16_t)(QP_ONE / 4))   /* rad a round turns a limit back: its row is linear */
 
 /* e if it is past its slop, else 0. */
 static fix16_t past(fix16_t e, fix16_t slop) { return e > slop || e < -slop ? e : 0; }
@@ -53,7 +54,8 @@ static bool load_error(qp_world *w, qp_joint_tree *t, int p)
     const qp_joint *j = &w->joints[t->joint[p] - 1];
     qp_joint_rows r;
     fix16_t err[2];
-    unsigned lim = qp__joint_tree_rows_now(w, j, &r, err);
+    (void)qp__joint_tree_rows_now(w, j, &r, err);
+    unsigned lim = t->lim[p];   /* those past now, and those past in an earlier round (held) */
     fix16_t len = qp_v3_len(r.gap);
     qp_vec3 gap = len > PROJECT_SLOP ? r.gap : qp_v3_zero();
     t->vec[p][0] = -(int64_t)gap.x * (1 << PROJECT_SHIFT);
@@ -71,6 +73,7 @@ static bool load_error(qp_world *w, qp_joint_tree *t, int p)
     for (unsigned row = QP_TREE_SWING, m = 0; row <= QP_TREE_AXIAL; row <<= 1, m++) {
         if (!(lim & row)) continue;
         fix16_t e = past(err[m], ANGLE_SLOP);
+        e = e > MAX_TURN ? MAX_TURN : e < -MAX_TURN ? -MAX_TURN : e;
         t->vec[p][k++] = (int64_t)e * (1 << PROJECT_SHIFT);
         any |= e != 0;
     }
@@ -88,7 +91,8 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
     qp_joint_rows r;
     fix16_t err[2];
     qp_vec3 dir[3];
-    int n = qp__joint_tree_dirs(&r, j->type, qp__joint_tree_rows_now(w, j, &r, err), dir);
+    (void)qp__joint_tree_rows_now(w, j, &r, err);
+    int n = qp__joint_tree_dirs(&r, j->type, t->lim[p], dir);
     const int64_t *x = t->vec[p];
     qp_vec3 lin = qp_v3((fix16_t)x[0], (fix16_t)x[1], (fix16_t)x[2]);
     qp_vec3 ang = qp_v3_zero();
@@ -153,7 +157,7 @@ void qp__project_joints(qp_world *w)
 {
     if (!w->def.joint_tree || w->joint_count == 0 || !any_error(w)) return;
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
-        if (!qp__joint_tree_factor_now(w)) break;
+        if (!qp__joint_tree_factor_now(w, round > 0)) break;
         qp_joint_tree *t = qp__joint_tree(w);
         bool any = false;
         for (int p = 0; p < t->count; p++) any |= load_error(w, t, p);

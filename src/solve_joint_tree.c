@@ -45,9 +45,10 @@ bool qp__joint_tree_prepare(qp_world *w)
     return false;
 }
 
-bool qp__joint_tree_factor_now(qp_world *w)
+bool qp__joint_tree_factor_now(qp_world *w, bool again)
 {
     (void)w;
+    (void)again;
     return false;
 }
 
@@ -100,6 +101,32 @@ static int rows_of(int type, unsigned lim)
 
 #define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: twist limits this near pi are none */
 
+/* An angle's room inside a limit (negative: past it), outside its range taken the short way
+ * round: a knee bent 53 degrees past its 140 reads -167 degrees, 53 past the upper, not 167
+ * below the lower. */
+fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper)
+{
+    const int64_t pi = 205887, two_pi = 411775;
+    int64_t d = upper ? (int64_t)j->upper - value : (int64_t)value - j->lower;
+    if (value >= j->lower && value <= j->upper) return qp_sat32(d);
+    while (d > pi) d -= two_pi;
+    while (d <= -pi) d += two_pi;
+    return (fix16_t)d;
+}
+
+/* The limit the angle is past (true: the upper), the nearer the short way round; false with
+ * *room >= 0 if within both. */
+static bool past_limit(const qp_joint *j, fix16_t value, fix16_t *room)
+{
+    bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
+    bool inside = value >= j->lower && value <= j->upper;
+    fix16_t lo = has_lo ? qp__limit_room(j, value, false) : QP_FIX_MAX;
+    fix16_t hi = has_hi ? qp__limit_room(j, value, true) : QP_FIX_MAX;
+    bool upper = hi < lo;
+    *room = inside ? 0 : upper ? hi : lo;
+    return upper;
+}
+
 unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2])
 {
     qp__joint_rows(w, j, r);
@@ -110,10 +137,10 @@ unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_
         err[0] = qp_sat32((int64_t)j->swing - r->swing);
     }
     if ((j->type != QP_JOINT_CONE && j->type != QP_JOINT_HINGE) || !(j->flags & QP_JOINT_LIMIT)) return lim;
-    bool upper = r->value > j->upper && j->upper < PI_WRAP;
-    fix16_t to = r->value < j->lower && j->lower > -PI_WRAP ? j->lower : upper ? j->upper : r->value;
-    if (to == r->value) return lim;
-    err[1] = qp_sat32((int64_t)to - r->value);
+    fix16_t room;
+    bool upper = past_limit(j, r->value, &room);
+    if (room >= 0) return lim;
+    err[1] = upper ? room : -room;   /* the turn along +axis back to it */
     return lim | QP_TREE_AXIAL | (upper ? QP_TREE_UPPER : 0);
 }
 
@@ -232,10 +259,11 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return lim;
     int64_t move = qp__mul(qp_v3_dot(turn, r->axis), dt);
-    int64_t lo = (int64_t)r->value - j->lower + move, hi = (int64_t)j->upper - r->value - move;
     bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
-    if (has_lo && lo <= LIMIT_NEAR && (!has_hi || lo <= hi)) lim |= QP_TREE_AXIAL;
-    else if (has_hi && hi <= LIMIT_NEAR) lim |= QP_TREE_AXIAL | QP_TREE_UPPER;
+    int64_t lo = has_lo ? (int64_t)qp__limit_room(j, r->value, false) + move : QP_FIX_MAX;
+    int64_t hi = has_hi ? (int64_t)qp__limit_room(j, r->value, true) - move : QP_FIX_MAX;
+    if (lo <= LIMIT_NEAR && lo <= hi) lim |= QP_TREE_AXIAL;
+    else if (hi <= LIMIT_NEAR) lim |= QP_TREE_AXIAL | QP_TREE_UPPER;
     return lim;
 }
 
@@ -459,8 +487,10 @@ static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
 
 /* Orders and factors the trees: with the rows and stiffened inertia of the velocity passes
  * and the limits met, or (now) with the rows at the present poses and the bodies' own
- * inertia (the projection). */
-static bool factor(qp_world *w, bool now)
+ * inertia (the projection), its limit rows those past now or (again) in an earlier round
+ * of this projection: a shoulder's twist brought back alone pushed its swing 22 degrees
+ * past its cone, and its swing alone the twist back past, round after round. */
+static bool factor(qp_world *w, bool now, bool again)
 {
     qp_joint_tree *t = qp__joint_tree(w);
     t->count = 0;
@@ -470,7 +500,6 @@ static bool factor(qp_world *w, bool now)
     for (int p = 0; p < n; p++) {
         int s = t->joint[p];
         t->later_n[p] = 0;
-        t->lim[p] = t->met[p] = 0;
         for (int q = p + 1; q < n; q++) {
             int ss, su;
             if (!shared_body(w, s, t->joint[q], &ss, &su)) continue;
@@ -489,7 +518,8 @@ static bool factor(qp_world *w, bool now)
         for (int p = 0; p < n; p++) {
             qp_joint_rows r;
             fix16_t err[2];
-            t->lim[p] = (uint8_t)qp__joint_tree_rows_now(w, &w->joints[t->joint[p] - 1], &r, err);
+            unsigned lim = qp__joint_tree_rows_now(w, &w->joints[t->joint[p] - 1], &r, err);
+            t->lim[p] = t->met[p] = (uint8_t)(lim | (again ? t->met[p] : 0));
             t->ia[p][0] = r.ia;
             t->ia[p][1] = r.ib;
         }
@@ -499,9 +529,9 @@ static bool factor(qp_world *w, bool now)
     return true;
 }
 
-bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false); }
+bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false, false); }
 
-bool qp__joint_tree_factor_now(qp_world *w) { return factor(w, true); }
+bool qp__joint_tree_factor_now(qp_world *w, bool again) { return factor(w, true, again); }
 
 bool qp__joint_tree_refactor(qp_world *w)
 {

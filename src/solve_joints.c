@@ -972,7 +972,7 @@ static tree_limit tree_limit_of(const qp_world *w, const qp_joint *j, const qp_j
     } else {
         l.d = r->axis;
         l.sign = lim & QP_TREE_UPPER ? -1 : 1;
-        room = lim & QP_TREE_UPPER ? qp_sat32((int64_t)j->upper - r->value) : qp_sat32((int64_t)r->value - j->lower);
+        room = qp__limit_room(j, r->value, lim & QP_TREE_UPPER);
     }
     bool predict = j->type == QP_JOINT_CONE;   /* as cone_limits and solve_joint ask */
     fix16_t real = mode == DRIFT && predict ? real_speed(w, j, r, l.d, false) : 0;
