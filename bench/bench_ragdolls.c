@@ -98,6 +98,7 @@ static int throw_once(uint32_t seed, throw_result *out)
             if (qp_joint_get_type(&world, id) == QP_JOINT_HINGE) {
                 if (out > t.hinge) t.hinge = out;
                 if (out > hinge_now) hinge_now = out;
+                if (trace > 1 && (out > 1 || (i == 5 && trace > 2))) printf("    hinge %d: angle %.2f in [%.2f, %.2f]\n", i, deg(tw), deg(D(lo)), deg(D(hi)));
                 continue;
             }
             double past_cone = deg(D(qp_joint_swing(&world, id)) - D(cone));
@@ -108,6 +109,13 @@ static int throw_once(uint32_t seed, throw_result *out)
                 printf("    joint %d: twist %.2f in [%.2f, %.2f], swing %.2f of %.2f deg\n", i, deg(tw), deg(D(lo)),
                        deg(D(hi)), deg(D(qp_joint_swing(&world, id))), deg(D(cone)));
         }
+        if (trace > 3 && step >= STEPS - 60 && step % 6 == 0)
+            for (int k = 0; k < QP_RAGDOLL_BODIES; k++) {
+                qp_vec3 v = qp_body_linear_velocity(&world, parts[k]), wv = qp_body_angular_velocity(&world, parts[k]);
+                qp_vec3 x = qp_body_position(&world, parts[k]);
+                printf("    body %d at (%.3f %.3f %.3f): v (%.4f %.4f %.4f) w (%.4f %.4f %.4f)\n", k, D(x.x), D(x.y), D(x.z),
+                       D(v.x), D(v.y), D(v.z), D(wv.x), D(wv.y), D(wv.z));
+            }
         if (trace)
             printf("  step %d: cone %.2f deg, elbow or knee %.2f deg, gap %.2f mm, awake %d\n", step, cone_now, hinge_now,
                    1000 * gap_now, qp_world_get_stats(&world).awake);

@@ -114,16 +114,17 @@ fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper)
     return (fix16_t)d;
 }
 
-/* The limit the angle is past (true: the upper), the nearer the short way round; false with
- * *room >= 0 if within both. */
+/* The limit the angle is past (true: the upper), the nearer the short way round, and its
+ * room (negative); *room 0 if within both. */
 static bool past_limit(const qp_joint *j, fix16_t value, fix16_t *room)
 {
     bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
     bool inside = value >= j->lower && value <= j->upper;
     fix16_t lo = has_lo ? qp__limit_room(j, value, false) : QP_FIX_MAX;
     fix16_t hi = has_hi ? qp__limit_room(j, value, true) : QP_FIX_MAX;
-    bool upper = hi < lo;
-    *room = inside ? 0 : upper ? hi : lo;
+    bool lo_past = has_lo && lo < 0, hi_past = has_hi && hi < 0;
+    bool upper = hi_past && (!lo_past || hi > lo);
+    *room = inside || !(lo_past || hi_past) ? 0 : upper ? hi : lo;
     return upper;
 }
 
@@ -240,11 +241,11 @@ static void tree_rows_at(qp_world *w, const qp_joint_tree *t, int p, qp_joint_ro
  * stay with the joint-at-a-time solve, which catches a limit met later in the step. */
 #define LIMIT_NEAR ((fix16_t)1144)   /* 1 degree */
 
-static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_rows *r)
+static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, bool moving)
 {
     if (j->type != QP_JOINT_CONE && j->type != QP_JOINT_HINGE) return 0;
     qp_vec3 turn = qp_v3_zero();
-    for (int side = 0; side < 2; side++) {
+    for (int side = 0; side < 2 && moving; side++) {
         const qp_body_state *b = &w->bodies[side ? j->b : j->a];
         if (!qp__body_moves(b)) continue;
         qp_vec3 wb = b->w;
@@ -258,10 +259,13 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
         if (room <= LIMIT_NEAR) lim |= QP_TREE_SWING;
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return lim;
+    fix16_t room;
+    bool upper = past_limit(j, r->value, &room);
+    if (room < 0) return lim | QP_TREE_AXIAL | (upper ? QP_TREE_UPPER : 0);
     int64_t move = qp__mul(qp_v3_dot(turn, r->axis), dt);
     bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
-    int64_t lo = has_lo ? (int64_t)qp__limit_room(j, r->value, false) + move : QP_FIX_MAX;
-    int64_t hi = has_hi ? (int64_t)qp__limit_room(j, r->value, true) - move : QP_FIX_MAX;
+    int64_t lo = has_lo ? (int64_t)r->value - j->lower + move : QP_FIX_MAX;
+    int64_t hi = has_hi ? (int64_t)j->upper - r->value - move : QP_FIX_MAX;
     if (lo <= LIMIT_NEAR && lo <= hi) lim |= QP_TREE_AXIAL;
     else if (hi <= LIMIT_NEAR) lim |= QP_TREE_AXIAL | QP_TREE_UPPER;
     return lim;
@@ -487,9 +491,11 @@ static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
 
 /* Orders and factors the trees: with the rows and stiffened inertia of the velocity passes
  * and the limits met, or (now) with the rows at the present poses and the bodies' own
- * inertia (the projection), its limit rows those past now or (again) in an earlier round
- * of this projection: a shoulder's twist brought back alone pushed its swing 22 degrees
- * past its cone, and its swing alone the twist back past, round after round. */
+ * inertia (the projection), its limit rows those past or at their limit now or (again) in
+ * an earlier round of this projection. Held so, a limit is not pushed past by what closes a
+ * gap (an elbow at its limit was turned 44 degrees past by a 13 mm gap closed without it),
+ * and a shoulder's twist brought back does not push its swing past its cone (22 degrees),
+ * nor its swing the twist, round after round. */
 static bool factor(qp_world *w, bool now, bool again)
 {
     qp_joint_tree *t = qp__joint_tree(w);
@@ -512,13 +518,14 @@ static bool factor(qp_world *w, bool now, bool again)
         for (int p = 0; p < n; p++) {
             qp_joint_rows scratch;
             const qp_joint *j = &w->joints[t->joint[p] - 1];
-            t->lim[p] = t->met[p] = (uint8_t)limits_met(w, j, rows_at(w, t->joint[p], &scratch, false));
+            t->lim[p] = t->met[p] = (uint8_t)limits_met(w, j, rows_at(w, t->joint[p], &scratch, false), true);
         }
     } else {
         for (int p = 0; p < n; p++) {
             qp_joint_rows r;
             fix16_t err[2];
-            unsigned lim = qp__joint_tree_rows_now(w, &w->joints[t->joint[p] - 1], &r, err);
+            const qp_joint *j = &w->joints[t->joint[p] - 1];
+            unsigned lim = qp__joint_tree_rows_now(w, j, &r, err) | limits_met(w, j, &r, false);
             t->lim[p] = t->met[p] = (uint8_t)(lim | (again ? t->met[p] : 0));
             t->ia[p][0] = r.ia;
             t->ia[p][1] = r.ib;
