@@ -27,11 +27,17 @@
  * solves with the geometry frozen over a 60 Hz step let a light chain under a heavy end
  * zig-zag apart.
  *
+ * Limits: a cone's swing and twist and a hinge's angle that are met at the step's start
+ * (limits_met) are rows of a joint's block after its equality rows (lim, QP_TREE_*; blocks of
+ * up to 6 rows). They are unilateral: the caller drops a row whose impulse would pull and
+ * factors the tree again (qp__joint_tree_refactor), so what the contacts push against is the
+ * whole limb at its limit, not one joint beside the tree.
+ *
  * The velocity passes hold the joints to first order over the step only: a link turning
  * 0.8 rad a step (a whipping chain's free end at the 50 rad/s clamp) opens its chord by
  * centimetres. The project stage (project_joints.c) closes that after the position update
  * with this same solve, factored again at the new poses with the bodies' own inertia
- * (factor's `now`), where a cone also has its swing and twist past their limits as rows.
+ * (factor's `now`), with the limits past or at their limit as rows.
  */
 #include "joint.h"
 #include "joint_tree.h"
