@@ -43,7 +43,7 @@ bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetr
 static inline bool qp__joint_extended(const qp_joint *j)
 {
     return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) ||
-           QP__DRIVE(j, break_impulse) != 0;
+           QP__DRIVE(j, break_impulse) != 0 || QP__DRIVE(j, friction) != 0;
 }
 void qp__free_joint(qp_world *w, int index);          /* empty slot index (1-based); wakes both bodies */
 fix16_t qp__joint_load(const qp_world *w, const qp_joint *j);  /* its last step's load (solve_joints.c) */

@@ -602,6 +602,28 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
     return any;
 }
 
+/* Hinge and cone friction: the relative turn (about the axis for a hinge, any turn for a
+ * cone) driven to none with at most the joint's friction torque over the step; the step's
+ * impulse is bounded as a whole (a disk for a cone), so it never pushes the turn back. */
+QP__NOINLINE static bool friction_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
+{
+    qp_vec3 turn = qp_v3_sub(*v->wb, *v->wa), l;
+    if (j->type == QP_JOINT_HINGE) {
+        l = qp_v3_scale(r->axis, qp__mul(qp_sat32(-(int64_t)qp_v3_dot(turn, r->axis)), angular_mass(r, r->axis)));
+    } else {
+        qp_mat3 k_ang = angular_block(r);
+        l = qp_mat3_mul_v3(&k_ang, qp_v3_neg(turn));
+    }
+    qp_vec3 total = qp_v3_add(j->drive.jf, l);
+    fix16_t cap = qp__mul(j->drive.friction, w->def.dt), size = qp_v3_len(total);
+    if (size > cap) total = qp_v3_scale(total, qp_div(cap, size));
+    qp_vec3 change = qp_v3_sub(total, j->drive.jf);
+    j->drive.jf = total;
+    if (!(change.x | change.y | change.z)) return false;
+    apply_angular(v, r, change);
+    return true;
+}
+
 /* A distance joint with a spring: its length kept in [lower, upper] softly (lower = upper:
  * a spring of that rest length), pulling only while outside. */
 QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
@@ -786,6 +808,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 #if QP_CFG_JOINT_OPTIONS
     if (mode == CONTACT && (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)))
         any |= drive_rows(w, j, r, v, r->axis, j->type == QP_JOINT_SLIDER);
+    if (mode == CONTACT && j->drive.friction != 0) any |= friction_rows(w, j, r, v);
 #endif
     if (j->type == QP_JOINT_SLIDER) {
         any |= slide_rows(w, j, r, v, mode);
@@ -1156,6 +1179,9 @@ void qp__warm_joints(qp_world *w)
         int i = w->joint_order[o];
         qp_joint *j = &w->joints[i - 1];
         if (!joint_moves(w, j)) continue;
+#if QP_CFG_JOINT_OPTIONS
+        j->drive.jf = qp_v3_zero();   /* friction starts each step from none */
+#endif
         if (!warm) {
             j->jp = qp_v3_zero();
             j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = 0;

@@ -214,7 +214,9 @@ typedef struct {
     fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
     fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
     fix16_t break_impulse;        /* N s; 0: never breaks */
+    fix16_t friction;             /* hinge, cone: N m, the most torque resisting the relative turn */
     fix16_t jm, js;               /* accumulated motor and spring impulses */
+    qp_vec3 jf;                   /* not state: this step's friction impulse (from none each step) */
     fix16_t jel;                  /* not state (neither hashed nor in snapshots): the size of
                                    * this step's collision-pass impulses, for its load */
 } qp_joint_drive;
