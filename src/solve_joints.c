@@ -603,17 +603,16 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
 }
 
 /* Hinge and cone friction: the relative turn (about the axis for a hinge, any turn for a
- * cone) driven to none with at most the joint's friction torque over the step; the step's
- * impulse is bounded as a whole (a disk for a cone), so it never pushes the turn back. */
+ * cone, through the inverse of its angular mass found once a step) driven to none with at
+ * most the joint's friction torque over the step; the step's impulse is bounded as a whole
+ * (a disk for a cone), so it never pushes the turn back. */
 QP__NOINLINE static bool friction_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
 {
     qp_vec3 turn = qp_v3_sub(*v->wb, *v->wa), l;
-    if (j->type == QP_JOINT_HINGE) {
+    if (j->type == QP_JOINT_HINGE)
         l = qp_v3_scale(r->axis, qp__mul(qp_sat32(-(int64_t)qp_v3_dot(turn, r->axis)), angular_mass(r, r->axis)));
-    } else {
-        qp_mat3 k_ang = angular_block(r);
-        l = qp_mat3_mul_v3(&k_ang, qp_v3_neg(turn));
-    }
+    else
+        l = qp_mat3_mul_v3(&j->drive.kf, qp_v3_neg(turn));
     qp_vec3 total = qp_v3_add(j->drive.jf, l);
     fix16_t cap = qp__mul(j->drive.friction, w->def.dt), size = qp_v3_len(total);
     if (size > cap) total = qp_v3_scale(total, qp_div(cap, size));
@@ -1178,10 +1177,16 @@ void qp__warm_joints(qp_world *w)
     for (int o = 0; o < w->joint_count; o++) {
         int i = w->joint_order[o];
         qp_joint *j = &w->joints[i - 1];
-        if (!joint_moves(w, j)) continue;
 #if QP_CFG_JOINT_OPTIONS
-        j->drive.jf = qp_v3_zero();   /* friction starts each step from none */
+        /* Friction starts each step from none; a joint woken within the step has none then. */
+        j->drive.jf = qp_v3_zero();
+        j->drive.kf = qp_mat3_zero();
+        if (j->drive.friction != 0 && j->type == QP_JOINT_CONE && joint_moves(w, j)) {
+            qp_joint_rows scratch_f;
+            j->drive.kf = angular_block(rows_of(w, i, &scratch_f));
+        }
 #endif
+        if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
             j->ja[0] = j->ja[1] = j->ja[2] = j->jlo = j->jhi = 0;

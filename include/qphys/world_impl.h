@@ -217,6 +217,7 @@ typedef struct {
     fix16_t friction;             /* hinge, cone: N m, the most torque resisting the relative turn */
     fix16_t jm, js;               /* accumulated motor and spring impulses */
     qp_vec3 jf;                   /* not state: this step's friction impulse (from none each step) */
+    qp_mat3 kf;                   /* not state: a cone's inverse angular mass for friction, this step */
     fix16_t jel;                  /* not state (neither hashed nor in snapshots): the size of
                                    * this step's collision-pass impulses, for its load */
 } qp_joint_drive;
