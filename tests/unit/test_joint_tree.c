@@ -12,7 +12,7 @@
  *     1 cm for 10 s while the free end whips at the 50 rad/s clamp, no energy gained.
  *  5. The ragdoll thrown at 20 m/s with its parts spinning into the ground and a wall:
  *     its cones and twist ranges never passed by more than 2 degrees (its elbows and knees
- *     by less than 10), every joint within 1 cm.
+ *     too), every joint within 1 cm, and it sleeps within 20 s.
  *  6. Twelve ragdolls thrown at 20 m/s in directions and spins drawn from a fixed sequence,
  *     every other one against a wall: every joint within 1 cm, and rates rather than every
  *     throw (whether a throw sleeps, or is pinned between the wall and the ground where the
@@ -311,6 +311,7 @@ static void test_landing_cones_hold(void **state)
     assert_true(swing_over < 2 && twist_over < 2);
     assert_true(hinge_over < 2);   /* elbows and knees: measured 0.30 degrees */
     assert_true(gap < 0.01);
+    assert_true(asleep >= 0);   /* within 20 s: its joints' friction (qp_create_ragdoll) */
 }
 
 /* ---- 6. thrown ragdolls --------------------------------------------------------------------- */
