@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ragdolls thrown at 20 m/s, judged by rates over seeds (docs/limits.md, Joints).
  *
- *   build/bench/bench_ragdolls [FIRST_SEED [COUNT]]      (defaults 7000 60)
+ *   build/bench/bench_ragdolls [FIRST_SEED [COUNT [trace]]]      (defaults 7000 60)
  *
  * Each throw is the one of tests/unit/test_joint_tree.c (test_thrown_ragdolls) on its own
  * seed: joint trees on, a ragdoll at 2 to 4 m thrown at 20 m/s downwards by 11 to 57 degrees
@@ -9,7 +9,8 @@
  * A throw runs until it sleeps or for 20 s (1 200 steps). Printed per throw: the step it fell
  * asleep (-1: never), the worst excess past a cone or twist range and past an elbow or knee
  * limit (degrees) and the widest joint gap (mm); then the rates and the p50, p90 and max of
- * the sleep step (a throw that never slept counts as later than any).
+ * the sleep step (a throw that never slept counts as later than any). With `trace`, every step
+ * of each throw prints its worst excesses, gap and awake bodies (to see when a throw fails).
  */
 #include <math.h>
 #include <stdint.h>
@@ -49,6 +50,8 @@ typedef struct {
     double cone, hinge, gap;    /* degrees, degrees, m */
 } throw_result;
 
+static int trace;
+
 static int throw_once(uint32_t seed, throw_result *out)
 {
     qp_world_def d = qp_default_world_def();
@@ -81,23 +84,41 @@ static int throw_once(uint32_t seed, throw_result *out)
     throw_result t = { -1, 0, 0, 0 };
     for (int step = 0; step < STEPS && t.asleep < 0; step++) {
         qp_world_step(&world);
+        double cone_now = 0, hinge_now = 0, gap_now = 0;
         for (int i = 1; i <= qp_world_joint_capacity(); i++) {
             qp_joint_id id = qp_world_joint_at(&world, i);
             if (qp_joint_id_is_null(id)) continue;
             double e = D(qp_joint_error(&world, id));
             if (e > t.gap) t.gap = e;
+            if (e > gap_now) gap_now = e;
             fix16_t lo, hi, cone;
             if (!qp_joint_limits(&world, id, &lo, &hi, &cone)) continue;
             double tw = D(qp_joint_angle(&world, id));
             double out = tw > D(hi) ? deg(tw - D(hi)) : tw < D(lo) ? deg(D(lo) - tw) : 0;
             if (qp_joint_get_type(&world, id) == QP_JOINT_HINGE) {
                 if (out > t.hinge) t.hinge = out;
+                if (out > hinge_now) hinge_now = out;
+                if (trace > 1 && (out > 1 || (i == 5 && trace > 2))) printf("    hinge %d: angle %.2f in [%.2f, %.2f]\n", i, deg(tw), deg(D(lo)), deg(D(hi)));
                 continue;
             }
             double past_cone = deg(D(qp_joint_swing(&world, id)) - D(cone));
             if (past_cone > out) out = past_cone;
             if (out > t.cone) t.cone = out;
+            if (out > cone_now) cone_now = out;
+            if (trace > 1 && out > 1)
+                printf("    joint %d: twist %.2f in [%.2f, %.2f], swing %.2f of %.2f deg\n", i, deg(tw), deg(D(lo)),
+                       deg(D(hi)), deg(D(qp_joint_swing(&world, id))), deg(D(cone)));
         }
+        if (trace > 3 && step >= STEPS - 60 && step % 6 == 0)
+            for (int k = 0; k < QP_RAGDOLL_BODIES; k++) {
+                qp_vec3 v = qp_body_linear_velocity(&world, parts[k]), wv = qp_body_angular_velocity(&world, parts[k]);
+                qp_vec3 x = qp_body_position(&world, parts[k]);
+                printf("    body %d at (%.3f %.3f %.3f): v (%.4f %.4f %.4f) w (%.4f %.4f %.4f)\n", k, D(x.x), D(x.y), D(x.z),
+                       D(v.x), D(v.y), D(v.z), D(wv.x), D(wv.y), D(wv.z));
+            }
+        if (trace)
+            printf("  step %d: cone %.2f deg, elbow or knee %.2f deg, gap %.2f mm, awake %d\n", step, cone_now, hinge_now,
+                   1000 * gap_now, qp_world_get_stats(&world).awake);
         if (qp_world_get_stats(&world).awake == 0) t.asleep = step;
     }
     *out = t;
@@ -113,12 +134,13 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long first = argc > 1 ? strtol(argv[1], 0, 10) : 7000, count = argc > 2 ? strtol(argv[2], 0, 10) : 60;
+    trace = argc > 3 ? (int)strtol(argv[3], 0, 10) : 0;
     if (first < 0 || count < 1 || count > 10000) {
         fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000)]]\n");
         return 2;
     }
     static int sleep_steps[10000];
-    int slept = 0, cones = 0, gaps = 0, slept_wall = 0;
+    int slept = 0, cones = 0, gaps = 0, slept_wall = 0, hinges = 0;
     double worst_cone = 0, worst_hinge = 0, worst_gap = 0;
     for (long n = 0; n < count; n++) {
         uint32_t seed = (uint32_t)(first + n);
@@ -135,6 +157,7 @@ int main(int argc, char **argv)
         slept_wall += t.asleep >= 0 && seed % 2;
         cones += t.cone < 2;
         gaps += t.gap < 0.01;
+        hinges += t.hinge < 2;
         if (t.cone > worst_cone) worst_cone = t.cone;
         if (t.hinge > worst_hinge) worst_hinge = t.hinge;
         if (t.gap > worst_gap) worst_gap = t.gap;
@@ -148,8 +171,8 @@ int main(int argc, char **argv)
     }
     printf("%ld throws (seeds %ld..%ld): %d asleep within 20 s (%d of them against a wall); sleep step p50 %s, "
            "p90 %s, max %s; %d within 2 deg of their cones (worst %.2f deg); %d with every joint within 1 cm "
-           "(worst %.2f mm); elbows and knees up to %.2f deg past\n",
+           "(worst %.2f mm); %d with elbows and knees within 2 deg (worst %.2f deg)\n",
            count, first, first + count - 1, slept, slept_wall, text[0], text[1], text[2], cones, worst_cone, gaps,
-           1000 * worst_gap, worst_hinge);
+           1000 * worst_gap, hinges, worst_hinge);
     return 0;
 }

@@ -12,7 +12,7 @@
 #define DEF_BYTES 79ul     /* a body def without its shapes */
 #define FILTER_BYTES 7ul   /* set shape filter: slot u8, category, mask, group */
 #define JOINT_BYTES 79ul   /* a joint def */
-#define JOINT_FULL_BYTES (JOINT_BYTES + 42ul)   /* and the later kinds' options */
+#define JOINT_FULL_BYTES (JOINT_BYTES + 46ul)   /* and the later kinds' options */
 #define MOTOR_BYTES 9ul    /* set joint motor: enable u8, speed, max force */
 
 _Static_assert(ENTRY_HEADER + JOINT_FULL_BYTES <= QP_INPUT_MAX_ENTRY, "a joint entry fits QP_INPUT_MAX_ENTRY");
@@ -233,6 +233,7 @@ void qp__record_joint(qp_world *w, qp_input_kind kind, qp_joint_id id, const qp_
         put_i(&o, def->spring_target);
         put_i(&o, def->max_spring_force);
         put_i(&o, def->break_impulse);
+        put_i(&o, def->max_friction_torque);
     }
     finish(w, &o);
 }

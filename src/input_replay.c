@@ -195,6 +195,7 @@ static void get_joint_def(in_bytes *in, qp_joint_def *d, bool full)
         d->spring_target = get_i(in);
         d->max_spring_force = get_i(in);
         d->break_impulse = get_i(in);
+        d->max_friction_torque = get_i(in);
     }
     if (in->bad) return;
     if (type > (full ? QP_JOINT_CONE : QP_JOINT_DISTANCE) || (!full && qp__joint_def_extended(d)) ||

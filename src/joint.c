@@ -64,6 +64,7 @@ qp_joint_def qp_default_joint_def(void)
     d.spring_hz = QP_ONE;
     d.spring_damping = d.spring_target = d.max_spring_force = 0;
     d.break_impulse = 0;
+    d.max_friction_torque = 0;
     d.drift_time = QP_FRAC(1, 20);
     d.collide_connected = false;
     return d;
@@ -103,7 +104,8 @@ qp_result qp__joint_def_check_values(const qp_joint_def *d)
 {
     if (!known_type(d->type)) return QP_ERR_PARAM;
     if (d->drift_time < QP_FRAC(1, 1000) || d->drift_time > QP_INT(10)) return QP_ERR_RANGE;
-    if (!in(d->break_impulse, 0, MAX_FORCE)) return QP_ERR_RANGE;
+    if (!in(d->break_impulse, 0, MAX_FORCE) || !in(d->max_friction_torque, 0, MAX_FORCE)) return QP_ERR_RANGE;
+    if (d->max_friction_torque != 0 && d->type != QP_JOINT_HINGE && d->type != QP_JOINT_CONE) return QP_ERR_PARAM;
     bool drives = d->type == QP_JOINT_HINGE || d->type == QP_JOINT_SLIDER;
     if (d->enable_motor && !drives) return QP_ERR_PARAM;
     if (d->enable_spring && !drives && d->type != QP_JOINT_DISTANCE) return QP_ERR_PARAM;
@@ -140,7 +142,8 @@ static qp_result check_def(const qp_world *w, const qp_joint_def *d)
     if (!(a->state & QP_STATE_DYNAMIC) && !(b->state & QP_STATE_DYNAMIC)) return QP_ERR_PARAM;
     qp_result r = qp__joint_def_check_values(d);
     if (r != QP_OK) return r;
-    if (!QP_CFG_JOINT_OPTIONS && (d->enable_motor || d->enable_spring || d->break_impulse != 0)) return QP_ERR_FULL;
+    if (!QP_CFG_JOINT_OPTIONS && (d->enable_motor || d->enable_spring || d->break_impulse != 0 || d->max_friction_torque != 0))
+        return QP_ERR_FULL;
     qp_vec3 arm;
     if (d->type == QP_JOINT_DISTANCE)
         return local_arm(a, d->anchor_a, &arm) && local_arm(b, d->anchor_b, &arm) ? QP_OK : QP_ERR_RANGE;
@@ -150,7 +153,8 @@ static qp_result check_def(const qp_world *w, const qp_joint_def *d)
 /* Does the def use anything the first joint kinds lacked (the input log's longer entry)? */
 bool qp__joint_def_extended(const qp_joint_def *d)
 {
-    return d->type > QP_JOINT_DISTANCE || d->enable_motor || d->enable_spring || d->break_impulse != 0;
+    return d->type > QP_JOINT_DISTANCE || d->enable_motor || d->enable_spring || d->break_impulse != 0 ||
+           d->max_friction_torque != 0;
 }
 
 qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err)
@@ -218,6 +222,7 @@ qp_joint_id qp_create_joint(qp_world *w, const qp_joint_def *def, qp_result *err
         j->drive.spring_max = def->max_spring_force;
     }
     j->drive.break_impulse = def->break_impulse;
+    j->drive.friction = def->max_friction_torque;
 #endif
     w->joint_count++;
     qp__wake_body(w, j->a);

@@ -17,12 +17,17 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
-bool qp__joint_tree_factor_now(qp_world *w);          /* the same at the present poses, own inertia */
-/* The rows the projection solves at the present poses: a cone's perp[0] and perp[1] are its
- * swing's and twist's directions when past their limits (else zero: no row), err their excess
- * to undo (rad, the turn along them that brings each back). */
-void qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2]);
+bool qp__joint_tree_factor_now(qp_world *w, bool again); /* the same at the present poses, own inertia */
+/* The rows the projection solves at the present poses, and the limit rows past (QP_TREE_*
+ * of joint_tree.h): err[0] a cone's swing past its cone, err[1] a cone's twist or a hinge's
+ * angle past a limit, each the turn along its row that brings it back (rad). */
+fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper);   /* inside an angle limit, the short way */
+unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2]);
 void qp__joint_tree_solve(qp_world *w);               /* joint_tree.h's vec: right-hand sides in, impulses out */
+bool qp__joint_tree_refactor(qp_world *w);            /* the velocity passes' trees again, with the limit rows of lim */
+/* The directions of a joint's angular rows in the velocity passes' tree (after its three
+ * point rows): a hinge's two alignment rows, then the limit rows of lim; their count (<= 3). */
+int qp__joint_tree_dirs(const qp_joint_rows *r, int type, unsigned lim, qp_vec3 *dir);
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
@@ -38,7 +43,7 @@ bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetr
 static inline bool qp__joint_extended(const qp_joint *j)
 {
     return j->type > QP_JOINT_DISTANCE || (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)) ||
-           QP__DRIVE(j, break_impulse) != 0;
+           QP__DRIVE(j, break_impulse) != 0 || QP__DRIVE(j, friction) != 0;
 }
 void qp__free_joint(qp_world *w, int index);          /* empty slot index (1-based); wakes both bodies */
 fix16_t qp__joint_load(const qp_world *w, const qp_joint *j);  /* its last step's load (solve_joints.c) */

@@ -12,13 +12,10 @@
  * displacement of least kinetic metric that closes every gap to first order, J M^-1 J^T
  * lambda = -C, applied as dx = M^-1 J^T lambda. The error left is second order in the
  * correction, so a second round closes a gap of centimetres to micrometres. Velocities are
- * untouched: the projection adds no momentum and no kinetic energy. A cone's rows are its
- * point and, past their limits, its swing and twist (qp__joint_tree_rows_now): a limit met
- * in one round can make another active in the next, so there are up to PROJECT_ROUNDS.
- *
- * A hinge past its angle limits (the tree's rows hold its axis, not its angle) is turned
- * back to the limit about its anchor at the start of each round, its two bodies sharing the
- * turn by their moments about it; the round then closes what that opened elsewhere.
+ * untouched: the projection adds no momentum and no kinetic energy. A joint's rows are its
+ * point, a hinge's axis and, past their limits, a cone's swing and twist and a hinge's angle
+ * (qp__joint_tree_rows_now): a limit met in one round can make another active in the next,
+ * so there are up to PROJECT_ROUNDS.
  *
  * An error is moved only once past its slop (PROJECT_SLOP of a gap, ANGLE_SLOP of an angle),
  * and then whole; smaller ones are left to the drift pass (split impulses over drift_time). A
@@ -45,7 +42,7 @@ void qp__project_joints(qp_world *w) { (void)w; }
 #define PROJECT_SLOP QP_MM(1)
 #define ANGLE_SLOP ((fix16_t)572)   /* 0.5 degrees */
 #define PROJECT_SHIFT 8
-#define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: limits this near pi are none */
+#define MAX_TURN ((fix16_t)(QP_ONE / 4))   /* rad a round turns a limit back: its row is linear */
 
 /* e if it is past its slop, else 0. */
 static fix16_t past(fix16_t e, fix16_t slop) { return e > slop || e < -slop ? e : 0; }
@@ -57,18 +54,27 @@ static bool load_error(qp_world *w, qp_joint_tree *t, int p)
     const qp_joint *j = &w->joints[t->joint[p] - 1];
     qp_joint_rows r;
     fix16_t err[2];
-    qp__joint_tree_rows_now(w, j, &r, err);
+    (void)qp__joint_tree_rows_now(w, j, &r, err);
+    unsigned lim = t->lim[p];   /* those past now, and those past in an earlier round (held) */
     fix16_t len = qp_v3_len(r.gap);
     qp_vec3 gap = len > PROJECT_SLOP ? r.gap : qp_v3_zero();
     t->vec[p][0] = -(int64_t)gap.x * (1 << PROJECT_SHIFT);
     t->vec[p][1] = -(int64_t)gap.y * (1 << PROJECT_SHIFT);
     t->vec[p][2] = -(int64_t)gap.z * (1 << PROJECT_SHIFT);
     bool any = (gap.x | gap.y | gap.z) != 0;
-    for (int k = 0; k < 2 && t->rows[p] == 5; k++) {
-        /* A hinge: turning b by the tilt n_b x n_a (less any turn of a) lays its axis on
-         * a's. A cone: the turn that brings its swing or twist back to its limit. */
-        fix16_t e = past(j->type == QP_JOINT_HINGE ? qp_v3_dot(r.tilt, r.perp[k]) : err[k], ANGLE_SLOP);
-        t->vec[p][3 + k] = (int64_t)e * (1 << PROJECT_SHIFT);
+    int k = 3;
+    /* A hinge: turning b by the tilt n_b x n_a (less any turn of a) lays its axis on a's. */
+    for (int m = 0; m < 2 && j->type == QP_JOINT_HINGE; m++) {
+        fix16_t e = past(qp_v3_dot(r.tilt, r.perp[m]), ANGLE_SLOP);
+        t->vec[p][k++] = (int64_t)e * (1 << PROJECT_SHIFT);
+        any |= e != 0;
+    }
+    /* A limit past: the turn that brings the swing, twist or angle back to it. */
+    for (unsigned row = QP_TREE_SWING, m = 0; row <= QP_TREE_AXIAL; row <<= 1, m++) {
+        if (!(lim & row)) continue;
+        fix16_t e = past(err[m], ANGLE_SLOP);
+        e = e > MAX_TURN ? MAX_TURN : e < -MAX_TURN ? -MAX_TURN : e;
+        t->vec[p][k++] = (int64_t)e * (1 << PROJECT_SHIFT);
         any |= e != 0;
     }
     return any;
@@ -84,12 +90,13 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
     const qp_joint *j = &w->joints[t->joint[p] - 1];
     qp_joint_rows r;
     fix16_t err[2];
-    qp__joint_tree_rows_now(w, j, &r, err);
+    qp_vec3 dir[3];
+    (void)qp__joint_tree_rows_now(w, j, &r, err);
+    int n = qp__joint_tree_dirs(&r, j->type, t->lim[p], dir);
     const int64_t *x = t->vec[p];
     qp_vec3 lin = qp_v3((fix16_t)x[0], (fix16_t)x[1], (fix16_t)x[2]);
     qp_vec3 ang = qp_v3_zero();
-    if (t->rows[p] == 5)
-        ang = qp_v3_add(qp_v3_scale(r.perp[0], (fix16_t)x[3]), qp_v3_scale(r.perp[1], (fix16_t)x[4]));
+    for (int k = 0; k < n; k++) ang = qp_v3_add(ang, qp_v3_scale(dir[k], (fix16_t)x[3 + k]));
     for (int side = 0; side < 2; side++) {
         int body = side ? j->b : j->a;
         if (!qp__body_moves(&w->bodies[body])) continue;
@@ -127,77 +134,21 @@ static void move_body(qp_world *w, int i)
     qp__body_update_aabbs(w, i, &b->x, &r);
 }
 
-/* A body's moment of inertia about the axis through the anchor (its arm r): its own about
- * the axis plus m d^2; 0 for a body that does not move. */
-static int64_t pivot_moment(const qp_body_state *b, const qp_mat3 *ii, fix16_t inv_m, qp_vec3 r, qp_vec3 axis)
-{
-    if (!qp__body_moves(b) || inv_m == 0) return 0;
-    int64_t k = qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis));   /* 1 / own moment */
-    if (k <= 0) return 0;
-    fix16_t d = qp_v3_len(qp_v3_cross(r, axis));
-    return qp_div(QP_ONE, qp_sat32(k)) + (int64_t)qp_mul(qp_mul(d, d), qp_div(QP_ONE, inv_m));
-}
-
-/* Turns body i by angle about axis through the point at arm r from its centre. */
-static void turn_about(qp_world *w, int i, qp_vec3 axis, fix16_t angle, qp_vec3 r)
-{
-    qp_vec3 dq = qp_v3_scale(axis, angle);
-    qp_body_state *b = &w->bodies[i];
-    b->x = qp_v3_add(b->x, qp_v3_cross(r, dq));   /* the anchor stays */
-    b->q = qp_quat_integrate(b->q, dq, QP_ONE);
-    qp__body_sync(b);
-    b->state = (uint16_t)(b->state & ~QP_STATE_STILL);
-}
-
-/* Hinges of moving bodies past their angle limits turned back to them (above). */
-static void limit_hinges(qp_world *w)
-{
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
-        const qp_joint *j = &w->joints[i - 1];
-        if (j->a == 0 || j->type != QP_JOINT_HINGE || !(j->flags & QP_JOINT_LIMIT)) continue;
-        const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
-        bool ma = qp__body_moves(a), mb = qp__body_moves(b);
-        if (!(ma || mb) || (!ma && qp__body_dynamic(a)) || (!mb && qp__body_dynamic(b))) continue;
-        qp_joint_rows r;
-        qp__joint_rows(w, j, &r);
-        fix16_t to = r.value < j->lower && j->lower > -PI_WRAP ? j->lower
-                     : r.value > j->upper && j->upper < PI_WRAP ? j->upper
-                                                                : r.value;
-        fix16_t err = past(qp_sat32((int64_t)to - r.value), ANGLE_SLOP);   /* b's turn about +axis back */
-        if (err == 0) continue;
-        int64_t pa = pivot_moment(a, &r.ia, r.ma, r.ra, r.axis), pb = pivot_moment(b, &r.ib, r.mb, r.rb, r.axis);
-        if (pa + pb <= 0) continue;
-        /* Shares inversely as the moments: a turns err pb / (pa + pb) back, b err pa / (pa + pb). */
-        fix16_t turn_b = pa == 0 ? err : pb == 0 ? 0 : qp_sat32((int64_t)err * pa / (pa + pb));
-        fix16_t turn_a = qp_sat32((int64_t)turn_b - err);
-        if (turn_a) turn_about(w, j->a, r.axis, turn_a, r.ra);
-        if (turn_b) turn_about(w, j->b, r.axis, turn_b, r.rb);
-        qp_rot3 rot = qp__body_rot(&w->bodies[j->a]);
-        if (turn_a) qp__body_update_aabbs(w, j->a, &w->bodies[j->a].x, &rot);
-        rot = qp__body_rot(&w->bodies[j->b]);
-        if (turn_b) qp__body_update_aabbs(w, j->b, &w->bodies[j->b].x, &rot);
-    }
-}
-
 /* Does any joint of moving bodies the tree can hold have an error past its slop? Asked
  * before the first round: most steps have none, and factoring costs more than looking. */
 static bool any_error(const qp_world *w)
 {
-    for (int i = 1; i <= QP_CFG_MAX_JOINTS; i++) {
+    for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 || (j->type != QP_JOINT_BALL && j->type != QP_JOINT_HINGE && j->type != QP_JOINT_CONE)) continue;
         const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
         if (!qp__body_moves(a) && !qp__body_moves(b)) continue;
         qp_joint_rows r;
         fix16_t err[2];
-        qp__joint_tree_rows_now(w, j, &r, err);
+        (void)qp__joint_tree_rows_now(w, j, &r, err);
         if (qp_v3_len(r.gap) > PROJECT_SLOP || past(err[0], ANGLE_SLOP) || past(err[1], ANGLE_SLOP)) return true;
         if (j->type != QP_JOINT_HINGE) continue;
         if (past(qp_v3_dot(r.tilt, r.perp[0]), ANGLE_SLOP) || past(qp_v3_dot(r.tilt, r.perp[1]), ANGLE_SLOP)) return true;
-        if (!(j->flags & QP_JOINT_LIMIT)) continue;
-        if ((r.value < j->lower && j->lower > -PI_WRAP && past(qp_sat32((int64_t)j->lower - r.value), ANGLE_SLOP)) ||
-            (r.value > j->upper && j->upper < PI_WRAP && past(qp_sat32((int64_t)r.value - j->upper), ANGLE_SLOP)))
-            return true;
     }
     return false;
 }
@@ -206,8 +157,7 @@ void qp__project_joints(qp_world *w)
 {
     if (!w->def.joint_tree || w->joint_count == 0 || !any_error(w)) return;
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
-        limit_hinges(w);
-        if (!qp__joint_tree_factor_now(w)) break;
+        if (!qp__joint_tree_factor_now(w, round > 0)) break;
         qp_joint_tree *t = qp__joint_tree(w);
         bool any = false;
         for (int p = 0; p < t->count; p++) any |= load_error(w, t, p);

@@ -65,6 +65,22 @@ qp_ragdoll_def qp_default_ragdoll_def(void)
     return d;
 }
 
+/* Each joint's friction torque: a share of its limb's weight about it (the limb's mass times
+ * 10 m/s^2 times the distance from the anchor to its centre), as the ragdolls of games carry
+ * one per joint: a limb that swings freely on its joint comes to rest, and one pressed
+ * between the ground and the rest of the body settles with it. */
+#if QP_CFG_JOINT_OPTIONS
+#define FRICTION_SHARE 300   /* per mille */
+
+static fix16_t joint_friction(const qp_world *w, qp_body_id limb, qp_vec3 anchor)
+{
+    const qp_body_state *b = &w->bodies[limb.index];
+    int64_t lever = qp_v3_len(qp_v3_sub(b->x, anchor));                        /* m, Q16 */
+    int64_t t = ((int64_t)b->mass * 10 * lever >> 16) * FRICTION_SHARE / 1000;  /* N m, Q16 */
+    return t > QP_INT(30000) ? QP_INT(30000) : (fix16_t)t;
+}
+#endif
+
 /* A length of the table (mm) at the def's scale, in metres. */
 static fix16_t len(const qp_ragdoll_def *d, int mm)
 {
@@ -140,6 +156,9 @@ qp_result qp_create_ragdoll(qp_world *w, const qp_ragdoll_def *def, qp_body_id *
         jd.lower_angle = qp_deg_to_rad(QP_INT(l->lo));
         jd.upper_angle = qp_deg_to_rad(QP_INT(l->hi));
         jd.swing_angle = qp_deg_to_rad(QP_INT(l->swing));
+#if QP_CFG_JOINT_OPTIONS   /* the micro:bit's pools hold no joint options */
+        jd.max_friction_torque = joint_friction(w, jd.b, jd.anchor);
+#endif
         qp_create_joint(w, &jd, &r);
     }
     if (r != QP_OK) {

@@ -639,7 +639,7 @@ static bool read_joint_bodies(lexer *lx, qp_scene_joint_item *it, const char *wh
 /* The options a joint line may end with, shared by every kind that has them. Each
  * reads its numbers and checks their ranges; *handled is false for another word. */
 enum { JOPT_ANCHOR = 1u, JOPT_AXIS = 2u, JOPT_LIMIT = 4u, JOPT_MOTOR = 8u, JOPT_SPRING = 16u, JOPT_BREAK = 32u,
-       JOPT_SWING = 64u, JOPT_TWIST = 128u, JOPT_MAX = 256u, JOPT_MIN = 512u };
+       JOPT_SWING = 64u, JOPT_TWIST = 128u, JOPT_MAX = 256u, JOPT_MIN = 512u, JOPT_FRICTION = 1024u };
 
 static bool joint_option(lexer *lx, const token *t, unsigned allowed, unsigned *seen, qp_scene_joint_item *it,
                          bool *handled)
@@ -662,6 +662,12 @@ static bool joint_option(lexer *lx, const token *t, unsigned allowed, unsigned *
         if (!fix_in(it->spring_hz, QP_FRAC(1, 100), QP_INT(500)) || !fix_in(it->spring_damping, 0, QP_INT(100)))
             return fail_range(lx, at, "spring out of range: 0.01 <= HZ <= 500, 0 <= DAMPING <= 100");
         it->has_spring = true;
+    } else if ((allowed & JOPT_FRICTION) && tok_is(lx, t, "friction")) {
+        if (!once(lx, seen, JOPT_FRICTION, t) ||
+            !read_fix(lx, &it->friction, "expected a number after 'friction' (the most torque against the turn, N m)", &at))
+            return false;
+        if (!fix_in(it->friction, 0, QP_INT(30000)))
+            return fail_range(lx, at, "friction out of range: 0 <= TORQUE <= 30000 N m");
     } else if (tok_is(lx, t, "break")) {
         if (!once(lx, seen, JOPT_BREAK, t) ||
             !read_fix(lx, &it->break_impulse, "expected a number after 'break' (impulse, N s)", &at))
@@ -679,7 +685,7 @@ static void clear_joint(qp_scene_joint_item *it)
     it->anchor = it->anchor_b = it->axis = qp_v3_zero();
     it->has_anchor = it->has_min = it->has_limit = it->has_motor = it->has_spring = false;
     it->min_length = it->max_length = it->limit_lo = it->limit_hi = it->swing = 0;
-    it->motor_speed = it->motor_max = it->spring_hz = it->spring_damping = it->break_impulse = 0;
+    it->motor_speed = it->motor_max = it->spring_hz = it->spring_damping = it->break_impulse = it->friction = 0;
 }
 
 /* ball, hinge, fixed, slider and cone lines: A B, then their options in any order. */
@@ -687,10 +693,10 @@ NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_jo
 {
     static const char *const unknown[] = {
         "unknown option for 'ball': expected anchor or break",
-        "unknown option for 'hinge': expected anchor, axis, limit, motor, spring or break",
+        "unknown option for 'hinge': expected anchor, axis, limit, motor, spring, friction or break",
         "unknown option for 'fixed': expected anchor or break",
         "unknown option for 'slider': expected anchor, axis, limit, motor, spring or break",
-        "unknown option for 'cone': expected anchor, axis, swing, twist or break",
+        "unknown option for 'cone': expected anchor, axis, swing, twist, friction or break",
     };
     static const char *const whats[] = {
         "expected two body numbers after 'ball' (A B, counted from 0 in file order)",
@@ -704,6 +710,7 @@ NOINLINE static bool parse_joint(lexer *lx, qp_scene_item_kind kind, qp_scene_jo
     unsigned allowed = JOPT_ANCHOR | JOPT_BREAK;
     if (k == 1 || k == 3) allowed |= JOPT_AXIS | JOPT_LIMIT | JOPT_MOTOR | JOPT_SPRING;
     if (k == 4) allowed |= JOPT_AXIS | JOPT_SWING | JOPT_TWIST;
+    if (k == 1 || k == 4) allowed |= JOPT_FRICTION;
     clear_joint(it);
     if (!read_joint_bodies(lx, it, whats[k])) return false;
     unsigned seen = 0;
@@ -1279,6 +1286,7 @@ static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
         if (d.type == QP_JOINT_DISTANCE && !j->has_min) d.min_length = d.max_length;
     }
     d.break_impulse = j->break_impulse;
+    d.max_friction_torque = j->friction;
     return d;
 }
 
@@ -1345,9 +1353,10 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
             break;
         default:   /* a joint line */
             if (!QP_CFG_JOINT_OPTIONS &&
-                (item.u.joint.has_motor || item.u.joint.has_spring || item.u.joint.break_impulse != 0)) {
+                (item.u.joint.has_motor || item.u.joint.has_spring || item.u.joint.break_impulse != 0 ||
+                 item.u.joint.friction != 0)) {
                 set_error(err, item.line, item.at,
-                          "joint options (motor, spring, break) are not in this build (QP_CFG_JOINT_OPTIONS 0)",
+                          "joint options (motor, spring, friction, break) are not in this build (QP_CFG_JOINT_OPTIONS 0)",
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }

@@ -19,7 +19,8 @@
  *                        slots that are live or have a generation, each live one whole (format 5);
  *                        each contact point's depth where a kept manifold may reuse it
  *                        (qp__contact_depths_live; format 6); each live joint's later
- *                        options (swing, motor, spring, break impulse) and their impulses (format 8);
+ *                        options (swing, motor, spring, break impulse) and their impulses (format 8)
+ *                        and its friction (format 10);
  *                        a hull shape's corners in place of its sizes (format 9: the hull is
  *                        built again from them, and must give the same corners back). An older
  *                        format is refused (QP_ERR_BUFFER)
@@ -50,12 +51,12 @@
 #include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 9u   /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+#define SNAP_FORMAT 10u  /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
                             7: the world's gyroscopic and joint_tree switches;
                             8: fixed, slider and cone joints, motors, springs, break impulses;
                             9: hull shapes by their corners, level shapes (meshes,
-                            heightfields) by checksum */
-#define SNAP_FORMAT_OLDEST 9u   /* 9 changed the shape encoding */
+                            heightfields) by checksum; 10: joint friction */
+#define SNAP_FORMAT_OLDEST 10u   /* 10 added a field to each joint */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -804,6 +805,7 @@ static void put_joints(writer *o, const qp_world *w)
         put_i(o, QP__DRIVE(j, spring_target));
         put_i(o, QP__DRIVE(j, spring_max));
         put_i(o, QP__DRIVE(j, break_impulse));
+        put_i(o, QP__DRIVE(j, friction));
         put_i(o, QP__DRIVE(j, jm));
         put_i(o, QP__DRIVE(j, js));
     }
@@ -857,10 +859,12 @@ static void get_joint(reader *in, qp_joint *j, const unsigned char *bodies, int 
     dr.spring_target = get_in(in, -target, target);
     dr.spring_max = get_in(in, 0, spring ? QP_INT(30000) : 0);
     dr.break_impulse = get_in(in, 0, QP_INT(30000));
+    dr.friction = get_in(in, 0, hinge || cone ? QP_INT(30000) : 0);
     dr.jm = get_in(in, -ANY, ANY);
     dr.js = get_in(in, -ANY, ANY);
     dr.jel = 0;
-    *has_options = motor || spring || dr.break_impulse != 0;
+    dr.jf = qp_v3_zero();
+    *has_options = motor || spring || dr.break_impulse != 0 || dr.friction != 0;
 #if QP_CFG_JOINT_OPTIONS
     j->drive = dr;
 #endif

@@ -27,11 +27,17 @@
  * solves with the geometry frozen over a 60 Hz step let a light chain under a heavy end
  * zig-zag apart.
  *
+ * Limits: a cone's swing and twist and a hinge's angle that are met at the step's start
+ * (limits_met) are rows of a joint's block after its equality rows (lim, QP_TREE_*; blocks of
+ * up to 6 rows). They are unilateral: the caller drops a row whose impulse would pull and
+ * factors the tree again (qp__joint_tree_refactor), so what the contacts push against is the
+ * whole limb at its limit, not one joint beside the tree.
+ *
  * The velocity passes hold the joints to first order over the step only: a link turning
  * 0.8 rad a step (a whipping chain's free end at the 50 rad/s clamp) opens its chord by
  * centimetres. The project stage (project_joints.c) closes that after the position update
  * with this same solve, factored again at the new poses with the bodies' own inertia
- * (factor's `now`), where a cone also has its swing and twist past their limits as rows.
+ * (factor's `now`), with the limits past or at their limit as rows.
  */
 #include "joint.h"
 #include "joint_tree.h"
@@ -45,7 +51,14 @@ bool qp__joint_tree_prepare(qp_world *w)
     return false;
 }
 
-bool qp__joint_tree_factor_now(qp_world *w)
+bool qp__joint_tree_factor_now(qp_world *w, bool again)
+{
+    (void)w;
+    (void)again;
+    return false;
+}
+
+bool qp__joint_tree_refactor(qp_world *w)
 {
     (void)w;
     return false;
@@ -85,40 +98,89 @@ static int64_t div30(int64_t y, int32_t l)
 /* ---- rows -------------------------------------------------------------------------------- */
 
 /* Number of rows: ball 3 (the point), hinge 5 (the point and two across its axis), cone 3
- * (the point) and, in the projection, 5 (its swing and its twist past their limits). */
-static int rows_of_type(int type, bool now) { return type == QP_JOINT_HINGE || (now && type == QP_JOINT_CONE) ? 5 : 3; }
+ * (the point), and one more for each limit row of lim: in the velocity passes those met,
+ * in the projection those past. */
+static int rows_of(int type, unsigned lim)
+{
+    return (type == QP_JOINT_HINGE ? 5 : 3) + (lim & QP_TREE_SWING ? 1 : 0) + (lim & QP_TREE_AXIAL ? 1 : 0);
+}
 
 #define PI_WRAP ((fix16_t)(205887 - 655))   /* pi - 0.01 rad: twist limits this near pi are none */
 
-void qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2])
+/* An angle's room inside a limit (negative: past it), outside its range taken the short way
+ * round: a knee bent 53 degrees past its 140 reads -167 degrees, 53 past the upper, not 167
+ * below the lower. */
+fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper)
+{
+    const int64_t pi = 205887, two_pi = 411775;
+    int64_t d = upper ? (int64_t)j->upper - value : (int64_t)value - j->lower;
+    if (value >= j->lower && value <= j->upper) return qp_sat32(d);
+    while (d > pi) d -= two_pi;
+    while (d <= -pi) d += two_pi;
+    return (fix16_t)d;
+}
+
+/* The limit the angle is past (true: the upper), the nearer the short way round, and its
+ * room (negative); *room 0 if within both. */
+static bool past_limit(const qp_joint *j, fix16_t value, fix16_t *room)
+{
+    bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
+    bool inside = value >= j->lower && value <= j->upper;
+    fix16_t lo = has_lo ? qp__limit_room(j, value, false) : QP_FIX_MAX;
+    fix16_t hi = has_hi ? qp__limit_room(j, value, true) : QP_FIX_MAX;
+    bool lo_past = has_lo && lo < 0, hi_past = has_hi && hi < 0;
+    bool upper = hi_past && (!lo_past || hi > lo);
+    *room = inside || !(lo_past || hi_past) ? 0 : upper ? hi : lo;
+    return upper;
+}
+
+unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2])
 {
     qp__joint_rows(w, j, r);
     err[0] = err[1] = 0;
-    if (j->type != QP_JOINT_CONE) return;
-    r->perp[0] = r->perp[1] = qp_v3_zero();
-    if (r->m_swing != 0 && r->swing > j->swing) {
-        r->perp[0] = r->tilt;
+    unsigned lim = 0;
+    if (j->type == QP_JOINT_CONE && r->m_swing != 0 && r->swing > j->swing) {
+        lim |= QP_TREE_SWING;
         err[0] = qp_sat32((int64_t)j->swing - r->swing);
     }
-    if (!(j->flags & QP_JOINT_LIMIT)) return;
-    fix16_t to = r->value < j->lower && j->lower > -PI_WRAP ? j->lower
-                 : r->value > j->upper && j->upper < PI_WRAP ? j->upper
-                                                             : r->value;
-    if (to == r->value) return;
-    r->perp[1] = r->axis;
-    err[1] = qp_sat32((int64_t)to - r->value);
+    if ((j->type != QP_JOINT_CONE && j->type != QP_JOINT_HINGE) || !(j->flags & QP_JOINT_LIMIT)) return lim;
+    fix16_t room;
+    bool upper = past_limit(j, r->value, &room);
+    if (room >= 0) return lim;
+    err[1] = upper ? room : -room;   /* the turn along +axis back to it */
+    return lim | QP_TREE_AXIAL | (upper ? QP_TREE_UPPER : 0);
 }
 
-/* Row k's Jacobian on side `side` (0: a, 1: b): linear and angular parts, Q16.16. */
-static void jacobian(const qp_joint_rows *r, int k, int side, qp_vec3 *lin, qp_vec3 *ang)
+int qp__joint_tree_dirs(const qp_joint_rows *r, int type, unsigned lim, qp_vec3 *dir)
 {
+    int n = 0;
+    if (type == QP_JOINT_HINGE) {
+        dir[n++] = r->perp[0];
+        dir[n++] = r->perp[1];
+    }
+    if (lim & QP_TREE_SWING) dir[n++] = r->tilt;
+    if (lim & QP_TREE_AXIAL) dir[n++] = r->axis;
+    return n;
+}
+
+/* A joint's rows as the tree solves them: the points' arms, and the angular rows' directions
+ * after the three point rows. */
+typedef struct {
+    const qp_joint_rows *r;
+    qp_vec3 dir[QP_TREE_ROWS - 3];
+} tree_rows;
+
+/* Row k's Jacobian on side `side` (0: a, 1: b): linear and angular parts, Q16.16. */
+static void jacobian(const tree_rows *tr, int k, int side, qp_vec3 *lin, qp_vec3 *ang)
+{
+    const qp_joint_rows *r = tr->r;
     if (k < 3) {
         qp_vec3 e = qp_v3(k == 0 ? QP_ONE : 0, k == 1 ? QP_ONE : 0, k == 2 ? QP_ONE : 0);
         *lin = e;
         *ang = qp_v3_cross(side ? r->rb : r->ra, e);
     } else {
         *lin = qp_v3_zero();
-        *ang = r->perp[k - 3];
+        *ang = tr->dir[k - 3];
     }
     if (!side) {
         *lin = qp_v3_neg(*lin);
@@ -128,13 +190,12 @@ static void jacobian(const qp_joint_rows *r, int k, int side, qp_vec3 *lin, qp_v
 
 /* Coupling of row k of joint x (rows rx) and row l of joint y through the body on
  * x's side sx and y's side sy (the same body), Q32: lin.lin / m + ang . I^-1 ang. */
-static int64_t coupling(const qp_joint_rows *rx, int k, int sx, const qp_joint_rows *ry, int l, int sy,
-                        const qp_mat3 *ii)
+static int64_t coupling(const tree_rows *rx, int k, int sx, const tree_rows *ry, int l, int sy, const qp_mat3 *ii)
 {
     qp_vec3 lx, ax, ly, ay;
     jacobian(rx, k, sx, &lx, &ax);
     jacobian(ry, l, sy, &ly, &ay);
-    fix16_t inv_m = sx ? rx->mb : rx->ma;
+    fix16_t inv_m = sx ? rx->r->mb : rx->r->ma;
     qp_vec3 iay = qp_mat3_mul_v3(ii, ay);
     int64_t lin = ((int64_t)lx.x * ly.x + (int64_t)lx.y * ly.y + (int64_t)lx.z * ly.z) >> 16;   /* Q16 */
     return lin * inv_m + (int64_t)ax.x * iay.x + (int64_t)ax.y * iay.y + (int64_t)ax.z * iay.z;
@@ -169,8 +230,51 @@ static const qp_joint_rows *rows_at(qp_world *w, int slot, qp_joint_rows *scratc
 {
     if (!now) return qp__joint_rows_at(w, slot, scratch);
     fix16_t err[2];
-    qp__joint_tree_rows_now(w, &w->joints[slot - 1], scratch, err);
+    (void)qp__joint_tree_rows_now(w, &w->joints[slot - 1], scratch, err);
     return scratch;
+}
+
+/* Tree position p's rows as factored, with the limit rows of lim. */
+static void tree_rows_at(qp_world *w, const qp_joint_tree *t, int p, qp_joint_rows *scratch, bool now, tree_rows *out)
+{
+    out->r = rows_at(w, t->joint[p], scratch, now);
+    (void)qp__joint_tree_dirs(out->r, w->joints[t->joint[p] - 1].type, t->lim[p], out->dir);
+}
+
+/* The limit rows of a joint that are met: its value at the limit, within LIMIT_NEAR, or
+ * moving past it within the step at the bodies' present turn (QP_TREE_*). Those are solved
+ * as rows of the tree while their impulse pushes (qp__solve_joints' solve_tree); the rest
+ * stay with the joint-at-a-time solve, which catches a limit met later in the step. */
+#define LIMIT_NEAR ((fix16_t)1144)   /* 1 degree */
+
+static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, bool moving)
+{
+    if (j->type != QP_JOINT_CONE && j->type != QP_JOINT_HINGE) return 0;
+    qp_vec3 turn = qp_v3_zero();
+    for (int side = 0; side < 2 && moving; side++) {
+        const qp_body_state *b = &w->bodies[side ? j->b : j->a];
+        if (!qp__body_moves(b)) continue;
+        qp_vec3 wb = b->w;
+        qp__clamp_speed(&wb, w->def.max_angular_speed);
+        turn = side ? qp_v3_add(turn, wb) : qp_v3_sub(turn, wb);
+    }
+    fix16_t dt = w->def.dt;
+    unsigned lim = 0;
+    if (j->type == QP_JOINT_CONE && r->m_swing != 0) {
+        int64_t room = (int64_t)j->swing - r->swing - qp__mul(qp_v3_dot(turn, r->tilt), dt);
+        if (room <= LIMIT_NEAR) lim |= QP_TREE_SWING;
+    }
+    if (!(j->flags & QP_JOINT_LIMIT)) return lim;
+    fix16_t room;
+    bool upper = past_limit(j, r->value, &room);
+    if (room < 0) return lim | QP_TREE_AXIAL | (upper ? QP_TREE_UPPER : 0);
+    int64_t move = qp__mul(qp_v3_dot(turn, r->axis), dt);
+    bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
+    int64_t lo = has_lo ? (int64_t)r->value - j->lower + move : QP_FIX_MAX;
+    int64_t hi = has_hi ? (int64_t)j->upper - r->value - move : QP_FIX_MAX;
+    if (lo <= LIMIT_NEAR && lo <= hi) lim |= QP_TREE_AXIAL;
+    else if (hi <= LIMIT_NEAR) lim |= QP_TREE_AXIAL | QP_TREE_UPPER;
+    return lim;
 }
 
 /* Geometric stiffness (Andrews, Teichmann and Kry, "Geometric stiffness for real-time
@@ -303,7 +407,7 @@ static int32_t scaled(int64_t a, int er, int ec)
 
 /* In-place Cholesky of the n x n block d (lower part): false never; a pivot at or below
  * zero drops its row (its column of L set to 0). */
-static void cholesky(int32_t d[5][5], int n)
+static void cholesky(int32_t d[QP_TREE_ROWS][QP_TREE_ROWS], int n)
 {
     for (int k = 0; k < n; k++) {
         int64_t p = (int64_t)d[k][k] * ((int64_t)1 << 30);
@@ -319,7 +423,7 @@ static void cholesky(int32_t d[5][5], int n)
 }
 
 /* x (r rows of joint p's block, c columns of the later joint's) times L_pp^-T, in place. */
-static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
+static void solve_right(int32_t x[QP_TREE_ROWS][QP_TREE_ROWS], int nr, int32_t l[QP_TREE_ROWS][QP_TREE_ROWS], int nc)
 {
     for (int i = 0; i < nr; i++)
         for (int k = 0; k < nc; k++) {
@@ -329,41 +433,20 @@ static void solve_right(int32_t x[5][5], int nr, int32_t l[5][5], int nc)
         }
 }
 
-/* Orders and factors the trees: with the rows and stiffened inertia of the velocity passes,
- * or (now) with the rows at the present poses and the bodies' own inertia (the projection). */
-static bool factor(qp_world *w, bool now)
+/* The blocks of the trees as ordered (t->joint, later, ia), with each joint's rows as now
+ * (velocity passes: its limit rows lim), and their block Cholesky factor. */
+static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
 {
-    qp_joint_tree *t = qp__joint_tree(w);
-    t->count = 0;
-    if (!w->def.joint_tree || w->joint_count == 0) return false;
-    int n = order_trees(w, t);
-    for (int p = 0; p < n; p++) {
-        int s = t->joint[p];
-        t->rows[p] = (uint8_t)rows_of_type(w->joints[s - 1].type, now);
-        t->later_n[p] = 0;
-        for (int q = p + 1; q < n; q++) {
-            int ss, su;
-            if (!shared_body(w, s, t->joint[q], &ss, &su)) continue;
-            if (t->later_n[p] == QP_TREE_LATER) return false;
-            t->later[p][t->later_n[p]++] = (uint16_t)q;
-        }
-    }
-    if (!now) stiffen(w, t, n);
-    else
-        for (int p = 0; p < n; p++) {
-            qp_joint_rows scratch;
-            const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch, true);
-            t->ia[p][0] = r->ia;
-            t->ia[p][1] = r->ib;
-        }
+    for (int p = 0; p < n; p++) t->rows[p] = (uint8_t)rows_of(w->joints[t->joint[p] - 1].type, t->lim[p]);
     /* Diagonal blocks and scales, then the later blocks: (later joint's rows) x (p's rows). */
     for (int p = 0; p < n; p++) {
         qp_joint_rows ra;
-        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra, now);
-        int64_t a[5][5];
+        tree_rows r;
+        tree_rows_at(w, t, p, &ra, now, &r);
+        int64_t a[QP_TREE_ROWS][QP_TREE_ROWS];
         for (int k = 0; k < t->rows[p]; k++)
             for (int l = 0; l < t->rows[p]; l++)
-                a[k][l] = coupling(r, k, 0, r, l, 0, &t->ia[p][0]) + coupling(r, k, 1, r, l, 1, &t->ia[p][1]);
+                a[k][l] = coupling(&r, k, 0, &r, l, 0, &t->ia[p][0]) + coupling(&r, k, 1, &r, l, 1, &t->ia[p][1]);
         for (int k = 0; k < t->rows[p]; k++) t->scale[p][k] = (int8_t)(a[k][k] > 0 ? row_scale(a[k][k]) : 0);
         for (int k = 0; k < t->rows[p]; k++)
             for (int l = 0; l < t->rows[p]; l++)
@@ -371,15 +454,16 @@ static bool factor(qp_world *w, bool now)
     }
     for (int p = 0; p < n; p++) {
         qp_joint_rows ra, rb;
-        const qp_joint_rows *r = rows_at(w, t->joint[p], &ra, now);
+        tree_rows r, rq;
+        tree_rows_at(w, t, p, &ra, now, &r);
         for (int m = 0; m < t->later_n[p]; m++) {
             int q = t->later[p][m], sp, sq;
-            const qp_joint_rows *rq = rows_at(w, t->joint[q], &rb, now);
+            tree_rows_at(w, t, q, &rb, now, &rq);
             shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
             for (int k = 0; k < t->rows[q]; k++)
                 for (int l = 0; l < t->rows[p]; l++)
                     t->off[p][m][k][l] =
-                        scaled(coupling(rq, k, sq, r, l, sp, &t->ia[q][sq]), t->scale[q][k], t->scale[p][l]);
+                        scaled(coupling(&rq, k, sq, &r, l, sp, &t->ia[q][sq]), t->scale[q][k], t->scale[p][l]);
         }
     }
     /* Block Cholesky, leaves first: L_pp, then L_qp = A_qp L_pp^-T, then the Schur updates
@@ -392,14 +476,14 @@ static bool factor(qp_world *w, bool now)
             for (int m2 = 0; m2 < t->later_n[p]; m2++) {
                 int e = t->later[p][m1], l = t->later[p][m2];   /* e no later than l */
                 if (l < e) continue;
-                int32_t(*dst)[5];
+                int32_t(*dst)[QP_TREE_ROWS];
                 if (e == l) dst = t->diag[e];
                 else {
                     int k = later_index(t, e, l);
                     if (k < 0) return false;   /* fill: not a tree as ordered */
                     dst = t->off[e][k];        /* A_le: l's rows by e's */
                 }
-                int32_t(*le)[5] = t->off[p][m1], (*ll)[5] = t->off[p][m2];
+                int32_t(*le)[QP_TREE_ROWS] = t->off[p][m1], (*ll)[QP_TREE_ROWS] = t->off[p][m2];
                 for (int i = 0; i < t->rows[l]; i++)
                     for (int j = 0; j < t->rows[e]; j++) {
                         int64_t sum = 0;
@@ -408,13 +492,69 @@ static bool factor(qp_world *w, bool now)
                     }
             }
     }
+    return true;
+}
+
+/* Orders and factors the trees: with the rows and stiffened inertia of the velocity passes
+ * and the limits met, or (now) with the rows at the present poses and the bodies' own
+ * inertia (the projection), its limit rows those past or at their limit now or (again) in
+ * an earlier round of this projection. Held so, a limit is not pushed past by what closes a
+ * gap (an elbow at its limit was turned 44 degrees past by a 13 mm gap closed without it),
+ * and a shoulder's twist brought back does not push its swing past its cone (22 degrees),
+ * nor its swing the twist, round after round. */
+static bool factor(qp_world *w, bool now, bool again)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    t->count = 0;
+    t->pass = -1;
+    if (!w->def.joint_tree || w->joint_count == 0) return false;
+    int n = order_trees(w, t);
+    for (int p = 0; p < n; p++) {
+        int s = t->joint[p];
+        t->later_n[p] = 0;
+        for (int q = p + 1; q < n; q++) {
+            int ss, su;
+            if (!shared_body(w, s, t->joint[q], &ss, &su)) continue;
+            if (t->later_n[p] == QP_TREE_LATER) return false;
+            t->later[p][t->later_n[p]++] = (uint16_t)q;
+        }
+    }
+    if (!now) {
+        stiffen(w, t, n);
+        for (int p = 0; p < n; p++) {
+            qp_joint_rows scratch;
+            const qp_joint *j = &w->joints[t->joint[p] - 1];
+            t->lim[p] = t->met[p] = (uint8_t)limits_met(w, j, rows_at(w, t->joint[p], &scratch, false), true);
+        }
+    } else {
+        for (int p = 0; p < n; p++) {
+            qp_joint_rows r;
+            fix16_t err[2];
+            const qp_joint *j = &w->joints[t->joint[p] - 1];
+            unsigned lim = qp__joint_tree_rows_now(w, j, &r, err) | limits_met(w, j, &r, false);
+            t->lim[p] = t->met[p] = (uint8_t)(lim | (again ? t->met[p] : 0));
+            t->ia[p][0] = r.ia;
+            t->ia[p][1] = r.ib;
+        }
+    }
+    if (!assemble(w, t, n, now)) return false;
     t->count = n;
     return true;
 }
 
-bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false); }
+bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false, false); }
 
-bool qp__joint_tree_factor_now(qp_world *w) { return factor(w, true); }
+bool qp__joint_tree_factor_now(qp_world *w, bool again) { return factor(w, true, again); }
+
+bool qp__joint_tree_refactor(qp_world *w)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    int n = t->count;
+    t->count = 0;
+    if (n == 0 || !assemble(w, t, n, false)) return false;
+    t->count = n;
+    return true;
+}
 
 /* ---- solving ------------------------------------------------------------------------------- */
 

@@ -602,6 +602,27 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
     return any;
 }
 
+/* Hinge and cone friction: the relative turn (about the axis for a hinge, any turn for a
+ * cone, through the inverse of its angular mass found once a step) driven to none with at
+ * most the joint's friction torque over the step; the step's impulse is bounded as a whole
+ * (a disk for a cone), so it never pushes the turn back. */
+QP__NOINLINE static bool friction_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
+{
+    qp_vec3 turn = qp_v3_sub(*v->wb, *v->wa), l;
+    if (j->type == QP_JOINT_HINGE)
+        l = qp_v3_scale(r->axis, qp__mul(qp_sat32(-(int64_t)qp_v3_dot(turn, r->axis)), angular_mass(r, r->axis)));
+    else
+        l = qp_mat3_mul_v3(&j->drive.kf, qp_v3_neg(turn));
+    qp_vec3 total = qp_v3_add(j->drive.jf, l);
+    fix16_t cap = qp__mul(j->drive.friction, w->def.dt), size = qp_v3_len(total);
+    if (size > cap) total = qp_v3_scale(total, qp_div(cap, size));
+    qp_vec3 change = qp_v3_sub(total, j->drive.jf);
+    j->drive.jf = total;
+    if (!(change.x | change.y | change.z)) return false;
+    apply_angular(v, r, change);
+    return true;
+}
+
 /* A distance joint with a spring: its length kept in [lower, upper] softly (lower = upper:
  * a spring of that rest length), pulling only while outside. */
 QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
@@ -688,10 +709,11 @@ QP__NOINLINE static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joi
 }
 
 /* Cone: b's axis within the cone (one row along the direction that opens it), then the twist. */
-QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
+QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
+                                     unsigned tree)
 {
     bool any = false;
-    if (r->m_swing != 0) {
+    if (r->m_swing != 0 && !(tree & QP_TREE_SWING)) {
         fix16_t room = qp_sat32((int64_t)j->swing - r->swing);
         fix16_t real = mode == DRIFT ? real_speed(w, j, r, r->tilt, false) : 0;
         fix16_t hi = limit_bound(w, j, mode, room, -1, real, true);
@@ -699,7 +721,8 @@ QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_jo
             any |= bound(j, mode, v, r, r->tilt, false, r->m_swing, speed_along(v, r, r->tilt, false), hi, -1,
                          mode == CONTACT ? &j->ja[0] : 0);
     }
-    if (j->flags & QP_JOINT_LIMIT) any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, true);
+    if ((j->flags & QP_JOINT_LIMIT) && !(tree & QP_TREE_AXIAL))
+        any |= limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, true);
     return any;
 }
 
@@ -749,11 +772,14 @@ static void align_target(const qp_world *w, const qp_joint *j, const qp_joint_ro
     }
 }
 
-/* One joint's rows; its equality rows (point, alignment) only when `equality` (a ball or
- * hinge joint of a tree has them solved with the tree's, solve_tree). */
+/* One joint's rows, but those the tree solves (tree_part: IN_TREE, its equality rows, and
+ * the limit rows of QP_TREE_*; solve_tree). */
+#define IN_TREE 8
+
 static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
-                        bool equality)
+                        unsigned tree)
 {
+    bool equality = !(tree & IN_TREE);
     bool any = false;
     fix16_t dt = w->def.dt;
     fix16_t *lo_acc = mode == CONTACT ? &j->jlo : 0, *hi_acc = mode == CONTACT ? &j->jhi : 0;
@@ -781,6 +807,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
 #if QP_CFG_JOINT_OPTIONS
     if (mode == CONTACT && (j->flags & (QP_JOINT_MOTOR | QP_JOINT_SPRING)))
         any |= drive_rows(w, j, r, v, r->axis, j->type == QP_JOINT_SLIDER);
+    if (mode == CONTACT && j->drive.friction != 0) any |= friction_rows(w, j, r, v);
 #endif
     if (j->type == QP_JOINT_SLIDER) {
         any |= slide_rows(w, j, r, v, mode);
@@ -804,7 +831,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
         note_elastic(j, mode, p, qp_v3_zero());
     }
-    if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode) || any;
+    if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode, tree) || any;
     if (j->type != QP_JOINT_HINGE) return any;
     /* Alignment rows: no relative turn across the axis (and b's axis turned back to a's). */
     fix16_t e0, e1;
@@ -821,7 +848,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         }
         note_elastic(j, mode, qp_v3_zero(), l);
     }
-    if (!(j->flags & QP_JOINT_LIMIT)) return any;
+    if (!(j->flags & QP_JOINT_LIMIT) || (tree & QP_TREE_AXIAL)) return any;
     /* Limits along the axis: angle >= lower, angle <= upper. The angle wraps at +-pi, so a
      * limit within 0.01 rad of it is no limit (it would hold a hinge turning through pi). */
     return limit_rows(w, j, r, v, mode, r->axis, false, r->value, true, false) || any;
@@ -910,14 +937,30 @@ void qp__prepare_joints(qp_world *w)
     (void)qp__joint_tree_prepare(w);
 }
 
-static bool in_tree(const qp_world *w, int slot)
+/* The part of slot's rows the tree solves this pass: 0, or IN_TREE and its limit rows. */
+static unsigned tree_part(const qp_world *w, int slot)
 {
 #if QP_CFG_JOINT_TREE
-    return qp__joint_tree(w)->count > 0 && qp__joint_tree(w)->pos[slot - 1] != 0;
+    const qp_joint_tree *t = qp__joint_tree(w);
+    if (t->count == 0 || t->pos[slot - 1] == 0) return 0;
+    return IN_TREE | t->lim[t->pos[slot - 1] - 1];
 #else
     (void)w;
     (void)slot;
-    return false;
+    return 0;
+#endif
+}
+
+/* The limit rows of slot met at the step's start (solved in the tree while they push). */
+static unsigned tree_met(const qp_world *w, int slot)
+{
+#if QP_CFG_JOINT_TREE
+    const qp_joint_tree *t = qp__joint_tree(w);
+    return t->count > 0 && t->pos[slot - 1] != 0 ? t->met[t->pos[slot - 1] - 1] : 0;
+#else
+    (void)w;
+    (void)slot;
+    return 0;
 #endif
 }
 
@@ -930,11 +973,44 @@ static bool solve_tree(qp_world *w, int mode)
 }
 #else
 
-/* The equality rows of every joint of the trees at once (solve_joint_tree.c): the targets
- * solve_joint would ask of each, one exact solve, the impulses applied. */
-static bool solve_tree(qp_world *w, int mode)
+/* A limit row of the tree: its direction d, its side (sign +1: the lower limit, speed >= bound,
+ * impulse >= 0; -1: the upper) and the bound on the speed along d the pass asks
+ * (limit_bound; QP_FIX_MAX times -sign: none), at v (the pass's velocities). */
+typedef struct {
+    qp_vec3 d;
+    int sign;
+    fix16_t bound;
+} tree_limit;
+
+static tree_limit tree_limit_of(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, int mode, unsigned lim,
+                                unsigned row)
 {
-    qp_joint_tree *t = qp__joint_tree(w);
+    tree_limit l;
+    fix16_t room;
+    if (row == QP_TREE_SWING) {
+        l.d = r->tilt;
+        l.sign = -1;
+        room = qp_sat32((int64_t)j->swing - r->swing);
+    } else {
+        l.d = r->axis;
+        l.sign = lim & QP_TREE_UPPER ? -1 : 1;
+        room = qp__limit_room(j, r->value, lim & QP_TREE_UPPER);
+    }
+    bool predict = j->type == QP_JOINT_CONE;   /* as cone_limits and solve_joint ask */
+    fix16_t real = mode == DRIFT && predict ? real_speed(w, j, r, l.d, false) : 0;
+    l.bound = limit_bound(w, j, mode, room, l.sign, real, predict);
+    return l;
+}
+
+/* Rounds of one solve of the trees that drop limit rows pulling back: each drops those whose
+ * impulse this pass would turn negative and factors again; what the last leaves pulling is
+ * cut to none. */
+#define TREE_ROUNDS 3
+#define PULL_SLOP 8   /* N m s (Q16.16): a row's impulse this far below zero is rounding */
+
+/* Loads the right-hand sides of the trees' rows: the changes of relative velocity asked. */
+static void tree_targets(qp_world *w, qp_joint_tree *t, int mode)
+{
     for (int p = 0; p < t->count; p++) {
         int i = t->joint[p];
         qp_joint *j = &w->joints[i - 1];
@@ -945,14 +1021,94 @@ static bool solve_tree(qp_world *w, int mode)
         t->vec[p][0] = d.x;
         t->vec[p][1] = d.y;
         t->vec[p][2] = d.z;
+        int k = 3;
         if (j->type == QP_JOINT_HINGE) {
             fix16_t e0, e1;
             align_target(w, j, r, &v, mode, &e0, &e1);
-            t->vec[p][3] = e0;
-            t->vec[p][4] = e1;
+            t->vec[p][k++] = e0;
+            t->vec[p][k++] = e1;
+        }
+        for (unsigned row = QP_TREE_SWING; row <= QP_TREE_AXIAL; row <<= 1) {
+            if (!(t->lim[p] & row)) continue;
+            tree_limit l = tree_limit_of(w, j, r, mode, t->lim[p], row);
+            t->vec[p][k++] = qp_sat32((int64_t)l.bound - speed_along(&v, r, l.d, false));
         }
     }
-    qp__joint_tree_solve(w);
+}
+
+/* Limit rows of position p whose impulse this pass would pull (bits of lim), given the
+ * solve's impulses in vec. */
+static unsigned pulling(const qp_world *w, const qp_joint_tree *t, int p)
+{
+    const qp_joint *j = &w->joints[t->joint[p] - 1];
+    unsigned out = 0;
+    int k = j->type == QP_JOINT_HINGE ? 5 : 3;
+    for (unsigned row = QP_TREE_SWING, a = 0; row <= QP_TREE_AXIAL; row <<= 1, a++) {
+        if (!(t->lim[p] & row)) continue;
+        int sign = row == QP_TREE_SWING || (t->lim[p] & QP_TREE_UPPER) ? -1 : 1;
+        if (sign * ((int64_t)t->acc[p][a] + t->vec[p][k]) < -PULL_SLOP) out |= row;
+        k++;
+    }
+    return out;
+}
+
+/* A new pass: its limit rows are those met that it bounds, their impulses from none. */
+static bool tree_pass(qp_world *w, qp_joint_tree *t, int mode)
+{
+    if (t->pass == mode) return true;
+    t->pass = mode;
+    bool changed = false;
+    for (int p = 0; p < t->count; p++) {
+        const qp_joint *j = &w->joints[t->joint[p] - 1];
+        unsigned lim = t->met[p];
+        if (mode == DRIFT && lim) {   /* a drift bound may be none (nothing to push back) */
+            qp_joint_rows scratch;
+            const qp_joint_rows *r = rows_of(w, t->joint[p], &scratch);
+            for (unsigned row = QP_TREE_SWING; row <= QP_TREE_AXIAL; row <<= 1) {
+                if (!(lim & row)) continue;
+                tree_limit l = tree_limit_of(w, j, r, mode, lim, row);
+                if (l.bound == -l.sign * QP_FIX_MAX) lim &= ~row;
+            }
+            if (!(lim & QP_TREE_AXIAL)) lim &= ~(unsigned)QP_TREE_UPPER;
+        }
+        t->acc[p][0] = t->acc[p][1] = 0;
+        changed |= lim != t->lim[p];
+        t->lim[p] = (uint8_t)lim;
+    }
+    return !changed || qp__joint_tree_refactor(w);
+}
+
+/* The rows of every joint of the trees at once (solve_joint_tree.c): the equality rows and
+ * the limits met (while they push), the targets solve_joint would ask of each, one exact
+ * solve, the impulses applied. */
+static bool solve_tree(qp_world *w, int mode)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    if (!tree_pass(w, t, mode)) return false;   /* not a tree as ordered: the joints go one at a time */
+    for (int round = 0;; round++) {
+        tree_targets(w, t, mode);
+        qp__joint_tree_solve(w);
+        bool drop = false;
+        for (int p = 0; p < t->count; p++) drop |= pulling(w, t, p) != 0;
+        if (!drop) break;
+        if (round == TREE_ROUNDS - 1) {   /* the last round: what pulls is cut to none */
+            for (int p = 0; p < t->count; p++) {
+                unsigned pull = pulling(w, t, p);
+                int k = w->joints[t->joint[p] - 1].type == QP_JOINT_HINGE ? 5 : 3;
+                for (unsigned row = QP_TREE_SWING, a = 0; row <= QP_TREE_AXIAL; row <<= 1, a++) {
+                    if (!(t->lim[p] & row)) continue;
+                    if (pull & row) t->vec[p][k] = -(int64_t)t->acc[p][a];
+                    k++;
+                }
+            }
+            break;
+        }
+        for (int p = 0; p < t->count; p++) {
+            t->lim[p] = (uint8_t)(t->lim[p] & ~pulling(w, t, p));
+            if (!(t->lim[p] & QP_TREE_AXIAL)) t->lim[p] &= (uint8_t)~QP_TREE_UPPER;
+        }
+        if (!qp__joint_tree_refactor(w)) return false;
+    }
     bool any = false;
     for (int p = 0; p < t->count; p++) {
         int i = t->joint[p];
@@ -971,16 +1127,30 @@ static bool solve_tree(qp_world *w, int mode)
             if (mode == CONTACT) j->jp = qp_v3_add(j->jp, pt);
             note_elastic(j, mode, pt, qp_v3_zero());
         }
-        if (j->type != QP_JOINT_HINGE || !(x[3] | x[4])) continue;
-        fix16_t l0 = (fix16_t)x[3], l1 = (fix16_t)x[4];
-        qp_vec3 l = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+        qp_vec3 dir[3];
+        int n = qp__joint_tree_dirs(r, j->type, t->lim[p], dir);
+        qp_vec3 l = qp_v3_zero();
+        for (int k = 0; k < n; k++) l = qp_v3_add(l, qp_v3_scale(dir[k], (fix16_t)x[3 + k]));
+        if (!(l.x | l.y | l.z)) continue;
         apply_angular(&v, r, l);
         any = true;
-        if (mode == CONTACT) {
-            j->ja[0] = qp_sat32((int64_t)j->ja[0] + l0);
-            j->ja[1] = qp_sat32((int64_t)j->ja[1] + l1);
-        }
         note_elastic(j, mode, qp_v3_zero(), l);
+        int k = 3;
+        if (j->type == QP_JOINT_HINGE) {
+            if (mode == CONTACT) {
+                j->ja[0] = qp_sat32((int64_t)j->ja[0] + (fix16_t)x[3]);
+                j->ja[1] = qp_sat32((int64_t)j->ja[1] + (fix16_t)x[4]);
+            }
+            k = 5;
+        }
+        for (unsigned row = QP_TREE_SWING, a = 0; row <= QP_TREE_AXIAL; row <<= 1, a++) {
+            if (!(t->lim[p] & row)) continue;
+            fix16_t dj = (fix16_t)x[k++];
+            t->acc[p][a] = qp_sat32((int64_t)t->acc[p][a] + dj);
+            if (mode != CONTACT) continue;
+            fix16_t *into = row == QP_TREE_SWING ? &j->ja[0] : t->lim[p] & QP_TREE_UPPER ? &j->jhi : &j->jlo;
+            *into = qp_sat32((int64_t)*into + dj);
+        }
     }
     return any;
 }
@@ -995,7 +1165,7 @@ bool qp__collide_joints(qp_world *w)
         if (!joint_moves(w, j)) continue;
         qp_joint_rows scratch;
         vel v = real_vel(w, j);
-        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, ELASTIC, !in_tree(w, i));
+        any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, ELASTIC, tree_part(w, i));
     }
     if (qp__joint_tree_count(w) > 0) any |= solve_tree(w, ELASTIC);
     return any;
@@ -1007,6 +1177,15 @@ void qp__warm_joints(qp_world *w)
     for (int o = 0; o < w->joint_count; o++) {
         int i = w->joint_order[o];
         qp_joint *j = &w->joints[i - 1];
+#if QP_CFG_JOINT_OPTIONS
+        /* Friction starts each step from none; a joint woken within the step has none then. */
+        j->drive.jf = qp_v3_zero();
+        j->drive.kf = qp_mat3_zero();
+        if (j->drive.friction != 0 && j->type == QP_JOINT_CONE && joint_moves(w, j)) {
+            qp_joint_rows scratch_f;
+            j->drive.kf = angular_block(rows_of(w, i, &scratch_f));
+        }
+#endif
         if (!joint_moves(w, j)) continue;
         if (!warm) {
             j->jp = qp_v3_zero();
@@ -1019,6 +1198,7 @@ void qp__warm_joints(qp_world *w)
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = real_vel(w, j);
+        if (tree_met(w, i) & QP_TREE_AXIAL) j->jlo = j->jhi = 0;   /* solved in the tree from nothing */
         fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
         if (j->type == QP_JOINT_DISTANCE) {
             apply_linear(&v, r, qp_v3_scale(r->axis, axial));
@@ -1029,7 +1209,7 @@ void qp__warm_joints(qp_world *w)
             apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
             continue;
         }
-        if (in_tree(w, i)) {
+        if (tree_part(w, i)) {
             /* Solved exactly each pass: nothing to start from. Its last impulse has been
              * read (the tree's stiffness); from here jp sums this step's. */
             j->jp = qp_v3_zero();
@@ -1059,7 +1239,7 @@ bool qp__solve_joints(qp_world *w, bool reverse)
         if (joint_moves(w, j)) {
             qp_joint_rows scratch;
             vel v = real_vel(w, j);
-            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT, !in_tree(w, i));
+            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT, tree_part(w, i));
         }
         if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, CONTACT);
     }
@@ -1077,7 +1257,7 @@ bool qp__drift_joints(qp_world *w)
         if (joint_drifts(w, j)) {
             qp_joint_rows scratch;
             vel v = pseudo_vel(w, j);
-            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT, !in_tree(w, i));
+            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, DRIFT, tree_part(w, i));
         }
         if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, DRIFT);
     }

@@ -281,6 +281,7 @@ static uint32_t hash_joints(uint32_t h, const qp_world *w)
         h = h32(h, QP__DRIVE(j, break_impulse));
         h = h32(h, QP__DRIVE(j, jm));
         h = h32(h, QP__DRIVE(j, js));
+        if (QP__DRIVE(j, friction) != 0) h = h32(h, QP__DRIVE(j, friction));   /* only where a joint has friction */
     }
     return h;
 }

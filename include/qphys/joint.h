@@ -32,6 +32,10 @@
  * soft constraints (implicit in the step, as Box2D and Jolt make them), so
  * their stiffness does not depend on the masses and any frequency is stable.
  *
+ * Friction (hinge, cone): the relative turn of the bodies is resisted with at
+ * most max_friction_torque (about the axis for a hinge, about any axis for a
+ * cone), as a ragdoll's joints are: a limb swinging freely comes to rest.
+ *
  * Loads and breaking: each joint reports the impulse it applied in the last
  * step (qp_joint_load); one with a break_impulse is removed at the end of a
  * step whose load exceeded it, and a QP_EVENT_BROKE joint event says so
@@ -101,6 +105,8 @@ typedef struct {
     fix16_t max_spring_force;     /* N m or N, 0 .. 30000; 0 (the default): unbounded */
     fix16_t break_impulse;        /* N s, 0 .. 30000: the joint breaks when its load in one step
                                    * exceeds it; 0 (the default): never */
+    fix16_t max_friction_torque;  /* hinge, cone: N m, 0 .. 30000, the most torque that resists the
+                                   * bodies' relative turn; 0 (the default): none */
     fix16_t drift_time;           /* s: time scale over which position error is removed;
                                    * 0.001 .. 10, default 0.05 (never faster than one step) */
     bool collide_connected;       /* let a and b collide with each other; default false */

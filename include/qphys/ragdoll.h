@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* A ragdoll: eleven bodies (boxes and capsules) held by cone-twist joints with
  * human ranges at the neck, spine, shoulders and hips and by limited hinges at
- * the elbows and knees (src/ragdoll.c). One call creates all of it or nothing. */
+ * the elbows and knees (src/ragdoll.c), each joint with a friction torque of a
+ * share of its limb's weight about it (none on the micro:bit's pools, which hold
+ * no joint options). One call creates all of it or nothing. */
 #ifndef QPHYS_RAGDOLL_H
 #define QPHYS_RAGDOLL_H
 

@@ -189,6 +189,7 @@ typedef struct {
     bool has_spring;          /* hinge, slider, distance with `spring` */
     fix16_t spring_hz, spring_damping; /* 0.01..500 Hz; 0..100 */
     fix16_t break_impulse;    /* N s, 0 < . <= 30000; 0: not given (never breaks) */
+    fix16_t friction;         /* hinge, cone: N m, 0 .. 30000; 0: not given (none) */
     int a_column, b_column;   /* where a and b are written (for errors found later) */
 } qp_scene_joint_item;
 

@@ -214,7 +214,10 @@ typedef struct {
     fix16_t motor_speed, motor_max;   /* rad/s or m/s; N m or N */
     fix16_t spring_hz, spring_damping, spring_target, spring_max;  /* Hz, ratio, rad or m, N m or N */
     fix16_t break_impulse;        /* N s; 0: never breaks */
+    fix16_t friction;             /* hinge, cone: N m, the most torque resisting the relative turn */
     fix16_t jm, js;               /* accumulated motor and spring impulses */
+    qp_vec3 jf;                   /* not state: this step's friction impulse (from none each step) */
+    qp_mat3 kf;                   /* not state: a cone's inverse angular mass for friction, this step */
     fix16_t jel;                  /* not state (neither hashed nor in snapshots): the size of
                                    * this step's collision-pass impulses, for its load */
 } qp_joint_drive;
@@ -263,8 +266,8 @@ typedef struct {
 } qp_joint_rows;
 
 /* The size of the joint-tree solve's per-step scratch in bytes for J joints (src/joint_tree.h,
- * which checks this against its layout): 835 bytes a joint and a count. */
-#define QP__JOINT_TREE_BYTES(J) (835ul * (unsigned long)(J) + 4ul)
+ * which checks this against its layout): 1162 bytes a joint, a count and a pass. */
+#define QP__JOINT_TREE_BYTES(J) (1162ul * (unsigned long)(J) + 8ul)
 
 /* The size of the stages' per-step scratch in bytes: the largest of the three scratch
  * layouts that share it (src/scratch.h and src/world_memory.c check this against them). B bodies + 1

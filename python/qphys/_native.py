@@ -133,7 +133,8 @@ class JointDefC(Structure):
                 ("swing_angle", fix16), ("min_length", fix16), ("max_length", fix16), ("enable_motor", c_bool),
                 ("motor_speed", fix16), ("max_motor_force", fix16), ("enable_spring", c_bool),
                 ("spring_hz", fix16), ("spring_damping", fix16), ("spring_target", fix16),
-                ("max_spring_force", fix16), ("break_impulse", fix16), ("drift_time", fix16),
+                ("max_spring_force", fix16), ("break_impulse", fix16), ("max_friction_torque", fix16),
+                ("drift_time", fix16),
                 ("collide_connected", c_bool)]
 
 
