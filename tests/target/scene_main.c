@@ -82,6 +82,33 @@ static int same_path(const scene_mesh_file *f, const char *path, unsigned long l
     return 1;
 }
 
+/* "PATH:LINE:COLUMN: what" of a refused OBJ file, as the host tools word it (cut to fit). */
+static char mesh_message[160];
+static unsigned message_len;
+
+static void message_add(const char *s, unsigned long n)
+{
+    for (unsigned long i = 0; i < n && s[i] && message_len + 1 < sizeof mesh_message; i++)
+        mesh_message[message_len++] = s[i];
+    mesh_message[message_len] = 0;
+}
+
+static const char *obj_message(const scene_mesh_file *f, const obj_text *o)
+{
+    char num[QP_FMT_BUF];
+    message_len = 0;
+    message_add(f->path, f->path_len);
+    if (o->line > 0) {
+        message_add(":", 1);
+        message_add(num, qp_fmt_i32(num, o->line));
+        message_add(":", 1);
+        message_add(num, qp_fmt_i32(num, (int32_t)o->column));
+    }
+    message_add(": ", 2);
+    message_add(o->what, sizeof mesh_message);
+    return mesh_message;
+}
+
 /* The level store's mesh callback: the embedded file named path, read and built on its first
  * line (a later line naming it gets the same mesh, as on the host). */
 static qp_result load_mesh(void *ctx, const char *path, unsigned long path_len, const qp_mesh **out,
@@ -106,7 +133,7 @@ static qp_result load_mesh(void *ctx, const char *path, unsigned long path_len, 
             return QP_ERR_BUFFER;
         }
         if (r != QP_OK) {
-            *message = o.what;
+            *message = obj_message(&scene_mesh_files[i], &o);
             return r;
         }
         r = qp_mesh_build(&meshes[i], o.vertices, o.vertex_count, o.indices, o.triangle_count,
