@@ -64,10 +64,11 @@ trap 'rm -f "$tmp"' EXIT
     [ -r "$f" ] || { echo "embed-scene: $scene: cannot read the mesh file $p ($f)" >&2; exit 2; }
     # Its 'v' lines and its faces' triangles (a face of n corners is n - 2), counted as the
     # reader (tools/obj_text.c) reads them: a line's content ends at '#' or CR.
-    set -- $(awk '{ sub(/[#\r].*/, "") } $1 == "v" { v++ } $1 == "f" && NF > 3 { t += NF - 3 }
+    counts=$(awk '{ sub(/[#\r].*/, "") } $1 == "v" { v++ } $1 == "f" && NF > 3 { t += NF - 3 }
                   END { print v + 0, t + 0 }' "$f")
-    verts=$((verts + $1)) tris=$((tris + $2)) words="$words + (QP_MESH_MEMORY_SIZE($2) + 3) / 4"
-    echo "static const char scene_mesh_text_$k[] ="
+    nv=${counts% *} nt=${counts#* }
+    verts=$((verts + nv)) tris=$((tris + nt)) words="$words + (QP_MESH_MEMORY_SIZE($nt) + 3) / 4"
+    echo "static const char scene_mesh_text_${k}[] ="
     c_string "$f"
     table="$table    { \"$(printf '%s' "$p" | sed 's/[\\"?]/\\&/g')\", ${#p}, scene_mesh_text_$k, sizeof scene_mesh_text_$k - 1 },
 "

@@ -63,7 +63,7 @@ sc_big_bodies=${SCENE_BIG_BODIES:-2200}
 sc_default_bodies=$(sed -n 's/^#define QP_CFG_MAX_BODIES \([0-9]*\)$/\1/p' include/qphys/config.h)
 sc_targets=${SCENE_TARGETS-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
-sc_board_scenes=${SCENE_BOARD_SCENES:-$(ls tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
+sc_board_scenes=${SCENE_BOARD_SCENES:-$(for sc_f in tests/scenes/*.scene; do sc_f=${sc_f##*/}; printf '%s ' "${sc_f%.scene}"; done)}
 sc_jobs=${JOBS:-2}
 
 # Standalone: the counters and check() of tests/run.sh.
