@@ -82,32 +82,10 @@ static int same_path(const scene_mesh_file *f, const char *path, unsigned long l
     return 1;
 }
 
-/* "PATH:LINE:COLUMN: what" of a refused OBJ file, as the host tools word it (cut to fit). */
-static char mesh_message[160];
-static unsigned message_len;
-
-static void message_add(const char *s, unsigned long n)
-{
-    for (unsigned long i = 0; i < n && s[i] && message_len + 1 < sizeof mesh_message; i++)
-        mesh_message[message_len++] = s[i];
-    mesh_message[message_len] = 0;
-}
-
-static const char *obj_message(const scene_mesh_file *f, const obj_text *o)
-{
-    char num[QP_FMT_BUF];
-    message_len = 0;
-    message_add(f->path, f->path_len);
-    if (o->line > 0) {
-        message_add(":", 1);
-        message_add(num, qp_fmt_i32(num, o->line));
-        message_add(":", 1);
-        message_add(num, qp_fmt_i32(num, (int32_t)o->column));
-    }
-    message_add(": ", 2);
-    message_add(o->what, sizeof mesh_message);
-    return mesh_message;
-}
+/* A refused OBJ file and the place in it, for main's message (no buffer: RAM is short). */
+static int refused_file = -1;
+static int refused_line;
+static long refused_column;
 
 /* The level store's mesh callback: the embedded file named path, read and built on its first
  * line (a later line naming it gets the same mesh, as on the host). */
@@ -133,7 +111,10 @@ static qp_result load_mesh(void *ctx, const char *path, unsigned long path_len, 
             return QP_ERR_BUFFER;
         }
         if (r != QP_OK) {
-            *message = obj_message(&scene_mesh_files[i], &o);
+            refused_file = i;
+            refused_line = o.line;
+            refused_column = o.column;
+            *message = o.what;
             return r;
         }
         r = qp_mesh_build(&meshes[i], o.vertices, o.vertex_count, o.indices, o.triangle_count,
@@ -275,6 +256,18 @@ int main(void)
         qp_port_puts(":");
         put_num(err.column);
         qp_port_puts(": error: ");
+#if defined(SCENE_MESH_FILES) && SCENE_MESH_FILES > 0
+        if (refused_file >= 0) {   /* "PATH:LINE:COLUMN: ", as the host tools word it */
+            qp_port_write(scene_mesh_files[refused_file].path, (unsigned)scene_mesh_files[refused_file].path_len);
+            if (refused_line > 0) {
+                qp_port_puts(":");
+                put_num(refused_line);
+                qp_port_puts(":");
+                put_num((int)refused_column);
+            }
+            qp_port_puts(": ");
+        }
+#endif
         qp_port_puts(err.message);
         qp_port_puts("\n");
         qp_port_exit(2);
