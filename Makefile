@@ -95,8 +95,9 @@ $(OUT)/ragdolls: examples/ragdolls.c examples/save_snapshot.h $(LIB)
 all: $(OUT)/ragdolls
 # The car driven over tests/scenes/level.scene (its meshes read by tools/obj.c); exits 1 if it
 # flips, falls through or leaves its wheels.
-$(OUT)/level_drive: examples/level_drive.c examples/save_snapshot.h tools/obj.c tools/obj.h $(LIB)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Itools $< tools/obj.c $(LIB) -lm -o $@
+$(OUT)/level_drive: examples/level_drive.c examples/save_snapshot.h tools/obj.c tools/obj.h tools/obj_text.c \
+                    tools/obj_text.h $(LIB)
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Itools $< tools/obj.c tools/obj_text.c $(LIB) -lm -o $@
 all: $(OUT)/level_drive
 
 # The main demo: pyramid20 (210 cubes). With a display, the viewer; without one, 10 s of it
@@ -111,9 +112,9 @@ run:
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 # Unit tests read scenes with mesh lines through the tools' OBJ reader (tools/obj.c).
-$(OUT)/unit/%: tests/unit/%.c tools/obj.c tools/obj.h $(LIB) | $(DEPS_STAMP)
+$(OUT)/unit/%: tests/unit/%.c tools/obj.c tools/obj.h tools/obj_text.c tools/obj_text.h $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< tools/obj.c $(LIB) -lcmocka -lm -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< tools/obj.c tools/obj_text.c $(LIB) -lcmocka -lm -o $@
 
 unit: $(UNIT_BINS)
 

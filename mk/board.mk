@@ -46,11 +46,11 @@ include boards/cpu/$(CPU_CORE).mk
 APP ?= probe
 APP_SRCS_probe ?= tests/probe/probe.c
 # make BOARD=x scene SCENE=path STEPS=N: the scene's text is compiled into the image.
-APP_SRCS_scene ?= tests/target/scene_main.c
-APP_CFLAGS_scene ?= -I$(BOARD_DIR)/scene-gen
+APP_SRCS_scene ?= tests/target/scene_main.c tools/obj_text.c
+APP_CFLAGS_scene ?= -I$(BOARD_DIR)/scene-gen -Itools
 # make BOARD=x movie SCENE=path STEPS=N: the same runner, printing every step's poses.
-APP_SRCS_movie ?= tests/target/scene_main.c
-APP_CFLAGS_movie ?= -DSCENE_POSES -I$(BOARD_DIR)/movie-gen
+APP_SRCS_movie ?= tests/target/scene_main.c tools/obj_text.c
+APP_CFLAGS_movie ?= -DSCENE_POSES -I$(BOARD_DIR)/movie-gen -Itools
 ifeq ($(strip $(APP_SRCS_$(APP))),)
 $(error APP '$(APP)' has no sources: define APP_SRCS_$(APP) (see mk/board.mk))
 endif

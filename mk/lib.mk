@@ -71,7 +71,7 @@ SO_OUT  := $(OUT)/pic
 SO_LIB  := $(OUT)/libqphys.so
 SO_CORE := $(patsubst src/%.c,$(SO_OUT)/core/%.o,$(CORE_SRCS))
 SO_FIX  := $(patsubst $(FIXMATH_DIR)/%.c,$(SO_OUT)/fixmath/%.o,$(FIXMATH_SRCS))
-SO_HOST := $(SO_OUT)/tools/replay.o $(SO_OUT)/tools/verify.o $(SO_OUT)/tools/obj.o $(SO_OUT)/tools/sized_world.o \
+SO_HOST := $(SO_OUT)/tools/replay.o $(SO_OUT)/tools/verify.o $(SO_OUT)/tools/obj.o $(SO_OUT)/tools/obj_text.o $(SO_OUT)/tools/sized_world.o \
            $(SO_OUT)/tools/shared_api.o
 
 $(SO_OUT)/core/%.o: src/%.c | $(DEPS_STAMP)

@@ -33,9 +33,13 @@ $(OUT)/viewer/%.o: tools/viewer/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -Itools -std=gnu11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
-# The OBJ reader behind scene files' mesh lines (qphys, the viewer, the unit tests).
-OBJ_READER := $(OUT)/tools/obj.o
-$(OBJ_READER): tools/obj.c tools/obj.h | $(DEPS_STAMP)
+# The OBJ reader behind scene files' mesh lines (qphys, the viewer, the unit tests): the file
+# loader and the freestanding text reader it shares with the boards' scene runner.
+OBJ_READER := $(OUT)/tools/obj.o $(OUT)/tools/obj_text.o
+$(OUT)/tools/obj.o: tools/obj.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+$(OUT)/tools/obj_text.o: tools/obj_text.c tools/obj_text.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 

@@ -188,7 +188,7 @@ target_lane() {
   check "flash images (.bin/.hex) boot: vector table in place; on QEMU's STM32F405 the Nucleo's images print the probe's hash and stack20's goldens" sh tests/scripts/test-board-images.sh
   check "stack of a step on the micro:bit's Cortex-M0 within its bound (painted, 3 040 of the 3 136 bytes reserved)" sh tests/scripts/test-stack.sh
   check "cycles per step only from a counter that counts: n/a on QEMU's clock, counted and doubling when QEMU's clock is slowed (micro:bit SysTick), n/a on the M4 without DWT" sh tests/scripts/port-cycles.sh
-  check "what the board computed: make BOARD=microbit movie draws stack20's 60 steps from the board's poses, every frame equal to the host's; damage and divergence caught" sh tests/scripts/board-movie.sh
+  check "what the board computed: make BOARD=microbit movie draws stack20's 60 steps from the board's poses (the M4 level.scene's 30, its mesh read from the image), every frame equal to the host's; damage and divergence caught" sh tests/scripts/board-movie.sh
   # The scene check's host-side targets (its boards: board_scenes).
   SCENE_BOARDS=
   . tests/scripts/scene-check.sh

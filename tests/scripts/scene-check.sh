@@ -19,10 +19,11 @@
 # Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
 # builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2,
 # i386 and low-RAM only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
-# Boards: tests/target/scene_main.c under QEMU for every scene on every board; a scene larger
-# than a board's pools (BOARD_POOLS) prints SKIP and is skipped on that board only (so is a
-# heightfield scene whose heights do not fit the board's RAM, or a scene whose text does not fit
-# its flash: the image does not link); a board whose app does not build is reported as a
+# Boards: tests/target/scene_main.c under QEMU for every scene on every board (a scene's mesh
+# files built into the image beside it, tools/embed-scene.sh); a scene larger than a board's
+# pools (BOARD_POOLS) prints SKIP and is skipped on that board only (so is a scene whose
+# heightfields' heights or meshes do not fit the board's RAM, or whose text and OBJ files do not
+# fit its flash: the image does not link); a board whose app does not build is reported as a
 # failure of that board only. A board with no QEMU model (BOARD_RUN = none in its board.mk) is
 # "build only": its scene runner must build and fit (one check), and it is never run nor
 # counted as a failure.
@@ -62,8 +63,7 @@ sc_big_bodies=${SCENE_BIG_BODIES:-2200}
 sc_default_bodies=$(sed -n 's/^#define QP_CFG_MAX_BODIES \([0-9]*\)$/\1/p' include/qphys/config.h)
 sc_targets=${SCENE_TARGETS-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
-# Boards read scenes from text built into the program: scenes with a mesh file stay on the hosts.
-sc_board_scenes=${SCENE_BOARD_SCENES:-$(grep -L '^mesh ' tests/scenes/*.scene | sed 's#.*/##; s#\.scene$##' | tr '\n' ' ')}
+sc_board_scenes=${SCENE_BOARD_SCENES:-$(for sc_f in tests/scenes/*.scene; do sc_f=${sc_f##*/}; printf '%s ' "${sc_f%.scene}"; done)}
 sc_jobs=${JOBS:-2}
 
 # Standalone: the counters and check() of tests/run.sh.
@@ -157,11 +157,10 @@ sc_board_build() {
   sc_bdir=$sc_out/$1/board
   sc_gen=$sc_bdir/scene-gen
   sh tools/embed-scene.sh "$2" "$3" "$sc_gen/scene_data.h" || return 1
-  make -s BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
-    APP_CFLAGS_scene="-I$sc_gen" board || return 1
+  make -s BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_CFLAGS_scene="-I$sc_gen -Itools" board || return 1
   cp "$sc_bdir/scene.elf" "$4.elf" || return 1
-  make -s --no-print-directory BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_SRCS_scene=tests/target/scene_main.c \
-    APP_CFLAGS_scene="-I$sc_gen" RUN_ELF="$4.elf" print-run >"$4.cmd"
+  make -s --no-print-directory BOARD="$1" BOARD_DIR="$sc_bdir" APP=scene APP_CFLAGS_scene="-I$sc_gen -Itools" \
+    RUN_ELF="$4.elf" print-run >"$4.cmd"
 }
 
 # ---- run ----------------------------------------------------------------------------------
@@ -270,12 +269,14 @@ if [ -n "$sc_boards" ] && command -v qemu-system-arm >/dev/null 2>&1; then
         rm -f "$sc_o.rc" "$sc_o.cmd"
         if sc_board_build "$sc_b" "tests/scenes/$sc_n.scene" "$(sc_steps_on "$sc_n" 1)" "$sc_o" >"$sc_out/$sc_b/$sc_n.build.log" 2>&1; then
           echo "$sc_o" >>"$sc_out/$sc_b/runs.txt"
-        elif grep -q '^heightfield ' "tests/scenes/$sc_n.scene" && grep -q "region .RAM. overflowed" "$sc_out/$sc_b/$sc_n.build.log"; then
-          # The runner holds a heightfield's heights in RAM: a board without room skips the scene.
-          echo "SKIP $sc_n: its heightfield's heights do not fit this board's RAM ($(grep -o 'overflowed by [0-9]* bytes' "$sc_out/$sc_b/$sc_n.build.log"))" >"$sc_o"
+        elif grep -q '^ *\(heightfield\|mesh\) ' "tests/scenes/$sc_n.scene" && grep -q "region .RAM. overflowed" "$sc_out/$sc_b/$sc_n.build.log"; then
+          # The runner holds the heightfields' heights and the meshes' vertices, triangles and
+          # trees in RAM: a board without room skips the scene.
+          echo "SKIP $sc_n: its level geometry (heights, mesh vertices, triangles and trees) does not fit this board's RAM ($(grep -o 'overflowed by [0-9]* bytes' "$sc_out/$sc_b/$sc_n.build.log" | head -1))" >"$sc_o"
           echo 3 >"$sc_o.rc"
         elif grep -q "region .FLASH. overflowed" "$sc_out/$sc_b/$sc_n.build.log"; then
-          # The runner embeds the scene's text in flash: a scene too large for it is skipped there.
+          # The runner embeds the scene's text (and its OBJ files') in flash: a scene too large
+          # for it is skipped there.
           echo "SKIP $sc_n: its text and the engine do not fit this board's flash ($(grep -o 'overflowed by [0-9]* bytes' "$sc_out/$sc_b/$sc_n.build.log" | head -1))" >"$sc_o"
           echo 3 >"$sc_o.rc"
         else

@@ -11,7 +11,11 @@
  *   #define SCENE_NAME "stack20"               (optional) for the messages
  *   #define SCENE_FIELDS K, SCENE_HEIGHTS N   its heightfields and their heights: a static
  *                                             store that holds exactly them
- * A mesh (boards read no files) is skipped like a scene too big for the pools.
+ *   #define SCENE_MESH_FILES F, ...            its mesh lines' OBJ files, as text by the path the
+ *   scene_mesh_files[F]                        scene writes, and the counts that size a static
+ *                                             store for their vertices, triangles and trees
+ * A mesh line's file is found in scene_mesh_files by its path, read by the tools' OBJ reader
+ * (tools/obj_text.c, freestanding) and built (qp_mesh_build) once, into that store.
  * On a scene error it prints "scene:LINE:COLUMN: error: MESSAGE" and exits 2;
  * a scene larger than this board's pools prints "SKIP ..." and exits 3, at load
  * (bodies, shapes) or, on a board with pools of its own (QP_CFG_POOLS_CUSTOM),
@@ -40,6 +44,9 @@
 #include "qphys/scene.h"
 #include "qphys/world.h"
 #include "scene_data.h"
+#if defined(SCENE_MESH_FILES) && SCENE_MESH_FILES > 0
+#include "obj_text.h"
+#endif
 
 #ifndef SCENE_STEPS
 #error "scene_data.h must define SCENE_STEPS (tools/embed-scene.sh writes it)"
@@ -53,10 +60,83 @@ static qp_world world;
 #if defined(SCENE_HEIGHTS) && SCENE_HEIGHTS > 0 && SCENE_FIELDS > 0
 static fix16_t heights[SCENE_HEIGHTS];
 static qp_heightfield fields[SCENE_FIELDS];
-static const qp_scene_level_store level_store = { heights, SCENE_HEIGHTS, fields, SCENE_FIELDS, 0, 0, 0, 0 };
+#define HEIGHTS_STORE heights, SCENE_HEIGHTS, fields, SCENE_FIELDS
 #else
-static const qp_scene_level_store level_store = { 0, 0, 0, 0, 0, 0, 0, 0 };
+#define HEIGHTS_STORE 0, 0, 0, 0
 #endif
+
+#if defined(SCENE_MESH_FILES) && SCENE_MESH_FILES > 0
+static qp_vec3 mesh_vertices[SCENE_MESH_VERTICES];
+static uint32_t mesh_indices[3 * SCENE_MESH_TRIANGLES];
+static uint32_t mesh_memory[SCENE_MESH_WORDS];     /* the trees (4-byte aligned) */
+static qp_mesh meshes[SCENE_MESH_FILES];           /* scene_mesh_files[i]'s, once built */
+static uint8_t mesh_built[SCENE_MESH_FILES];
+static const qp_mesh *mesh_slots[SCENE_MESH_LINES];
+static uint32_t vertices_used, triangles_used, words_used;
+
+static int same_path(const scene_mesh_file *f, const char *path, unsigned long len)
+{
+    if (f->path_len != len) return 0;
+    for (unsigned long i = 0; i < len; i++)
+        if (f->path[i] != path[i]) return 0;
+    return 1;
+}
+
+/* A refused OBJ file and the place in it, for main's message (no buffer: RAM is short). */
+static int refused_file = -1;
+static int refused_line;
+static long refused_column;
+
+/* The level store's mesh callback: the embedded file named path, read and built on its first
+ * line (a later line naming it gets the same mesh, as on the host). */
+static qp_result load_mesh(void *ctx, const char *path, unsigned long path_len, const qp_mesh **out,
+                           const char **message)
+{
+    (void)ctx;
+    int i = 0;
+    while (i < SCENE_MESH_FILES && !same_path(&scene_mesh_files[i], path, path_len)) i++;
+    if (i == SCENE_MESH_FILES) {
+        *message = "mesh file not built into this image (tools/embed-scene.sh)";
+        return QP_ERR_PARAM;
+    }
+    if (!mesh_built[i]) {
+        obj_text o = { mesh_vertices + vertices_used, SCENE_MESH_VERTICES - vertices_used,
+                       mesh_indices + 3u * triangles_used, SCENE_MESH_TRIANGLES - triangles_used,
+                       0, 0, 0, 0, 0, "" };
+        qp_result r = obj_text_read(scene_mesh_files[i].text, scene_mesh_files[i].length, &o);
+        const unsigned long words = (qp_mesh_memory_size(o.triangle_count) + 3u) / 4u;
+        /* The store holds what tools/embed-scene.sh counted: more is its fault, not a pool's. */
+        if (r == QP_ERR_FULL || (r == QP_OK && words > SCENE_MESH_WORDS - words_used)) {
+            *message = "the OBJ file holds more than tools/embed-scene.sh counted";
+            return QP_ERR_BUFFER;
+        }
+        if (r != QP_OK) {
+            refused_file = i;
+            refused_line = o.line;
+            refused_column = o.column;
+            *message = o.what;
+            return r;
+        }
+        r = qp_mesh_build(&meshes[i], o.vertices, o.vertex_count, o.indices, o.triangle_count,
+                          mesh_memory + words_used, words * 4u, 0);
+        if (r != QP_OK) {
+            *message = "the OBJ file's mesh is refused by qp_mesh_build (qphys check names the face)";
+            return r;
+        }
+        vertices_used += o.vertex_count;
+        triangles_used += o.triangle_count;
+        words_used += (uint32_t)words;
+        mesh_built[i] = 1;
+    }
+    *out = &meshes[i];
+    return QP_OK;
+}
+#define MESH_STORE mesh_slots, SCENE_MESH_LINES, load_mesh, 0
+#else
+#define MESH_STORE 0, 0, 0, 0
+#endif
+
+static const qp_scene_level_store level_store = { HEIGHTS_STORE, MESH_STORE };
 
 #ifdef SCENE_STACK_REPORT
 #define STACK_PAINT 0xC0FFEE5Au
@@ -176,6 +256,18 @@ int main(void)
         qp_port_puts(":");
         put_num(err.column);
         qp_port_puts(": error: ");
+#if defined(SCENE_MESH_FILES) && SCENE_MESH_FILES > 0
+        if (refused_file >= 0) {   /* "PATH:LINE:COLUMN: ", as the host tools word it */
+            qp_port_write(scene_mesh_files[refused_file].path, (unsigned)scene_mesh_files[refused_file].path_len);
+            if (refused_line > 0) {
+                qp_port_puts(":");
+                put_num(refused_line);
+                qp_port_puts(":");
+                put_num((int)refused_column);
+            }
+            qp_port_puts(": ");
+        }
+#endif
         qp_port_puts(err.message);
         qp_port_puts("\n");
         qp_port_exit(2);
