@@ -373,7 +373,7 @@ static bool factor(qp_world *w, bool now)
         qp_joint_rows ra, rb;
         const qp_joint_rows *r = rows_at(w, t->joint[p], &ra, now);
         for (int m = 0; m < t->later_n[p]; m++) {
-            int q = t->later[p][m], sp, sq;
+            int q = t->later[p][m], sp = 0, sq = 0;   /* set by shared_body: later joints share a body */
             const qp_joint_rows *rq = rows_at(w, t->joint[q], &rb, now);
             shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
             for (int k = 0; k < t->rows[q]; k++)
