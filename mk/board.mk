@@ -26,7 +26,8 @@
 #
 # Optimisation: BOARD_OPT ?= -O2 (closest to what a benchmark wants; the probe prints the same
 # hashes at -Os and -O2, and tests/scripts/cross-check.sh proves it for every app it runs). A board's
-# board.mk may choose another: the micro:bit builds with -Os (its 256 KB of flash).
+# board.mk may choose another: the micro:bit builds with -Os (its 256 KB of flash). A core's
+# boards/cpu/<core>.mk may set its boards' default: the Cortex-M4's is -O3 (docs/benchmarks.md).
 #
 # Apps: APP_SRCS_<name> lists the sources, APP_CFLAGS_<name> extra flags (optional). Define more
 # of them before this file is included, or below.

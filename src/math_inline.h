@@ -20,6 +20,17 @@
 #define QP__NARROW(x) ((void)0)
 #endif
 
+/* qp_sat32 on a machine of 32-bit words, where v is two of them: it fits an int32 when the
+ * high word is the low word's sign, one compare with a shifted operand on Arm, where two
+ * 64-bit compares (each a compare and a subtract with carry, one of them with a constant
+ * loaded first) take 7 instructions in the common case and this takes 4. INT32_MIN goes to
+ * -INT32_MAX with every value below it. */
+static inline int32_t qp__sat32_words(int64_t v)
+{
+    int32_t lo = (int32_t)v, hi = (int32_t)(v >> 32);
+    return hi == (lo >> 31) && lo != INT32_MIN ? lo : hi < 0 ? -INT32_MAX : INT32_MAX;
+}
+
 /* qp_sat32 */
 static inline int32_t qp__sat32(int64_t v)
 {
@@ -30,7 +41,7 @@ static inline int32_t qp__sat32(int64_t v)
     if (__builtin_expect((uint64_t)v + INT32_MAX <= (uint64_t)2 * INT32_MAX, 1)) return (int32_t)v;
     return v > 0 ? INT32_MAX : -INT32_MAX;
 #else
-    int32_t r = v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
+    int32_t r = qp__sat32_words(v);
     QP__NARROW(r);
     return r;
 #endif

@@ -457,7 +457,7 @@ static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
         tree_rows r, rq;
         tree_rows_at(w, t, p, &ra, now, &r);
         for (int m = 0; m < t->later_n[p]; m++) {
-            int q = t->later[p][m], sp, sq;
+            int q = t->later[p][m], sp = 0, sq = 0;   /* set by shared_body: later joints share a body */
             tree_rows_at(w, t, q, &rb, now, &rq);
             shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
             for (int k = 0; k < t->rows[q]; k++)

@@ -334,6 +334,35 @@ static void test_udiv64_32(void **state)
     }
 }
 
+/* qp__sat32_words (src/math_inline.h: qp__sat32 on 32-bit machines, the boards, i386 and
+ * wasm32) saturates as the 64-bit form does: every int64 inside (-2^31, 2^31) comes back
+ * unchanged, everything else goes to +-INT32_MAX by its sign (INT32_MIN too). The edges of
+ * both words, then random values of every width. */
+static int32_t sat_reference(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v;
+}
+
+static void test_sat32_words(void **state)
+{
+    (void)state;
+    static const int64_t edges64[] = { 0, 1, -1, INT32_MAX, -INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1,
+                                       (int64_t)INT32_MIN - 1, (int64_t)1 << 32, -((int64_t)1 << 32),
+                                       ((int64_t)1 << 32) - 1, ((int64_t)1 << 32) + INT32_MAX,
+                                       ((int64_t)1 << 32) | 0x80000000u, -((int64_t)1 << 32) + 5,
+                                       INT64_MAX, INT64_MIN, INT64_MIN + 1, INT64_MAX - INT32_MAX };
+    for (unsigned i = 0; i < sizeof edges64 / sizeof edges64[0]; i++)
+        assert_int_equal(qp__sat32_words(edges64[i]), sat_reference(edges64[i]));
+    assert_int_equal(qp__sat32_words(INT32_MIN), -INT32_MAX);
+    assert_int_equal(qp__sat32_words((int64_t)INT32_MAX + 1), INT32_MAX);
+    rng_seed(3232);
+    for (int i = 0; i < 2000000; i++) {
+        int64_t v = (int64_t)(rng_u64() >> rng_below(64));
+        if (i & 1) v = (int64_t)(0 - (uint64_t)v);   /* wraps, never overflows */
+        assert_int_equal(qp__sat32_words(v), sat_reference(v));
+    }
+}
+
 static void test_div(void **state)
 {
     (void)state;
@@ -1498,6 +1527,7 @@ int main(void)
         cmocka_unit_test(test_sat_and_shift_round),
         cmocka_unit_test(test_mul),
         cmocka_unit_test(test_udiv64_32),
+        cmocka_unit_test(test_sat32_words),
         cmocka_unit_test(test_div),
         cmocka_unit_test(test_mul_q30),
         cmocka_unit_test(test_isqrt64),
