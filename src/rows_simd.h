@@ -23,8 +23,11 @@
 /* A build with SSE4.1 inlines the kernels. Any other x86-64 build with SSE2 (the default
  * -O2 host build) compiles them for SSE4.1 apart, out of line, and calls them when the
  * processor has it (QP__SIMD_ON, a flag libgcc sets at start-up). Builds without SSE
- * registers (the core's guard) or on other processors have none. */
-#if defined(__x86_64__) && defined(__SSE4_1__)
+ * registers (the core's guard), unoptimised builds (-O0 keeps every vector on the stack:
+ * 3.4 KB a kernel) and other processors have none. */
+#if !defined(__OPTIMIZE__)
+#define QP__ROWS_SIMD 0
+#elif defined(__x86_64__) && defined(__SSE4_1__)
 #define QP__ROWS_SIMD 1
 #define QP__SIMD_HELPER QP__ALWAYS_INLINE
 #define QP__SIMD_KERNEL QP__ALWAYS_INLINE
