@@ -155,7 +155,7 @@ static bool any_error(const qp_world *w)
 
 void qp__project_joints(qp_world *w)
 {
-    if (!w->def.joint_tree || w->joint_count == 0 || !any_error(w)) return;
+    if (!w->def.joint_tree || w->joint_count < 2 || !any_error(w)) return;   /* as factor */
     for (int round = 0; round < PROJECT_ROUNDS; round++) {
         if (!qp__joint_tree_factor_now(w, round > 0)) break;
         qp_joint_tree *t = qp__joint_tree(w);

@@ -507,7 +507,9 @@ static bool factor(qp_world *w, bool now, bool again)
     qp_joint_tree *t = qp__joint_tree(w);
     t->count = 0;
     t->pass = -1;
-    if (!w->def.joint_tree || w->joint_count == 0) return false;
+    /* A joint alone is solved as without trees: as the builds that leave the trees out
+     * (QP_CFG_JOINT_TREE 0, a world of one joint at most) solve it, to the same bits. */
+    if (!w->def.joint_tree || w->joint_count < 2) return false;
     int n = order_trees(w, t);
     for (int p = 0; p < n; p++) {
         int s = t->joint[p];

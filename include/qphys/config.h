@@ -79,8 +79,9 @@
 #endif
 
 /* Storage to solve joints along their trees (qp_world_def.joint_tree, src/solve_joint_tree.c):
- * 1 keeps it, about 760 bytes a joint; 0 leaves it out, and the option then changes nothing.
- * Default: 1 when a world holds two joints or more (a joint alone is solved exactly by itself). */
+ * 1 keeps it, about 1 160 bytes a joint; 0 leaves it out, and the option then changes nothing.
+ * Default: 1 when a world holds two joints or more (a joint alone is solved without trees
+ * in every build, so a world of one joint computes the same bits with or without them). */
 #ifndef QP_CFG_JOINT_TREE
 #define QP_CFG_JOINT_TREE (QP_CFG_MAX_JOINTS >= 2)
 #endif
