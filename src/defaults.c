@@ -29,7 +29,7 @@ qp_world_def qp_default_world_def(void)
     d.max_angular_speed = QP_INT(50);
     d.bounds = QP_INT(1000);
     d.gyroscopic = false;
-    d.joint_tree = false;
+    d.joint_tree = true;
     d.sleep_enabled = true;
     d.sleep_policy = QP_SLEEP_THREE_POINT;
     d.sleep_center_size = QP_FRAC(1, 100);

@@ -80,11 +80,12 @@ typedef struct {
     bool joint_tree;              /* the equality rows of ball, hinge and cone joints that form
                                    * trees over the moving bodies are solved together, exactly, each
                                    * pass (src/solve_joint_tree.c), and their gaps, cone limits and
-                                   * hinge limits closed at the new poses (project_joints.c); loops,
-                                   * other kinds and limit rows stay joint at a time. Ten 1 kg links
+                                   * hinge limits closed at the new poses (project_joints.c), with
+                                   * the limits met; loops and other kinds stay joint at a time. Ten 1 kg links
                                    * holding 100 kg stay within 0.5 mm, 30 released horizontal
-                                   * within 1.1 mm (metres open without). Default false; nothing
-                                   * without QP_CFG_JOINT_TREE */
+                                   * within 1.1 mm (metres open without). Default true; a world of
+                                   * one joint, or a build without QP_CFG_JOINT_TREE, solves
+                                   * its joint as without trees */
     /* Sleep (docs/design.md §6). */
     bool sleep_enabled;           /* default true */
     qp_sleep_policy sleep_policy; /* default QP_SLEEP_THREE_POINT */

@@ -196,10 +196,10 @@ static void test_thrown_ragdoll_sleeps(void **state)
 
 /* ---- 3. the switch --------------------------------------------------------------------- */
 
-static void test_off_by_default(void **state)
+static void test_on_by_default(void **state)
 {
     (void)state;
-    assert_false(qp_default_world_def().joint_tree);
+    assert_true(qp_default_world_def().joint_tree);
     (void)heavy_chain(false);
     assert_int_equal(qp__joint_tree_count(&world), 0);
     (void)heavy_chain(true);
@@ -388,7 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heavy_end_holds),
         cmocka_unit_test(test_thrown_ragdoll_sleeps),
-        cmocka_unit_test(test_off_by_default),
+        cmocka_unit_test(test_on_by_default),
         cmocka_unit_test(test_long_chains_hold),
         cmocka_unit_test(test_landing_cones_hold),
         cmocka_unit_test(test_thrown_ragdolls),
