@@ -48,6 +48,18 @@ static inline qp_vec3 rand_v3(double lo, double hi)
     return qp_v3(f16(v[0]), f16(v[1]), f16(v[2]));
 }
 
+/* A point of the cube [-1, 1]^3 between 0.2 and 1 from its centre (redrawn until it is), and
+ * its distance: random directions for point clouds on spheres. */
+static inline double urand_shell(double v[3])
+{
+    double l;
+    do {
+        urand3(v, -1, 1);
+        l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    } while (l < 0.2 || l > 1);
+    return l;
+}
+
 /* A random unit quaternion (Q2.30). */
 static inline qp_quat rand_quat(void)
 {

@@ -37,11 +37,7 @@ static int cube_points(qp_vec3 *p, double x, double y, double z, qp_vec3 c)
 static int cloud_points(qp_vec3 *p, int n, double r)
 {
     for (int i = 0; i < n; i++) {
-        double v[3], l;
-        do {
-            urand3(v, -1, 1);
-            l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        } while (l < 0.2 || l > 1);
+        double v[3], l = urand_shell(v);
         double s = r * (0.6 + 0.4 / l * l);
         p[i] = v3d(v[0] / l * s, v[1] / l * s, v[2] / l * s);
     }

@@ -35,11 +35,7 @@ static int cloud(qp_vec3 *p, int n)
 {
     double r = urand(0.2, 0.6);
     for (int i = 0; i < n; i++) {
-        double v[3], l;
-        do {
-            urand3(v, -1, 1);
-            l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        } while (l < 0.2 || l > 1);
+        double v[3], l = urand_shell(v);
         p[i] = fv(v[0] / l * r, v[1] / l * r, v[2] / l * r);
     }
     return n;

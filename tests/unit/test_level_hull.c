@@ -121,11 +121,7 @@ static int trial_points(int trial, qp_vec3 *p)
     int n = trial == 7 ? 64 : 4 + (int)(rng() % 61);
     double r = urand(0.2, 0.6);
     for (int i = 0; i < n; i++) {
-        double v[3], l;
-        do {
-            urand3(v, -1, 1);
-            l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        } while (l < 0.2 || l > 1);
+        double v[3], l = urand_shell(v);
         p[i] = fv(v[0] / l * r, v[1] / l * r, v[2] / l * r);
     }
     return n;
