@@ -764,11 +764,13 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     /* A sweep's last contact is the next sweep's first, and a shock level of one contact
      * is swept again and again: nothing the rows are made of changes within a pass. */
     /* ...and a visit that needs fewer rows (the shock pass's without friction) takes them
-     * from a build of more, of the same kind (kept masses, lazy or full) and sides. */
+     * from a build of more, of the same kind (kept masses, lazy or full) and sides, or
+     * lazy ones (the shock pass's calm test) from a full build, which holds them too. */
     uint32_t key = need | (uint32_t)move << 16;
-    const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY;
+    const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY, held = scratch->rows_key & kind;
     if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
-        ((scratch->rows_key ^ need) & kind) == 0 && (need & ~scratch->rows_key & 0xFFFFu) == 0)
+        (held == (need & kind) || (held == 0 && (need & kind) == QP_ROWS_LAZY)) &&
+        (need & ~scratch->rows_key & ~kind & 0xFFFFu) == 0)
         return scratch;
     if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
     else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
