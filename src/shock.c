@@ -100,8 +100,8 @@ static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *
  * every face, the column bent into it step after step, and a column of 20
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9).
  * sides is shock_sides'. Returns the largest change of a total (0: the visit changed nothing). */
-static QP__NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int sides, bool reverse, fix16_t g_len,
-                                          uint16_t *visit, shock_rows *kept, bool *loud)
+static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int sides, bool reverse, fix16_t g_len,
+                                                 uint16_t *visit, shock_rows *kept, bool *loud)
 {
     int move = sides & QP_MOVE_BOTH;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;

@@ -926,15 +926,15 @@ static QP__ALWAYS_INLINE void warm_side(const qp_world *w, const qp_contact *c, 
 }
 
 /* Both sides, for a constant shift (0, the common case, and any other). */
-static QP__NOINLINE void warm_sides0(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
-                                     const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+static QP__VISIT_NOINLINE void warm_sides0(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                           const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
 {
     if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, 0);
     if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, 0);
 }
 
-static QP__NOINLINE void warm_sides(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
-                                    const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+static QP__VISIT_NOINLINE void warm_sides(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                          const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
 {
     if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, r->shift);
     if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, r->shift);
