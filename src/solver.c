@@ -575,8 +575,10 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30_dir(c->p[k].ra, &n);
-        r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+        if (!(need & QP_ROWS_ARMS_HELD)) {
+            r->rna[k] = cross30_dir(c->p[k].ra, &n);
+            r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+        }
         if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
@@ -772,9 +774,14 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
         (held == (need & kind) || (held == 0 && (need & kind) == QP_ROWS_LAZY)) &&
         (need & ~scratch->rows_key & ~kind & 0xFFFFu) == 0)
         return scratch;
+    /* A full build after a lazy one of the same contact and sides keeps its points' arms. */
+    unsigned arms = (need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
+                            held == QP_ROWS_LAZY && (need & QP_ROWS_POINTS & ~scratch->rows_key) == 0
+                        ? QP_ROWS_ARMS_HELD
+                        : 0;
     if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
     else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
-    else fill_full(w, c, scratch, need, move);
+    else fill_full(w, c, scratch, need | arms, move);
     scratch->rows_of = c;
     scratch->rows_key = key;
     return scratch;
