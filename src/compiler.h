@@ -12,6 +12,17 @@
 #define QP__NOINLINE
 #endif
 
+/* QP__NOINLINE for a velocity pass's visit of one contact (solve_contacts.c, shock.c, the
+ * warm start in solver.c): out of its sweep loop's frame for the micro:bit's small stack
+ * (and on the hosts, as measured there), inlined on ARMv7E-M (the Cortex-M4 and M7), where
+ * the call and the spills around it cost more: 0.6 % of pyramid20's instructions a step and
+ * 0.5 % of rain512's (make bench's Cortex-M4 app). The same bits at either. */
+#if defined(__ARM_ARCH_7EM__)
+#define QP__VISIT_NOINLINE
+#else
+#define QP__VISIT_NOINLINE QP__NOINLINE
+#endif
+
 /* Inline a small kernel into every caller even where the compiler would not (a row
  * kernel called with a constant row index: each copy loses its branches). */
 #if defined(__GNUC__)

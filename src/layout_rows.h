@@ -47,6 +47,10 @@ enum {
      * (nearly all of its points apply nothing): find a point's mass with
      * qp__point_mass_lazy and apply through qp__point_apply_kept. */
     QP_ROWS_LAZY = 32u << QP_MAX_MANIFOLD_POINTS,
+    /* Low-RAM, inside qp__rows_for: the scratch already holds the points' arms crossed with
+     * the normal (rna, rnb) of this contact, from a lazy build for the same sides (the
+     * shock pass's calm test): a fuller build keeps them. */
+    QP_ROWS_ARMS_HELD = 64u << QP_MAX_MANIFOLD_POINTS,
     QP_ROWS_POINTS = (1u << QP_MAX_MANIFOLD_POINTS) - 1u   /* every point's normal row */
 };
 static inline void qp__rows_memo_start(qp_contact_rows *scratch)

@@ -769,10 +769,18 @@ qp_mat3 qp_mat3_rotate(const qp_rot3 *r, const qp_mat3 *m)
     /* t = M R^T rounded once to Q16.16, then R t rounded once; every sum of
      * products exact (round_sum4), so any input saturates instead of wrapping. */
     qp_mat3 t, o;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            t.m[i][j] = round_sum3_sat((int64_t)m->m[i][0] * r->m[j][0], (int64_t)m->m[i][1] * r->m[j][1],
-                                       (int64_t)m->m[i][2] * r->m[j][2], 30);
+    /* A diagonal M (a box's, a sphere's or a capsule's inertia in its own frame: every body's
+     * at every step where the world keeps its world inertia) adds two zero products to each
+     * sum of the first product, which change no sum: one product each. */
+    if ((m->m[0][1] | m->m[0][2] | m->m[1][0] | m->m[1][2] | m->m[2][0] | m->m[2][1]) == 0) {
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) t.m[i][j] = qp_sat32(shift_round64((int64_t)m->m[i][i] * r->m[j][i], 30));
+    } else {
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                t.m[i][j] = round_sum3_sat((int64_t)m->m[i][0] * r->m[j][0], (int64_t)m->m[i][1] * r->m[j][1],
+                                           (int64_t)m->m[i][2] * r->m[j][2], 30);
+    }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             o.m[i][j] = round_sum3_sat((int64_t)r->m[i][0] * t.m[0][j], (int64_t)r->m[i][1] * t.m[1][j],

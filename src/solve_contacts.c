@@ -152,8 +152,8 @@ static fix16_t resting_speed(const qp_world *w)
 }
 
 /* One visit; true if it changed an impulse by more than QP_SETTLED_UNITS. */
-static QP__NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push, fix16_t rest, bool reverse, qp_quiet *q,
-                                       qp_contact_rows *scratch)
+static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t push, fix16_t rest, bool reverse,
+                                             qp_quiet *q, qp_contact_rows *scratch)
 {
     int move = qp__movable(w, c);
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return false;

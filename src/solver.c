@@ -575,8 +575,10 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
-        r->rna[k] = cross30_dir(c->p[k].ra, &n);
-        r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+        if (!(need & QP_ROWS_ARMS_HELD)) {
+            r->rna[k] = cross30_dir(c->p[k].ra, &n);
+            r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+        }
         if (!lazy) {
             r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
             r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
@@ -764,15 +766,22 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
     /* A sweep's last contact is the next sweep's first, and a shock level of one contact
      * is swept again and again: nothing the rows are made of changes within a pass. */
     /* ...and a visit that needs fewer rows (the shock pass's without friction) takes them
-     * from a build of more, of the same kind (kept masses, lazy or full) and sides. */
+     * from a build of more, of the same kind (kept masses, lazy or full) and sides, or
+     * lazy ones (the shock pass's calm test) from a full build, which holds them too. */
     uint32_t key = need | (uint32_t)move << 16;
-    const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY;
+    const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY, held = scratch->rows_key & kind;
     if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
-        ((scratch->rows_key ^ need) & kind) == 0 && (need & ~scratch->rows_key & 0xFFFFu) == 0)
+        (held == (need & kind) || (held == 0 && (need & kind) == QP_ROWS_LAZY)) &&
+        (need & ~scratch->rows_key & ~kind & 0xFFFFu) == 0)
         return scratch;
+    /* A full build after a lazy one of the same contact and sides keeps its points' arms. */
+    unsigned arms = (need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
+                            held == QP_ROWS_LAZY && (need & QP_ROWS_POINTS & ~scratch->rows_key) == 0
+                        ? QP_ROWS_ARMS_HELD
+                        : 0;
     if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
     else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
-    else fill_full(w, c, scratch, need, move);
+    else fill_full(w, c, scratch, need | arms, move);
     scratch->rows_of = c;
     scratch->rows_key = key;
     return scratch;
@@ -924,15 +933,15 @@ static QP__ALWAYS_INLINE void warm_side(const qp_world *w, const qp_contact *c, 
 }
 
 /* Both sides, for a constant shift (0, the common case, and any other). */
-static QP__NOINLINE void warm_sides0(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
-                                     const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+static QP__VISIT_NOINLINE void warm_sides0(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                           const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
 {
     if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, 0);
     if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, 0);
 }
 
-static QP__NOINLINE void warm_sides(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
-                                    const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
+static QP__VISIT_NOINLINE void warm_sides(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                          const qp_vel_ref *v, int move, fix16_t jn, const fix16_t jt[3])
 {
     if (move & QP_MOVE_A) warm_side(w, c, r, v->va, v->wa, 0, jn, jt, r->shift);
     if (move & QP_MOVE_B) warm_side(w, c, r, v->vb, v->wb, 1, jn, jt, r->shift);

@@ -184,9 +184,10 @@ static inline int64_t qp__dot16_raw(qp_vec3 a, qp_vec3 b)
 /* The roundings and velocity changes below are forced inline in low-RAM: its row builders,
  * copied once per kind of build (solver.c), use up GCC's inlining growth for solver.c,
  * which then left them out of line in the friction rows (a call per component or
- * component triple). The default inlines them; the Cortex-M0 (the micro:bit, -Os) is left
- * to choose, as with solver.c's builders. */
-#if QP_CFG_LOW_RAM && !defined(__ARM_ARCH_6M__)
+ * component triple); so did the Cortex-M4's -O3 in the default layout (forced: 0.5 % fewer
+ * instructions on pyramid20, 0.9 % on rain512, make bench's app). The hosts inline them;
+ * the Cortex-M0 (the micro:bit, -Os) is left to choose, as with solver.c's builders. */
+#if (QP_CFG_LOW_RAM || defined(__ARM_ARCH_7EM__)) && !defined(__ARM_ARCH_6M__)
 #define QP__APPLY_INLINE QP__ALWAYS_INLINE
 #else
 #define QP__APPLY_INLINE inline
