@@ -8,16 +8,17 @@
 #include "body.h"
 
 /* The next narrow phase may keep the manifold of a contact with these flags and points, as
- * far as the contact says (narrow_phase.c asks its bodies and their poses too): touching,
- * neither asleep, swept nor spawned inside. Only then are what a kept manifold is made from
- * (its points' depths when found, rel_q, rel_p, qa) state (hashed and in snapshots): any other
- * contact's are made again before they are read. The flags' two top bits count the steps in a
- * row that kept it, up to 3 (events, tests). */
+ * far as the contact says (narrow_phase.c asks its bodies too): found or kept fewer than
+ * twice in a row, touching, neither asleep, swept nor spawned inside. Only then are its
+ * depths state (hashed and in snapshots): any other contact's are found again before they
+ * are read. */
 #define QP_KEPT_SHIFT 6
+#define QP_KEPT_MAX 2u
 _Static_assert(QP_CONTACT_KEPT == 3u << QP_KEPT_SHIFT, "the kept count is the flags' two top bits");
 static inline bool qp__contact_depths_live(unsigned flags, int count)
 {
-    return count > 0 && !(flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
+    return count > 0 && (flags >> QP_KEPT_SHIFT) < QP_KEPT_MAX &&
+           !(flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
 }
 
 /* The impulses of a contact between light bodies are kept in units of 2^-shift N s:

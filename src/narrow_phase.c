@@ -65,7 +65,7 @@ typedef struct {
 
 
 /* add_contact writes every byte of a contact field by field: there is no padding. */
-_Static_assert(sizeof(qp_contact_point) == 8 * 4 && sizeof(qp_contact) == 8 + 37 * 4 + QP_MAX_MANIFOLD_POINTS * 8 * 4,
+_Static_assert(sizeof(qp_contact_point) == 7 * 4 && sizeof(qp_contact) == 8 + 26 * 4 + QP_MAX_MANIFOLD_POINTS * 7 * 4,
                "qp_contact has no padding");
 
 static uint64_t contact_key(uint16_t a, uint16_t b, uint8_t sa, uint8_t sb)
@@ -663,40 +663,10 @@ static QP__NOINLINE fix16_t point_patch(const qp_world *w, const qp_contact *c, 
     return (fix16_t)qp_isqrt64((uint64_t)2 * (uint64_t)round->radius * (uint64_t)w->def.slop);   /* Q32 -> Q16 */
 }
 
-/* The rotation of body i at a pair's poses (pair_poses). */
-static qp_quat pose_quat(const qp_world *w, int i, const qp_poses *at)
-{
-    return at->swept ? w->bodies[i].q : qp__pred(w)->q[i];
-}
-
-/* a b for quaternions of components within 2^30 + 2^10 (every stored one: snapshot.c), or
- * conj(a) b: four products below 2^60.01 each sum below 2^63 without a check. */
-static qp_quat quat_mul_unit(qp_quat a, qp_quat b, bool conj_a)
-{
-    const int64_t s = conj_a ? -1 : 1, h = (int64_t)1 << 29;
-    qp_quat r;
-    r.w = qp__sat32(((int64_t)a.w * b.w - s * ((int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z) + h) >> 30);
-    r.x = qp__sat32(((int64_t)a.w * b.x + s * ((int64_t)a.x * b.w + (int64_t)a.y * b.z - (int64_t)a.z * b.y) + h) >> 30);
-    r.y = qp__sat32(((int64_t)a.w * b.y + s * ((int64_t)a.y * b.w + (int64_t)a.z * b.x - (int64_t)a.x * b.z) + h) >> 30);
-    r.z = qp__sat32(((int64_t)a.w * b.z + s * ((int64_t)a.z * b.w + (int64_t)a.x * b.y - (int64_t)a.y * b.x) + h) >> 30);
-    return r;
-}
-
-/* b's pose in a's frame at the start of the step: its rotation conj(qa) qb and its centre. */
-static void relative_start(const qp_world *w, int a, int b, qp_quat *rq, qp_vec3 *rp)
-{
-    const qp_body_state *ba = &w->bodies[a], *bb = &w->bodies[b];
-    *rq = quat_mul_unit(ba->q, bb->q, true);
-    const qp_vec3 d = v3_sub(bb->x, ba->x);
-    const qp_rot3 r = qp__body_rot(ba);
-    *rp = v3_below(d, ARM_POINT) ? rot_point_t(&r, d, true) : qp_rot3_tmul_v3(&r, d);
-}
-
-/* This step's contact of a pair from its manifold, with what it inherits; kept: the manifold
- * is carried from that record (kept_manifold), which also hands on when and where it was found. */
+/* This step's contact of a pair from its manifold, with what it inherits. */
 static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair,
                                      const qp_contact_cache *old, const qp_poses *at, const qp_transform *xa,
-                                     const qp_manifold *m, const qp_contact_cache *kept)
+                                     const qp_manifold *m)
 {
     const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
     int a = sa->body, b = sb->body;
@@ -759,21 +729,10 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         fix16_t vn = small && arm_small
                          ? normal_speed_small(dv, wa, wb, ra, rb[k], c->n)
                          : relative_normal_speed(va, wa, vb, wb, ra, rb[k], c->n);
-        /* depth + qp_mul(vn, dt), inline, the sum saturated in 32 bits (the same numbers); a
-         * kept manifold's depths are the start's already. */
-        p->depth = at->swept || kept ? m->points[k].depth
+        /* depth + qp_mul(vn, dt), inline, the sum saturated in 32 bits (the same numbers). */
+        p->depth = at->swept ? m->points[k].depth
                              : qp__add_sat(m->points[k].depth, qp__sat32(qp__shift_round64((int64_t)vn * w->def.dt, 16)));
-        p->depth0 = kept ? kept->depth0[k] : p->depth;
         if (vn < vn_min) vn_min = vn;
-    }
-    c->qa = pose_quat(w, a, at);
-    if (kept) {
-        const unsigned times = (kept->flags & QP_CONTACT_KEPT) >> QP_KEPT_SHIFT;   /* counted to 3 */
-        c->flags = (uint8_t)(c->flags | (times < 3 ? times + 1 : 3) << QP_KEPT_SHIFT);
-        c->rel_q = kept->rel_q;
-        c->rel_p = kept->rel_p;
-    } else {
-        relative_start(w, a, b, &c->rel_q, &c->rel_p);
     }
     const fix16_t patch = c->count == 1 && round_side ? point_patch(w, c, round_side) : -1;
     set_centroid(c, rb, arms_small);
@@ -811,29 +770,31 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
         k->id[j] = c->p[j].id;
         k->ra[j] = c->p[j].ra;
         k->jn[j] = c->p[j].jn;
-        k->depth0[j] = c->p[j].depth0;
+        k->depth[j] = c->p[j].depth;
     }
-    k->rel_q = c->rel_q;
-    k->rel_p = c->rel_p;
-    k->qa = c->qa;
     k->jt1 = c->jt1;
     k->jt2 = c->jt2;
     k->jtw = c->jtw;
 }
 
 
-/* Kept manifolds (docs/design.md §4), the contact cache of Bullet and Jolt: while b's pose in
- * a's frame stays within KEEP_SHIFT on each axis and KEEP_TURN of where it was at the start of
- * the step that found the manifold, the pair is not collided again: its points and normal turn
- * with a, and each depth is the found one less how far b carried its point along the normal
- * since. Found anew once past the bounds, and for round shapes (their point travels as they
- * roll): flat shapes only (boxes, planes, and the static meshes and heightfields, whose
- * triangles are flat faces). Bounds of 0.5 mm and 1 degree left a struck pile of the unit
- * tests awake past 40 s (tests/unit/test_impacts.c); found anew every third step as well, piles
- * of cubes slept later and moved three times as much at rest (docs/notes/2026-11-29-kept.md). */
-#define KEEP_SHIFT QP_FRAC(1, 10000)     /* 0.1 mm */
-#define KEEP_TURN  1073740189            /* cos(0.2 degree / 2), Q2.30: a turn of at most 0.2 degree */
-#define KEEP_SPIN  QP_FRAC(3491, 1000000) /* 0.2 degree in radians */
+/* Kept manifolds (docs/design.md §4). Between two still bodies (QP_STATE_STILL: each moved
+ * at most two millionths of a metre last step, and no call set it moving since) a contact's
+ * manifold differs from last step's by what they moved, a few tenths of a unit: its points,
+ * normal and depths are kept instead of found again, two steps in a row at most, then found
+ * anew. Found anew every step, a resting pile's manifolds would trade a unit here and there as
+ * the clipping rounds a slightly turned face differently; the solver answers each with more
+ * visits, and piles creep. Flat shapes only (boxes, planes, and the static meshes and
+ * heightfields, whose triangles are flat faces): a round shape's point travels as it rolls. The arms from b's centre, the centroid and the anchors
+ * are made again (b's centre is where it is predicted now). */
+
+/* Still since its last step (body.c clears the flag at any call that sets it moving, places
+ * or pushes it); a body that cannot move always is. */
+static bool body_still(const qp_body_state *b)
+{
+    if (qp__body_held(b)) return true;
+    return (b->state & (QP_STATE_STILL | QP_STATE_PLACED)) == QP_STATE_STILL;
+}
 
 static bool flat_shape(const qp_world *w, int body, int slot)
 {
@@ -841,92 +802,37 @@ static bool flat_shape(const qp_world *w, int body, int slot)
     return t == QP_SHAPE_BOX || t == QP_SHAPE_PLANE || t == QP_SHAPE_MESH || t == QP_SHAPE_HEIGHTFIELD;
 }
 
-/* As far as the old record and the bodies' kinds say: not swept, neither body set in place
- * since its last step (what it is found inside then was spawned there: overlap.c), flat. */
 static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const qp_poses *at)
 {
     if (at->swept || !qp__contact_depths_live(old->flags, old->count)) return false;
-    return !((w->bodies[old->a].state | w->bodies[old->b].state) & QP_STATE_PLACED) &&
-           flat_shape(w, old->a, old->sa) && flat_shape(w, old->b, old->sb);
+    return body_still(&w->bodies[old->a]) && body_still(&w->bodies[old->b]) && flat_shape(w, old->a, old->sa) &&
+           flat_shape(w, old->b, old->sb);
 }
 
-/* v x e shifted down by 30 and rounded: with v Q2.30, e's format. */
-static inline void cross_q30(const int64_t v[3], const int64_t e[3], int64_t o[3])
+/* This step's contact of a pair whose manifold is kept (keeps_manifold): last step's points,
+ * normal, depths and impulses (what a contact found again with the same features inherits),
+ * b's arms, the centroid and the anchors made again. A frame of its own, as pair_poses. */
+static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old,
+                                       const qp_poses *at)
 {
-    const int64_t h = (int64_t)1 << 29;
-    o[0] = (v[1] * e[2] - v[2] * e[1] + h) >> 30;
-    o[1] = (v[2] * e[0] - v[0] * e[2] + h) >> 30;
-    o[2] = (v[0] * e[1] - v[1] * e[0] + h) >> 30;
-}
-
-/* q e - e for a unit quaternion q = (w, v) (components within 2^30 + 2^10, as stored ones:
- * snapshot.c): 2 w (v x e) + 2 v x (v x e), as t = 2 v x e and w t + v x t. Every product
- * is at most |v| |e| or |v| |t| <= 2 |v|^2 |e| in magnitude: below 2^62 for |e| up to
- * 2^31 (a unit normal, a point within 1 024 m). The result is within 2 |e|, clamped. */
-static QP__ALWAYS_INLINE qp_vec3 turned_less(qp_quat q, qp_vec3 e)
-{
-    const int64_t v[3] = { q.x, q.y, q.z }, x[3] = { e.x, e.y, e.z };
-    int64_t t[3], u[3];
-    cross_q30(v, x, t);
-    t[0] *= 2, t[1] *= 2, t[2] *= 2;
-    cross_q30(v, t, u);
-    const int64_t h = (int64_t)1 << 29;
-    return qp_v3(qp__sat32(((q.w * t[0] + h) >> 30) + u[0]), qp__sat32(((q.w * t[1] + h) >> 30) + u[1]),
-                 qp__sat32(((q.w * t[2] + h) >> 30) + u[2]));
-}
-
-/* b's pose in a's frame (rq, rp) within the bounds of the one where old's manifold was found. */
-static bool within_bounds(const qp_contact_cache *old, qp_quat rq, qp_vec3 rp)
-{
-    if (qp__v3_max_abs(v3_sub(rp, old->rel_p)) > KEEP_SHIFT || !v3_below(rp, ARM_POINT)) return false;
-    const qp_quat dq = quat_mul_unit(rq, qp_quat_conj(old->rel_q), false);
-    return (dq.w < 0 ? -(int64_t)dq.w : dq.w) >= KEEP_TURN;
-}
-
-/* The manifold of a pair kept from its old record (keeps_manifold), in world axes from a's
- * centre (*xa: a's predicted centre, no turn): false when b's pose in a's frame at the start of
- * the step moved past the bounds since the manifold was found, or its velocity relative to a's
- * would move it past them within the step (on an axis), or an arm reaches past 1 024 m.
- * The points and the normal turn with a by its turn since they were written (none, and the same
- * bits, for a body that did not turn); b carries each point by its turn in a's frame since
- * found (dq: conj(rel_q) then rq, about b's centre) and its shift, and the depth loses what
- * that moved it along the normal: the start of the step's, as a found one's. A frame of its
- * own, as pair_poses. */
-static QP__NOINLINE bool kept_manifold(const qp_world *w, const qp_contact_cache *old, const qp_poses *at,
-                                       qp_transform *xa, qp_manifold *m)
-{
-    /* Nor can this step take it past them: a body set moving keeps none. */
-    const qp_body_state *ba = &w->bodies[old->a], *bb = &w->bodies[old->b];
-    if ((int64_t)qp__v3_max_abs(v3_sub(bb->v, ba->v)) * w->def.dt > (int64_t)KEEP_SHIFT << 16 ||
-        (int64_t)qp__v3_max_abs(v3_sub(bb->w, ba->w)) * w->def.dt > (int64_t)KEEP_SPIN << 16)
-        return false;
-    qp_quat rq;
-    qp_vec3 rp;
-    relative_start(w, old->a, old->b, &rq, &rp);
-    if (!within_bounds(old, rq, rp)) return false;
-    const qp_vec3 shift = v3_sub(rp, old->rel_p);
-    const qp_quat dq = quat_mul_unit(rq, qp_quat_conj(old->rel_q), false);
-    for (int k = 0; k < old->count; k++)
-        if (!v3_below(old->ra[k], ARM_POINT)) return false;
-    const qp_quat turn = quat_mul_unit(pose_quat(w, old->a, at), qp_quat_conj(old->qa), false);   /* a's */
-    m->normal = v3_add(old->n, turned_less(turn, old->n));
-    const qp_vec3 n_a = rot_point_t(at->rot.ra, m->normal, true);   /* in a's frame */
-    m->count = old->count;
-    for (int k = 0; k < old->count; k++) {
-        const qp_vec3 t = turned_less(turn, old->ra[k]);
-        const qp_vec3 r = qp_v3(old->ra[k].x + t.x, old->ra[k].y + t.y, old->ra[k].z + t.z);   /* 2^26 + 2^19 */
-        const qp_vec3 q = rot_point_t(at->rot.ra, r, true);
-        const qp_vec3 from_b = qp_v3(q.x - old->rel_p.x, q.y - old->rel_p.y, q.z - old->rel_p.z);   /* 2^27 */
-        const qp_vec3 d = turned_less(dq, from_b);
-        const int64_t along = (int64_t)(d.x + shift.x) * n_a.x + (int64_t)(d.y + shift.y) * n_a.y +
-                              (int64_t)(d.z + shift.z) * n_a.z;
-        m->points[k].point = r;
-        m->points[k].id = old->id[k];
-        m->points[k].depth = qp__sat32((int64_t)old->depth0[k] - ((along + ((int64_t)1 << 29)) >> 30));
+    qp_contact *c = new_contact(w, n, walk, old->a, old->b);
+    if (!c) {
+        end_contact(w, old);
+        return;
     }
-    xa->p = at->xa;
-    xa->r = qp_rot3_identity();
-    return true;
+    contact_from_cache(c, old, (old->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
+    if (!w->def.warm_start) {
+        c->jt1 = c->jt2 = c->jtw = 0;
+        for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
+    }
+    c->ab = v3_sub(at->xa, at->xb);
+    qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    for (int k = 0; k < c->count; k++) {
+        c->p[k].depth = old->depth[k];
+        rb[k] = v3_add(c->p[k].ra, c->ab);
+    }
+    set_centroid(c, rb, false);
+    set_anchors(w, c, old, at);
 }
 
 /* Read the next old contact into *k (a copy: the slot may be written next). */
@@ -964,18 +870,18 @@ void qp__narrow_phase(qp_world *w)
             else end_contact(w, &old);
         }
         pair_poses(w, &w->pairs[i], &at);
-        qp_transform xa;
-        qp_manifold m;
-        if (found && keeps_manifold(w, &old, &at) && kept_manifold(w, &old, &at, &xa, &m)) {
-            add_contact(w, &n, &walk, &w->pairs[i], &old, &at, &xa, &m, &old);
+        if (found && keeps_manifold(w, &old, &at)) {
+            keep_manifold(w, &n, &walk, &old, &at);
             QP__COUNT(narrow_kept, 1);
             continue;
         }
+        qp_transform xa;
+        qp_manifold m;
         int touching = collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0;
         QP__COUNT(narrow_calls, 1);
         QP__COUNT(narrow_touching, touching);
         if (touching)
-            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m, 0);
+            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m);
         else if (found)
             end_contact(w, &old);
     }

@@ -17,9 +17,8 @@
  *                        narrow_phase.c's qp_contact_cache); each shape's options
  *                        (sensor, filter) and the sensor overlaps (format 4); the joint
  *                        slots that are live or have a generation, each live one whole (format 5);
- *                        where a kept manifold may reuse a contact (qp__contact_depths_live)
- *                        its points' depths when found, b's pose in a's frame then and a's
- *                        rotation its arms were written at (format 11); each live joint's later
+ *                        each contact point's depth where a kept manifold may reuse it
+ *                        (qp__contact_depths_live; format 6); each live joint's later
  *                        options (swing, motor, spring, break impulse) and their impulses (format 8)
  *                        and its friction (format 10);
  *                        a hull shape's corners in place of its sizes (format 9: the hull is
@@ -52,13 +51,12 @@
 #include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 11u  /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+#define SNAP_FORMAT 10u  /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
                             7: the world's gyroscopic and joint_tree switches;
                             8: fixed, slider and cone joints, motors, springs, break impulses;
                             9: hull shapes by their corners, level shapes (meshes,
-                            heightfields) by checksum; 10: joint friction;
-                            11: kept manifolds' relative poses */
-#define SNAP_FORMAT_OLDEST 11u   /* 11 added fields to each contact */
+                            heightfields) by checksum; 10: joint friction */
+#define SNAP_FORMAT_OLDEST 10u   /* 10 added a field to each joint */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -622,12 +620,7 @@ static void put_contact(writer *o, const qp_contact *c)
         put_u(o, c->p[k].id);
         put_v3(o, c->p[k].ra);
         put_i(o, c->p[k].jn);
-        if (qp__contact_depths_live(c->flags, c->count)) put_i(o, c->p[k].depth0);
-    }
-    if (qp__contact_depths_live(c->flags, c->count)) {
-        put_quat(o, c->rel_q);
-        put_v3(o, c->rel_p);
-        put_quat(o, c->qa);
+        if (qp__contact_depths_live(c->flags, c->count)) put_i(o, c->p[k].depth);
     }
 }
 
@@ -675,12 +668,7 @@ static void get_contact(reader *in, qp_contact *c, const unsigned char *bodies, 
         c->p[k].ra = get_v3(in, ARM_LIMIT);
         c->p[k].jn = get_in(in, 0, ANY);
         /* A depth is a point's distance into the other body: within the reach of an arm. */
-        if (qp__contact_depths_live(c->flags, c->count)) c->p[k].depth0 = get_in(in, -ARM_LIMIT, ARM_LIMIT);
-    }
-    if (qp__contact_depths_live(c->flags, c->count)) {
-        c->rel_q = get_unit_quat(in);
-        c->rel_p = get_v3(in, ARM_LIMIT);   /* b's centre from a's, within an arm's reach */
-        c->qa = get_unit_quat(in);
+        if (qp__contact_depths_live(c->flags, c->count)) c->p[k].depth = get_in(in, -ARM_LIMIT, ARM_LIMIT);
     }
     const unsigned char *ea = find_body(bodies, body_count, c->a), *eb = find_body(bodies, body_count, c->b);
     if (c->a >= c->b || !ea || !eb || c->sa >= ea[2] || c->sb >= eb[2]) {

@@ -13,8 +13,7 @@
  *              (the generation the next body created there gets)
  *   contacts   the count, then every contact in the array's order (sorted by bodies and
  *              shape slots): what one step hands the next (narrow_phase.c's qp_contact_cache,
- *              where a kept manifold may reuse it also the points' depths when found, b's
- *              pose in a's frame then and a's rotation that the arms were written at)
+ *              the points' depths included where a kept manifold may reuse them)
  *   sensors    the count, then every sensor overlap (shape pool indices), in their order
  *   joints     every joint slot that is live (all its fields: bodies, type, flags, anchors,
  *              axes, limits, drift time, accumulated impulses; for a fixed, slider or cone
@@ -30,8 +29,8 @@
  *   per-step scratch, written by a stage of every step before any read of that step: body
  *     level, island, supports and load (contact graph, sleep), pairs, solver rows, predicted
  *     poses and split-impulse velocities, and the contact fields that the narrow phase
- *     rebuilds for every contact (ab, ca, cb, twist radius, jp, st1..stw, depth, and the
- *     kept manifold's fields of one whose manifold cannot be kept: qp__contact_depths_live);
+ *     rebuilds for every contact (ab, ca, cb, twist radius, jp, st1..stw, and the depths of
+ *     one whose manifold cannot be kept: qp__contact_depths_live);
  *   statistics: a report of past steps that no stage reads (stats.step, counts, peaks).
  */
 #include "qphys/hash.h"
@@ -216,18 +215,12 @@ static uint32_t hash_contacts(uint32_t h, const qp_world *w)
         h = h32(h, ct->jt1);
         h = h32(h, ct->jt2);
         h = h32(h, ct->jtw);
-        const bool keep = qp__contact_depths_live(ct->flags, ct->count);
         for (int k = 0; k < ct->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
             const qp_contact_point *p = &ct->p[k];
             h = qp_hash_u32(h, p->id);
             h = hash_v3(h, p->ra);
             h = h32(h, p->jn);
-            if (keep) h = h32(h, p->depth0);
-        }
-        if (keep) {
-            h = hash_quat(h, ct->rel_q);
-            h = hash_v3(h, ct->rel_p);
-            h = hash_quat(h, ct->qa);
+            if (qp__contact_depths_live(ct->flags, ct->count)) h = h32(h, p->depth);
         }
     }
     return h;

@@ -508,16 +508,15 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
 /* The most bytes a snapshot of a world takes that never held more than `bodies` body slots
  * (live or freed), `shapes` shapes, `contacts` contacts, `overlaps` sensor overlaps and
  * `joints` joint slots: each varint at its longest (5 bytes). Per body 66 varints, per shape
- * 22, per contact 53 (6 indices and flags, the normal, two anchors, three friction totals,
- * per point its id, arm, normal impulse and depth, and two rotations and a position for a
- * kept manifold), per overlap 4, per joint 47 (35, and
+ * 22, per contact 42 (6 indices and flags, the normal, two anchors, three friction totals,
+ * and per point its id, arm, normal impulse and depth), per overlap 4, per joint 47 (35, and
  * 12 for the later kinds' options and impulses); 48 for
  * the world definition, statistics and section counts. A program sizes its buffers for its
  * own worst case with it (examples/lockstep/peer.h). */
 #define QP_SNAPSHOT_SIZE(bodies, shapes, contacts, overlaps, joints)                                          \
     (24ul + 4ul * (unsigned long)(bodies) + 2ul * (unsigned long)(shapes) +                                  \
      5ul * (48ul + 66ul * (unsigned long)(bodies) + 22ul * (unsigned long)(shapes) +                          \
-            53ul * (unsigned long)(contacts) + 4ul * (unsigned long)(overlaps)) +                             \
+            42ul * (unsigned long)(contacts) + 4ul * (unsigned long)(overlaps)) +                             \
      5ul * (1ul + 47ul * (unsigned long)(joints)))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);
 qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long size, uint32_t config_signature,

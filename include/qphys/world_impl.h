@@ -85,7 +85,6 @@ typedef struct {
     uint32_t id;                  /* feature id */
     fix16_t jn;                   /* accumulated normal impulse (warm start) */
     fix16_t jp;                   /* accumulated split (pseudo) impulse */
-    fix16_t depth0;               /* depth when its manifold was found (kept manifolds) */
 } qp_contact_point;
 
 /* Contact flags. */
@@ -97,8 +96,8 @@ enum {
     QP_CONTACT_SWEPT    = 1u << 4, /* found at the start poses: its bodies close in fast (narrow_phase.c) */
     QP_CONTACT_OVERLAP  = 1u << 5, /* two dynamic bodies that began deep inside each other (spawned
                                       so), until they are apart (overlap.c) */
-    QP_CONTACT_KEPT     = 3u << 6  /* how many steps in a row (0-3, 3: three or more) its manifold
-                                      was kept instead of found again (narrow_phase.c) */
+    QP_CONTACT_KEPT     = 3u << 6  /* how many steps in a row (0-2) its manifold was kept from the
+                                      step before instead of found again (narrow_phase.c) */
 };
 
 typedef struct qp_contact_s {
@@ -116,11 +115,6 @@ typedef struct qp_contact_s {
     fix16_t st1, st2, stw;        /* shock pass friction totals (scratch) */
     fix16_t jc;                   /* this step's collision-pass normal impulse, all points (events) */
     qp_vec3 anchor_a, anchor_b;   /* static friction anchors, body frames (from the centres) */
-    /* Kept manifolds (narrow_phase.c): b's pose in a's frame at the start of the step that
-     * found the manifold, and a's (predicted) rotation that ra and n are written at. */
-    qp_quat rel_q;                /* Q2.30 */
-    qp_vec3 rel_p;
-    qp_quat qa;                   /* Q2.30 */
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
 
@@ -170,9 +164,7 @@ typedef struct {
     qp_vec3 ra[QP_MAX_MANIFOLD_POINTS];   /* to match points whose feature ids changed */
     uint32_t id[QP_MAX_MANIFOLD_POINTS];
     fix16_t jn[QP_MAX_MANIFOLD_POINTS];
-    fix16_t depth0[QP_MAX_MANIFOLD_POINTS];   /* for a manifold kept */
-    qp_quat rel_q, qa;
-    qp_vec3 rel_p;
+    fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* for a manifold kept */
     fix16_t jt1, jt2, jtw;
 } qp_contact_cache;
 

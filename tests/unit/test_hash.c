@@ -225,11 +225,12 @@ static void scratch_pairs(qp_world *w)
     for (int i = 0; i < w->pair_count; i++) w->pairs[i].a = w->pairs[i].b = 0;
     w->pair_count = 0;
 }
-/* Whether what a kept manifold is made from is state (src/contact.h, qp__contact_depths_live):
- * its manifold may be kept by the next step, as far as the contact says. */
+/* Whether a contact's depths are state (src/contact.h, qp__contact_depths_live): its
+ * manifold may be kept by the next step, as far as the contact says. */
 static bool depths_live(const qp_contact *c)
 {
-    return c->count > 0 && !(c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
+    return c->count > 0 && (c->flags & QP_CONTACT_KEPT) >> 6 < 2 &&
+           !(c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
 }
 
 static void scratch_contact_derived(qp_world *w)
@@ -241,18 +242,11 @@ static void scratch_contact_derived(qp_world *w)
         ct->cb.z += QP_ONE;
         ct->twist_radius += QP_ONE;
         ct->st1 = ct->st2 = ct->stw = QP_INT(3);
-        /* Its depths are made again every step; what a kept manifold is made from is state
-         * only where its manifold may be kept next step. */
-        bool keep_scratch = !depths_live(ct);
+        /* A contact's depths are state only where its manifold may be kept next step. */
+        bool depth_scratch = !depths_live(ct);
         for (int k = 0; k < ct->count; k++) {
-            ct->p[k].depth += QP_FRAC(1, 10);
-            if (keep_scratch) ct->p[k].depth0 += QP_FRAC(1, 10);
+            if (depth_scratch) ct->p[k].depth += QP_FRAC(1, 10);
             ct->p[k].jp += QP_ONE;
-        }
-        if (keep_scratch) {
-            ct->rel_q.x += 1000;
-            ct->rel_p.y += QP_ONE;
-            ct->qa.z -= 1000;
         }
     }
 }
