@@ -16,7 +16,9 @@
  * below. A contact that is new this step starts the contact pass from the
  * impulse its share of weight needs (solve_contacts.c): otherwise a 50-box
  * column takes dozens of steps for its weight to reach the ground, and sinks
- * meanwhile.
+ * meanwhile. A body's supports are the contacts that bear it: those holding it
+ * from below with a normal within 60 degrees of the vertical (or, for a body
+ * held only at its sides, those); the shock pass reads them (shock.c).
  */
 #include "body.h"
 #include "contact_graph.h"
@@ -24,7 +26,7 @@
 
 #define LEVEL_NONE 0xFFFFu
 
-static void compute_loads(qp_world *w);
+static void compute_loads(qp_world *w, qp_vec3 up);
 
 void qp__build_adjacency(qp_world *w)
 {
@@ -120,27 +122,45 @@ void qp__contact_graph(qp_world *w)
         int la = w->bodies[w->contacts[c].a].level, lb = w->bodies[w->contacts[c].b].level;
         w->order[w->queue[la > lb ? la : lb]++] = (uint16_t)c;
     }
-    compute_loads(w);
+    compute_loads(w, up);
 }
 
-static void compute_loads(qp_world *w)
+/* Does contact c bear its upper body: is its normal, from the lower body to the upper,
+ * within 60 degrees of up? A contact at the side of a body holds it from below in the
+ * contact graph (a column leaning on the next one), but carries none of its weight. */
+static bool bears(const qp_contact *c, int lower, qp_vec3 up)
 {
+    fix16_t d = qp_v3_dot_q30(qp_v3_from_q30(c->n), up);  /* n . up, Q16.16 */
+    if (lower == c->b) d = -d;
+    return d >= QP_FRAC(1, 2);
+}
+
+static void compute_loads(qp_world *w, qp_vec3 up)
+{
+    /* queue: each body's contacts from below, all of them, which share its load; supports:
+     * those that bear it, or all of them where none does. */
     for (int i = 1; i <= w->body_high; i++) {
         w->bodies[i].supports = 0;
         w->bodies[i].load = w->bodies[i].mass;
+        w->queue[i] = 0;
     }
     for (int o = 0; o < w->contact_count; o++) {
         const qp_contact *c = &w->contacts[o];
         int lower = qp__contact_lower(w, c);
-        if (lower >= 0 && touches(w, c)) w->bodies[lower == c->a ? c->b : c->a].supports++;
+        if (lower < 0 || !touches(w, c)) continue;
+        int u = lower == c->a ? c->b : c->a;
+        w->queue[u]++;
+        if (bears(c, lower, up)) w->bodies[u].supports++;
     }
+    for (int i = 1; i <= w->body_high; i++)
+        if (w->bodies[i].supports == 0) w->bodies[i].supports = w->queue[i];
     for (int o = w->contact_count - 1; o >= 0; o--) {
         const qp_contact *c = &w->contacts[w->order[o]];
         int lower = qp__contact_lower(w, c);
         if (lower < 0 || !touches(w, c)) continue;
-        qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
+        int u = lower == c->a ? c->b : c->a;
         qp_body_state *down = &w->bodies[lower];
         if (!qp__body_dynamic(down)) continue;
-        down->load = qp_sat32((int64_t)down->load + up->load / up->supports);
+        down->load = qp_sat32((int64_t)down->load + w->bodies[u].load / w->queue[u]);
     }
 }

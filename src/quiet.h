@@ -33,12 +33,13 @@
  * rest (docs/benchmarks.md). */
 #define QP_SHOCK_NOISE_UNITS 8
 
-/* The shock pass leaves alone a contact of a body on two or more supports when every point
- * of it approaches or separates at under this speed (2^-16 m/s; 64: about 1 mm/s, 17 um a
- * step at 60 Hz, far inside the slop): at rest that is rounding, which the pass otherwise
- * hands up the levels, growing (shock.c, calm). By measurement: seed 004's wall of 8 256
- * cubes stands within 9 mm and sleeps by step 90 (without it, its top rose 8 cm in 10 steps
- * and fell); pyramid20's top ends 1.9 mm from its place at step 300 (0.3 mm without). */
+/* The shock pass leaves alone a contact of a body on two or more supports (contacts that bear
+ * it, contact_graph.c) when every point of it approaches or separates at under this speed
+ * (2^-16 m/s; 64: about 1 mm/s, 17 um a step at 60 Hz, far inside the slop): at rest that is
+ * rounding, which the pass otherwise hands up the levels, growing (shock.c, calm). By
+ * measurement: seed 004's wall of 8 256 cubes stands within 9 mm and sleeps by step 90
+ * (without it, its top rose 8 cm in 10 steps and fell); pyramid20's top ends 1.9 mm from its
+ * place at step 300 (0.3 mm without). */
 #define QP_SHOCK_CALM_SPEED 64
 
 /* Skipping visits that would change nothing (the collision and shock passes; the contact

@@ -47,7 +47,7 @@ typedef struct {
     uint16_t flags;               /* QP_FLAG_* for the user */
     uint16_t level;               /* contact graph level */
     uint16_t island;              /* scratch: island root */
-    uint16_t supports;            /* scratch: contacts holding it from below */
+    uint16_t supports;            /* scratch: contacts bearing it from below (contact_graph.c) */
     fix16_t load;                 /* scratch: mass resting on it, its own included (kg) */
     uint16_t still_steps;         /* sleep: steps within the thresholds */
     uint16_t awake_steps;         /* steps since woken (capped) */
