@@ -15,10 +15,9 @@
  *     too), every joint within 1 cm, and it sleeps within 20 s.
  *  6. Twelve ragdolls thrown at 20 m/s in directions and spins drawn from a fixed sequence,
  *     every other one against a wall: every joint within 1 cm, and rates rather than every
- *     throw (whether a throw sleeps, or is pinned between the wall and the ground where the
- *     projection and the contacts push its limbs against each other, changes with the last
- *     bit of its path): at least 9 of the 12 keep their cones within 2 degrees and at least
- *     8 sleep within 20 s.
+ *     throw (whether a throw sleeps changes with the last bit of its path): at least 11 of
+ *     the 12 keep their cones, and their elbows and knees, within 2 degrees, and at least 11
+ *     sleep within 20 s.
  *  7. Three of the bench's throws that land with a limb pinned under the body or against the
  *     wall: no energy gained, cones, elbows and knees within 2 degrees, joints within 1 cm.
  */
