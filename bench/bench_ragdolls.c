@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ragdolls thrown at 20 m/s, judged by rates over seeds (docs/limits.md, Joints).
  *
- *   build/bench/bench_ragdolls [FIRST_SEED [COUNT [trace]]]      (defaults 7000 60)
+ *   build/bench/bench_ragdolls [FIRST_SEED [COUNT [trace | energy]]]      (defaults 7000 60)
  *
  * Each throw is the one of tests/unit/test_joint_tree.c (test_thrown_ragdolls) on its own
  * seed: joint trees on, a ragdoll at 2 to 4 m thrown at 20 m/s downwards by 11 to 57 degrees
@@ -11,15 +11,24 @@
  * limit (degrees) and the widest joint gap (mm); then the rates and the p50, p90 and max of
  * the sleep step (a throw that never slept counts as later than any). With `trace`, every step
  * of each throw prints its worst excesses, gap and awake bodies (to see when a throw fails).
+ * With `energy`, each throw is stepped through the step's stage table (qp__step_stages,
+ * src/stages.h) and also prints the energy (kinetic, linear and angular, and potential, m g y,
+ * of every dynamic body) that the collision, contact and shock passes added over the run (the
+ * sum of their rises) and the most the whole energy rose above its start: a pass that solves
+ * the joints and contacts in metrics that disagree shows here (a thrown ragdoll whose pinned
+ * limb passes its limits gains kilojoules in the contact pass).
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "qphys/joint.h"
 #include "qphys/ragdoll.h"
 #include "qphys/world.h"
+#include "body.h"
+#include "stages.h"
 
 #define STEPS 1200
 #define NEVER 1000000
@@ -48,9 +57,63 @@ static int add_static(qp_body_def *b)
 typedef struct {
     int asleep;                 /* step, or -1 */
     double cone, hinge, gap;    /* degrees, degrees, m */
+    double gained[3], rise;     /* energy added by the collision, contact and shock passes; most above the start (J) */
 } throw_result;
 
-static int trace;
+static int trace, energy_mode;
+
+/* Kinetic (linear, and angular from the engine's inverse inertia) plus potential energy of
+ * the dynamic bodies (J). */
+static double energy(void)
+{
+    double e = 0;
+    for (int i = 1; i <= world.body_high; i++) {
+        const qp_body_state *b = &world.bodies[i];
+        if (!qp__body_dynamic(b)) continue;
+        double m = D(b->mass), a[3][3], w[3] = { D(b->w.x), D(b->w.y), D(b->w.z) };
+        qp_mat3 ii = qp__body_inv_inertia(b);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) a[r][c] = D(ii.m[r][c]);
+        /* w . I w: I w = x solves (I^-1) x = w (Cramer's rule). */
+        double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+        double wiw = 0;
+        for (int k = 0; k < 3 && det != 0; k++) {
+            double t[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) t[r][c] = c == k ? w[r] : a[r][c];
+            wiw += w[k] * (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
+                           t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
+        }
+        e += 0.5 * m * (D(b->v.x) * D(b->v.x) + D(b->v.y) * D(b->v.y) + D(b->v.z) * D(b->v.z)) + 0.5 * wiw -
+             m * D(world.def.gravity.y) * D(b->x.y);
+    }
+    return e;
+}
+
+/* One step; in energy mode through the stage table, the velocity passes' energy read around
+ * them (as qp_world_step, which runs the table unless nothing moves). */
+static void step_once(throw_result *t, double start)
+{
+    bool moves = false;
+    for (int i = 1; i <= world.body_high && !moves; i++)
+        moves = qp__body_moves(&world.bodies[i]) || qp__body_drives(&world.bodies[i]);
+    if (!energy_mode || !moves) {
+        qp_world_step(&world);
+    } else {
+        world.stats.step++;
+        for (int i = 0; i < qp__step_stage_count; i++) {
+            void (*stage)(qp_world *) = qp__step_stages[i].run;
+            int pass = stage == qp__solve_collisions ? 0 : stage == qp__solve_contacts ? 1 : stage == qp__shock ? 2 : -1;
+            double e0 = pass >= 0 ? energy() : 0;
+            stage(&world);
+            if (pass < 0) continue;
+            double rise = energy() - e0;
+            if (rise > 0) t->gained[pass] += rise;
+        }
+    }
+    if (energy_mode && energy() - start > t->rise) t->rise = energy() - start;
+}
 
 static int throw_once(uint32_t seed, throw_result *out)
 {
@@ -81,9 +144,10 @@ static int throw_once(uint32_t seed, throw_result *out)
         double wx = (draw() - 0.5) * spin, wy = (draw() - 0.5) * spin, wz = (draw() - 0.5) * spin;
         if (qp_body_set_angular_velocity(&world, parts[k], V(wx, wy, wz)) != QP_OK) return 0;
     }
-    throw_result t = { -1, 0, 0, 0 };
+    throw_result t = { -1, 0, 0, 0, { 0, 0, 0 }, 0 };
+    double start = energy_mode ? energy() : 0;
     for (int step = 0; step < STEPS && t.asleep < 0; step++) {
-        qp_world_step(&world);
+        step_once(&t, start);
         double cone_now = 0, hinge_now = 0, gap_now = 0;
         for (int i = 1; i <= qp_world_joint_capacity(); i++) {
             qp_joint_id id = qp_world_joint_at(&world, i);
@@ -134,7 +198,8 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long first = argc > 1 ? strtol(argv[1], 0, 10) : 7000, count = argc > 2 ? strtol(argv[2], 0, 10) : 60;
-    trace = argc > 3 ? (int)strtol(argv[3], 0, 10) : 0;
+    energy_mode = argc > 3 && strcmp(argv[3], "energy") == 0;
+    trace = argc > 3 && !energy_mode ? (int)strtol(argv[3], 0, 10) : 0;
     if (first < 0 || count < 1 || count > 10000) {
         fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000)]]\n");
         return 2;
@@ -151,6 +216,9 @@ int main(int argc, char **argv)
         }
         printf("throw %u%s: asleep at step %d, past a cone %.2f deg, past an elbow or knee %.2f deg, gap %.2f mm\n",
                (unsigned)seed, seed % 2 ? " (wall)" : "", t.asleep, t.cone, t.hinge, 1000 * t.gap);
+        if (energy_mode)
+            printf("  energy added by the collision pass %.1f J, the contact pass %.1f J, the shock pass %.1f J; "
+                   "most above the start %.1f J\n", t.gained[0], t.gained[1], t.gained[2], t.rise);
         fflush(stdout);
         sleep_steps[n] = t.asleep < 0 ? NEVER : t.asleep;
         slept += t.asleep >= 0;

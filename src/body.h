@@ -14,7 +14,8 @@ enum {
     QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
     QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
     QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */
-    QP_STATE_CUT     = 1u << 11  /* scratch inside the continuous stage only: its motion was cut */
+    QP_STATE_CUT     = 1u << 11, /* scratch inside the continuous stage only: its motion was cut */
+    QP_STATE_TOUCHED = 1u << 12  /* scratch inside the joint trees' factoring only: a contact may push it */
 };
 
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg

@@ -292,13 +292,46 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
  * left the 100 kg chain opening 0.9 m, 2 holds it within 0.2 mm; a cap of 2 or less let
  * it open, 32 opened a thrown ragdoll's joints 19 cm at its landing (8: 4 cm). Below
  * 1/STIFF_FLOOR of that moment nothing is added: a resting ragdoll's small, changing
- * additions kept it creeping awake for 38 s instead of 6.5. */
+ * additions kept it creeping awake for 38 s instead of 6.5.
+ *
+ * A body a contact pushes (an awake contact of it with a point that touches or carries a
+ * load, as sleep.c's islands count them) keeps its own inertia. The contacts are solved with
+ * the bodies' own inertia: with the stiffened one in the tree, each is an exact projection in
+ * a metric of its own, and sweeps alternating the two need not converge. On a limb pinned
+ * between the ground and the body (or a wall) they did not: the contacts' accumulated
+ * impulses and the tree's grew step after step (the contact pass's warm start applied 3.5,
+ * 8, 21, 40, 51, 65 and 81 kJ in successive steps), each pass left the ragdoll with more
+ * energy than it began with (up to 1.7 kJ a step), its limbs reached the 50 rad/s clamp and
+ * 60 m/s, and the split impulses that then closed the joints turned a knee 149 degrees past
+ * its limit in one step, more than the projection turns back (14 of 360 fresh throws past a
+ * cone or an elbow or knee, by up to 33 degrees). With one metric for the bodies contacts
+ * push, none of those 14 nor of 60 more rises above its start (bench_ragdolls' energy
+ * mode). Every body with any
+ * contact (speculative ones too) left unstiffened held as well but slept 336 of the 360
+ * throws, not 343, and the three-ragdoll demo at 12 s, not 7. */
 #define STIFF_GAIN 2
 #define STIFF_CAP 8
 #define STIFF_FLOOR 16
 
+/* Marks (set) or clears the bodies of every awake contact that pushes them: a point that
+ * touches or carries a load (QP_STATE_TOUCHED). */
+static void mark_touched(qp_world *w, bool set)
+{
+    for (int i = 0; i < w->contact_count; i++) {
+        const qp_contact *c = &w->contacts[i];
+        bool pushes = false;
+        for (int k = 0; k < c->count; k++) pushes |= c->p[k].depth >= 0 || c->p[k].jn != 0;
+        if (set && ((c->flags & QP_CONTACT_SLEEPING) || !pushes)) continue;
+        for (int side = 0; side < 2; side++) {
+            qp_body_state *b = &w->bodies[side ? c->b : c->a];
+            b->state = (uint16_t)(set ? b->state | QP_STATE_TOUCHED : b->state & ~QP_STATE_TOUCHED);
+        }
+    }
+}
+
 static void stiffen(qp_world *w, qp_joint_tree *t, int n)
 {
+    mark_touched(w, true);
     for (int p = 0; p < n; p++) {
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_at(w, t->joint[p], &scratch, false);
@@ -306,7 +339,7 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
             int body = side ? w->joints[t->joint[p] - 1].b : w->joints[t->joint[p] - 1].a;
             const qp_mat3 *ii = side ? &r->ib : &r->ia;
             t->ia[p][side] = *ii;
-            if (!qp__body_moves(&w->bodies[body])) continue;
+            if (!qp__body_moves(&w->bodies[body]) || (w->bodies[body].state & QP_STATE_TOUCHED)) continue;
             int64_t add = 0;   /* Q16.16, kg m^2 */
             for (int q = 0; q < n; q++) {
                 const qp_joint *jq = &w->joints[t->joint[q] - 1];
@@ -330,6 +363,7 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
             if (qp_mat3_inverse(&m, &inv)) t->ia[p][side] = qp_mat3_mul(ii, &inv);
         }
     }
+    mark_touched(w, false);
 }
 
 /* ---- the order ----------------------------------------------------------------------------- */
