@@ -395,11 +395,14 @@ static const rs_color palette[] = { { 230, 80, 80, 255 },  { 80, 200, 90, 255 },
                                     { 240, 110, 170, 255 } };
 
 /* Islands: bodies joined through contacts between two dynamic bodies (static bodies do
- * not join islands), by union-find; the root is the lowest index. */
-static uint16_t island_root[QP_CFG_MAX_BODIES + 1];
+ * not join islands), by union-find; the root is the lowest index. Sized to the world's
+ * body capacity, which is set at run time. */
+static int *island_root;
+static int island_slots;
 
 static int find_root(int i)
 {
+    if (i >= island_slots) return i;   /* no islands (compute_islands had no memory) */
     while (island_root[i] != i) {
         island_root[i] = island_root[island_root[i]]; /* halve the path */
         i = island_root[i];
@@ -407,18 +410,27 @@ static int find_root(int i)
     return i;
 }
 
-static void compute_islands(const qp_world *w)
+/* False if the islands' memory cannot be had: the bodies are then drawn without them. */
+static bool compute_islands(const qp_world *w)
 {
-    for (int i = 0; i <= QP_CFG_MAX_BODIES; i++) island_root[i] = (uint16_t)i;
+    int slots = qp_world_body_capacity(w) + 1;
+    if (slots > island_slots) {
+        int *grown = realloc(island_root, (size_t)slots * sizeof *grown);
+        if (!grown) return false;
+        island_root = grown;
+        island_slots = slots;
+    }
+    for (int i = 0; i < slots; i++) island_root[i] = i;
     int n = qp_world_contact_count(w);
     for (int k = 0; k < n; k++) {
         qp_contact_info c;
         if (!qp_world_contact_at(w, k, &c)) continue;
         if (qp_body_get_type(w, c.a) != QP_BODY_DYNAMIC || qp_body_get_type(w, c.b) != QP_BODY_DYNAMIC) continue;
         int ra = find_root(c.a.index), rb = find_root(c.b.index);
-        if (ra < rb) island_root[rb] = (uint16_t)ra;
-        else if (rb < ra) island_root[ra] = (uint16_t)rb;
+        if (ra < rb) island_root[rb] = ra;
+        else if (rb < ra) island_root[ra] = rb;
     }
+    return true;
 }
 
 static rs_color level_color(int level, int levels)
@@ -668,7 +680,16 @@ static int far_first(const void *a, const void *b)
 
 void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const vw_draw_opts *o)
 {
-    static by_depth order[QP_CFG_MAX_BODIES + 1];
+    static by_depth *order;   /* the sleepers, sized to the world's body capacity */
+    static int order_slots;
+    int slots = qp_world_body_capacity(w) + 1;
+    if (slots > order_slots) {
+        by_depth *grown = realloc(order, (size_t)slots * sizeof *grown);
+        if (grown) {
+            order = grown;
+            order_slots = slots;
+        }
+    }
     painter pt;
     pt.img = img;
     pt.v = make_view(cam, img->w, img->h);
@@ -677,7 +698,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
     pt.poses = o->poses;
     rs_color sky_top = { 46, 52, 64, 255 }, sky_bottom = { 118, 126, 138, 255 };
     rs_clear(img, sky_top, sky_bottom);
-    compute_islands(w);
+    if (!compute_islands(w)) island_slots = 0;
     int levels = qp_world_get_stats(w).levels;
 
     /* Planes first, around the bodies' box. */
@@ -701,7 +722,7 @@ void vw_draw_world(rs_image *img, const qp_world *w, const vw_camera *cam, const
             draw_plane(&pt, n, fx(s->plane_offset) + dot(n, c), focus, extent);
         }
         rs_color col = body_color(w, id, o, levels);
-        if (col.a < 255) {
+        if (col.a < 255 && sleepers < order_slots) {
             v3 d = sub(body_center(w, id, pt.poses), pt.v.eye);
             order[sleepers].d = dot(d, d);
             order[sleepers].index = i;

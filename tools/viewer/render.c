@@ -104,7 +104,12 @@ static int render_board(const char *poses_path, long every, const char *title, r
 {
     vw_frames fr;
     if (!vw_read_frames(poses_path, &fr)) return 2;
-    static vw_pose slot[QP_CFG_MAX_BODIES + 1]; /* one frame's poses by body slot */
+    /* One frame's poses by body slot, for the world's body capacity (set at run time). */
+    vw_pose *slot = calloc((size_t)qp_world_body_capacity(world) + 1, sizeof *slot);
+    if (!slot) {
+        vw_free_frames(&fr);
+        return fail("%s: out of memory", out);
+    }
     int bodies = 0;
     for (int i = 1; i <= qp_world_body_capacity(world); i++) bodies += !qp_body_id_is_null(qp_world_body_at(world, i));
     long first = (long)qp_world_get_stats(world).step;
@@ -115,6 +120,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
             fprintf(stderr, "qphys: render: %s: frame of step %ld: %s\n", poses_path, f->step,
                     f->count != bodies ? "another number of bodies than the scene's" : "steps out of order");
             vw_free_frames(&fr);
+            free(slot);
             return 2;
         }
     }
@@ -178,6 +184,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
         drawn++;
         if (!gif_add(anim, img->rgba, delay_cs)) {
             vw_free_frames(&fr);
+            free(slot);
             return fail("%s: out of memory", out);
         }
     }
@@ -189,6 +196,7 @@ static int render_board(const char *poses_path, long every, const char *title, r
         fprintf(stderr, "render: %s: %d frames drawn; all %d board frames (steps %ld .. %ld) equal the host's: hash and every pose\n",
                 out, drawn, fr.n, fr.frames[0].step, fr.frames[fr.n - 1].step);
     vw_free_frames(&fr);
+    free(slot);
     return !ok ? 2 : differ ? 1 : 0;
 }
 
