@@ -115,7 +115,7 @@ typedef int32x4_t qp__lanes;
 
 static QP__SIMD_HELPER qp__lanes qp__ld3(const qp_vec3 *v)
 {
-    return vcombine_s32(vld1_s32(&v->x), vcreate_s32((uint32_t)v->z));
+    return vld1q_lane_s32(&v->z, vcombine_s32(vld1_s32(&v->x), vdup_n_s32(0)), 2);
 }
 
 static QP__SIMD_HELPER void qp__st3(qp_vec3 *v, qp__lanes r)
@@ -134,16 +134,16 @@ static QP__SIMD_HELPER qp__lanes qp__size3(qp__lanes v)
 }
 
 /* NEON multiplies signed lanes 0-1 and 2-3 (32 x 32 -> 64). Each product p becomes
- * p + (p >> 63) and is shifted right with rounding (+2^(n-1)): qp__round_shift's
- * branch-free form, ties away from zero. The shift is a register (srshl by -n), so the
- * form needs no constant n. */
+ * p + (p >> 63) and is shifted right with rounding (+2^(n-1)) to 32 bits: qp__round_shift's
+ * branch-free form, ties away from zero. n is 16 or 30: the narrowing shift takes its
+ * count as an immediate, so each count is spelled out (both fold away when inlined). */
 static QP__SIMD_HELPER qp__lanes qp__mul_round3(qp__lanes d, fix16_t s, int n)
 {
-    const int64x2_t shift = vdupq_n_s64(-n);
-    const int64x2_t p01 = vmull_n_s32(vget_low_s32(d), s), p23 = vmull_high_n_s32(d, s);
-    const int64x2_t r01 = vrshlq_s64(vsraq_n_s64(p01, p01, 63), shift);
-    const int64x2_t r23 = vrshlq_s64(vsraq_n_s64(p23, p23, 63), shift);
-    return vmovn_high_s64(vmovn_s64(r01), r23);
+    int64x2_t p01 = vmull_n_s32(vget_low_s32(d), s), p23 = vmull_high_n_s32(d, s);
+    p01 = vsraq_n_s64(p01, p01, 63);
+    p23 = vsraq_n_s64(p23, p23, 63);
+    return n == 30 ? vrshrn_high_n_s64(vrshrn_n_s64(p01, 30), p23, 30)
+                   : vrshrn_high_n_s64(vrshrn_n_s64(p01, 16), p23, 16);
 }
 
 static QP__SIMD_HELPER bool qp__lanes_fit(qp__lanes resp, qp__lanes vel)
