@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A row's velocity changes with integer SIMD: SSE4.1 on an x86-64 processor, NEON on
- * AArch64. The same bits as the scalar kernels of solver.h, which every other processor and
- * build runs.
+ * AArch64, SIMD128 on WebAssembly. The same bits as the scalar kernels of solver.h, which
+ * every other processor and build runs.
  *
  * A normal or tangent row changes up to twelve velocity components, each by a product
  * rounded once (qp__round_shift: ties away from zero) and added with saturation. Here a
@@ -23,9 +23,10 @@
 /* A build with SSE4.1 inlines the kernels. Any other x86-64 build with SSE2 (the default
  * -O2 host build) compiles them for SSE4.1 apart, out of line, and calls them when the
  * processor has it (QP__SIMD_ON, a flag libgcc sets at start-up). AArch64 always has NEON:
- * its builds inline them. Builds without vector registers (the core's guard), unoptimised
- * builds (-O0 keeps every vector on the stack: 3.4 KB a kernel) and other processors have
- * none. */
+ * its builds inline them, as do WebAssembly builds with SIMD128 (-msimd128: a module that
+ * runtimes without SIMD128 refuse to load, so the default wasm32 build has none). Builds
+ * without vector registers (the core's guard), unoptimised builds (-O0 keeps every vector
+ * on the stack: 3.4 KB a kernel) and other processors have none. */
 #if !defined(__OPTIMIZE__)
 #define QP__ROWS_SIMD 0
 #elif defined(__x86_64__) && defined(__SSE4_1__)
@@ -46,6 +47,12 @@
 #define QP__SIMD_HELPER QP__ALWAYS_INLINE
 #define QP__SIMD_KERNEL QP__ALWAYS_INLINE
 #define QP__SIMD_ON() 1
+#elif defined(__wasm_simd128__)
+#define QP__ROWS_SIMD 1
+#define QP__ROWS_WASM 1
+#define QP__SIMD_HELPER QP__ALWAYS_INLINE
+#define QP__SIMD_KERNEL QP__ALWAYS_INLINE
+#define QP__SIMD_ON() 1
 #else
 #define QP__ROWS_SIMD 0
 #endif
@@ -56,8 +63,8 @@
  *   qp__ld3(v), qp__st3(v, r)       a vector in lanes 0-2, lane 3 zero (no access past it)
  *   qp__lanes_add/sub/or(a, b)      lane by lane, wrapping
  *   qp__size3(v)                    each lane's size: v ^ its sign (|v|, or |v| - 1 below zero)
- *   qp__mul_round3(d, s, n)         d * s rounded by 2^-n (qp__round_shift) in each lane, for
- *                                   products within the bounds above
+ *   qp__mul_round3(d, s, n)         d * s rounded by 2^-n (qp__round_shift; n is 16 or 30) in
+ *                                   each lane, for products within the bounds above
  *   qp__lanes_fit(resp, vel)        the vectors' bounds: responses' sizes in resp below 2^25,
  *                                   velocities' in vel below 2^30 */
 
@@ -151,6 +158,49 @@ static QP__SIMD_HELPER bool qp__lanes_fit(qp__lanes resp, qp__lanes vel)
     const uint32x4_t bad = vorrq_u32(vshrq_n_u32(vreinterpretq_u32_s32(resp), 25),
                                      vshrq_n_u32(vreinterpretq_u32_s32(vel), 30));
     return vmaxvq_u32(bad) == 0;
+}
+
+#elif defined(QP__ROWS_WASM)
+/* ---- WebAssembly, SIMD128 ---- */
+#include <wasm_simd128.h>
+
+typedef v128_t qp__lanes;
+
+static QP__SIMD_HELPER qp__lanes qp__ld3(const qp_vec3 *v)
+{
+    return wasm_v128_load32_lane(&v->z, wasm_v128_load64_zero(&v->x), 2);
+}
+
+static QP__SIMD_HELPER void qp__st3(qp_vec3 *v, qp__lanes r)
+{
+    wasm_v128_store64_lane(&v->x, r, 0);
+    wasm_v128_store32_lane(&v->z, r, 2);
+}
+
+static QP__SIMD_HELPER qp__lanes qp__lanes_add(qp__lanes a, qp__lanes b) { return wasm_i32x4_add(a, b); }
+static QP__SIMD_HELPER qp__lanes qp__lanes_sub(qp__lanes a, qp__lanes b) { return wasm_i32x4_sub(a, b); }
+static QP__SIMD_HELPER qp__lanes qp__lanes_or(qp__lanes a, qp__lanes b) { return wasm_v128_or(a, b); }
+
+static QP__SIMD_HELPER qp__lanes qp__size3(qp__lanes v)
+{
+    return wasm_v128_xor(v, wasm_i32x4_shr(v, 31));
+}
+
+/* SIMD128 multiplies signed lanes 0-1 and 2-3 (i64x2.extmul, 32 x 32 -> 64). Each product
+ * p becomes (p + (p >> 63) + 2^(n-1)) >> n, qp__round_shift's branch-free form, and its low
+ * word is kept (the lanes' bounds keep it within 32 bits). */
+static QP__SIMD_HELPER qp__lanes qp__mul_round3(qp__lanes d, fix16_t s, int n)
+{
+    const v128_t vs = wasm_i32x4_splat(s), half = wasm_i64x2_splat(INT64_C(1) << (n - 1));
+    v128_t p01 = wasm_i64x2_extmul_low_i32x4(d, vs), p23 = wasm_i64x2_extmul_high_i32x4(d, vs);
+    p01 = wasm_i64x2_shr(wasm_i64x2_add(wasm_i64x2_add(p01, wasm_i64x2_shr(p01, 63)), half), n);
+    p23 = wasm_i64x2_shr(wasm_i64x2_add(wasm_i64x2_add(p23, wasm_i64x2_shr(p23, 63)), half), n);
+    return wasm_i32x4_shuffle(p01, p23, 0, 2, 4, 6);
+}
+
+static QP__SIMD_HELPER bool qp__lanes_fit(qp__lanes resp, qp__lanes vel)
+{
+    return !wasm_v128_any_true(wasm_v128_or(wasm_u32x4_shr(resp, 25), wasm_u32x4_shr(vel, 30)));
 }
 
 #endif

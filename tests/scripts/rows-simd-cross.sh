@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # rows-simd-cross.sh - the SIMD row kernels' unit test (tests/unit/test_rows_simd.c) built for
-# the targets whose builds have SIMD kernels besides the host's (default aarch64: NEON) and
-# run there, natively or under its emulator (tools/targets.sh). Debian has no cmocka for
-# them, so tests/unit/cross/cmocka.h stands in. Each target must run all four tests, none
-# skipped (its build has the kernels), none failed; a target nothing here can run is printed
-# as SKIPPED with the reason.
+# the targets whose builds have SIMD kernels besides the host's (default aarch64: NEON, and
+# wasm32-simd: SIMD128) and run there, natively or under its emulator (tools/targets.sh).
+# Debian has no cmocka for them, so tests/unit/cross/cmocka.h stands in. Each target must run
+# all four tests, none skipped (its build has the kernels), none failed; a target nothing here
+# can run is printed as SKIPPED with the reason.
 #
 #   sh tests/scripts/rows-simd-cross.sh [TARGET ...]
 set -u
@@ -17,7 +17,7 @@ fix_dir=$(make -s --no-print-directory print-fixmath-dir 2>/dev/null)
 [ -n "$fix_dir" ] || fix_dir=build/deps/libfixmath/libfixmath
 out=build/cross-simd
 mkdir -p "$out"
-[ $# -gt 0 ] || set -- aarch64
+[ $# -gt 0 ] || set -- aarch64 wasm32-simd
 status=0
 for t in "$@"; do
   qp_target "$t" || { echo "FAIL target $t: unknown"; status=1; continue; }
