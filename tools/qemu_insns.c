@@ -6,8 +6,11 @@
  *   gcc -shared -fPIC -O2 tools/qemu_insns.c -o build/qemu_insns.so
  *   qemu-aarch64 -plugin build/qemu_insns.so -d plugin PROGRAM ARGS...   (the count on stderr)
  *
+ * bench/qemu-insns.sh builds it and prints instructions per step of scenes.
+ *
  * Each translated block adds its length to one counter each time it runs (an inline add,
- * no call). The declarations are those of QEMU's plugin interface, version 1 (QEMU 6 to 8.1). */
+ * no call). The declarations are those of QEMU's plugin interface, version 1 (as Debian 12's QEMU
+ * 7.2 takes it). */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
