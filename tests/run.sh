@@ -178,6 +178,7 @@ host_lane() {
 target_lane() {
   section "targets: cross-target determinism"
   check "probe: same hashes on every host build and board" sh tests/scripts/cross-check.sh probe
+  check "SIMD row kernels on aarch64 (NEON, qemu-aarch64) and wasm32 (SIMD128, node): 200 000 random rows a kernel, the scalar kernels' bits" sh tests/scripts/rows-simd-cross.sh
   # Show every target's hash, equal or not.
   grep '^target ' "$logdir/probe:_same_hashes_on_every_host_build_and_board.log" 2>/dev/null | sed 's/^/    /'
   for b in $(ls boards | grep -v '^cpu$'); do

@@ -29,6 +29,7 @@ qp_target() {
     riscv64) qt_cc=riscv64-linux-gnu-gcc; qt_opt="-O2 -static" ;;
     s390x) qt_cc=s390x-linux-gnu-gcc; qt_opt="-O2 -static" ;;   # big-endian
     wasm32) qt_cc="clang --target=wasm32-wasi --sysroot=/usr"; qt_opt=-O2; qt_ar=llvm-ar-14 ;;
+    wasm32-simd) qt_cc="clang --target=wasm32-wasi --sysroot=/usr"; qt_opt="-O2 -msimd128"; qt_ar=llvm-ar-14 ;;   # SIMD128 row kernels
     *) return 1 ;;
   esac
 }

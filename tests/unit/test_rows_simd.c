@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The SSE4.1 row kernels (src/rows_simd.h) against the scalar ones of src/solver.h: a row
- * applied either way leaves the same bits in every velocity component, so a host built with
- * -msse4.1 computes what every board computes.
+/* The SIMD row kernels (src/rows_simd.h: SSE4.1 on x86-64, NEON on AArch64) against the
+ * scalar ones of src/solver.h: a row applied either way leaves the same bits in every
+ * velocity component, so a host with the kernels computes what every board computes.
  *
- * This file is compiled for SSE4.1 (GCC on x86-64) whatever the build's flags, and skips
- * on a processor without it. Cases: seeded random rows (xorshift64*, reproducible) whose
- * velocities, directions, responses and impulses are drawn from small values, values at and
- * around the kernels' bounds (velocities of 2^30, terms of 2^29) and the ends of int32;
- * each kernel either applies the row exactly as the scalar kernels do or writes nothing
- * and declines (the caller then takes the scalar path). Both outcomes must occur. */
+ * On x86-64 this file is compiled for SSE4.1 (GCC) whatever the build's flags, and skips on
+ * a processor without it. tests/scripts/rows-simd-cross.sh builds it for AArch64 too (with
+ * tests/unit/cross/cmocka.h) and runs it under qemu-aarch64. Cases: seeded random rows
+ * (xorshift64*, reproducible) whose velocities, directions, responses and impulses are drawn
+ * from small values, values at and around the kernels' bounds (velocities of 2^30, terms of
+ * 2^29) and the ends of int32; each kernel either applies the row exactly as the scalar
+ * kernels do or writes nothing and declines (the caller then takes the scalar path). Both
+ * outcomes must occur. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #pragma GCC target("sse4.1")
 #endif
 
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+#if !defined(__wasi__)
+#include <setjmp.h>   /* cmocka's; WASI has none, nor needs tests/unit/cross/cmocka.h one */
+#endif
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -23,6 +27,13 @@
 #include "../../src/solver.h"   /* the scalar kernels, and rows_simd.h */
 
 #if QP__ROWS_SIMD
+
+/* Whether this processor runs the kernels: NEON is part of AArch64; SSE4.1 is asked. */
+#if defined(__x86_64__)
+#define KERNELS_RUN() __builtin_cpu_supports("sse4.1")
+#else
+#define KERNELS_RUN() 1
+#endif
 
 enum { CASES = 200000 };
 
@@ -80,7 +91,7 @@ static void assert_same(const qp_vec3 *a, const qp_vec3 *b)
 static void test_pair_row_same_bits(void **state)
 {
     (void)state;
-    if (!__builtin_cpu_supports("sse4.1")) skip();
+    if (!KERNELS_RUN()) skip();
     int applied = 0, declined = 0;
     for (int n = 0; n < CASES; n++) {
         next_case();
@@ -111,7 +122,7 @@ static void test_pair_row_same_bits(void **state)
 static void test_side_row_same_bits(void **state)
 {
     (void)state;
-    if (!__builtin_cpu_supports("sse4.1")) skip();
+    if (!KERNELS_RUN()) skip();
     int applied = 0, declined = 0;
     for (int n = 0; n < CASES; n++) {
         next_case();
@@ -140,7 +151,7 @@ static void test_side_row_same_bits(void **state)
 static void test_turn_row_same_bits(void **state)
 {
     (void)state;
-    if (!__builtin_cpu_supports("sse4.1")) skip();
+    if (!KERNELS_RUN()) skip();
     int applied = 0, declined = 0;
     for (int n = 0; n < CASES; n++) {
         next_case();
@@ -167,7 +178,7 @@ static void test_turn_row_same_bits(void **state)
 static void test_bounds(void **state)
 {
     (void)state;
-    if (!__builtin_cpu_supports("sse4.1")) skip();
+    if (!KERNELS_RUN()) skip();
     const fix16_t top = (1 << 30) - 1;
     const qp_vec3 unit = { 1 << 30, 0, 0 }, zero = { 0, 0, 0 };
     const qp_vec3 resp = { (1 << 25) - 1, 0, -((1 << 25) - 1) }, resp_over = { 1 << 25, 0, 0 };
@@ -204,7 +215,7 @@ int main(void)
 
 #else
 
-/* No SSE4.1 kernels in this build (another processor or compiler): nothing to compare. */
+/* No SIMD kernels in this build (another processor or compiler): nothing to compare. */
 static void test_no_simd_kernels(void **state)
 {
     (void)state;
