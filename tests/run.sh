@@ -18,10 +18,9 @@ mkdir -p "$logdir"
 JOBS=${JOBS:-2}
 
 # use_ccache: every compiler (gcc, clang, the cross gccs) through ccache when it is installed
-# (tools/deps.sh installs it). The checks compile the same sources with the same flags in
-# several folders (a fresh clone's make, the CMake builds, the boards' scene runners); the cache
-# is build/ccache, so a fresh clone starts cold. Its hits are in build/test-logs/ccache.log.
-# QP_CCACHE=0 turns it off.
+# (tools/deps.sh installs it). The checks compile the same sources with the same flags in several
+# folders (a fresh clone's make, the CMake builds, make lib); the cache is build/ccache, so a
+# fresh clone starts cold. Its hits are in build/test-logs/ccache.log. QP_CCACHE=0 turns it off.
 use_ccache() {
   [ "${QP_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ] && command -v ccache >/dev/null 2>&1 || return 0
   case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) PATH=/usr/lib/ccache:$PATH ;; esac
