@@ -17,18 +17,6 @@ logdir=build/test-logs
 mkdir -p "$logdir"
 JOBS=${JOBS:-2}
 
-# use_ccache: every compiler (gcc, clang, the cross gccs) through ccache when it is installed
-# (tools/deps.sh installs it). The checks compile the same sources with the same flags in several
-# folders (a fresh clone's make, the CMake builds, make lib); the cache is build/ccache, so a
-# fresh clone starts cold. Its hits are in build/test-logs/ccache.log. QP_CCACHE=0 turns it off.
-use_ccache() {
-  [ "${QP_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ] && command -v ccache >/dev/null 2>&1 || return 0
-  case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) PATH=/usr/lib/ccache:$PATH ;; esac
-  CCACHE_DIR=${CCACHE_DIR:-$(pwd)/build/ccache}
-  export PATH CCACHE_DIR
-  ccache -z >/dev/null 2>&1
-}
-
 t_start=$(date +%s)
 section() { echo "== $1 (at $(($(date +%s) - t_start)) s)"; }
 ok()  { pass=$((pass + 1)); echo "PASS $1"; }
@@ -87,7 +75,6 @@ unit_suite() {
 
 # finish: the time and the count, and the exit status.
 finish() {
-  [ -n "${CCACHE_DIR:-}" ] && ccache -s >"$logdir/ccache.log" 2>&1
   echo "make $1 took $(($(date +%s) - t_start)) s"
   echo "$pass passed, $fail failed"
   [ "$fail" = 0 ]
@@ -95,7 +82,6 @@ finish() {
 }
 
 if [ "$tier" = quick ]; then
-  use_ccache
   section "host build and guard"
   check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
   check "core guard: no float/double/heap (x86-64 -mgeneral-regs-only)" make -s -j"$JOBS" core-guard
@@ -214,7 +200,6 @@ target_lane() {
 
 section dependencies
 check "deps installed" sh tools/deps.sh
-use_ccache
 section "host build"
 check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 

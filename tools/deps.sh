@@ -35,8 +35,6 @@ have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_pkg picolibc-riscv64-unknown-elf || need="$need picolibc-riscv64-unknown-elf"
 have_cmd qemu-system-riscv32 || need="$need qemu-system-misc"
 have_cmd xz || need="$need xz-utils"
-# make test compiles the same sources with the same flags in several folders: ccache compiles them once.
-have_cmd ccache || need="$need ccache"
 # qphys as a library (tests/scripts/test-install.sh): pkg-config and CMake users.
 have_cmd pkg-config || need="$need pkgconf"
 have_cmd cmake || need="$need cmake"
