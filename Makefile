@@ -111,10 +111,15 @@ run:
 # ---- tests ----------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
-# Unit tests read scenes with mesh lines through the tools' OBJ reader (tools/obj.c).
-$(OUT)/unit/%: tests/unit/%.c tools/obj.c tools/obj.h tools/obj_text.c tools/obj_text.h $(LIB) | $(DEPS_STAMP)
+# Unit tests read scenes with mesh lines through the tools' OBJ reader (tools/obj.c), compiled
+# once per build for all of them.
+UNIT_TOOL_OBJS := $(OUT)/unit-tools/obj.o $(OUT)/unit-tools/obj_text.o
+$(OUT)/unit-tools/%.o: tools/%.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< tools/obj.c tools/obj_text.c $(LIB) -lcmocka -lm -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -c $< -o $@
+$(OUT)/unit/%: tests/unit/%.c $(UNIT_TOOL_OBJS) $(LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< $(UNIT_TOOL_OBJS) $(LIB) -lcmocka -lm -o $@
 
 unit: $(UNIT_BINS)
 
