@@ -267,6 +267,28 @@ static void test_long_chains_hold(void **state)
 
 static double deg(double rad) { return rad * 180 / M_PI; }
 
+/* How far a joint is past its limits now, in degrees: its angle past its range (a hinge's
+ * angle, or a cone's twist) and, for a cone, its swing past the cone and the swing as a
+ * share of the cone. */
+typedef struct {
+    bool hinge;
+    double angle_over, swing_over, swing_share;
+} limit_reading;
+
+static limit_reading read_limits(qp_joint_id id)
+{
+    fix16_t lo, hi, cone;
+    assert_true(qp_joint_limits(&world, id, &lo, &hi, &cone));
+    double sw = D(qp_joint_swing(&world, id)), tw = D(qp_joint_angle(&world, id));
+    limit_reading r = { qp_joint_get_type(&world, id) == QP_JOINT_HINGE, 0, 0, 0 };
+    r.angle_over = tw > D(hi) ? deg(tw - D(hi)) : tw < D(lo) ? deg(D(lo) - tw) : 0;
+    if (!r.hinge) {
+        r.swing_over = deg(sw - D(cone));
+        r.swing_share = sw / D(cone);
+    }
+    return r;
+}
+
 static void test_landing_cones_hold(void **state)
 {
     (void)state;
@@ -290,17 +312,14 @@ static void test_landing_cones_hold(void **state)
         for (int i = 1; i <= qp_world_joint_capacity(); i++) {
             qp_joint_id id = qp_world_joint_at(&world, i);
             if (qp_joint_id_is_null(id)) continue;
-            fix16_t lo, hi, cone;
-            assert_true(qp_joint_limits(&world, id, &lo, &hi, &cone));
-            double sw = D(qp_joint_swing(&world, id)), tw = D(qp_joint_angle(&world, id));
-            double out = tw > D(hi) ? deg(tw - D(hi)) : tw < D(lo) ? deg(D(lo) - tw) : 0;
-            if (qp_joint_get_type(&world, id) == QP_JOINT_HINGE) {
-                if (out > hinge_over) hinge_over = out;
+            limit_reading r = read_limits(id);
+            if (r.hinge) {
+                if (r.angle_over > hinge_over) hinge_over = r.angle_over;
                 continue;
             }
-            if (sw / D(cone) > widest) widest = sw / D(cone);
-            if (deg(sw - D(cone)) > swing_over) swing_over = deg(sw - D(cone));
-            if (out > twist_over) twist_over = out;
+            if (r.swing_share > widest) widest = r.swing_share;
+            if (r.swing_over > swing_over) swing_over = r.swing_over;
+            if (r.angle_over > twist_over) twist_over = r.angle_over;
         }
         if (qp_world_get_stats(&world).awake == 0) asleep = step;
     }
@@ -360,15 +379,12 @@ static throw_run throw_ragdoll(uint32_t seed)
         for (int i = 1; i <= qp_world_joint_capacity(); i++) {
             qp_joint_id id = qp_world_joint_at(&world, i);
             if (qp_joint_id_is_null(id)) continue;
-            fix16_t lo, hi, cone;
-            assert_true(qp_joint_limits(&world, id, &lo, &hi, &cone));
-            double sw = D(qp_joint_swing(&world, id)), tw = D(qp_joint_angle(&world, id));
-            double out = tw > D(hi) ? deg(tw - D(hi)) : tw < D(lo) ? deg(D(lo) - tw) : 0;
-            if (qp_joint_get_type(&world, id) == QP_JOINT_HINGE) {   /* an elbow or a knee */
-                if (out > t.hinge) t.hinge = out;
+            limit_reading r = read_limits(id);
+            if (r.hinge) {   /* an elbow or a knee */
+                if (r.angle_over > t.hinge) t.hinge = r.angle_over;
                 continue;
             }
-            if (deg(sw - D(cone)) > out) out = deg(sw - D(cone));
+            double out = r.swing_over > r.angle_over ? r.swing_over : r.angle_over;
             if (out > t.cone) t.cone = out;
         }
         if (qp_world_get_stats(&world).awake == 0) t.asleep = step;
