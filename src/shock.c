@@ -75,9 +75,10 @@ static inline int shock_sides(const qp_world *w, const qp_contact *c)
 
 /* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED?
  * The pass then leaves it as the contact pass left it, when its upper body rests on two or
- * more supports: contacts that bear it, not one at its side (contact_graph.c; a column's cube
- * touching the next column's lower cube at its side was taken for one on two, and a struck
- * tower's leaning column rocked for ever, the pass adding 0.1-0.7 J at each close). A body pinned on its supports takes their motion at the contacts (their spin
+ * more supports: contacts that bear it, not one at its side (contact_graph.c: a column's
+ * cube touching the next column's lower cube at its side rests on one, and a struck tower's
+ * leaning column counted as on two rocks for ever, the pass adding 0.1-0.7 J at each close).
+ * A body pinned on its supports takes their motion at the contacts (their spin
  * times the lever arm included), and one on two supports took a little more than either
  * gave: a level's rounding grew by about 1.1 a level up a wall, and seed 004's pyramid wall
  * threw its top rows (docs/limits.md). A body on one support keeps the pass's smallest

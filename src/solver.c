@@ -770,15 +770,13 @@ const qp_contact_rows *qp__rows_for(qp_world *w, const qp_contact *c, qp_contact
      * lazy ones (the shock pass's calm test) from a full build, which holds them too. */
     uint32_t key = need | (uint32_t)move << 16;
     const uint32_t kind = QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY, held = scratch->rows_key & kind;
-    if ((need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
-        (held == (need & kind) || (held == 0 && (need & kind) == QP_ROWS_LAZY)) &&
+    const bool same = (need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move;
+    if (same && (held == (need & kind) || (held == 0 && (need & kind) == QP_ROWS_LAZY)) &&
         (need & ~scratch->rows_key & ~kind & 0xFFFFu) == 0)
         return scratch;
     /* A full build after a lazy one of the same contact and sides keeps its points' arms. */
-    unsigned arms = (need & QP_ROWS_MEMO) && scratch->rows_of == c && scratch->rows_key >> 16 == (uint32_t)move &&
-                            held == QP_ROWS_LAZY && (need & QP_ROWS_POINTS & ~scratch->rows_key) == 0
-                        ? QP_ROWS_ARMS_HELD
-                        : 0;
+    unsigned arms =
+        same && held == QP_ROWS_LAZY && (need & QP_ROWS_POINTS & ~scratch->rows_key) == 0 ? QP_ROWS_ARMS_HELD : 0;
     if (need & QP_ROWS_MASSES_KEPT) fill_kept(w, c, scratch, need, move);
     else if (need & QP_ROWS_LAZY) fill_lazy(w, c, scratch, need, move);
     else fill_full(w, c, scratch, need | arms, move);
