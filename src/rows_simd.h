@@ -234,6 +234,31 @@ static QP__SIMD_KERNEL bool qp__simd_pair_apply(const qp_vel_ref *v, const qp_ve
     return true;
 }
 
+/* Two rows between two bodies of one inverse mass (the friction's tangents), one after the
+ * other as two calls of qp__simd_pair_apply would apply them, with the velocities loaded and
+ * stored once: velocities below 2^30 and two terms of at most 2^29 each stay below 2^31 - 1,
+ * so the second row's plain sums are its saturating ones too. */
+static QP__SIMD_KERNEL bool qp__simd_pair2_apply(const qp_vel_ref *v, const qp_vec3 *u1, fix16_t s1, const qp_vec3 *ia1,
+                                                   const qp_vec3 *ib1, fix16_t j1, const qp_vec3 *u2, fix16_t s2,
+                                                   const qp_vec3 *ia2, const qp_vec3 *ib2, fix16_t j2)
+{
+    qp_vec3 *va = v->va, *vb = v->vb, *wa = v->wa, *wb = v->wb;
+    if (!qp__simd_scalars_fit(s1, j1) || !qp__simd_scalars_fit(s2, j2)) return false;
+    const qp__lanes ra1 = qp__ld3(ia1), rb1 = qp__ld3(ib1), ra2 = qp__ld3(ia2), rb2 = qp__ld3(ib2);
+    const qp__lanes a = qp__ld3(va), b = qp__ld3(vb), c = qp__ld3(wa), d = qp__ld3(wb);
+    const qp__lanes vel =
+        qp__lanes_or(qp__lanes_or(qp__size3(a), qp__size3(b)), qp__lanes_or(qp__size3(c), qp__size3(d)));
+    const qp__lanes resp = qp__lanes_or(qp__lanes_or(qp__size3(ra1), qp__size3(rb1)),
+                                        qp__lanes_or(qp__size3(ra2), qp__size3(rb2)));
+    if (!qp__lanes_fit(resp, vel)) return false;
+    const qp__lanes x1 = qp__mul_round3(qp__ld3(u1), s1, 30), x2 = qp__mul_round3(qp__ld3(u2), s2, 30);
+    qp__st3(va, qp__lanes_sub(qp__lanes_sub(a, x1), x2));
+    qp__st3(vb, qp__lanes_add(qp__lanes_add(b, x1), x2));
+    qp__st3(wa, qp__lanes_sub(qp__lanes_sub(c, qp__mul_round3(ra1, j1, 16)), qp__mul_round3(ra2, j2, 16)));
+    qp__st3(wb, qp__lanes_add(qp__lanes_add(d, qp__mul_round3(rb1, j1, 16)), qp__mul_round3(rb2, j2, 16)));
+    return true;
+}
+
 /* qp__add_along(v, u, s) and qp__add_scaled(w, i, j): one side of a row. */
 static QP__SIMD_KERNEL bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const qp_vec3 *u, fix16_t s, const qp_vec3 *i,
                                                   fix16_t j)
@@ -243,6 +268,20 @@ static QP__SIMD_KERNEL bool qp__simd_side_apply(qp_vec3 *v, qp_vec3 *w, const qp
     if (!qp__lanes_fit(qp__size3(r), qp__lanes_or(qp__size3(a), qp__size3(c)))) return false;
     qp__st3(v, qp__lanes_add(a, qp__mul_round3(qp__ld3(u), s, 30)));
     qp__st3(w, qp__lanes_add(c, qp__mul_round3(r, j, 16)));
+    return true;
+}
+
+/* qp__add_scaled(wa, ia, -j) and qp__add_scaled(wb, ib, j): a row that only turns (the
+ * twist) between two moving bodies, both sides in one call. */
+static QP__SIMD_KERNEL bool qp__simd_turn_pair_apply(qp_vec3 *wa, qp_vec3 *wb, const qp_vec3 *ia, const qp_vec3 *ib,
+                                                       fix16_t j)
+{
+    if (!qp__simd_scalars_fit(0, j)) return false;
+    const qp__lanes ra = qp__ld3(ia), rb = qp__ld3(ib), c = qp__ld3(wa), d = qp__ld3(wb);
+    if (!qp__lanes_fit(qp__lanes_or(qp__size3(ra), qp__size3(rb)), qp__lanes_or(qp__size3(c), qp__size3(d))))
+        return false;
+    qp__st3(wa, qp__lanes_sub(c, qp__mul_round3(ra, j, 16)));
+    qp__st3(wb, qp__lanes_add(d, qp__mul_round3(rb, j, 16)));
     return true;
 }
 

@@ -231,7 +231,7 @@ fix16_t qp__normal_row_speed(const qp_vel_ref *v, const qp_contact *c, const qp_
 void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_normal_row *nr, const qp_vel_ref *v,
                           fix16_t j, int move)
 {
-    qp__normal_apply(w, c, v, nr->ia, nr->ib, j, move, nr->shift);
+    qp__normal_apply(w, c, v, &nr->ia, &nr->ib, j, move, nr->shift);
 }
 
 /* Where the manifold's load acts: the centroid of its points weighted by
@@ -328,51 +328,53 @@ static QP__ALWAYS_INLINE void row_apply(const qp_world *w, const qp_contact *c, 
 {
     if (j == 0) return;
     QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
-    qp_vec3 u = d == 0 ? r->t1 : r->t2;
+    const qp_vec3 *u = d == 0 ? &r->t1 : &r->t2;   /* read where the rows keep it, not copied to the stack */
     if (r->shift == 0) {   /* the common case, tested once */
         const fix16_t ma = w->bodies[c->a].inv_mass, mb = w->bodies[c->b].inv_mass;
         if (d < 2 && move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass: qp__add_along_pair */
 #if QP__ROWS_SIMD
             if (!(QP_LAYOUT_BUILDS_ROWS && lazy) &&
-                QP__SIMD_ON() && qp__simd_pair_apply(v, &u, qp__mul(j, mb), &r->ia_f[d], &r->ib_f[d], j))
+                QP__SIMD_ON() && qp__simd_pair_apply(v, u, qp__mul(j, mb), &r->ia_f[d], &r->ib_f[d], j))
                 return;
 #endif
-            qp__add_along_pair(v->va, v->vb, u, qp__mul(j, mb));
+            qp__add_along_pair(v->va, v->vb, *u, qp__mul(j, mb));
             qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
             qp__add_scaled(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
             return;
         }
 #if QP__ROWS_SIMD
         if (!(QP_LAYOUT_BUILDS_ROWS && lazy) && QP__SIMD_ON()) {   /* each side in one go, else as below */
-            if ((move & QP_MOVE_A) && !(d < 2 ? qp__simd_side_apply(v->va, v->wa, &u, -qp__mul(j, ma), &r->ia_f[d], -j)
+            if (d == 2 && move == QP_MOVE_BOTH && qp__simd_turn_pair_apply(v->wa, v->wb, &r->ia_f[2], &r->ib_f[2], j))
+                return;
+            if ((move & QP_MOVE_A) && !(d < 2 ? qp__simd_side_apply(v->va, v->wa, u, -qp__mul(j, ma), &r->ia_f[d], -j)
                                               : qp__simd_turn_apply(v->wa, &r->ia_f[2], -j))) {
-                if (d < 2) qp__add_along(v->va, u, -qp__mul(j, ma));
+                if (d < 2) qp__add_along(v->va, *u, -qp__mul(j, ma));
                 qp__add_scaled(v->wa, r->ia_f[d], -j);
             }
-            if ((move & QP_MOVE_B) && !(d < 2 ? qp__simd_side_apply(v->vb, v->wb, &u, qp__mul(j, mb), &r->ib_f[d], j)
+            if ((move & QP_MOVE_B) && !(d < 2 ? qp__simd_side_apply(v->vb, v->wb, u, qp__mul(j, mb), &r->ib_f[d], j)
                                               : qp__simd_turn_apply(v->wb, &r->ib_f[2], j))) {
-                if (d < 2) qp__add_along(v->vb, u, qp__mul(j, mb));
+                if (d < 2) qp__add_along(v->vb, *u, qp__mul(j, mb));
                 qp__add_scaled(v->wb, r->ib_f[d], j);
             }
             return;
         }
 #endif
         if (move & QP_MOVE_A) {
-            if (d < 2) qp__add_along(v->va, u, -qp__mul(j, w->bodies[c->a].inv_mass));
+            if (d < 2) qp__add_along(v->va, *u, -qp__mul(j, w->bodies[c->a].inv_mass));
             qp__add_scaled(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j);
         }
         if (move & QP_MOVE_B) {
-            if (d < 2) qp__add_along(v->vb, u, qp__mul(j, w->bodies[c->b].inv_mass));
+            if (d < 2) qp__add_along(v->vb, *u, qp__mul(j, w->bodies[c->b].inv_mass));
             qp__add_scaled(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j);
         }
         return;
     }
     if (move & QP_MOVE_A) {
-        if (d < 2) qp__add_along(v->va, u, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, r->shift));
+        if (d < 2) qp__add_along(v->va, *u, -qp__mul_impulse(j, w->bodies[c->a].inv_mass, r->shift));
         qp__add_impulse(v->wa, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->a, r->fa[d]) : r->ia_f[d], -j, r->shift);
     }
     if (move & QP_MOVE_B) {
-        if (d < 2) qp__add_along(v->vb, u, qp__mul_impulse(j, w->bodies[c->b].inv_mass, r->shift));
+        if (d < 2) qp__add_along(v->vb, *u, qp__mul_impulse(j, w->bodies[c->b].inv_mass, r->shift));
         qp__add_impulse(v->wb, QP_LAYOUT_BUILDS_ROWS && lazy ? response(w, c->b, r->fb[d]) : r->ib_f[d], j, r->shift);
     }
 }
@@ -721,9 +723,9 @@ void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_conta
                           fix16_t j, int move)
 {
     if (j == 0) return;
-    const qp_vec3 zero = { 0, 0, 0 };
-    qp__normal_apply(w, c, v, (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : zero,
-                     (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : zero, j, move, r->shift);
+    const qp_vec3 ia = (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : qp_v3(0, 0, 0);
+    const qp_vec3 ib = (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : qp_v3(0, 0, 0);
+    qp__normal_apply(w, c, v, &ia, &ib, j, move, r->shift);
 }
 
 fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
@@ -874,6 +876,26 @@ static void cut_twist(fix16_t *x, fix16_t hold, qp_slide *slide)
     *x = s ? qp__mul(*x, qp__div(s, len)) : 0;   /* qp__div(0, len) = 0 for len > 0 */
 }
 
+/* Both tangent rows at once where each applies and the bodies have one inverse mass
+ * (qp__simd_pair2_apply: the same bits as row_apply for each); false: apply them one by one. */
+static QP__ALWAYS_INLINE bool tangents_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                             const qp_vel_ref *v, fix16_t j1, fix16_t j2, int move, bool lazy)
+{
+#if QP__ROWS_SIMD
+    const fix16_t m = w->bodies[c->b].inv_mass;
+    if (j1 == 0 || j2 == 0 || r->shift != 0 || move != QP_MOVE_BOTH || w->bodies[c->a].inv_mass != m ||
+        (QP_LAYOUT_BUILDS_ROWS && lazy) || !QP__SIMD_ON())
+        return false;
+    QP__NARROW(j1);
+    QP__NARROW(j2);
+    return qp__simd_pair2_apply(v, &r->t1, qp__mul(j1, m), &r->ia_f[0], &r->ib_f[0], j1, &r->t2, qp__mul(j2, m),
+                                &r->ia_f[1], &r->ib_f[1], j2);
+#else
+    (void)w, (void)c, (void)r, (void)v, (void)j1, (void)j2, (void)move, (void)lazy;
+    return false;
+#endif
+}
+
 bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                   fix16_t jn_sum, qp_friction *acc, int move, bool pinned, bool lazy, bool slides)
 {
@@ -900,8 +922,11 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
     }
     /* Totals of opposite signs near the ends of Q16.16 (a restored or fuzzed state)
      * differ by more than int32: the change saturates. */
-    row_apply(w, c, r, v, 0, qp__sub_sat(want.t1, acc->t1), move, lazy);
-    row_apply(w, c, r, v, 1, qp__sub_sat(want.t2, acc->t2), move, lazy);
+    const fix16_t j1 = qp__sub_sat(want.t1, acc->t1), j2 = qp__sub_sat(want.t2, acc->t2);
+    if (!tangents_apply(w, c, r, v, j1, j2, move, lazy)) {
+        row_apply(w, c, r, v, 0, j1, move, lazy);
+        row_apply(w, c, r, v, 1, j2, move, lazy);
+    }
     row_apply(w, c, r, v, 2, qp__sub_sat(want.tw, acc->tw), move, lazy);
     *acc = want;
     return sliding;

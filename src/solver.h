@@ -316,9 +316,10 @@ static inline fix16_t qp__normal_speed(const qp_vel_ref *v, const qp_contact *c,
 #include "rows_simd.h"   /* the same velocity changes, several components an instruction */
 
 /* An impulse j (in the contact's unit, 2^-shift N s) along c's normal at a point whose
- * angular responses are ia, ib. */
-static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, qp_vec3 ia,
-                                    qp_vec3 ib, fix16_t j, int move, int shift)
+ * angular responses are *ia, *ib: pointers, which the kernels read where the rows keep
+ * them (copies passed by value are stored to the stack at every apply). */
+static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, const qp_vel_ref *v, const qp_vec3 *ia,
+                                    const qp_vec3 *ib, fix16_t j, int move, int shift)
 {
     if (j == 0) return;
     QP__NARROW(j);   /* its products: 32 x 32 each (math_inline.h) */
@@ -326,40 +327,40 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
     if (shift == 0) {   /* the common case, tested once */
         if (move == QP_MOVE_BOTH && ma == mb) {   /* two bodies of one mass (a pile of one kind) */
 #if QP__ROWS_SIMD
-            if (QP__SIMD_ON() && qp__simd_pair_apply(v, &c->n, qp__mul(j, mb), &ia, &ib, j)) return;
+            if (QP__SIMD_ON() && qp__simd_pair_apply(v, &c->n, qp__mul(j, mb), ia, ib, j)) return;
 #endif
             qp__add_along_pair(v->va, v->vb, c->n, qp__mul(j, mb));
-            qp__add_scaled(v->wa, ia, -j);
-            qp__add_scaled(v->wb, ib, j);
+            qp__add_scaled(v->wa, *ia, -j);
+            qp__add_scaled(v->wb, *ib, j);
             return;
         }
         if (move & QP_MOVE_A) {
 #if QP__ROWS_SIMD
-            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->va, v->wa, &c->n, -qp__mul(j, ma), &ia, -j)))
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->va, v->wa, &c->n, -qp__mul(j, ma), ia, -j)))
 #endif
             {
                 qp__add_along(v->va, c->n, -qp__mul(j, ma));
-                qp__add_scaled(v->wa, ia, -j);
+                qp__add_scaled(v->wa, *ia, -j);
             }
         }
         if (move & QP_MOVE_B) {
 #if QP__ROWS_SIMD
-            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->vb, v->wb, &c->n, qp__mul(j, mb), &ib, j)))
+            if (!(QP__SIMD_ON() && qp__simd_side_apply(v->vb, v->wb, &c->n, qp__mul(j, mb), ib, j)))
 #endif
             {
                 qp__add_along(v->vb, c->n, qp__mul(j, mb));
-                qp__add_scaled(v->wb, ib, j);
+                qp__add_scaled(v->wb, *ib, j);
             }
         }
         return;
     }
     if (move & QP_MOVE_A) {
         qp__add_along(v->va, c->n, -qp__mul_impulse(j, ma, shift));
-        qp__add_impulse(v->wa, ia, -j, shift);
+        qp__add_impulse(v->wa, *ia, -j, shift);
     }
     if (move & QP_MOVE_B) {
         qp__add_along(v->vb, c->n, qp__mul_impulse(j, mb, shift));
-        qp__add_impulse(v->wb, ib, j, shift);
+        qp__add_impulse(v->wb, *ib, j, shift);
     }
 }
 
@@ -379,7 +380,7 @@ static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const
                                    int k, fix16_t j, int move)
 {
     if (j == 0) return;   /* before the responses are read (GCC copied them to the stack first) */
-    qp__normal_apply(w, c, v, r->ia[k], r->ib[k], j, move, r->shift);
+    qp__normal_apply(w, c, v, &r->ia[k], &r->ib[k], j, move, r->shift);
 }
 
 

@@ -172,6 +172,100 @@ static void test_turn_row_same_bits(void **state)
     assert_true(declined > CASES / 10);
 }
 
+/* Two rows between two bodies of one inverse mass, one after the other (the friction's
+ * tangents): each as qp__add_along_pair and two qp__add_scaled. Velocities are drawn up to
+ * the kernel's bound, where the second row's sums reach 2^31 - 1. */
+static void test_two_pair_rows_same_bits(void **state)
+{
+    (void)state;
+    if (!KERNELS_RUN()) skip();
+    int applied = 0, declined = 0;
+    for (int n = 0; n < CASES; n++) {
+        next_case();
+        qp_vec3 v[4] = { draw3(22), draw3(22), draw3(20), draw3(20) };   /* va, vb, wa, wb */
+        const qp_vec3 u1 = draw3(31), ia1 = draw3(20), ib1 = draw3(20);
+        const qp_vec3 u2 = draw3(31), ia2 = draw3(20), ib2 = draw3(20);
+        const fix16_t s1 = draw(16), j1 = draw(14), s2 = draw(16), j2 = draw(14);
+        qp_vec3 ref[4], got[4];
+        memcpy(ref, v, sizeof v);
+        memcpy(got, v, sizeof v);
+        qp__add_along_pair(&ref[0], &ref[1], u1, s1);
+        qp__add_scaled(&ref[2], ia1, -j1);
+        qp__add_scaled(&ref[3], ib1, j1);
+        qp__add_along_pair(&ref[0], &ref[1], u2, s2);
+        qp__add_scaled(&ref[2], ia2, -j2);
+        qp__add_scaled(&ref[3], ib2, j2);
+        const qp_vel_ref vr = { &got[0], &got[2], &got[1], &got[3] };   /* va, wa, vb, wb */
+        if (qp__simd_pair2_apply(&vr, &u1, s1, &ia1, &ib1, j1, &u2, s2, &ia2, &ib2, j2)) {
+            applied++;
+        } else {
+            declined++;
+            for (int k = 0; k < 4; k++) assert_same(&got[k], &v[k]);   /* nothing written */
+            memcpy(got, ref, sizeof got);
+        }
+        for (int k = 0; k < 4; k++) assert_same(&got[k], &ref[k]);
+    }
+    assert_true(applied > CASES / 20);
+    assert_true(declined > CASES / 10);
+}
+
+/* A row that only turns (the twist) between two moving bodies: two qp__add_scaled. */
+static void test_turn_pair_row_same_bits(void **state)
+{
+    (void)state;
+    if (!KERNELS_RUN()) skip();
+    int applied = 0, declined = 0;
+    for (int n = 0; n < CASES; n++) {
+        next_case();
+        const qp_vec3 wa0 = draw3(20), wb0 = draw3(20), ia = draw3(20), ib = draw3(20);
+        const fix16_t j = draw(14);
+        qp_vec3 ra = wa0, rb = wb0, ga = wa0, gb = wb0;
+        qp__add_scaled(&ra, ia, -j);
+        qp__add_scaled(&rb, ib, j);
+        if (qp__simd_turn_pair_apply(&ga, &gb, &ia, &ib, j)) {
+            applied++;
+        } else {
+            declined++;
+            assert_same(&ga, &wa0);
+            assert_same(&gb, &wb0);
+            ga = ra;
+            gb = rb;
+        }
+        assert_same(&ga, &ra);
+        assert_same(&gb, &rb);
+    }
+    assert_true(applied > CASES / 10);
+    assert_true(declined > CASES / 10);
+}
+
+/* Two rows at the bounds exactly: velocities of 2^30 - 1 and two terms of 2^29 each, all of
+ * one sign, end at 2^31 - 1 (the largest int32), as the scalar rows with saturation give. */
+static void test_two_rows_at_bounds(void **state)
+{
+    (void)state;
+    if (!KERNELS_RUN()) skip();
+    const fix16_t top = (1 << 30) - 1, j = (1 << 20) - 1;
+    const qp_vec3 unit = { 1 << 30, 0, 0 }, resp = { (1 << 25) - 1, -((1 << 25) - 1), 0 };
+    qp_vec3 v[4] = { { -top, 0, 0 }, { top, 0, 0 }, { -top, top, 0 }, { top, -top, 0 } }, ref[4];
+    memcpy(ref, v, sizeof v);
+    for (int row = 0; row < 2; row++) {
+        qp__add_along_pair(&ref[0], &ref[1], unit, (1 << 28) - 1);
+        qp__add_scaled(&ref[2], resp, -j);
+        qp__add_scaled(&ref[3], resp, j);
+    }
+    const qp_vel_ref vr = { &v[0], &v[2], &v[1], &v[3] };
+    assert_true(qp__simd_pair2_apply(&vr, &unit, (1 << 28) - 1, &resp, &resp, j, &unit, (1 << 28) - 1, &resp, &resp, j));
+    for (int k = 0; k < 4; k++) assert_same(&v[k], &ref[k]);
+    assert_true(v[3].x > top + (1 << 29));   /* past 2^30 + 2^29: both terms near 2^29 */
+    qp_vec3 wa = { top, 0, 0 }, wb = { -top, 0, 0 }, ra = wa, rb = wb;
+    const qp_vec3 neg = { -((1 << 25) - 1), 0, 0 };
+    assert_true(qp__simd_turn_pair_apply(&wa, &wb, &neg, &neg, j));
+    qp__add_scaled(&ra, neg, -j);
+    qp__add_scaled(&rb, neg, j);
+    assert_same(&wa, &ra);
+    assert_same(&wb, &rb);
+}
+
 /* At the bounds exactly (src/rows_simd.h): a velocity of 2^30 - 1, a change of 2^28 along a
  * direction, an impulse of 2^20 - 1 on a response of 2^25 - 1 are taken; one more of any of
  * them is declined, and nothing is written. */
@@ -209,6 +303,9 @@ int main(void)
         cmocka_unit_test(test_side_row_same_bits),
         cmocka_unit_test(test_turn_row_same_bits),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_two_pair_rows_same_bits),
+        cmocka_unit_test(test_turn_pair_row_same_bits),
+        cmocka_unit_test(test_two_rows_at_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
