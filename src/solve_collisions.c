@@ -22,7 +22,7 @@
 static qp_vec3 accel_of(const qp_world *w, const qp_body_state *b)
 {
     if (!qp__body_moves(b)) return qp_v3_zero();
-    return qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
+    return qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
 }
 
 /* The relative acceleration of contact c's bodies along its normal,
@@ -30,9 +30,9 @@ static qp_vec3 accel_of(const qp_world *w, const qp_body_state *b)
  * pass, will add to its normal speed, times dt. */
 static fix16_t normal_accel(const qp_world *w, const qp_contact *c)
 {
-    qp_vec3 da = qp__v3_sub(accel_of(w, &w->bodies[c->b]), accel_of(w, &w->bodies[c->a]));
+    qp_vec3 da = qp_v3_sub(accel_of(w, &w->bodies[c->b]), accel_of(w, &w->bodies[c->a]));
     int64_t s = (int64_t)da.x * c->n.x + (int64_t)da.y * c->n.y + (int64_t)da.z * c->n.z; /* Q46 */
-    return qp__sat32(s >= 0 ? (s + (INT64_C(1) << 29)) >> 30 : -((-s + (INT64_C(1) << 29)) >> 30));
+    return qp_sat32(s >= 0 ? (s + (INT64_C(1) << 29)) >> 30 : -((-s + (INT64_C(1) << 29)) >> 30));
 }
 
 /* The normal speed a bounce leaves with, from an approach at speed -vn
@@ -71,7 +71,7 @@ static fix16_t point_impulse(const qp_world *w, const qp_contact *c, const qp_co
     int64_t dv = bounce ? (int64_t)rebound_speed(vn, r->restitution, an, -c->p[k].depth) - vn - qp__mul(an, w->def.dt)
                         : -((int64_t)vn + gap);
     if (dv <= 0) return 0;   /* the forces alone turn it round */
-    return qp__mul(qp__sat32(dv), qp__point_mass_lazy(w, c, r, k, move));
+    return qp__mul(qp_sat32(dv), qp__point_mass_lazy(w, c, r, k, move));
 }
 
 /* A manifold of several points that bounces, or a swept one closing in
@@ -109,7 +109,7 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
     int64_t dv = bounce ? (int64_t)rebound_speed(vn, r->restitution, an, -mid.depth) - vn - qp__mul(an, w->def.dt)
                         : -((int64_t)vn + qp__gap_speed(w, &mid));
     if (dv <= 0) return false;
-    qp__normal_row_apply(w, c, &nr, v, qp__mul(qp__sat32(dv), nr.mass), move);
+    qp__normal_row_apply(w, c, &nr, v, qp__mul(qp_sat32(dv), nr.mass), move);
     return true;
 }
 
@@ -151,7 +151,7 @@ static MANIFOLD_INLINE bool collide_manifold(qp_world *w, qp_contact *c, int mov
         qp__point_apply_kept(w, c, r, &v, k, j[k], move);
         sum += j[k];
     }
-    c->jc = qp__sat32(sum);   /* for the contact's begin event only */
+    c->jc = qp_sat32(sum);   /* for the contact's begin event only */
     return any;
 }
 
