@@ -88,11 +88,13 @@ qp_result qp__body_inverse_inertia(const qp_shape *shapes, int count, fix16_t ma
  * through what it meets. */
 static inline fix16_t qp__shape_core(const qp_shape *s)
 {
+    if (s->type == QP_SHAPE_BOX) {   /* first: the narrow phase asks it of both shapes of every pair */
+        fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
+        return c < s->half.z ? c : s->half.z;
+    }
     if (s->type == QP_SHAPE_PLANE || s->type == QP_SHAPE_MESH || s->type == QP_SHAPE_HEIGHTFIELD) return INT32_MAX;
     if (s->type == QP_SHAPE_HULL) return s->hull->inner;
-    if (s->type != QP_SHAPE_BOX) return s->radius;
-    fix16_t c = s->half.x < s->half.y ? s->half.x : s->half.y;
-    return c < s->half.z ? c : s->half.z;
+    return s->radius;
 }
 
 /* A round shape (sphere, capsule) is the body's shape in slot: only a contact with

@@ -47,7 +47,7 @@ void qp__apply_forces(qp_world *w)
         if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
             /* No torque: what the general form gives (w + 0 * dt, saturated), without the
              * world inertia and its product (as qp__predicted_velocity). */
-            b->w = qp_v3(qp_sat32(b->w.x), qp_sat32(b->w.y), qp_sat32(b->w.z));
+            b->w = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
             continue;
         }
         qp_mat3 inv_inertia = qp__body_inv_inertia(b);
@@ -93,8 +93,8 @@ void qp__integrate(qp_world *w)
         if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
             b->flags |= QP_FLAG_SPEED_CLAMPED;
         const fix16_t *pv = qp__split(w)->pseudo_v[i];
-        qp_vec3 v = qp_v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
-        qp_vec3 omega = qp_v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
+        qp_vec3 v = qp__v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
+        qp_vec3 omega = qp__v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));
         /* Still: what moves it now (split impulse included) would take it about a
          * hundredth of a unit a step; the next narrow phase may keep its manifolds. */
         bool still = qp__v3_max_abs(v) <= QP_STILL_SPEED && qp__v3_max_abs(omega) <= QP_STILL_SPEED;

@@ -87,7 +87,7 @@ void qp__predict(qp_world *w)
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */
-        if (qp__v3_max_abs(qp_v3_sub(qp__pred(w)->x[i], b->x)) > body_core(w, b) / 4) {
+        if (qp__v3_max_abs(qp__v3_sub(qp__pred(w)->x[i], b->x)) > body_core(w, b) / 4) {
             qp_rot3 r0 = qp__body_rot(b);
             qp__body_sweep_aabbs(w, i, &b->x, &r0);
         }

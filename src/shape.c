@@ -207,6 +207,15 @@ static qp_aabb aabb_around(qp_vec3 c, qp_vec3 ext)
     return b;
 }
 
+qp_aabb qp__box_aabb_grown(const qp_shape *s, qp_vec3 p, const qp_rot3 *r, fix16_t margin)
+{
+    const qp_vec3 e = abs_rot_extent(r, s->half), m = qp_v3(margin, margin, margin);
+    qp_aabb b = aabb_around(p, e);
+    b.lo = qp__v3_sub(b.lo, m);
+    b.hi = qp__v3_add(b.hi, m);
+    return b;
+}
+
 qp_aabb qp_shape_aabb(const qp_shape *s, const qp_transform *xf)
 {
     fix16_t big = 2 * QP_WORLD_LIMIT;

@@ -87,7 +87,6 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
                                           const qp_vel_ref *v, int move, fix16_t an)
 {
     bool swept = (c->flags & QP_CONTACT_SWEPT) != 0;
-    if (c->count < 2 || (r->restitution <= 0 && !swept)) return false;
     int64_t s[3] = { 0, 0, 0 }, depth = 0;
     bool colliding = false;
     const int64_t lin = qp__rel_dot(v, c->n);   /* every point's, from the same velocities */
@@ -137,7 +136,10 @@ static MANIFOLD_INLINE bool collide_manifold(qp_world *w, qp_contact *c, int mov
     /* Only a bounce reads the normal acceleration (a contact without restitution
      * never bounces). */
     fix16_t an = r->restitution > 0 ? normal_accel(w, c) : 0;
-    bool any = centroid_impulse(w, c, r, &v, move, an);
+    /* Only a manifold of several points that bounces or is swept has a centroid impulse:
+     * tested here, before the call (most of a pile's visits, restitution 0). */
+    bool any = c->count >= 2 && (r->restitution > 0 || (c->flags & QP_CONTACT_SWEPT)) &&
+               centroid_impulse(w, c, r, &v, move, an);
     QP__COUNT(collide_rows, c->count);
     const int64_t lin = qp__rel_dot(&v, c->n);   /* every point's: all from the same velocities */
     for (int k = 0; k < c->count; k++) {
