@@ -250,7 +250,9 @@ static inline qp_pair *qp__pair_sort_scratch(qp_world *w)
 static inline void *qp__rows_scratch(qp_world *w, unsigned long *bytes)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
-    *bytes = (unsigned long)sizeof w->rows;
+    /* The rows of every contact the world holds (w->rows is a pointer where capacities are
+     * set at run time: its size is not the pool's). */
+    *bytes = (unsigned long)qp__cap_contacts(w) * sizeof *w->rows;
     return w->rows;
 #else
     (void)w;
