@@ -49,9 +49,10 @@
  * while neither body's velocity has changed since, the next visit would apply nothing
  * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
  * (w->passes: moved_at, the visit at which a body's velocity last changed, and quiet_at,
- * the visit at which a contact last applied nothing); when the numbers run out, they are
- * renumbered (qp__quiet_renumber), and a pass skips what it would with numbers of any
- * width (seed 004's wall makes 245 000 contact visits a step). */
+ * the visit at which a contact last applied nothing); when the numbers run out they are
+ * renumbered (qp__quiet_renumber), so the collision and shock passes skip the same visits
+ * however many they make (the contact pass numbers its own, and stops skipping past 32 767
+ * of them: solve_contacts.c). */
 static inline uint16_t qp__quiet_start(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++) qp__passes(w)->moved_at[i] = 0;
@@ -62,18 +63,15 @@ static inline uint16_t qp__quiet_start(qp_world *w)
 /* Numbers only grow within a pass, so a contact that cannot be skipped now (a body of it
  * moved since its quiet visit) never can until its next visit, and one that can stays so
  * until a body of it moves. Both facts fit in numbers 0 and 1: every moved_at 0, a contact
- * that can be skipped 1, every other 0; the next visit is number 2. quiet_at holds the
- * number shifted left by shift, with flags in the bits below, which are kept. Returns the
- * next visit's number. Once per 2^(16 - shift) visits, a walk over the contacts and bodies. */
-static inline uint16_t qp__quiet_renumber(qp_world *w, int shift)
+ * that can be skipped 1, every other 0. Returns the next visit's number, 2. A walk over the
+ * contacts and bodies once per 65 535 visits. */
+static inline uint16_t qp__quiet_renumber(qp_world *w)
 {
     qp_pass_scratch *s = qp__passes(w);
-    const unsigned flags = (1u << shift) - 1u;
     for (int i = 0; i < w->contact_count; i++) {
         const qp_contact *c = &w->contacts[i];
-        unsigned at = (unsigned)s->quiet_at[i] >> shift;
-        bool skips = at != 0 && s->moved_at[c->a] < at && s->moved_at[c->b] < at;
-        s->quiet_at[i] = (uint16_t)(skips ? 1u << shift | (s->quiet_at[i] & flags) : 0u);
+        const uint16_t at = s->quiet_at[i];
+        s->quiet_at[i] = at != 0 && s->moved_at[c->a] < at && s->moved_at[c->b] < at ? 1 : 0;
     }
     for (int i = 0; i <= w->body_high; i++) s->moved_at[i] = 0;
     return 2;
@@ -100,7 +98,7 @@ static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bo
     if (*visit == 0) return;
     qp__passes(w)->quiet_at[c - w->contacts] = changed ? 0 : *visit;
     if (changed) qp__quiet_moved_sides(w, c, move, *visit);
-    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : qp__quiet_renumber(w, 0);
+    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : qp__quiet_renumber(w);
 }
 
 /* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */

@@ -88,8 +88,8 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
  * totals, its rows and its bodies' velocities: while neither body's velocity has been changed
  * since by a visit that was not quiet (another contact's, a joint's, a spin clamp), the next
  * visit would at most trade units again and is skipped, only its sliding flag set as the
- * quiet visit found it. Visits are counted in 15 bits (quiet_at holds count * 2 + sliding),
- * renumbered when they run out (qp__quiet_renumber). */
+ * quiet visit found it. Visits are counted in 15 bits (quiet_at holds count * 2 + sliding);
+ * past that, the rest of the pass visits everything. */
 typedef struct {
     uint16_t visit;   /* this visit's number, from 1; 0: skipping is off */
 } qp_quiet;
@@ -99,9 +99,9 @@ static void quiet_start(qp_world *w, qp_quiet *q)
     q->visit = qp__quiet_start(w);
 }
 
-static void quiet_next(qp_world *w, qp_quiet *q)
+static void quiet_next(qp_quiet *q)
 {
-    if (q->visit != 0) q->visit = q->visit < 0x7FFF ? (uint16_t)(q->visit + 1) : qp__quiet_renumber(w, 1);
+    if (q->visit != 0) q->visit = q->visit < 0x7FFF ? (uint16_t)(q->visit + 1) : 0;
 }
 
 /* The joints' sweep may have changed their bodies' velocities. */
@@ -109,7 +109,7 @@ static void quiet_joints(qp_world *w, qp_quiet *q)
 {
     if (q->visit == 0 || w->joint_count == 0) return;
     qp__quiet_joints(w, q->visit);
-    quiet_next(w, q);
+    quiet_next(q);
 }
 
 /* A contact slides when its last visit's friction had to be cut (qp__friction). */
@@ -211,7 +211,7 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
         bool quiet = most <= QP_QUIET_UNITS && steady;
         qp__passes(w)->quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
         if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
-        quiet_next(w, q);
+        quiet_next(q);
     }
     return most > QP_SETTLED_UNITS;
 }
