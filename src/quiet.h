@@ -49,32 +49,13 @@
  * while neither body's velocity has changed since, the next visit would apply nothing
  * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
  * (w->passes: moved_at, the visit at which a body's velocity last changed, and quiet_at,
- * the visit at which a contact last applied nothing); when the numbers run out they are
- * renumbered (qp__quiet_renumber), so the collision and shock passes skip the same visits
- * however many they make (the contact pass numbers its own, and stops skipping past 32 767
- * of them: solve_contacts.c). */
+ * the visit at which a contact last applied nothing); past 0xFFFF, the number is 0 and
+ * every visit is made. */
 static inline uint16_t qp__quiet_start(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++) qp__passes(w)->moved_at[i] = 0;
     for (int i = 0; i < w->contact_count; i++) qp__passes(w)->quiet_at[i] = 0;
     return 1;
-}
-
-/* Numbers only grow within a pass, so a contact that cannot be skipped now (a body of it
- * moved since its quiet visit) never can until its next visit, and one that can stays so
- * until a body of it moves. Both facts fit in numbers 0 and 1: every moved_at 0, a contact
- * that can be skipped 1, every other 0. Returns the next visit's number, 2. A walk over the
- * contacts and bodies once per 65 535 visits. */
-static inline uint16_t qp__quiet_renumber(qp_world *w)
-{
-    qp_pass_scratch *s = qp__passes(w);
-    for (int i = 0; i < w->contact_count; i++) {
-        const qp_contact *c = &w->contacts[i];
-        const uint16_t at = s->quiet_at[i];
-        s->quiet_at[i] = at != 0 && s->moved_at[c->a] < at && s->moved_at[c->b] < at ? 1 : 0;
-    }
-    for (int i = 0; i <= w->body_high; i++) s->moved_at[i] = 0;
-    return 2;
 }
 
 static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16_t visit)
@@ -98,7 +79,7 @@ static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bo
     if (*visit == 0) return;
     qp__passes(w)->quiet_at[c - w->contacts] = changed ? 0 : *visit;
     if (changed) qp__quiet_moved_sides(w, c, move, *visit);
-    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : qp__quiet_renumber(w);
+    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
 }
 
 /* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */
