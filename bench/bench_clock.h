@@ -17,6 +17,16 @@ static inline double bench_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+/* Microseconds of this thread's processor time (CLOCK_THREAD_CPUTIME_ID): what other processes
+ * do not add to, unlike CLOCK_MONOTONIC, where a loaded machine deschedules a run for most of
+ * its time (bench_window's cpu_best; docs/benchmarks.md, "Scaling"). */
+static inline double bench_cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
 /* qsort's order for doubles, ascending. */
 static inline int bench_cmp_double(const void *a, const void *b)
 {

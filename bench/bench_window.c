@@ -10,10 +10,11 @@
  * exact (a resumed world computes the same bits), so every run does the same work, and the
  * best run is what other processes on the machine added least to: it moves by about 0.3 %
  * between runs where whole 600-step medians move by 10-20 %. Prints one line:
- *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. step_median=.. step_p99=.. step_mean=.. hash=..
+ *   window scene=.. from=.. to=.. repeat=.. us_best=.. us_median=.. step_median=.. step_p99=.. step_mean=.. cpu_best=.. hash=..
  * (microseconds a step: us_best and us_median of the runs' mean steps; step_median, step_p99
  * and step_mean of the steps, each its fastest over the runs, as bench_host times a named scene
- * and the peers' --time runs time a file;
+ * and the peers' --time runs time a file; cpu_best: the thread's processor time of the run with
+ * the least, a mean step, which other processes on a loaded machine barely move;
  * hash: the world's after step TO, the same in every run and every build that keeps the
  * bits). Give a copy with `sleep off` for awake steps. Exit status 2
  * on bad arguments or a scene or snapshot that fails, 1 if two runs end with different
@@ -26,13 +27,24 @@
 #include "qphys/qphys.h"
 #include "bench_clock.h"
 
+/* Under callgrind started with --instr-atstart=no (bench/scale_profile.sh), the steps before
+ * the window run uninstrumented, fast: instrumentation starts at the first restore. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION ((void)0)
+#endif
+
 #define MAX_REPEAT 1000
 #define MAX_WINDOW 100000
 
 static qp_world world;
 static char text[1 << 22];
 static unsigned char snapshot[QP_SNAPSHOT_MAX_SIZE];
-static double times[MAX_REPEAT];
+static double times[MAX_REPEAT], cpu_times[MAX_REPEAT];
 static double step_best[MAX_WINDOW], sort_tmp[MAX_WINDOW];
 
 int main(int argc, char **argv)
@@ -72,12 +84,13 @@ int main(int argc, char **argv)
         return 2;
     }
     uint32_t hash = 0;
+    CALLGRIND_START_INSTRUMENTATION;
     for (long r = 0; r < repeat; r++) {
         if (qp_world_restore(&world, snapshot, size) != QP_OK) {
             fprintf(stderr, "bench_window: restoring the snapshot failed\n");
             return 2;
         }
-        double sum = 0.0;
+        double sum = 0.0, cpu0 = bench_cpu_us();
         for (long s = from; s <= to; s++) {
             double t0 = bench_now_us();
             qp_world_step(&world);
@@ -86,6 +99,7 @@ int main(int argc, char **argv)
             bench_keep_min(&step_best[s - from], t, (int)r);
         }
         times[r] = sum / (double)(to - from + 1);
+        cpu_times[r] = (bench_cpu_us() - cpu0) / (double)(to - from + 1);
         uint32_t h = qp_world_hash(&world);
         if (r > 0 && h != hash) {
             fprintf(stderr, "bench_window: run %ld ended with hash %08x, run 1 with %08x\n", r + 1, (unsigned)h,
@@ -95,12 +109,13 @@ int main(int argc, char **argv)
         hash = h;
     }
     qsort(times, (size_t)repeat, sizeof times[0], bench_cmp_double);
+    qsort(cpu_times, (size_t)repeat, sizeof cpu_times[0], bench_cmp_double);
     int steps = (int)(to - from + 1);
     double step_sum = 0.0;
     for (int s = 0; s < steps; s++) step_sum += step_best[s];
     printf("window scene=%s from=%ld to=%ld repeat=%ld us_best=%.1f us_median=%.1f step_median=%.1f step_p99=%.1f "
-           "step_mean=%.1f hash=%08x\n",
+           "step_mean=%.1f cpu_best=%.1f hash=%08x\n",
            argv[1], from, to, repeat, times[0], times[repeat / 2], bench_median(step_best, steps, sort_tmp),
-           bench_quantile(step_best, steps, 0.99, sort_tmp), step_sum / steps, (unsigned)hash);
+           bench_quantile(step_best, steps, 0.99, sort_tmp), step_sum / steps, cpu_times[0], (unsigned)hash);
     return 0;
 }

@@ -41,13 +41,15 @@ for s in $scenes; do
   case $s in pyramid*) from=11 to=70 ;; *) from=121 to=180 ;; esac
   bodies=$(grep -c '^box' "$f")
   say "scale: $s ($bodies cubes), steps $from..$to"
-  q=$(./build/bench/big/bench_window "$f" "$from" "$to" "$repeat" | sed -n 's/.* step_mean=\([0-9.]*\) .*/\1/p')
+  qline=$(./build/bench/big/bench_window "$f" "$from" "$to" "$repeat")
+  q=$(echo "$qline" | sed -n 's/.* step_mean=\([0-9.]*\) .*/\1/p')
+  qc=$(echo "$qline" | sed -n 's/.* cpu_best=\([0-9.]*\) .*/\1/p')
   b=$(./build/bench/bullet_bench --file "$f" --steps "$to" --from "$from" --time --repeat "$repeat" |
       sed -n 's/.* step_mean=\([0-9.]*\).*/\1/p')
   j=""
   [ -z "$jolt" ] || j=$($jolt "$f" --steps "$to" --from "$from" --time --repeat "$repeat" |
       sed -n 's/.* step_mean=\([0-9.]*\) .*/\1/p')
-  echo "$s $bodies $from $to ${q:--} ${b:--} ${j:--}"
+  echo "$s $bodies $from $to ${q:--} ${b:--} ${j:--} ${qc:--}"
 done > "$dir/raw.txt"
 
 # The wall (pyramid128, seed 004's 8 256 cubes) with sleep on, as its file says: its hashes must be
@@ -78,6 +80,7 @@ function fit(f, c,    i, n, sx, sy, sxx, sxy, x, y) {
   return n < 2 ? "-" : sprintf("%.2f", (n * sxy - sx * sy) / (n * sxx - sx * sx))
 }
 { rows++; N[rows] = $1; B[rows] = $2; W[rows] = $3 ".." $4; V[rows, 1] = $5; V[rows, 2] = $6; V[rows, 3] = $7
+  V[rows, 4] = $8
   F[rows] = $1; sub(/[0-9]+$/, "", F[rows]); if (!(F[rows] in seen)) { seen[F[rows]] = 1; fam[++nf] = F[rows] } }
 END {
   printf "== Host: scaling, time per awake step (sleep off) of larger scenes, qphys beside Bullet and Jolt\n"
@@ -85,13 +88,16 @@ END {
   printf "   rainN = N cubes fallen into a pile. ms = mean step over the window (pyramids: the wall up;\n"
   printf "   rains: the pile formed), each engine one after the other; exponent = slope of ln(ms) on\n"
   printf "   ln(bodies), least squares over the family (1: linear). q/jolt at most 1: qphys as fast.\n"
+  printf "   q_cpu_ms: qphys%ss processor time (bench_window%ss cpu_best), which other processes on a\n", "\047", "\047"
+  printf "   loaded machine do not inflate as they do the wall clock.\n"
   if (jolt == "") printf "   Jolt: not built; make bench JOLT_SRC=/path/to/JoltPhysics\n"
-  printf "\n%-11s %7s %8s %10s %10s %10s %8s %8s\n", "scene", "bodies", "steps", "qphys_ms", "bullet_ms", "jolt_ms", "q/bt", "q/jolt"
+  printf "\n%-11s %7s %8s %10s %10s %10s %8s %8s %9s\n", "scene", "bodies", "steps", "qphys_ms", "bullet_ms", "jolt_ms", "q/bt", "q/jolt", "q_cpu_ms"
   for (i = 1; i <= rows; i++)
-    printf "%-11s %7d %8s %10s %10s %10s %8s %8s\n", N[i], B[i], W[i], ms(V[i, 1]), ms(V[i, 2]), ms(V[i, 3]), \
-           ratio(V[i, 1], V[i, 2]), ratio(V[i, 1], V[i, 3])
+    printf "%-11s %7d %8s %10s %10s %10s %8s %8s %9s\n", N[i], B[i], W[i], ms(V[i, 1]), ms(V[i, 2]), ms(V[i, 3]), \
+           ratio(V[i, 1], V[i, 2]), ratio(V[i, 1], V[i, 3]), ms(V[i, 4])
   for (k = 1; k <= nf; k++)
-    printf "%-11s %7s %8s %10s %10s %10s\n", "exponent", fam[k], "", fit(fam[k], 1), fit(fam[k], 2), fit(fam[k], 3)
+    printf "%-11s %7s %8s %10s %10s %10s %8s %8s %9s\n", "exponent", fam[k], "", fit(fam[k], 1), fit(fam[k], 2), fit(fam[k], 3), \
+           "", "", fit(fam[k], 4)
   if (wall != "") printf "\n   pyramid128 golden: %s\n", wall
 }' "$dir/raw.txt"
 case $wall in FAIL*) exit 1 ;; esac
