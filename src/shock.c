@@ -73,9 +73,10 @@ static inline int shock_sides(const qp_world *w, const qp_contact *c)
     return move && move != qp__movable(w, c) ? move | SHOCK_PINNED : move;
 }
 
-/* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED?
- * The pass then leaves it as the contact pass left it, when its upper body rests on two or
- * more supports: contacts that bear it, not one at its side (contact_graph.c: a column's
+/* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED,
+ * and its upper body up, once awake two sleep windows, turning with the lower one (within
+ * QP_SHOCK_CALM_TURN)? The pass then leaves it as the contact pass left it, when up rests
+ * on two or more supports: contacts that bear it, not one at its side (contact_graph.c: a column's
  * cube touching the next column's lower cube at its side rests on one, and a struck tower's
  * leaning column counted as on two rocks for ever, the pass adding 0.1-0.7 J at each close).
  * A body pinned on its supports takes their motion at the contacts (their spin
@@ -83,8 +84,15 @@ static inline int shock_sides(const qp_world *w, const qp_contact *c)
  * gave: a level's rounding grew by about 1.1 a level up a wall, and seed 004's pyramid wall
  * threw its top rows (docs/limits.md). A body on one support keeps the pass's smallest
  * corrections: tilted columns converge through them, sweep after sweep. */
-static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v)
+static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
+                 const qp_body_state *up)
 {
+    if (up->awake_steps > 2 * (int64_t)w->def.sleep_steps) {
+        const qp_vec3 wa = w->bodies[c->a].w, wb = w->bodies[c->b].w;
+        const int64_t turn[3] = { (int64_t)wb.x - wa.x, (int64_t)wb.y - wa.y, (int64_t)wb.z - wa.z };
+        for (int d = 0; d < 3; d++)
+            if (turn[d] > QP_SHOCK_CALM_TURN || turn[d] < -QP_SHOCK_CALM_TURN) return false;
+    }
     const fix16_t band = QP_SHOCK_CALM_SPEED;
     int64_t lin = qp__rel_dot(v, c->n);
     for (int k = 0; k < c->count; k++) {
@@ -127,7 +135,7 @@ static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int
     /* The calm test reads the points' arms only: low-RAM builds those alone for it (most
      * such visits end here: about 60 % of pyramid20's), the rest when the visit goes on. */
     if (up && up->supports >= 2 &&
-        calm(w, c, qp__rows_for(w, c, scratch, QP_ROWS_POINTS | QP_ROWS_LAZY | QP_ROWS_MEMO, move), &v)) {
+        calm(w, c, qp__rows_for(w, c, scratch, QP_ROWS_POINTS | QP_ROWS_LAZY | QP_ROWS_MEMO, move), &v, up)) {
         qp__quiet_mark(w, c, move, false, visit);
         return 0;
     }

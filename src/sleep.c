@@ -259,7 +259,6 @@ void qp__check_sleepers(qp_world *w)
 /* Can this awake body sleep, by the world's policy? Updates its history. */
 static bool wants_sleep(const qp_world *w, qp_body_state *b)
 {
-    if (b->awake_steps < 0xFFFF) b->awake_steps++;
     if (w->def.sleep_policy == QP_SLEEP_ENERGY) {
         fix16_t bias = w->def.sleep_energy_bias;
         fix16_t m = qp_sat32(((int64_t)b->motion * bias + (int64_t)motion_now(b) * (QP_ONE - bias)) >> 16);
@@ -355,6 +354,9 @@ void qp__sleep(qp_world *w)
     for (int i = 1; i <= n; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
+        /* Counted with sleep off too: the shock pass reads it (shock.c, calm), and a world
+         * moves the same with sleep on and off while nothing sleeps. */
+        if (b->awake_steps < 0xFFFF) b->awake_steps++;
         bool ok = w->def.sleep_enabled && wants_sleep(w, b);
         if (!ok) mark[i] |= ISLAND_AWAKE;
     }
