@@ -48,9 +48,9 @@ static double roll_distance(const char *floor, const char *ball_options, double 
     return -1;
 }
 
-/* A solid ball rolling at v slows at 5/7 c g under a rolling torque c r m g: it stops within
- * 7 v^2 / (10 c g) (g = 10). The coefficient is the larger of the two bodies': the floor's
- * alone does the same. */
+/* A solid ball rolling at v slows at 5/7 c g under a rolling torque c r m g: it stops after
+ * 7 v^2 / (10 c g) (g = 10), here within 5 % short and 2 % long of it. The coefficient is the
+ * larger of the two bodies': the floor's alone does the same. */
 static void test_ball_stops_within_its_distance(void **state)
 {
     (void)state;
