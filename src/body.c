@@ -320,7 +320,8 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
         qp_v3_len(def->angular_velocity) > w->def.max_angular_speed)
         return QP_ERR_RANGE;
     if (def->friction < 0 || def->friction > QP_INT(10) || def->static_friction > QP_INT(10) ||
-        def->restitution < 0 || def->restitution > QP_ONE)
+        def->restitution < 0 || def->restitution > QP_ONE || def->rolling_resistance < 0 ||
+        def->rolling_resistance > QP_ONE)
         return QP_ERR_RANGE;
     if (def->type == QP_BODY_DYNAMIC) {
         if (def->mass < 0 || (def->mass > 0 && (def->mass < QP_FRAC(1, 100) || def->mass > QP_INT(10000))))
@@ -427,6 +428,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     b->friction = def->friction;
     b->static_friction = def->static_friction < 0 ? def->friction : def->static_friction;
     b->restitution = def->restitution;
+    b->rolling_resistance = def->rolling_resistance;
     b->user_data = def->user_data;
     b->shape_count = (uint8_t)def->shape_count;
     for (int i = 0; i < def->shape_count; i++) {

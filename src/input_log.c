@@ -9,7 +9,7 @@
 
 #define ENTRY_HEADER 9ul   /* kind u8, step u32, index u16, generation u16 */
 #define SHAPE_BYTES 52ul   /* a shape with its sensor flag and filter */
-#define DEF_BYTES 79ul     /* a body def without its shapes */
+#define DEF_BYTES 83ul     /* a body def without its shapes */
 #define FILTER_BYTES 7ul   /* set shape filter: slot u8, category, mask, group */
 #define JOINT_BYTES 79ul   /* a joint def */
 #define JOINT_FULL_BYTES (JOINT_BYTES + 46ul)   /* and the later kinds' options */
@@ -144,6 +144,7 @@ void qp__record_input(qp_world *w, qp_input_kind kind, qp_body_id id, const qp_v
         put_i(&o, def->friction);
         put_i(&o, def->static_friction);
         put_i(&o, def->restitution);
+        put_i(&o, def->rolling_resistance);
         put(&o, def->asleep ? 1u : 0u, 1);
         put(&o, def->user_data, 4);
         put(&o, (uint32_t)def->shape_count, 1);

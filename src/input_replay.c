@@ -120,6 +120,7 @@ static void get_def(in_bytes *in, qp_body_def *d, uint32_t *level_sum, unsigned 
     d->friction = get_i(in);
     d->static_friction = get_i(in);
     d->restitution = get_i(in);
+    d->rolling_resistance = get_i(in);
     d->asleep = get_bool(in);
     d->user_data = get(in, 4);
     uint32_t count = get(in, 1);

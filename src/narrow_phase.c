@@ -298,6 +298,16 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
         if (qp__v3_max_abs(step) > (rolling > 4 ? rolling : 4)) c->flags |= QP_CONTACT_CHANGED;
         return;
     }
+    if (round) {
+        /* b's anchor is the point of b at a's as the bodies stand now, where the penetration
+         * pass measures their drift (qp__anchor_drift), not at the predicted poses the
+         * manifold is found at: those are a step of motion on, gravity's included, and on a
+         * wall that step (g dt^2, 2.8 mm at 60 Hz) lies along the contact's tangents. */
+        const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
+        const qp_rot3 ra = qp__body_rot(ba), rb = qp__body_rot(bb);
+        c->anchor_b = qp_rot3_tmul_v3(&rb, v3_add(v3_sub(ba->x, bb->x), qp__rot3_mul_v3(&ra, c->anchor_a)));
+        return;
+    }
     c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rot.rb, c->cb, true) : qp_rot3_tmul_v3(at->rot.rb, c->cb);
 }
 

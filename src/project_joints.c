@@ -28,6 +28,7 @@
  * displacements taken back down in 64 bits, so that a light limb's small error is moved too.
  */
 #include "body.h"
+#include "contact.h"
 #include "joint.h"
 #include "joint_tree.h"
 #include "scratch.h"
@@ -114,15 +115,36 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
     }
 }
 
+/* The friction anchors that body i's sticking round contacts hold on it (narrow_phase.c,
+ * set_anchors) stay where they were in the world while the body moves from x, r: the move
+ * closes joints and is not slip. Anchors carried with the body saw it as slip, and the
+ * penetration pass pulled the body back, opening the joints for the next projection: a limb
+ * lying on the ground against its elbow's limit was turned to and fro by 5 milliradians
+ * every other step and never slept. */
+static void anchors_stay(qp_world *w, int i, qp_vec3 x, const qp_rot3 *r)
+{
+    const qp_body_state *b = &w->bodies[i];
+    const qp_rot3 now = qp__body_rot(b);
+    for (int e = w->adj_start[i]; e < w->adj_start[i + 1]; e++) {
+        qp_contact *c = &w->contacts[w->adj[e]];
+        if ((c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING)) || !qp__contact_round(w, c)) continue;
+        qp_vec3 *anchor = c->a == i ? &c->anchor_a : &c->anchor_b;
+        *anchor = qp_rot3_tmul_v3(&now, qp_v3_add(qp_v3_sub(x, b->x), qp_rot3_mul_v3(r, *anchor)));
+    }
+}
+
 /* Moves body i by its accumulated displacement (once: the accumulator is emptied). */
 static void move_body(qp_world *w, int i)
 {
     qp_body_state *b = &w->bodies[i];
     fix16_t *acc = qp__split(w)->pseudo_v[i];
     if (!(acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5])) return;
+    const qp_vec3 x = b->x;
+    const qp_rot3 r = qp__body_rot(b);
     b->x = qp_v3_add(b->x, qp_v3(acc[0], acc[1], acc[2]));
     b->q = qp_quat_integrate(b->q, qp_v3(acc[3], acc[4], acc[5]), QP_ONE);
     qp__body_sync(b);
+    anchors_stay(w, i, x, &r);
     b->state = (uint16_t)(b->state & ~QP_STATE_STILL);   /* its manifolds are found anew */
     for (int k = 0; k < 6; k++) acc[k] = 0;
     if (qp__v3_max_abs(b->x) > w->def.bounds) {
@@ -130,8 +152,8 @@ static void move_body(qp_world *w, int i)
         b->flags |= QP_FLAG_OUT_OF_BOUNDS;
         b->v = b->w = qp_v3_zero();
     }
-    qp_rot3 r = qp__body_rot(b);
-    qp__body_update_aabbs(w, i, &b->x, &r);
+    const qp_rot3 moved = qp__body_rot(b);
+    qp__body_update_aabbs(w, i, &b->x, &moved);
 }
 
 /* Does any joint of moving bodies the tree can hold have an error past its slop? Asked

@@ -403,22 +403,23 @@ enum {
     OPT_NORMAL = 1u << 20,
     OPT_OFFSET = 1u << 21,
     OPT_AT = 1u << 22,
-    OPT_POINTS = 1u << 23
+    OPT_POINTS = 1u << 23,
+    OPT_ROLLING = 1u << 24
 };
 
 static const char *const mass_msg =
     "mass or inertia out of range: a dynamic body weighs 0.01 .. 10000 kg with inertia below 32000 kg m^2";
 
 static const char *const unknown_body_option[QP_SHAPE_TYPE_COUNT] = {
-    "unknown option for 'plane': expected normal, offset, friction or restitution",
+    "unknown option for 'plane': expected normal, offset, friction, restitution or rolling",
     "unknown option for 'sphere': expected radius, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
-    "restitution, asleep, filter or sensor",
+    "restitution, rolling, asleep, filter or sensor",
     "unknown option for 'capsule': expected radius, half_height, pos, rot, vel, spin, mass, density, static, "
-    "kinematic, friction, restitution, asleep, filter or sensor",
+    "kinematic, friction, restitution, rolling, asleep, filter or sensor",
     "unknown option for 'box': expected half, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
-    "restitution, asleep, filter or sensor",
+    "restitution, rolling, asleep, filter or sensor",
     "unknown option for 'hull': expected points, pos, rot, vel, spin, mass, density, static, kinematic, friction, "
-    "restitution, asleep, filter or sensor",
+    "restitution, rolling, asleep, filter or sensor",
 };
 
 /* The returned struct is a large temporary: keep it in its own frame. */
@@ -442,7 +443,7 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     qp_vec3 half = qp_v3_zero(), normal = qp_v3(0, QP_ONE, 0), axis = qp_v3_zero();
     fix16_t radius = 0, half_height = 0, offset = 0, deg = 0;
     unsigned long size_at = kw_at, pos_at = kw_at, rot_at = kw_at, vel_at = kw_at, spin_at = kw_at;
-    unsigned long mass_at = kw_at, fr_at = kw_at, re_at = kw_at, normal_at = kw_at, offset_at = kw_at;
+    unsigned long mass_at = kw_at, fr_at = kw_at, re_at = kw_at, roll_at = kw_at, normal_at = kw_at, offset_at = kw_at;
     unsigned long static_at = kw_at, asleep_at = kw_at, kin_at = kw_at;
     qp_shape_filter filter = qp_default_shape_filter();
     token t;
@@ -515,6 +516,10 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
             if (!once(lx, &seen, QP_SCENE_GIVEN_RESTITUTION, &t) ||
                 !read_fix(lx, &d->restitution, "expected a number after 'restitution'", &re_at))
                 return false;
+        } else if (tok_is(lx, &t, "rolling")) {
+            if (!once(lx, &seen, OPT_ROLLING, &t) ||
+                !read_fix(lx, &d->rolling_resistance, "expected a number after 'rolling' (rolling resistance)", &roll_at))
+                return false;
         } else if (plane && tok_is(lx, &t, "normal")) {
             if (!once(lx, &seen, OPT_NORMAL, &t) ||
                 !read_vec(lx, &normal, "expected three numbers after 'normal' (X Y Z)", &normal_at))
@@ -525,7 +530,8 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
                 return false;
         } else {
             return fail(lx, at, compound ? "unknown option for 'compound': expected pos, rot, vel, spin, mass, "
-                                           "density, static, kinematic, friction, restitution, asleep, filter or "
+                                           "density, static, kinematic, friction, restitution, rolling, asleep, "
+                                           "filter or "
                                            "sensor"
                                          : unknown_body_option[type]);
         }
@@ -613,6 +619,8 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         return fail_range(lx, spin_at, "spin out of range: at most 50 rad/s");
     if (!fix_in(d->friction, 0, QP_INT(10))) return fail_range(lx, fr_at, "friction out of range: 0 .. 10");
     if (!fix_in(d->restitution, 0, QP_ONE)) return fail_range(lx, re_at, "restitution out of range: 0 .. 1");
+    if (!fix_in(d->rolling_resistance, 0, QP_ONE))
+        return fail_range(lx, roll_at, "rolling resistance out of range: 0 .. 1");
     for (int k = 0; k < QP_CFG_MAX_BODY_SHAPES; k++) {   /* a compound's parts take them too */
         d->filters[k] = filter;
         d->sensors[k] = (seen & QP_SCENE_GIVEN_SENSOR) != 0;

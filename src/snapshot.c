@@ -20,7 +20,7 @@
  *                        each contact point's depth where a kept manifold may reuse it
  *                        (qp__contact_depths_live; format 6); each live joint's later
  *                        options (swing, motor, spring, break impulse) and their impulses (format 8)
- *                        and its friction (format 10);
+ *                        and its friction (format 10); each body's rolling resistance (format 11);
  *                        a hull shape's corners in place of its sizes (format 9: the hull is
  *                        built again from them, and must give the same corners back). An older
  *                        format is refused (QP_ERR_BUFFER)
@@ -51,12 +51,13 @@
 #include "world_check.h"
 
 #define SNAP_MAGIC 0x36535051u /* "QPS6" */
-#define SNAP_FORMAT 10u  /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
+#define SNAP_FORMAT 11u  /* 4: shape options and sensor overlaps; 5: joints; 6: contact depths;
                             7: the world's gyroscopic and joint_tree switches;
                             8: fixed, slider and cone joints, motors, springs, break impulses;
                             9: hull shapes by their corners, level shapes (meshes,
-                            heightfields) by checksum; 10: joint friction */
-#define SNAP_FORMAT_OLDEST 10u   /* 10 added a field to each joint */
+                            heightfields) by checksum; 10: joint friction;
+                            11: rolling resistance */
+#define SNAP_FORMAT_OLDEST 11u   /* 11 added a field to each body */
 #define SNAP_HEADER 16u
 #define SNAP_COUNTS 8u
 
@@ -438,6 +439,7 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     put_i(o, b->friction);
     put_i(o, b->static_friction);
     put_i(o, b->restitution);
+    put_i(o, b->rolling_resistance);
     put_u(o, b->user_data);
     put_i(o, b->load);
     put_i(o, b->motion);
@@ -538,6 +540,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     t.friction = get_in(in, 0, QP_INT(10));
     t.static_friction = get_in(in, 0, QP_INT(10));
     t.restitution = get_in(in, 0, QP_ONE);
+    t.rolling_resistance = get_in(in, 0, QP_ONE);
     t.user_data = get_u(in);
     t.load = get_in(in, 0, ANY);
     t.motion = get_in(in, 0, ANY);

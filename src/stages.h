@@ -16,6 +16,7 @@ void qp__sensors(qp_world *w);          /* sensors: sensor overlaps begin and en
 void qp__contact_graph(qp_world *w);    /* graph: levels and solve order (contact_graph.c) */
 void qp__solve_collisions(qp_world *w); /* collisions: elastic pass (solve_collisions.c) */
 void qp__apply_forces(qp_world *w);     /* forces: gravity and user forces (integrate.c) */
+void qp__rolling(qp_world *w);          /* rolling: rolling resistance on round contacts (rolling.c) */
 void qp__solve_contacts(qp_world *w);   /* contacts: inelastic pass + friction (solve_contacts.c) */
 void qp__shock(qp_world *w);            /* shock: shock propagation by levels (shock.c) */
 void qp__check_sleepers(qp_world *w);   /* check sleepers: sleepers pushed by the passes wake (sleep.c) */

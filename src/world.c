@@ -120,6 +120,7 @@ const qp__stage qp__step_stages[] = {
     { "graph", qp__contact_graph },               /* levels and order */
     { "collisions", qp__solve_collisions },       /* elastic pass */
     { "forces", qp__apply_forces },               /* gravity and forces */
+    { "rolling", qp__rolling },                   /* rolling resistance */
     { "contacts", qp__solve_contacts },           /* inelastic pass, friction */
     { "shock", qp__shock },                       /* shock propagation */
     { "check sleepers", qp__check_sleepers },     /* sleepers pushed hard enough wake */

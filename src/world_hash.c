@@ -159,6 +159,7 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = h32(h, b->friction);
     h = h32(h, b->static_friction);
     h = h32(h, b->restitution);
+    if (b->rolling_resistance != 0) h = h32(h, b->rolling_resistance);   /* 0 (the default) adds nothing */
     h = qp_hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);

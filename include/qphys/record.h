@@ -21,7 +21,7 @@
  *   then per kind
  *   create body  the body def: type u8 (0..2), position 3 x i32, rotation 4 x i32, linear
  *              and angular velocity 6 x i32, mass, density, friction, static friction,
- *              restitution 5 x i32, asleep u8 (0, 1), user data u32, shape count u8
+ *              restitution, rolling resistance 6 x i32, asleep u8 (0, 1), user data u32, shape count u8
  *              (1..QP_CFG_MAX_BODY_SHAPES), and per shape type u8 (a qp_shape_type),
  *              offset 3 x i32, rotation 4 x i32, half (or normal, radius) 3 x i32, half
  *              height (or plane offset) i32, sensor u8 (0, 1), filter category u16, mask
@@ -97,7 +97,7 @@ typedef enum {
  * joint create is 88, a full one 130), bytes. A shape takes 52 bytes, a hull shape 37 and 12
  * a corner (805 for 64). */
 #define QP_INPUT_SHAPE_MAX_BYTES (QP_CFG_MAX_HULLS > 0 ? 805ul : 52ul)
-#define QP_INPUT_MAX_ENTRY (9ul + 79ul + QP_INPUT_SHAPE_MAX_BYTES * QP_CFG_MAX_BODY_SHAPES)
+#define QP_INPUT_MAX_ENTRY (9ul + 83ul + QP_INPUT_SHAPE_MAX_BYTES * QP_CFG_MAX_BODY_SHAPES)
 
 /* The caller's buffer and what is in it. Read len and data directly; write through the
  * functions below. */

@@ -134,6 +134,9 @@ typedef struct {
     fix16_t friction;             /* dynamic Coulomb coefficient; default 0.5; 0..10 */
     fix16_t static_friction;      /* static coefficient; <0 = same as friction (default -1) */
     fix16_t restitution;          /* 0..1; default 0 */
+    fix16_t rolling_resistance;   /* 0..1; default 0: a round shape rolling on what it touches meets a
+                                   * torque of this times its radius times the normal force (the
+                                   * larger of the two bodies'), src/rolling.c */
     bool asleep;                  /* start asleep; default false; dynamic bodies only */
     uint32_t user_data;           /* yours; default 0 */
     int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */
@@ -448,7 +451,7 @@ bool qp_world_contact_at(const qp_world *w, int i, qp_contact_info *out);
  *     still: its contacts may keep their manifolds),
  *     user flags, centre x, rotation q, velocities v and w, pending force and torque,
  *     local centre, local inverse inertia, mass and inverse mass, friction, static
- *     friction, restitution, user data, the sleep test's counters (still and awake
+ *     friction, restitution, rolling resistance (when not 0), user data, the sleep test's counters (still and awake
  *     steps), energy average and three boxes, and each shape's pool index, geometry,
  *     sensor flag, filter and box (a body that does not move keeps its box until it moves);
  *   - every free slot that was used: its generation (the next body's id there);
@@ -515,7 +518,7 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id);
  * own worst case with it (examples/lockstep/peer.h). */
 #define QP_SNAPSHOT_SIZE(bodies, shapes, contacts, overlaps, joints)                                          \
     (24ul + 4ul * (unsigned long)(bodies) + 2ul * (unsigned long)(shapes) +                                  \
-     5ul * (48ul + 66ul * (unsigned long)(bodies) + 22ul * (unsigned long)(shapes) +                          \
+     5ul * (48ul + 67ul * (unsigned long)(bodies) + 22ul * (unsigned long)(shapes) +                          \
             42ul * (unsigned long)(contacts) + 4ul * (unsigned long)(overlaps)) +                             \
      5ul * (1ul + 47ul * (unsigned long)(joints)))
 unsigned long qp_world_snapshot(const qp_world *w, void *buf, unsigned long size);

@@ -41,6 +41,7 @@ typedef struct {
 #endif
     fix16_t mass, inv_mass;
     fix16_t friction, static_friction, restitution;
+    fix16_t rolling_resistance;
     uint32_t user_data;
     uint16_t generation;
     uint16_t state;               /* QP_STATE_* */

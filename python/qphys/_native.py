@@ -120,7 +120,8 @@ class BodyDefC(Structure):
     """qp_body_def (qphys/world.h)."""
     _fields_ = [("type", c_int), ("position", Vec3), ("rotation", Quat), ("linear_velocity", Vec3),
                 ("angular_velocity", Vec3), ("mass", fix16), ("density", fix16), ("friction", fix16),
-                ("static_friction", fix16), ("restitution", fix16), ("asleep", c_bool), ("user_data", c_uint32),
+                ("static_friction", fix16), ("restitution", fix16), ("rolling_resistance", fix16),
+                ("asleep", c_bool), ("user_data", c_uint32),
                 ("shape_count", c_int), ("shapes", ShapeC * MAX_BODY_SHAPES),
                 ("filters", ShapeFilterC * MAX_BODY_SHAPES), ("sensors", c_bool * MAX_BODY_SHAPES)]
 

@@ -376,7 +376,8 @@ class World:
                     velocity: Optional[Vector] = None, spin: Optional[Vector] = None,
                     mass: Optional[Number] = None, density: Optional[Number] = None,
                     friction: Optional[Number] = None, static_friction: Optional[Number] = None,
-                    restitution: Optional[Number] = None, asleep: bool = False, user_data: int = 0,
+                    restitution: Optional[Number] = None, rolling_resistance: Optional[Number] = None,
+                    asleep: bool = False, user_data: int = 0,
                     filters: Optional[Sequence[Sequence[int]]] = None, sensors: Optional[Sequence[bool]] = None,
                     body_def: Optional[N.BodyDefC] = None) -> BodyId:
         """Create a body of one or more shapes (box(), sphere(), ...), or from a ready
@@ -397,7 +398,8 @@ class World:
             d.linear_velocity = _vec(velocity, "velocity")
             d.angular_velocity = _vec(spin, "spin")
             for name, value in (("mass", mass), ("density", density), ("friction", friction),
-                                ("static_friction", static_friction), ("restitution", restitution)):
+                                ("static_friction", static_friction), ("restitution", restitution),
+                                ("rolling_resistance", rolling_resistance)):
                 if value is not None:
                     setattr(d, name, to_fix(value, name))
             d.asleep = asleep

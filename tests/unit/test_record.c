@@ -181,14 +181,14 @@ static void test_malformed_and_diverging(void **state)
     assert_int_equal(made.index, 5);
     assert_int_equal(qp_body_apply_force(&w1, made, qp_v3(QP_ONE, 0, 0)), QP_OK);
     unsigned long len = log.len;
-    assert_int_equal(len, 9 + 79 + 2 * 52 + 9 + 12);
+    assert_int_equal(len, 9 + 83 + 2 * 52 + 9 + 12);
 
     load(&w2);
     uint32_t h = qp_world_hash(&w2);
     unsigned long at;
     qp_input_info info;
     /* Every truncation of the first entry, an unknown kind, a shape count of 0 or too many. */
-    for (unsigned long cut = 1; cut < 9 + 79 + 2 * 52; cut++) {
+    for (unsigned long cut = 1; cut < 9 + 83 + 2 * 52; cut++) {
         at = 0;
         assert_int_equal(qp_input_replay_step(&w2, log_buf, cut, &at, &info), QP_ERR_BUFFER);
         assert_int_equal(at, 0);
@@ -201,21 +201,21 @@ static void test_malformed_and_diverging(void **state)
     bad[0] = QP_INPUT_KIND_END;
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     memcpy(bad, log_buf, len);
-    bad[9 + 78] = 0;   /* shape count */
+    bad[9 + 82] = 0;   /* shape count */
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
-    bad[9 + 78] = QP_CFG_MAX_BODY_SHAPES + 1;
+    bad[9 + 82] = QP_CFG_MAX_BODY_SHAPES + 1;
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     memcpy(bad, log_buf, len);
-    bad[9 + 73] = 2;   /* asleep is 0 or 1 */
+    bad[9 + 77] = 2;   /* asleep is 0 or 1 */
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     memcpy(bad, log_buf, len);
     bad[9] = 3;        /* body type: static, dynamic or kinematic */
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     memcpy(bad, log_buf, len);
-    bad[9 + 79] = QP_SHAPE_TYPE_COUNT;   /* the first shape's type */
+    bad[9 + 83] = QP_SHAPE_TYPE_COUNT;   /* the first shape's type */
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     memcpy(bad, log_buf, len);
-    bad[9 + 79 + 45] = 2;                /* the first shape's sensor flag is 0 or 1 */
+    bad[9 + 83 + 45] = 2;                /* the first shape's sensor flag is 0 or 1 */
     assert_int_equal(qp_input_replay_step(&w2, bad, len, &at, &info), QP_ERR_BUFFER);
     assert_int_equal(qp_world_hash(&w2), h);
     /* Entries of a later step wait; of a past step are refused. */
@@ -238,7 +238,7 @@ static void test_malformed_and_diverging(void **state)
     load(&w2);
     qp_world_step(&w2);
     static unsigned char force_only[64];
-    memcpy(force_only, log_buf + 9 + 79 + 2 * 52, 21);
+    memcpy(force_only, log_buf + 9 + 83 + 2 * 52, 21);
     force_only[1] = 1;   /* step 1 */
     at = 0;
     assert_int_equal(qp_input_replay_step(&w2, force_only, 21, &at, &info), QP_ERR_INVALID_ID);
