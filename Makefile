@@ -116,7 +116,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 UNIT_TOOL_OBJS := $(OUT)/unit-tools/obj.o $(OUT)/unit-tools/obj_text.o
 $(OUT)/unit-tools/%.o: tools/%.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -MMD -MP -c $< -o $@
 $(OUT)/unit/%: tests/unit/%.c $(UNIT_TOOL_OBJS) $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< $(UNIT_TOOL_OBJS) $(LIB) -lcmocka -lm -o $@
@@ -158,5 +158,5 @@ clean:
 -include mk/lockstep.mk
 include mk/fuzz.mk
 include mk/lib.mk
--include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d) $(GUARD_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d) $(GUARD_OBJS:.o=.d) $(UNIT_TOOL_OBJS:.o=.d)
 endif

@@ -38,10 +38,10 @@ $(OUT)/viewer/%.o: tools/viewer/%.c | $(DEPS_STAMP)
 OBJ_READER := $(OUT)/tools/obj.o $(OUT)/tools/obj_text.o
 $(OUT)/tools/obj.o: tools/obj.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 $(OUT)/tools/obj_text.o: tools/obj_text.c tools/obj_text.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
 $(OUT)/tools/render_stub.o: tools/render_stub.c
 	@mkdir -p $(dir $@)
@@ -76,7 +76,7 @@ VIEWER := $(OUT)/qphys-viewer
 HAVE_SDL2 = $(shell sdl2-config --version >/dev/null 2>&1 && echo 1)
 $(OUT)/tools/sized_world.o: tools/sized_world.c tools/sized_world.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 $(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(OBJ_READER) $(OUT)/tools/sized_world.o $(PORT_OBJS) $(LIB)
 	$(HOST_CC) $(HOST_CFLAGS) $^ $$(sdl2-config --libs) -lpng -lgif -lm -o $@
 $(OUT)/viewer/viewer.o: HOST_CFLAGS += $$(sdl2-config --cflags)
@@ -93,4 +93,4 @@ $(OUT)/pixels: tools/viewer/pixels.c $(OUT)/viewer/image_io.o
 pictures: $(QPHYS_TOOL)
 	@sh tools/pictures.sh
 
--include $(QPHYS_TOOL).d $(VIEWER_DRAW_OBJS:.o=.d) $(OUT)/viewer/render.d $(OUT)/viewer/poses.d $(OUT)/viewer/viewer.d
+-include $(QPHYS_TOOL).d $(OBJ_READER:.o=.d) $(OUT)/tools/sized_world.d $(VIEWER_DRAW_OBJS:.o=.d) $(OUT)/viewer/render.d $(OUT)/viewer/poses.d $(OUT)/viewer/viewer.d
