@@ -114,7 +114,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(UNIT_SRCS))
 # Unit tests read scenes with mesh lines through the tools' OBJ reader (tools/obj.c), compiled
 # once per build for all of them.
 UNIT_TOOL_OBJS := $(OUT)/unit-tools/obj.o $(OUT)/unit-tools/obj_text.o
-$(OUT)/unit-tools/%.o: tools/%.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
+$(OUT)/unit-tools/%.o: tools/%.c tools/obj.h tools/obj_text.h Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -MMD -MP -c $< -o $@
 $(OUT)/unit/%: tests/unit/%.c $(UNIT_TOOL_OBJS) $(LIB) | $(DEPS_STAMP)

@@ -36,10 +36,10 @@ $(OUT)/viewer/%.o: tools/viewer/%.c | $(DEPS_STAMP)
 # The OBJ reader behind scene files' mesh lines (qphys, the viewer, the unit tests): the file
 # loader and the freestanding text reader it shares with the boards' scene runner.
 OBJ_READER := $(OUT)/tools/obj.o $(OUT)/tools/obj_text.o
-$(OUT)/tools/obj.o: tools/obj.c tools/obj.h tools/obj_text.h | $(DEPS_STAMP)
+$(OUT)/tools/obj.o: tools/obj.c tools/obj.h tools/obj_text.h mk/tools.mk | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
-$(OUT)/tools/obj_text.o: tools/obj_text.c tools/obj_text.h | $(DEPS_STAMP)
+$(OUT)/tools/obj_text.o: tools/obj_text.c tools/obj_text.h mk/tools.mk | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 
@@ -74,7 +74,7 @@ soak: $(OUT)/soak
 # when SDL2 and the picture libraries are installed.
 VIEWER := $(OUT)/qphys-viewer
 HAVE_SDL2 = $(shell sdl2-config --version >/dev/null 2>&1 && echo 1)
-$(OUT)/tools/sized_world.o: tools/sized_world.c tools/sized_world.h | $(DEPS_STAMP)
+$(OUT)/tools/sized_world.o: tools/sized_world.c tools/sized_world.h mk/tools.mk | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=c11 -Wall -Wextra -Werror -MMD -MP -c $< -o $@
 $(VIEWER): $(OUT)/viewer/viewer.o $(VIEWER_DRAW_OBJS) $(OBJ_READER) $(OUT)/tools/sized_world.o $(PORT_OBJS) $(LIB)
