@@ -162,7 +162,9 @@ host_lane() {
 
   section "host: unit tests"
   sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-  unit_suite host "-O2"
+  # The unit tests run once, under the sanitizers: the same tests and assertions as on the -O2
+  # build (make check's), every operation checked besides; that -O2 computes the same bits is
+  # the probe's and the scene check's (every host build, every board).
   unit_suite host-san "$sanitize"
   pools_suite host-pools-san "$sanitize"
   check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
