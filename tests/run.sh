@@ -216,7 +216,13 @@ target_lane() {
 section dependencies
 check "deps installed" sh tools/deps.sh
 section "host build"
-check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+# Through ccache when installed (its masquerading compilers first in PATH, a cache in build/): the
+# fresh-clone check's build compiles the same sources with the same flags and takes its objects.
+if command -v ccache >/dev/null 2>&1 && [ -x /usr/lib/ccache/gcc ]; then
+  check "host build (gcc -O2, -Werror)" env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(pwd)/build/ccache-host" make -s -j"$JOBS" all
+else
+  check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+fi
 
 # The target lane in the background (its output in a file, its counts in another); the host
 # lane here; then the target lane's output, followed as it comes, and its counts.
