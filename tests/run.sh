@@ -219,7 +219,8 @@ section "host build"
 # Through ccache when installed (its masquerading compilers first in PATH, a cache in build/): the
 # fresh-clone check's build compiles the same sources with the same flags and takes its objects.
 if command -v ccache >/dev/null 2>&1 && [ -x /usr/lib/ccache/gcc ]; then
-  check "host build (gcc -O2, -Werror)" env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(pwd)/build/ccache-host" make -s -j"$JOBS" all
+  check "host build (gcc -O2, -Werror)" env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(pwd)/build/ccache-host" \
+    CCACHE_MAXSIZE=256M make -s -j"$JOBS" all
 else
   check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
 fi
