@@ -9,7 +9,7 @@
 # BUILD_TAG/HOST_CC/HOST_OPT/EXTRA_CFLAGS variants give variant tools, e.g.
 #   make BUILD_TAG=host-O0 HOST_OPT=-O0 build/host-O0/qphys
 #   make BUILD_TAG=host-m32 HOST_OPT="-O2 -m32" build/host-m32/qphys
-#   make BUILD_TAG=host-big EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=2200 build/host-big/qphys   (pyramid64)
+#   make BUILD_TAG=host-lowram EXTRA_CFLAGS=-DQP_CFG_LOW_RAM=1 build/host-lowram/qphys
 # tests/scripts/scene-check.sh, tools/golden.sh and tests/scripts/bad-scenes.sh use them.
 
 QPHYS_TOOL := $(OUT)/qphys

@@ -18,7 +18,19 @@ mkdir -p "$logdir"
 JOBS=${JOBS:-2}
 
 t_start=$(date +%s)
-section() { echo "== $1 (at $(($(date +%s) - t_start)) s)"; }
+# cpu: sets cpu_s to the processor seconds of everything this shell (a lane) has run and waited
+# for so far (the shell's `times`: its children's user + system time; called in this shell, not in
+# a subshell). Two cores bound make test: its wall time is about its processor time over two, so
+# each check's share is printed beside its seconds.
+lane=host
+cpu() {
+  times >"$logdir/times-$lane"
+  # Its second line, "1m2.345678s 0m0.123456s", read with no process started (whole seconds).
+  { read -r _ _; read -r cpu_u cpu_y; } <"$logdir/times-$lane"
+  cpu_u=${cpu_u%%.*}; cpu_y=${cpu_y%%.*}
+  cpu_s=$((${cpu_u%%m*} * 60 + ${cpu_u#*m} + ${cpu_y%%m*} * 60 + ${cpu_y#*m}))
+}
+section() { cpu; echo "== $1 (at $(($(date +%s) - t_start)) s, $cpu_s s CPU in this lane)"; }
 ok()  { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
@@ -26,10 +38,11 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 check() {
   name=$1; shift
   log="$logdir/$(echo "$name" | tr ' /' '__').log"
-  t0=$(date +%s)
+  t0=$(date +%s); cpu; c0=$cpu_s
   if "$@" >"$log" 2>&1; then rc=0; else rc=1; fi
-  # How long it took, when it is long enough to matter for make test's 10 minutes.
-  dt=$(($(date +%s) - t0)); took=""; [ "$dt" -ge 2 ] && took=" ($dt s)"
+  # How long it took, and its processor time, when they matter for make test's 10 minutes.
+  dt=$(($(date +%s) - t0)); cpu; dc=$((cpu_s - c0)); took=""
+  [ "$dt" -ge 2 ] || [ "$dc" -ge 2 ] && took=" ($dt s, $dc s CPU)"
   if [ "$rc" = 0 ]; then ok "$name$took"; else bad "$name$took"; sed 's/^/    /' "$log" | tail -40; fi
   # A target this machine cannot run (or a build-only board) is never silent: its reason is shown.
   grep -E '^(SKIPPED|BUILD ONLY)' "$log" | sed 's/^/    /'
@@ -57,6 +70,7 @@ slow_units="test_joint_tree test_sleep test_level test_stacking test_snapshot te
 
 unit_suite() {
   tag=$1; opt=$2
+  u0=$(date +%s); cpu; uc0=$cpu_s
   if ! make -s -j"$JOBS" BUILD_TAG="$tag" HOST_OPT="$opt" unit >"$logdir/build-$tag.log" 2>&1; then
     bad "build unit tests ($tag)"; tail -30 "$logdir/build-$tag.log" | sed 's/^/    /'; return
   fi
@@ -71,11 +85,12 @@ unit_suite() {
     n=$(basename "$t" .c)
     cmocka "$tag/$n" "build/$tag/unit/$n"
   done
+  cpu; echo "unit tests ($tag) built and run: $(($(date +%s) - u0)) s, $((cpu_s - uc0)) s CPU"
 }
 
 # finish: the time and the count, and the exit status.
 finish() {
-  echo "make $1 took $(($(date +%s) - t_start)) s"
+  cpu; echo "make $1 took $(($(date +%s) - t_start)) s, $cpu_s s CPU"
   echo "$pass passed, $fail failed"
   [ "$fail" = 0 ]
   exit $?
@@ -150,7 +165,9 @@ host_lane() {
 
   section "host: unit tests"
   sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-  unit_suite host "-O2"
+  # The unit tests run once, under the sanitizers: the same tests and assertions as on the -O2
+  # build (make check's), every operation checked besides; that -O2 computes the same bits is
+  # the probe's and the scene check's (every host build, every board).
   unit_suite host-san "$sanitize"
   pools_suite host-pools-san "$sanitize"
   check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
@@ -202,12 +219,19 @@ target_lane() {
 section dependencies
 check "deps installed" sh tools/deps.sh
 section "host build"
-check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+# Through ccache when installed (its masquerading compilers first in PATH, a cache in build/): the
+# fresh-clone check's build compiles the same sources with the same flags and takes its objects.
+if command -v ccache >/dev/null 2>&1 && [ -x /usr/lib/ccache/gcc ]; then
+  check "host build (gcc -O2, -Werror)" env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(pwd)/build/ccache-host" \
+    CCACHE_MAXSIZE=256M make -s -j"$JOBS" all
+else
+  check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
+fi
 
 # The target lane in the background (its output in a file, its counts in another); the host
 # lane here; then the target lane's output, followed as it comes, and its counts.
 rm -rf "$logdir"/mark-* "$logdir"/claim-*
-( pass=0; fail=0; target_lane; echo "$pass $fail" >"$logdir/lane-targets.count" ) >"$logdir/lane-targets.out" 2>&1 &
+( pass=0; fail=0; lane=targets; target_lane; echo "$pass $fail" >"$logdir/lane-targets.count" ) >"$logdir/lane-targets.out" 2>&1 &
 targets_pid=$!
 host_lane
 echo "== targets: the lane's output (since $(($(date +%s) - t_start)) s, so far and as it comes)"

@@ -38,6 +38,7 @@ have_cmd xz || need="$need xz-utils"
 # qphys as a library (tests/scripts/test-install.sh): pkg-config and CMake users.
 have_cmd pkg-config || need="$need pkgconf"
 have_cmd cmake || need="$need cmake"
+have_cmd ccache || need="$need ccache"   # the install check's two CMake builds of the same library share objects
 # Pictures: qphys render (libpng, giflib) and the viewer (SDL2); the viewer's test runs it
 # under Xvfb, drives it with xdotool and takes screenshots with xwd (x11-apps).
 have_pkg libpng-dev || need="$need libpng-dev"

@@ -79,6 +79,26 @@ note() { echo "cross-check: $*"; }
 # ---- board builds -----------------------------------------------------------------
 # They build beside the host targets (other folders, other compilers), in a subshell whose
 # output, started targets and failure are read back after it ends, so the log keeps its order.
+# share_core BOARD: a board whose core flags equal an earlier board's (the same CPU, options and
+# pools: the Nucleo's and the Netduino's) starts from a copy of that board's core objects, times
+# kept and their dependency files renamed, so make compiles only its port and app. Only a board
+# folder without core objects is seeded; the copy is what make would have compiled.
+share_core() {
+  [ -d "build/$1/core" ] && return
+  make -s --no-print-directory BOARD="$1" print-board-run >/dev/null 2>&1   # writes its core-flags.txt
+  for p in $shared_from; do
+    [ -d "build/$p/core" ] && cmp -s "build/$p/core-flags.txt" "build/$1/core-flags.txt" || continue
+    cp -Rp "build/$p/core" "build/$p/fixmath" "build/$1/" &&
+      for f in "build/$1"/core/*.d "build/$1"/fixmath/*.d; do
+        [ -f "$f" ] && sed "s#build/$p/#build/$1/#g" "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+      done &&
+      cp -p "build/$p/core-flags.txt" "build/$1/core-flags.txt" &&
+      echo "board $1: the core objects of $p, compiled with the same flags"
+    return
+  done
+}
+shared_from=""
+
 board_builds() {
   if [ $host_only -eq 0 ]; then
     command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 || {
@@ -88,8 +108,10 @@ board_builds() {
         if [ "$o" = default ]; then name=$b; optarg=""; else name=$b$o; optarg="BOARD_OPT=$o"; fi
         dir=$out/$name
         mkdir -p "$dir"
+        [ -n "$optarg" ] || share_core "$b"
         # shellcheck disable=SC2086
         if make -s -j"${JOBS:-2}" --no-print-directory BOARD="$b" APP="$app" $optarg >"$dir/build.log" 2>&1; then
+          [ -n "$optarg" ] || shared_from="$shared_from $b"
           if [ "$(make -s --no-print-directory BOARD="$b" print-board-run)" = none ]; then
             echo "BUILD ONLY board $name: built, not run (no QEMU model: BOARD_RUN = none)"
             continue

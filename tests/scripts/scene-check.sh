@@ -16,9 +16,11 @@
 #   wasm32      clang wasm32-wasi, run by node
 # A target this machine cannot execute runs under its emulator (qemu-i386 where the kernel has no
 # IA-32 support, qemu-aarch64/-riscv64/-s390x, node), or is printed SKIPPED with the reason.
-# Scenes larger than the default pools (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES = 600) run on
-# builds with bigger pools instead (EXTRA_CFLAGS=-DQP_CFG_MAX_BODIES=$SCENE_BIG_BODIES): gcc -O2,
-# i386 and low-RAM only, for SCENE_BIG_STEPS steps (they cost ~0.1 s a step on the host).
+# Scenes larger than a world of the default capacities (pyramid64: 2081 bodies > QP_CFG_MAX_BODIES
+# = 600) run on the same builds, whose qphys sizes its world to the file (the goldens are the
+# default qphys's): on gcc -O2, i386 and low-RAM only, for SCENE_BIG_STEPS steps (~0.02 s a step
+# at gcc -O2, ~1 s a step emulated). A build with other compile-time capacities giving the goldens' bits is
+# shown by the boards' and the small-pool builds.
 # Boards: tests/target/scene_main.c under QEMU for every scene on every board (a scene's mesh
 # files built into the image beside it, tools/embed-scene.sh); a scene larger than a board's
 # pools (BOARD_POOLS) prints SKIP and is skipped on that board only (so is a scene whose
@@ -31,8 +33,7 @@
 # Environment (defaults in brackets):
 #   SCENE_STEPS [300]                 steps per scene
 #   SCENE_SLOW_STEPS [rain512=120]    fewer steps for these scenes on emulated targets and boards
-#   SCENE_BIG_STEPS [60]              steps for scenes that need the big-pool builds
-#   SCENE_BIG_BODIES [2200]           QP_CFG_MAX_BODIES of the big-pool builds
+#   SCENE_BIG_STEPS [60]              steps for scenes larger than the default capacities
 #   SCENE_TARGETS [host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32] ("" for none)
 #   SCENE_BOARDS [every board]         boards to run scenes on ("" for none)
 #   SCENE_BOARD_SCENES [every scene]
@@ -59,7 +60,6 @@ sc_steps_on() {
   echo "$sc_steps"
 }
 sc_big_steps=${SCENE_BIG_STEPS:-60}
-sc_big_bodies=${SCENE_BIG_BODIES:-2200}
 sc_default_bodies=$(sed -n 's/^#define QP_CFG_MAX_BODIES \([0-9]*\)$/\1/p' include/qphys/config.h)
 sc_targets=${SCENE_TARGETS-host host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 sc_boards=${SCENE_BOARDS-$(ls boards | grep -v '^cpu$' | tr '\n' ' ')}
@@ -176,24 +176,22 @@ if [ -n "$sc_targets" ]; then
   # 1. Builds.
   sc_built=""
   for sc_t in $sc_targets; do
-    rm -f "$sc_out/$sc_t.runner" "$sc_out/$sc_t-big.runner"
+    rm -f "$sc_out/$sc_t.runner"
     # Natively where this machine runs the target's programs, else under its emulator
     # (qemu-user, node); SKIPPED with the reason when nothing here can run them.
     case $sc_t in host-lowram) qp_target host ;; *) qp_target "$sc_t" ;; esac
     # shellcheck disable=SC2086
     if ! sc_r=$(qp_runner $qt_cc $qt_opt); then echo "SKIPPED target $sc_t: $sc_r"; continue; fi
     [ -z "$sc_r" ] || { echo "NOTE $sc_t runs under $sc_r"
-      echo "$sc_r" >"$sc_out/$sc_t.runner"; echo "$sc_r" >"$sc_out/$sc_t-big.runner"; }
+      echo "$sc_r" >"$sc_out/$sc_t.runner"; }
     # (check's status is not the command's: sc_build leaves a mark when make succeeded)
     check "build qphys ($sc_t)" sc_build "$sc_t" "$sc_t"
     [ -f "$sc_out/$sc_t.built" ] && sc_built="$sc_built $sc_t"
   done
+  # The builds that run the scenes larger than the default capacities.
   sc_big_built=""
   for sc_t in host i386 host-lowram; do
-    case " $sc_built " in *" $sc_t "*) ;; *) continue ;; esac
-    check "build qphys ($sc_t-big, QP_CFG_MAX_BODIES=$sc_big_bodies)" \
-      sc_build "$sc_t-big" "$sc_t" "-DQP_CFG_MAX_BODIES=$sc_big_bodies"
-    [ -f "$sc_out/$sc_t-big.built" ] && sc_big_built="$sc_big_built $sc_t-big"
+    case " $sc_built " in *" $sc_t "*) sc_big_built="$sc_big_built $sc_t" ;; esac
   done
 
   # 2. Runs, JOBS at a time: one line per (runner, binary, scene, steps, output) for xargs;
@@ -207,8 +205,8 @@ if [ -n "$sc_targets" ]; then
   for sc_s in tests/scenes/*.scene; do
     sc_n=$(basename "$sc_s" .scene)
     case $sc_n in *"${SCENE_FILTER:-}"*) ;; *) continue ;; esac
-    # A scene larger than a world of the default capacities (qphys sizes its world to it, at
-    # about 0.1 s a step) goes to the big-pool builds, for fewer steps.
+    # A scene larger than a world of the default capacities (qphys sizes its world to it)
+    # runs on fewer builds, for fewer steps.
     if [ -n "$sc_ref" ] && "build/$sc_ref/qphys" check "$sc_s" >"$sc_out/check.txt" 2>&1 &&
        [ "$(sed -n 's/.*: ok: \([0-9]*\) bodies.*/\1/p' "$sc_out/check.txt")" -gt "$sc_default_bodies" ]; then
       for sc_t in $sc_big_built; do
@@ -223,7 +221,7 @@ if [ -n "$sc_targets" ]; then
       done
     fi
   done
-  for sc_t in $sc_built $sc_big_built; do rm -f "$sc_out/$sc_t"/*.rc; done
+  for sc_t in $sc_built; do rm -f "$sc_out/$sc_t"/*.rc; done
   # xargs runs a tiny sh per line (the function is not visible to it).
   xargs -r -P "$sc_jobs" -L 1 sh -c 'r=$1; [ "$r" = - ] && r=; $r "$2" run "$3" --hashes --steps "$4" >"$5" 2>"$5.err"; echo $? >"$5.rc"' run-one <"$sc_list"
 

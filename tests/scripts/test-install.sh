@@ -29,16 +29,22 @@ for c in pkg-config cmake c++; do
 done
 
 # same_hashes WHAT PROGRAM: PROGRAM SCENE N against the qphys tool, for three scenes (pyramid64:
-# more bodies than a world of the default capacities, in a world of its size; 20 steps).
+# more bodies than a world of the default capacities, in a world of its size; 20 steps). The
+# tool's hashes are computed once, for every program.
+scenes="stack20 mixed pyramid64"
+steps_of() { if [ "$1" = pyramid64 ]; then echo 20; else echo 120; fi; }
+for s in $scenes; do
+  build/host/qphys run "tests/scenes/$s.scene" --hashes --steps "$(steps_of $s)" >"$tmp/want-$s" ||
+    { echo "FAIL qphys run $s (build/host/qphys: make first)"; exit 1; }
+done
 same_hashes() {
-  for s in stack20 mixed pyramid64; do
-    n=120; [ $s = pyramid64 ] && n=20
-    build/host/qphys run "tests/scenes/$s.scene" --hashes --steps $n >"$tmp/want" || return 1
+  for s in $scenes; do
+    n=$(steps_of $s)
     "$2" "tests/scenes/$s.scene" $n >"$tmp/got" 2>&1
-    if cmp -s "$tmp/want" "$tmp/got"; then
+    if cmp -s "$tmp/want-$s" "$tmp/got"; then
       echo "PASS $1: $s, $n steps, last hash $(tail -n 1 "$tmp/got" | cut -d' ' -f2), as qphys run --hashes"
     else
-      fail "$1: $s hashes differ from qphys run --hashes:"; diff "$tmp/want" "$tmp/got" | head -5
+      fail "$1: $s hashes differ from qphys run --hashes:"; diff "$tmp/want-$s" "$tmp/got" | head -5
     fi
   done
 }
@@ -82,8 +88,20 @@ else
   fail "CMake find_package:"; tail -20 "$tmp/fp.log"
 fi
 
+# 3 and 3b compile the same sources with the same flags (CMakeLists.txt's, absolute paths): through
+# ccache, when installed, in a cache of this test's own, the second build takes the first's
+# objects instead of compiling them again. Every other step (configure, link, install) is its own.
+launcher=""
+if command -v ccache >/dev/null 2>&1; then
+  launcher=-DCMAKE_C_COMPILER_LAUNCHER=ccache
+  export CCACHE_DIR="$tmp/ccache"
+  unset CCACHE_DISABLE CCACHE_RECACHE CCACHE_READONLY
+fi
+# ccache_hits: how many compilations ccache has answered from its cache so far ("" without ccache).
+ccache_hits() { [ -n "$launcher" ] && ccache --print-stats 2>/dev/null | awk '$1 ~ /_cache_hit$/ { n += $2 } END { print n + 0 }'; }
+
 # 3. CMake add_subdirectory, the library built from this tree.
-if cmake -S tests/install/subdirectory -B "$tmp/sd" -DQPHYS_DIR="$root" >"$tmp/sd.log" 2>&1 &&
+if cmake -S tests/install/subdirectory -B "$tmp/sd" -DQPHYS_DIR="$root" $launcher >"$tmp/sd.log" 2>&1 &&
    cmake --build "$tmp/sd" -j"$jobs" >>"$tmp/sd.log" 2>&1; then
   same_hashes "CMake add_subdirectory(qphys)" "$tmp/sd/step_scene"
 else
@@ -93,8 +111,10 @@ fi
 # 3b. CMake alone: the top-level CMakeLists.txt built and installed (cmake --install), then used
 # through its pkg-config file.
 prefix2=$tmp/prefix-cmake
-if cmake -S . -B "$tmp/top" >"$tmp/top.log" 2>&1 && cmake --build "$tmp/top" -j"$jobs" >>"$tmp/top.log" 2>&1 &&
+hits0=$(ccache_hits)
+if cmake -S . -B "$tmp/top" $launcher >"$tmp/top.log" 2>&1 && cmake --build "$tmp/top" -j"$jobs" >>"$tmp/top.log" 2>&1 &&
    cmake --install "$tmp/top" --prefix "$prefix2" >>"$tmp/top.log" 2>&1; then
+  [ -z "$launcher" ] || echo "cmake --build of the top-level CMakeLists.txt: $(($(ccache_hits) - hits0)) objects from the add_subdirectory build's compilations (ccache)"
   licensed "cmake --install" "$prefix2"
   # shellcheck disable=SC2046
   if cc -std=c11 -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$prefix2/lib/pkgconfig pkg-config --cflags qphys) \
