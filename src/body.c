@@ -76,7 +76,7 @@ static qp_aabb margin_box(const qp_world *w, int s, const qp_vec3 *x, const qp_r
     /* A box at its body's centre without a turn (every one-shape box body): qp__shape_world's
      * pose is (x + 0, r), so its box is found from the body's pose, without the copy. */
     if (sh->type == QP_SHAPE_BOX && (sh->offset.x | sh->offset.y | sh->offset.z) == 0 && is_identity(sh->rotation))
-        return qp__box_aabb_grown(sh, qp__v3_add(*x, qp_v3_zero()), r, w->def.contact_margin);
+        return qp__box_aabb_grown(sh, *x, r, w->def.contact_margin);
     qp_vec3 m = qp_v3(w->def.contact_margin, w->def.contact_margin, w->def.contact_margin);
     qp_transform xf = qp__shape_world(w, s, x, r);
     qp_aabb box = qp_shape_aabb(&w->shapes[s].shape, &xf);

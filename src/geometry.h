@@ -31,12 +31,12 @@ typedef struct {
     fix16_t h;     /* half length >= 0, Q16.16 */
 } qp__segment;
 
-/* Mass and principal moments (m, Ixx, Iyy, Izz about the centre, in the
- * shape's frame) of a validated, non-plane shape at density rho (raw
- * Q16.16), in Q18.46; false when they overflow. */
 /* The world box of a box shape centred at p with rotation r, grown by margin on every side:
  * qp_shape_aabb's box then the margin, the same bits, without a transform made first. */
 qp_aabb qp__box_aabb_grown(const qp_shape *s, qp_vec3 p, const qp_rot3 *r, fix16_t margin);
+/* Mass and principal moments (m, Ixx, Iyy, Izz about the centre, in the
+ * shape's frame) of a validated, non-plane shape at density rho (raw
+ * Q16.16), in Q18.46; false when they overflow. */
 bool qp__shape_moments(const qp_shape *s, uint64_t rho, uint64_t out[4]);
 /* A shape's mass data (body frame: offset and rotation applied) from its
  * mass and principal moments in Q16.16. */

@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPLAY_MAGIC "qphys-replay 3"   /* 3: create entries carry filters and sensors; joint and filter entries */
+#define REPLAY_MAGIC "qphys-replay 4"   /* 3: create entries carry filters and sensors; joint and filter entries;
+                                           4: create entries carry the rolling resistance */
 
 typedef struct {
     int slot;                     /* body slot index, 1-based */

@@ -24,7 +24,7 @@ from .world import World
 
 MATCHED, DIVERGED, DAMAGED, OTHER_VERSION = "matched", "diverged", "damaged", "other version"
 _STATUS = (MATCHED, DIVERGED, DAMAGED, OTHER_VERSION)
-MAGIC = "qphys-replay 3"
+MAGIC = "qphys-replay 4"
 
 PathLike = Union[str, "os.PathLike[str]"]
 

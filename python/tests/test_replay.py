@@ -92,10 +92,10 @@ def test_a_damaged_file_raises_with_where_and_is_reported_damaged(slope_replay, 
 def test_another_version_says_so(slope_replay, tmp_path):
     data = slope_replay.read_bytes()
     old = tmp_path / "old.replay"
-    old.write_bytes(resign(data.replace(b"qphys-replay 3\n", b"qphys-replay 2\n", 1)))
+    old.write_bytes(resign(data.replace(b"qphys-replay 4\n", b"qphys-replay 3\n", 1)))
     with pytest.raises(ReplayError) as e:
         Replay.load(old)
-    assert e.value.other_version and "qphys-replay 2" in str(e.value)
+    assert e.value.other_version and "qphys-replay 3" in str(e.value)
     assert qphys.verify_file(old).status == "other version"
     assert qphys.verify_file(old).report_line == cli_line(old)
     # Same format, another qphys: verified, and the line names both versions.
@@ -129,7 +129,7 @@ def test_a_snapshot_plus_inputs_pair(tmp_path):
 
 def test_bad_input_never_raises_from_verify_file(tmp_path):
     for name, data in [("empty.replay", b""), ("nul.replay", b"\0" * 100), ("text.replay", b"hello\n"),
-                       ("huge_steps.replay", resign(b"qphys-replay 3\nengine x\nsteps 99999999\nscene 0\nend\ncheck 0 0\n"))]:
+                       ("huge_steps.replay", resign(b"qphys-replay 4\nengine x\nsteps 99999999\nscene 0\nend\ncheck 0 0\n"))]:
         (tmp_path / name).write_bytes(data)
         r = qphys.verify_file(tmp_path / name)
         assert r.status == "damaged", name

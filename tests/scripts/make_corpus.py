@@ -124,8 +124,8 @@ def main() -> int:
             data = resign(re.sub(rb"(?m)^(s %d [0-9a-f]{8} 1:)[0-9a-f]{8}" % first, rb"\g<1>12345678", data))
             what = f"diverged: body 1's hash at step {first} changed"
         elif kind == 15:
-            data = resign(data.replace(b"qphys-replay 3\n", b"qphys-replay 2\n", 1))
-            what = "other version: format line 'qphys-replay 2'"
+            data = resign(data.replace(b"qphys-replay 4\n", b"qphys-replay 3\n", 1))
+            what = "other version: format line 'qphys-replay 3'"
         elif kind == 18:
             data = resign(re.sub(rb"(?m)^version .*$", b"version 0.0.1", data, count=1))
             what = "matched: version line 0.0.1"
