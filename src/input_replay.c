@@ -94,7 +94,7 @@ typedef struct {
 NOINLINE static void get_hull_points(in_bytes *in, unsigned long *at, uint8_t *count)
 {
     uint32_t n = get(in, 1);
-    qp_vec3 p[QP_HULL_MAX_POINTS];
+    qp_vec3 p[QP_HULL_MAX_POINTS] = { { 0 } };   /* all written: no reader sees a stale byte */
     if (n < 4 || n > QP_HULL_MAX_POINTS || !QP_CFG_MAX_HULLS) in->bad = 1;
     *at = in->at;
     for (uint32_t v = 0; v < n && !in->bad; v++) p[v] = get_v3(in);

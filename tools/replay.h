@@ -14,9 +14,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "qphys/record.h"
 
 #define REPLAY_MAGIC "qphys-replay 4"   /* 3: create entries carry filters and sensors; joint and filter entries;
                                            4: create entries carry the rolling resistance */
+/* A replay file holds input log entries: its format changes with theirs. */
+_Static_assert(QP_INPUT_FORMAT == 4, "an input log format of its own: give REPLAY_MAGIC the next number");
 
 typedef struct {
     int slot;                     /* body slot index, 1-based */

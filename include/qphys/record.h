@@ -93,6 +93,12 @@ typedef enum {
     QP_INPUT_JOINT_KIND_END      /* first unused joint kind */
 } qp_input_kind;
 
+/* The entries' format: it changes whenever an entry's bytes do (4: a body def of 83 bytes,
+ * with its rolling resistance). Entries carry no version of their own: a program that keeps
+ * or sends them beyond one build states this beside them and refuses another (the replay
+ * files' first line, "qphys-replay 4", is it). */
+#define QP_INPUT_FORMAT 4
+
 /* Largest entry (a body create with QP_CFG_MAX_BODY_SHAPES shapes: at least 140 bytes; a
  * joint create is 88, a full one 130), bytes. A shape takes 52 bytes, a hull shape 37 and 12
  * a corner (805 for 64). */
