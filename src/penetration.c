@@ -79,6 +79,13 @@ typedef struct {
 /* False when a visit would do nothing. */
 static bool plan_visit(qp_world *w, const qp_contact *c, qp_split_visit *s)
 {
+    /* The points past the slop or holding a split impulse, found first: most contacts of a
+     * pile have none and no anchors, and then no visit whatever their sides (the same
+     * answer; finding the sides flags bodies only for a deep overlap, left to the test). */
+    unsigned points = 0;
+    for (int k = 0; k < c->count; k++)
+        if (c->p[k].depth > w->def.slop || c->p[k].jp != 0) points |= QP_ROWS_POINT(k);
+    if (points == 0 && !(c->flags & QP_CONTACT_OVERLAP) && !anchored(w, c)) return false;
     int move = (qp__body_moves(&w->bodies[c->a]) ? QP_MOVE_A : 0) | (qp__body_moves(&w->bodies[c->b]) ? QP_MOVE_B : 0);
     /* A lighter body under a heavier one (across contact-graph levels) is
      * pinned, as in the shock pass: between unequal masses a split impulse
@@ -93,9 +100,7 @@ static bool plan_visit(qp_world *w, const qp_contact *c, qp_split_visit *s)
     s->move = move;
     s->pinned = move != qp__movable(w, c);
     /* Only the rows this visit uses (low-RAM builds them at every visit). */
-    s->need = 0;
-    for (int k = 0; k < c->count; k++)
-        if (c->p[k].depth > w->def.slop || c->p[k].jp != 0) s->need |= QP_ROWS_POINT(k);
+    s->need = points;
     /* Anchors pull back with both sides moving, or the light one pinned (not
      * against a sleeper: it does not move, and its contact's masses are not kept). */
     s->anchors = (!s->pinned || (s->light_below && move == s->pin)) && anchored(w, c);
