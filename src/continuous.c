@@ -269,7 +269,7 @@ static int64_t length_bound(int64_t dx, int64_t dy, int64_t dz)
  * this step: sweep_pair's closing speed bounded from the bodies' velocities before their
  * clamp, with no clamp, square root nor product. Bodies falling side by side reach far
  * and close in little (rain512's cloud of cubes: 750 pairs a step passed the reaches'
- * test, and nearly all of them then stopped at the closing speed). The clamp moves no
+ * test, and most of them then stopped at the closing speed). The clamp moves no
  * two velocities apart (a projection onto a ball, rounded towards zero: a few units),
  * the split-impulse ones are added after it (bounded apart), and the saturations only
  * shorten: |sub| <= |v1 - v0| + |p1 - p0| + 16 units, the length's rounding one more

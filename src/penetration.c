@@ -179,7 +179,8 @@ static void split_quiet_next(qp_split_quiet *q)
     if (q->visit != 0) q->visit = q->visit < 0xFFFF ? (uint16_t)(q->visit + 1) : 0;
 }
 
-/* The joints' drift may have changed their bodies' pseudo-velocities. */
+/* The joints' drift may have changed their bodies' pseudo-velocities: marked at every
+ * sweep, whatever it answered. */
 static void split_quiet_joints(qp_world *w, qp_split_quiet *q)
 {
     if (q->visit == 0 || w->joint_count == 0) return;
@@ -223,7 +224,7 @@ void qp__penetration(qp_world *w)
     split_quiet_start(w, &q, n);
     for (int it = 0; it < w->def.penetration_iterations; it++) {
         bool any = qp__drift_joints(w);
-        if (any) split_quiet_joints(w, &q);
+        split_quiet_joints(w, &q);
         QP__COUNT(pen_sweeps, 1);
         for (int o = 0; o < n; o++) any |= split_visit(w, &q, o, &w->contacts[qp__split(w)->visit[o]]);
         if (!any) break;  /* nothing moved: the next sweep would not either */
