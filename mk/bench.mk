@@ -15,6 +15,9 @@
 #       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh),
 #       bench_ragdolls (qphys: ragdolls thrown at 20 m/s on a range of seeds, the rates that sleep and
 #       hold their limits; docs/limits.md, Joints)
+#   make -f mk/bench.mk build/bench/bench_steps  what each step of a scene file runs: its time and
+#       the velocity passes' sweeps and rows, the narrow phase's pairs (a library with the work
+#       counters, build/bench-count/)
 #   make -f mk/bench.mk bench-big                bench_window with pools for the scaling table's
 #       scenes (build/bench/big/bench_window, its library and qphys in build/bench-big/)
 #   make bench JOLT_SRC=DIR                      the same with Jolt Physics beside them: builds it once
@@ -111,6 +114,17 @@ bench-big:
 $(BENCH_OUT)/big/bench_window: bench/bench_window.c bench/bench_clock.h $(wildcard $(BENCH_BIG_LIB))
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_BIG_POOLS) -MMD -MP $< $(BENCH_BIG_LIB) -o $@
+
+# bench_steps reads the work counters (src/bench_count.h): linked with a library built with
+# them, in build/bench-count/ (the counters change no result, only the instructions).
+BENCH_COUNT_LIB := build/bench-count/libqphys.a
+.PHONY: bench-count-lib
+bench-count-lib:
+	@$(MAKE) --no-print-directory -f Makefile BUILD_TAG=bench-count EXTRA_CFLAGS="-DQP_BENCH_COUNT=1" $(BENCH_COUNT_LIB)
+
+$(BENCH_OUT)/bench_steps: bench/bench_steps.c bench/bench_clock.h src/bench_count.h bench-count-lib
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -DQP_BENCH_COUNT=1 $< $(BENCH_COUNT_LIB) -o $@
 
 # Jolt: configured once into $(JOLT_OUT) (cmake keeps its cache there), then only rebuilt
 # where its sources or the front end changed. BENCH_JOBS: the build's parallel jobs.
