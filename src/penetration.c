@@ -155,7 +155,7 @@ static QP__NOINLINE bool separate(qp_world *w, qp_contact *c)
 static QP__NOINLINE void yield_anchors(qp_world *w, qp_contact *c)
 {
     qp_split_visit s;
-    if (!plan_visit(w, c, &s) || !s.anchors) return;
+    if (!anchored(w, c) || !plan_visit(w, c, &s) || !s.anchors) return;   /* flat contacts: none */
     qp_contact_rows scratch;
     const qp_contact_rows *r = qp__rows_for(w, c, &scratch, QP_ROWS_TANGENTS, s.move);
     fix16_t drift[2], targets[2];
