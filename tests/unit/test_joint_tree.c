@@ -469,6 +469,32 @@ static void test_pressed_limbs_sleep(void **state)
     }
 }
 
+/* ---- 9. limbs held against the wall by their friction anchors ------------------------------- */
+
+/* Throws of 360 fresh ones (bench seeds 31000 to 31359) that never slept within 20 s with a
+ * forearm lying on the ground against the wall. In 31241 the wall's split impulse pushed the
+ * forearm out of the wall while its contact with the ground stuck: the ground's anchors read
+ * the push as 1.7 mm of slip and the penetration pass pulled the forearm back into the wall,
+ * which pushed it out again, its impulse growing with every sweep as the anchors' did (40
+ * sweeps did not settle it). The anchors stayed apart and restarted the limb's sleep test every
+ * step. Now an anchor the pass cannot bring back yields (penetration.c, yield_anchors): both
+ * sleep, holding their limits and gaining no energy. */
+static void test_walled_limbs_sleep(void **state)
+{
+    (void)state;
+    const uint32_t seeds[] = { 31241, 31277 };
+    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+        throw_run t = throw_ragdoll(seeds[k]);
+        printf("measure: throw %u, a forearm on the ground against the wall: asleep at step %d, past a cone %.2f deg, "
+               "past an elbow or knee %.2f deg, worst gap %.2f mm, energy rise %.3f J\n",
+               (unsigned)seeds[k], t.asleep, t.cone, t.hinge, 1000 * t.gap, t.rise);
+        assert_true(t.asleep >= 0);
+        assert_true(t.rise <= 1.0);
+        assert_true(t.cone < 2 && t.hinge < 2);
+        assert_true(t.gap < 0.01);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_thrown_ragdolls),
         cmocka_unit_test(test_pinned_limbs_hold),
         cmocka_unit_test(test_pressed_limbs_sleep),
+        cmocka_unit_test(test_walled_limbs_sleep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
