@@ -373,6 +373,47 @@ static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
     return true;
 }
 
+static bool same_material(const qp_body_material *a, const qp_body_material *b)
+{
+    return a->friction == b->friction && a->static_friction == b->static_friction && a->restitution == b->restitution &&
+           a->rolling_resistance == b->rolling_resistance;
+}
+
+int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m)
+{
+    for (int k = 0; k < *count; k++)
+        if (same_material(&pal[k], m)) return k;
+    if (*count == QP_CFG_MAX_MATERIALS) return -1;
+    pal[*count] = *m;
+    return (*count)++;
+}
+
+bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material *m)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    b->friction = m->friction;
+    b->static_friction = m->static_friction;
+    b->restitution = m->restitution;
+    b->rolling_resistance = m->rolling_resistance;
+    return true;
+#else
+    int k = qp__material_entry(w->materials, &w->material_count, m);
+    if (k < 0) {
+        /* Full: the lowest entry no used body but b names takes m. */
+        bool named[QP_CFG_MAX_MATERIALS] = { false };
+        for (int i = 1; i <= qp__cap_bodies(w); i++)
+            if ((w->bodies[i].state & QP_STATE_USED) && &w->bodies[i] != b) named[w->bodies[i].material] = true;
+        for (int e = 0; e < QP_CFG_MAX_MATERIALS && k < 0; e++)
+            if (!named[e]) k = e;
+        if (k < 0) return false;
+        w->materials[k] = *m;
+    }
+    b->material = (uint8_t)k;
+    return true;
+#endif
+}
+
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 {
     qp_result dummy;
@@ -396,7 +437,10 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
-    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {
+    qp_body_material material = { def->friction, def->static_friction < 0 ? def->friction : def->static_friction,
+                                  def->restitution, def->rolling_resistance };
+    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx) ||
+        !qp__body_set_material(w, &w->bodies[index], &material)) {
         *err = QP_ERR_FULL;
         return qp_null_body();
     }
@@ -404,7 +448,13 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
     unsigned char *p = (unsigned char *)b;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    const uint8_t material_entry = b->material;   /* named above, kept through the clearing */
+#endif
     for (unsigned i = 0; i < sizeof *b; i++) p[i] = 0;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    b->material = material_entry;
+#endif
     b->generation = gen == 0 ? 1 : gen;
     b->state = QP_STATE_USED | (def->type == QP_BODY_DYNAMIC     ? QP_STATE_DYNAMIC
                                 : def->type == QP_BODY_KINEMATIC ? QP_STATE_KINEMATIC
@@ -425,10 +475,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->v = def->linear_velocity;    /* infinite mass: mass, inv_mass, inverse inertia stay 0 */
         b->w = def->angular_velocity;
     }
-    b->friction = def->friction;
-    b->static_friction = def->static_friction < 0 ? def->friction : def->static_friction;
-    b->restitution = def->restitution;
-    b->rolling_resistance = def->rolling_resistance;
+    qp__body_set_material(w, b, &material);   /* the default layout's fields, cleared above */
     b->user_data = def->user_data;
     b->shape_count = (uint8_t)def->shape_count;
     for (int i = 0; i < def->shape_count; i++) {

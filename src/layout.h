@@ -71,6 +71,28 @@ static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
 #endif
 }
 
+/* A body's material: its own fields, or (low-RAM) the world's palette entry it names,
+ * one for each distinct material (qp__body_set_material). */
+static QP__ALWAYS_INLINE qp_body_material qp__body_material(const qp_world *w, const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    qp_body_material m = { b->friction, b->static_friction, b->restitution, b->rolling_resistance };
+    return m;
+#else
+    return w->materials[b->material];
+#endif
+}
+
+/* Give body b (not yet used, or whose material changes) material m: low-RAM names the
+ * palette's entry equal to m, fills a new one, or takes one no used body but b names.
+ * False (nothing changed) when the palette holds QP_CFG_MAX_MATERIALS others. */
+bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material *m);
+
+/* The palette entry of pal[0..*count) (at most QP_CFG_MAX_MATERIALS) equal to m, or a new
+ * one after them; -1 when they are all taken (low-RAM; body.c, snapshot.c). */
+int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m);
+
 /* The largest sleep test size (world.c): low-RAM keeps a sleep box's size in 16 bits. */
 #if QP_LAYOUT_KEEPS_DERIVED
 #define QP_LAYOUT_SLEEP_SIZE_MAX QP_ONE

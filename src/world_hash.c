@@ -156,10 +156,11 @@ static uint32_t hash_body(const qp_world *w, int i)
         for (int c = 0; c < 3; c++) h = h32(h, inv_inertia_local.m[r][c]);
     h = h32(h, b->mass);
     h = h32(h, b->inv_mass);
-    h = h32(h, b->friction);
-    h = h32(h, b->static_friction);
-    h = h32(h, b->restitution);
-    if (b->rolling_resistance != 0) h = h32(h, b->rolling_resistance);   /* 0 (the default) adds nothing */
+    const qp_body_material m = qp__body_material(w, b);
+    h = h32(h, m.friction);
+    h = h32(h, m.static_friction);
+    h = h32(h, m.restitution);
+    if (m.rolling_resistance != 0) h = h32(h, m.rolling_resistance);   /* 0 (the default) adds nothing */
     h = qp_hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);

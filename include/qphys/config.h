@@ -63,6 +63,15 @@
 #define QP_CFG_LOW_RAM 0
 #endif
 
+/* With QP_CFG_LOW_RAM: the distinct materials (friction, static friction, restitution,
+ * rolling resistance) the bodies of a world have at once, kept once each in a palette
+ * that a body names by a byte (16 bytes each, in qp_world): a body whose material would
+ * be one too many is refused (QP_ERR_FULL). 1..255. The default layout keeps each body's
+ * material in the body. */
+#ifndef QP_CFG_MAX_MATERIALS
+#define QP_CFG_MAX_MATERIALS 16
+#endif
+
 /* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
  * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
  * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
@@ -153,6 +162,9 @@
 #endif
 #if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
 #error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
+#endif
+#if QP_CFG_MAX_MATERIALS < 1 || QP_CFG_MAX_MATERIALS > 255
+#error "QP_CFG_MAX_MATERIALS must be 1..255 (a body names its material by a byte)"
 #endif
 #if QP_CFG_MAX_HULLS < 0 || QP_CFG_MAX_HULLS > 255
 #error "QP_CFG_MAX_HULLS must be 0..255"

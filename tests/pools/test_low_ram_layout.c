@@ -3,7 +3,8 @@
  * pools, tests/run.sh): a body's inverse inertia kept as its six distinct entries turns
  * it about the axes the full matrix gives, and the sleep test's boxes kept as a corner and
  * 16-bit sizes judge a motion up to the largest size a world accepts, which is under a
- * metre there (the sizes of a box must fit 16 bits). */
+ * metre there (the sizes of a box must fit 16 bits), and the bodies' materials kept once
+ * each in a palette of QP_CFG_MAX_MATERIALS fill it, share it and free it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -122,12 +123,117 @@ static void test_sleep_boxes_hold_sizes_up_to_a_metre(void **state)
     assert_false(slider_sleeps(QP_FRAC(85, 100)));
 }
 
+/* Materials: a palette of QP_CFG_MAX_MATERIALS (4 in these pools) distinct ones. Ground
+ * (friction 1) and boxes of friction 0.1, 0.2 and 0.3 fill it: a box of 0.4 is refused and
+ * changes nothing; one of 0.2 shares an entry. With the 0.3 box gone its entry takes 0.4,
+ * and the boxes then slide as far, to the bit, as in a world made with those materials
+ * from the start (and less far the more friction they have). */
+static qp_body_id add_slider(qp_world *w, double friction, double z, qp_result *r)
+{
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_DYNAMIC;
+    d.mass = QP_ONE;
+    d.friction = f16(friction);
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(QP_FRAC(1, 4), QP_FRAC(1, 4), QP_FRAC(1, 4)), &d.shapes[0]), QP_OK);
+    d.position = qp_v3(0, QP_FRAC(1, 4), f16(z));
+    d.linear_velocity = qp_v3(QP_FRAC(3, 2), 0, 0);
+    return qp_create_body(w, &d, r);
+}
+
+static void add_ground(qp_world *w)
+{
+    qp_world_def wd = qp_default_world_def();
+    assert_int_equal(qp_world_init(w, &wd), QP_OK);
+    qp_body_def g = qp_default_body_def();
+    g.type = QP_BODY_STATIC;
+    g.shape_count = 1;
+    g.friction = QP_ONE;
+    assert_int_equal(qp_make_plane(qp_v3(0, QP_ONE, 0), 0, &g.shapes[0]), QP_OK);
+    qp_result r;
+    (void)qp_create_body(w, &g, &r);
+    assert_int_equal(r, QP_OK);
+}
+
+static qp_world reference;
+
+static void test_material_palette_fills_shares_and_frees(void **state)
+{
+    (void)state;
+    assert_int_equal(QP_CFG_MAX_MATERIALS, 4);
+    qp_result r;
+    add_ground(&world);
+    qp_body_id a = add_slider(&world, 0.1, 0, &r);
+    assert_int_equal(r, QP_OK);
+    qp_body_id b = add_slider(&world, 0.2, 2, &r);
+    assert_int_equal(r, QP_OK);
+    qp_body_id c = add_slider(&world, 0.3, 4, &r);
+    assert_int_equal(r, QP_OK);
+    const uint32_t full = qp_world_hash(&world);
+    assert_true(qp_body_id_is_null(add_slider(&world, 0.4, 6, &r)));
+    assert_int_equal(r, QP_ERR_FULL);
+    assert_int_equal(qp_world_hash(&world), full);
+    qp_body_id shared = add_slider(&world, 0.2, 8, &r);
+    assert_int_equal(r, QP_OK);
+    assert_int_equal(qp_destroy_body(&world, shared), QP_OK);
+    assert_int_equal(qp_destroy_body(&world, c), QP_OK);
+    qp_body_id d = add_slider(&world, 0.4, 6, &r);
+    assert_int_equal(r, QP_OK);
+
+    add_ground(&reference);
+    qp_body_id ra = add_slider(&reference, 0.1, 0, &r);
+    qp_body_id rb = add_slider(&reference, 0.2, 2, &r);
+    qp_body_id rd = add_slider(&reference, 0.4, 6, &r);
+    assert_int_equal(r, QP_OK);
+    for (int i = 0; i < 90; i++) {
+        qp_world_step(&world);
+        qp_world_step(&reference);
+    }
+    const qp_body_id got[3] = { a, b, d }, want[3] = { ra, rb, rd };
+    for (int k = 0; k < 3; k++) {
+        qp_vec3 p = qp_body_position(&world, got[k]), q = qp_body_position(&reference, want[k]);
+        assert_int_equal(p.x, q.x);
+        assert_int_equal(p.y, q.y);
+        assert_int_equal(p.z, q.z);
+        if (k > 0) assert_true(p.x < qp_body_position(&world, got[k - 1]).x);
+    }
+}
+
+/* A snapshot keeps each body's material, not its palette entry: restored, the world hashes
+ * and steps as the saved one. */
+static unsigned char snap[16384];
+
+static void test_materials_restore_from_a_snapshot(void **state)
+{
+    (void)state;
+    qp_result r;
+    add_ground(&world);
+    for (int k = 0; k < 3; k++) {
+        (void)add_slider(&world, 0.1 * (k + 1), 2 * k, &r);
+        assert_int_equal(r, QP_OK);
+    }
+    qp_world_step(&world);
+    unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    add_ground(&reference);
+    (void)add_slider(&reference, 0.5, 0, &r);   /* a palette of other materials, replaced */
+    assert_int_equal(qp_world_restore(&reference, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
+    for (int i = 0; i < 60; i++) {
+        qp_world_step(&world);
+        qp_world_step(&reference);
+    }
+    assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inverse_inertia_turns_a_body_by_each_column),
         cmocka_unit_test(test_sleep_sizes_under_a_metre),
         cmocka_unit_test(test_sleep_boxes_hold_sizes_up_to_a_metre),
+        cmocka_unit_test(test_material_palette_fills_shares_and_frees),
+        cmocka_unit_test(test_materials_restore_from_a_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
