@@ -379,6 +379,42 @@ static bool same_material(const qp_body_material *a, const qp_body_material *b)
            a->rolling_resistance == b->rolling_resistance;
 }
 
+qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return which == 0 ? &w->bodies[i].force : &w->bodies[i].torque;
+#else
+    int k = 0;
+    while (k < w->forced_count && w->forced[k] != i) k++;
+    if (k == w->forced_count) {
+        if (k == QP_CFG_MAX_FORCED_BODIES) return NULL;
+        w->forced[k] = (uint16_t)i;
+        w->forces[k].force = w->forces[k].torque = qp_v3_zero();
+        w->forced_count++;
+    }
+    return which == 0 ? &w->forces[k].force : &w->forces[k].torque;
+#endif
+}
+
+void qp__body_forces_drop(qp_world *w, int i)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)i;   /* cleared with the body */
+#else
+    int n = 0;
+    for (int k = 0; k < w->forced_count; k++)
+        if (w->forced[k] != i) w->forced[n] = w->forced[k], w->forces[n++] = w->forces[k];
+    w->forced_count = n;
+#endif
+}
+
+qp_body_material qp__material_of(const qp_body_def *d)
+{
+    qp_body_material m = { d->friction, d->static_friction < 0 ? d->friction : d->static_friction, d->restitution,
+                           d->rolling_resistance };
+    return m;
+}
+
 int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m)
 {
     for (int k = 0; k < *count; k++)
@@ -437,8 +473,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
-    qp_body_material material = { def->friction, def->static_friction < 0 ? def->friction : def->static_friction,
-                                  def->restitution, def->rolling_resistance };
+    const qp_body_material material = qp__material_of(def);
     if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx) ||
         !qp__body_set_material(w, &w->bodies[index], &material)) {
         *err = QP_ERR_FULL;
@@ -548,6 +583,7 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     if (!b) return QP_ERR_INVALID_ID;
     int index = id.index;
     qp__destroy_body_joints(w, index);
+    qp__body_forces_drop(w, index);
     drop_contacts(w, index);
     drop_overlaps(w, index);
     int n = 0;
@@ -676,10 +712,14 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
         *r = QP_ERR_RANGE;
         return 0;
     }
+    qp_vec3 *to = which < 2 ? (which == 0 ? &b->v : &b->w) : qp__body_force_slot(w, id.index, which - 2);
+    if (!to) {
+        *r = QP_ERR_FULL;   /* low-RAM: QP_CFG_MAX_FORCED_BODIES others have a force pending */
+        return 0;
+    }
     qp__wake_body(w, id.index);
     b->state &= (uint16_t)~QP_STATE_STILL;
-    qp_vec3 *slot[4] = { &b->v, &b->w, &b->force, &b->torque };
-    return slot[which];
+    return to;
 }
 
 qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v)

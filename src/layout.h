@@ -84,6 +84,9 @@ static QP__ALWAYS_INLINE qp_body_material qp__body_material(const qp_world *w, c
 #endif
 }
 
+/* The material a body of def d gets (its static friction, when negative, is its friction). */
+qp_body_material qp__material_of(const qp_body_def *d);
+
 /* Give body b (not yet used, or whose material changes) material m: low-RAM names the
  * palette's entry equal to m, fills a new one, or takes one no used body but b names.
  * False (nothing changed) when the palette holds QP_CFG_MAX_MATERIALS others. */
@@ -92,6 +95,43 @@ bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material
 /* The palette entry of pal[0..*count) (at most QP_CFG_MAX_MATERIALS) equal to m, or a new
  * one after them; -1 when they are all taken (low-RAM; body.c, snapshot.c). */
 int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m);
+
+/* The user's force and torque pending on body b for the next step: its own fields, or
+ * (low-RAM) its entry in the world's list of the bodies with one (none: zero). */
+static QP__ALWAYS_INLINE qp_body_forces qp__body_forces(const qp_world *w, const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    qp_body_forces f = { b->force, b->torque };
+    return f;
+#else
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->forced_count; k++)
+        if (w->forced[k] == i) return w->forces[k];
+    qp_body_forces none = { { 0, 0, 0 }, { 0, 0, 0 } };
+    return none;
+#endif
+}
+
+/* Where body i's pending force (which 0) or torque (1) is kept: low-RAM gives it an entry
+ * in the list (zero) if it has none, or NULL when the list is full. */
+qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which);
+
+/* Body i is gone: its pending forces too (low-RAM drops its entry). */
+void qp__body_forces_drop(qp_world *w, int i);
+
+/* The step applied every pending force and torque (integrate.c): the default layout zeroes
+ * body b's, low-RAM empties its list. */
+static QP__ALWAYS_INLINE void qp__body_forces_applied(qp_world *w, qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    b->force = b->torque = qp_v3_zero();
+#else
+    (void)b;
+    w->forced_count = 0;
+#endif
+}
 
 /* The largest sleep test size (world.c): low-RAM keeps a sleep box's size in 16 bits. */
 #if QP_LAYOUT_KEEPS_DERIVED

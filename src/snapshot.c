@@ -153,10 +153,13 @@ typedef struct {
     qp_hull *hulls;
     int hull_next, hull_cap, hull_total, hull_short;
 #if !QP_LAYOUT_KEEPS_DERIVED
-    /* The bodies' materials: the first pass fills a palette of its own, the second the
-     * world's; one more than the palette holds is short (QP_ERR_FULL). */
+    /* The bodies' materials and pending forces: the first pass fills a palette of its own
+     * and counts the forced bodies, the second fills the world's palette and list; one more
+     * than either holds is short (QP_ERR_FULL). */
     qp_body_material *materials;
-    int material_count, materials_short;
+    int material_count;
+    int lists_short;              /* a material or a forced body more than this build holds */
+    int forced_count;             /* the bodies with a force pending so far */
 #endif
 } reader;
 
@@ -434,8 +437,9 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     put_quat(o, b->q);
     put_v3(o, b->v);
     put_v3(o, b->w);
-    put_v3(o, b->force);
-    put_v3(o, b->torque);
+    const qp_body_forces f = qp__body_forces(w, b);
+    put_v3(o, f.force);
+    put_v3(o, f.torque);
     put_v3(o, b->local_center);
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
@@ -525,8 +529,23 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         SPEED_SQ(t.w) > (int64_t)def->max_angular_speed * def->max_angular_speed)
         in->bad = 1;
     if ((state & QP_STATE_ASLEEP) && (t.v.x | t.v.y | t.v.z | t.w.x | t.w.y | t.w.z) != 0) in->bad = 1;
-    t.force = get_v3(in, ANY);
-    t.torque = get_v3(in, ANY);
+    qp_body_forces f;
+    f.force = get_v3(in, ANY);
+    f.torque = get_v3(in, ANY);
+#if QP_LAYOUT_KEEPS_DERIVED
+    t.force = f.force;
+    t.torque = f.torque;
+#else
+    /* A body with a force pending takes an entry in the world's list (the first pass counts them). */
+    if ((f.force.x | f.force.y | f.force.z | f.torque.x | f.torque.y | f.torque.z) != 0) {
+        if (in->forced_count == QP_CFG_MAX_FORCED_BODIES) {
+            in->lists_short = 1;
+        } else {
+            if (w) w->forced[in->forced_count] = (uint16_t)index, w->forces[in->forced_count] = f;
+            in->forced_count++;
+        }
+    }
+#endif
     t.local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
     qp_mat3 inv_inertia;   /* kept once checked symmetric (inertia_of_shapes, or zero) */
     for (int r = 0; r < 3; r++) {
@@ -553,7 +572,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     qp__body_set_material(w, &t, &m);
 #else
     int entry = in->materials ? qp__material_entry(in->materials, &in->material_count, &m) : 0;
-    if (entry < 0) in->materials_short = 1;
+    if (entry < 0) in->lists_short = 1;
     t.material = (uint8_t)(entry < 0 ? 0 : entry);
 #endif
     t.user_data = get_u(in);
@@ -1103,8 +1122,8 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     if (in.level_missing) return QP_ERR_PARAM;
     if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
 #if !QP_LAYOUT_KEEPS_DERIVED
-    if (in.materials_short) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
-    if (w) w->material_count = in.material_count;
+    if (in.lists_short) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
+    if (w) w->material_count = in.material_count, w->forced_count = in.forced_count;
 #endif
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {

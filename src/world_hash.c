@@ -148,8 +148,9 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = hash_quat(h, b->q);
     h = hash_v3(h, b->v);
     h = hash_v3(h, b->w);
-    h = hash_v3(h, b->force);
-    h = hash_v3(h, b->torque);
+    const qp_body_forces f = qp__body_forces(w, b);
+    h = hash_v3(h, f.force);
+    h = hash_v3(h, f.torque);
     h = hash_v3(h, b->local_center);
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)

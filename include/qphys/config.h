@@ -72,6 +72,14 @@
 #define QP_CFG_MAX_MATERIALS 16
 #endif
 
+/* With QP_CFG_LOW_RAM: the bodies that may have a force or torque pending at once (from
+ * qp_body_apply_force or qp_body_apply_torque until the next step applies it), kept in a
+ * list beside the bodies (26 bytes each, in qp_world) instead of 24 bytes in every body: one
+ * body too many is refused (QP_ERR_FULL). 1..65535. */
+#ifndef QP_CFG_MAX_FORCED_BODIES
+#define QP_CFG_MAX_FORCED_BODIES 16
+#endif
+
 /* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
  * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
  * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
@@ -162,6 +170,9 @@
 #endif
 #if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
 #error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
+#endif
+#if QP_CFG_MAX_FORCED_BODIES < 1 || QP_CFG_MAX_FORCED_BODIES > 65535
+#error "QP_CFG_MAX_FORCED_BODIES must be 1..65535"
 #endif
 #if QP_CFG_MAX_MATERIALS < 1 || QP_CFG_MAX_MATERIALS > 255
 #error "QP_CFG_MAX_MATERIALS must be 1..255 (a body names its material by a byte)"

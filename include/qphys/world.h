@@ -201,16 +201,23 @@ static inline const qp_world_caps *qp__default_caps(void)
 
 /* The options this header was compiled with that fix the layout of qp_world and its pools
  * (include/qphys/config.h: QP_CFG_LOW_RAM, QP_CFG_JOINT_OPTIONS, QP_CFG_JOINT_TREE,
- * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, and with fixed pools their sizes) as one
+ * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, low-RAM's QP_CFG_MAX_MATERIALS and QP_CFG_MAX_FORCED_BODIES, and with fixed
+ * pools their sizes) as one
  * number. The calls that lay out a caller's world (qp_world_init, qp_world_init_in) are
  * macros passing it, with the caller's sizes, to the library, which answers QP_ERR_CONFIG
  * when they are not its own: never memory corruption (FreeRTOS checks its static objects'
  * sizes likewise). Pool sizes are not in it (with pools of the caller's): a program built
  * with -DQP_CFG_MAX_BODIES=16 gets a default world of 16 bodies from the installed library. */
 #define QP__SIG_MIX(h, v) (((uint32_t)(h) ^ (uint32_t)(v)) * UINT32_C(16777619))
-#define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
+#define QP__CONFIG_SIGNATURE_LAYOUT_ALL                                                                \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(UINT32_C(2166136261), QP_CFG_MAX_BODY_SHAPES), \
         QP_CFG_LOW_RAM), QP_CFG_JOINT_OPTIONS), QP_CFG_JOINT_TREE), QP_CFG_FIXED_POOLS)
+#if QP_CFG_LOW_RAM   /* and the sizes of its material palette and forces list */
+#define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
+    QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS), QP_CFG_MAX_FORCED_BODIES)
+#else
+#define QP__CONFIG_SIGNATURE_LAYOUT QP__CONFIG_SIGNATURE_LAYOUT_ALL
+#endif
 #if QP_CFG_FIXED_POOLS
 #define QP_CONFIG_SIGNATURE                                                                            \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \

@@ -23,6 +23,11 @@ enum {
     /* bits 8-12: the stages' scratch, clear between steps (src/body.h) */
 };
 
+/* The user's force and torque pending on a body for the next step. */
+typedef struct {
+    qp_vec3 force, torque;
+} qp_body_forces;
+
 /* A body's material: what its contacts' friction, restitution and rolling resistance
  * are made of (src/solver.c, src/rolling.c). */
 typedef struct {
@@ -37,7 +42,9 @@ typedef struct {
     qp_rot3 r;                    /* rotation matrix of q (read it through qp__body_rot) */
 #endif
     qp_vec3 v, w;                 /* linear and angular velocity */
-    qp_vec3 force, torque;        /* user forces for the next step */
+#if !QP_CFG_LOW_RAM
+    qp_vec3 force, torque;        /* user forces for the next step (read them through qp__body_forces) */
+#endif
     qp_vec3 local_center;         /* centre of mass in the body frame */
 #if !QP_CFG_LOW_RAM
     qp_mat3 inv_inertia_local;    /* body frame */
@@ -393,6 +400,10 @@ struct qp_world {
     /* The bodies' distinct materials (src/body.c): entries no used body names are free. */
     qp_body_material materials[QP_CFG_MAX_MATERIALS];
     int material_count;                        /* entries [0, material_count) ever filled */
+    /* The bodies with a force or torque pending (src/body.c), in the order they got one. */
+    qp_body_forces forces[QP_CFG_MAX_FORCED_BODIES];
+    uint16_t forced[QP_CFG_MAX_FORCED_BODIES];  /* their body indices */
+    int forced_count;
 #endif
     QP__POOL(uint16_t, order, QP_CFG_MAX_CONTACTS);       /* contacts in contact-graph order */
     QP__POOL(uint16_t, queue, QP_CFG_MAX_BODIES + 3);     /* BFS queue, level histogram, island walks */

@@ -4,7 +4,8 @@
  * it about the axes the full matrix gives, and the sleep test's boxes kept as a corner and
  * 16-bit sizes judge a motion up to the largest size a world accepts, which is under a
  * metre there (the sizes of a box must fit 16 bits), and the bodies' materials kept once
- * each in a palette of QP_CFG_MAX_MATERIALS fill it, share it and free it. */
+ * each in a palette of QP_CFG_MAX_MATERIALS fill it, share it and free it, and the
+ * forces pending on at most QP_CFG_MAX_FORCED_BODIES bodies are kept beside them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -156,6 +157,7 @@ static void add_ground(qp_world *w)
 }
 
 static qp_world reference;
+static unsigned char snap[16384];
 
 static void test_material_palette_fills_shares_and_frees(void **state)
 {
@@ -201,8 +203,6 @@ static void test_material_palette_fills_shares_and_frees(void **state)
 
 /* A snapshot keeps each body's material, not its palette entry: restored, the world hashes
  * and steps as the saved one. */
-static unsigned char snap[16384];
-
 static void test_materials_restore_from_a_snapshot(void **state)
 {
     (void)state;
@@ -226,6 +226,51 @@ static void test_materials_restore_from_a_snapshot(void **state)
     assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
 }
 
+/* Pending forces: a list of QP_CFG_MAX_FORCED_BODIES (2 in these pools) bodies. A third
+ * body's force is refused and changes nothing, until a body in the list is destroyed or a
+ * step applies them all; a body's torque joins its force's entry. A snapshot with forces
+ * pending restores to a world that steps as the saved one. */
+static void test_forces_pending_fill_a_list_the_step_empties(void **state)
+{
+    (void)state;
+    qp_result r;
+    add_ground(&world);
+    qp_body_id a = add_slider(&world, 0.5, 0, &r);
+    qp_body_id b = add_slider(&world, 0.5, 2, &r);
+    qp_body_id c = add_slider(&world, 0.5, 4, &r);
+    assert_int_equal(r, QP_OK);
+    assert_int_equal(qp_body_apply_force(&world, a, qp_v3(0, 0, QP_INT(6))), QP_OK);
+    assert_int_equal(qp_body_apply_force(&world, b, qp_v3(0, 0, QP_INT(3))), QP_OK);
+    assert_int_equal(qp_body_apply_torque(&world, a, qp_v3(0, QP_INT(5), 0)), QP_OK);   /* more than friction holds */
+    const uint32_t full = qp_world_hash(&world);
+    assert_int_equal(qp_body_apply_force(&world, c, qp_v3(0, 0, QP_INT(6))), QP_ERR_FULL);
+    assert_int_equal(qp_body_apply_torque(&world, c, qp_v3(0, QP_ONE, 0)), QP_ERR_FULL);
+    assert_int_equal(qp_world_hash(&world), full);
+
+    unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    add_ground(&reference);
+    assert_int_equal(qp_world_restore(&reference, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&reference), full);
+
+    qp_world_step(&world);
+    qp_world_step(&reference);
+    assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
+    /* a was pushed along z twice as hard as b, and turned; c not at all */
+    const double dt = d16(qp_default_world_def().dt);
+    assert_true(fabs(d16(qp_body_linear_velocity(&world, a).z) - 6 * dt) < 0.2 * 6 * dt);
+    assert_true(fabs(d16(qp_body_linear_velocity(&world, b).z) - 3 * dt) < 0.2 * 3 * dt);
+    assert_int_equal(qp_body_linear_velocity(&world, c).z, 0);
+    assert_true(qp_body_angular_velocity(&world, a).y > 0);
+
+    /* applied: the list is empty again */
+    assert_int_equal(qp_body_apply_force(&world, a, qp_v3(0, 0, QP_ONE)), QP_OK);
+    assert_int_equal(qp_body_apply_force(&world, b, qp_v3(0, 0, QP_ONE)), QP_OK);
+    assert_int_equal(qp_body_apply_force(&world, c, qp_v3(0, 0, QP_ONE)), QP_ERR_FULL);
+    assert_int_equal(qp_destroy_body(&world, b), QP_OK);
+    assert_int_equal(qp_body_apply_force(&world, c, qp_v3(0, 0, QP_ONE)), QP_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_sleep_boxes_hold_sizes_up_to_a_metre),
         cmocka_unit_test(test_material_palette_fills_shares_and_frees),
         cmocka_unit_test(test_materials_restore_from_a_snapshot),
+        cmocka_unit_test(test_forces_pending_fill_a_list_the_step_empties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
