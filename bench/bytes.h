@@ -50,10 +50,11 @@
 #define QPB_STATE_BODY_PACKED                                                                           \
     (sizeof QPB_B_->inv_inertia_local + sizeof QPB_B_->sleep_box + sizeof QPB_B_->friction +            \
      sizeof QPB_B_->static_friction + sizeof QPB_B_->restitution + sizeof QPB_B_->force +               \
-     sizeof QPB_B_->torque)
+     sizeof QPB_B_->torque + sizeof QPB_B_->local_center)
 #else
 /* The material is a byte naming the world's palette entry (its 16 bytes once per material);
- * a pending force and torque are in the world's list of the bodies with one. */
+ * a pending force and torque, and a centre off the origin, are in the world's lists of the
+ * bodies with one. */
 #define QPB_STATE_BODY_PACKED                                                                           \
     (sizeof QPB_B_->inv_inertia_local6 + sizeof QPB_B_->sleep_lo + sizeof QPB_B_->sleep_size +          \
      sizeof QPB_B_->material)
@@ -61,7 +62,7 @@
 #define QPB_STATE_BODY                                                                                  \
     (sizeof QPB_B_->generation + sizeof QPB_B_->state + sizeof QPB_B_->flags + sizeof QPB_B_->x +       \
      sizeof QPB_B_->q + sizeof QPB_B_->v + sizeof QPB_B_->w +                                           \
-     sizeof QPB_B_->local_center + sizeof QPB_B_->mass +                                                \
+     sizeof QPB_B_->mass +                                                                              \
      sizeof QPB_B_->inv_mass + sizeof QPB_B_->user_data + sizeof QPB_B_->still_steps +                  \
      sizeof QPB_B_->awake_steps + sizeof QPB_B_->motion + sizeof QPB_B_->shape_count +                  \
      sizeof QPB_B_->shapes + QPB_STATE_BODY_PACKED)

@@ -379,6 +379,13 @@ static bool same_material(const qp_body_material *a, const qp_body_material *b)
            a->rolling_resistance == b->rolling_resistance;
 }
 
+bool qp__body_def_offset(const qp_body_def *d)
+{
+    mass_props mp = { 0, 0, { 0, 0, 0 }, { { { 0 } } } };
+    if (d->type != QP_BODY_DYNAMIC || compute_mass(d, &mp) != QP_OK) return false;
+    return (mp.center.x | mp.center.y | mp.center.z) != 0;
+}
+
 qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
@@ -396,7 +403,7 @@ qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which)
 #endif
 }
 
-void qp__body_forces_drop(qp_world *w, int i)
+void qp__body_lists_drop(qp_world *w, int i)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
     (void)w, (void)i;   /* cleared with the body */
@@ -405,6 +412,21 @@ void qp__body_forces_drop(qp_world *w, int i)
     for (int k = 0; k < w->forced_count; k++)
         if (w->forced[k] != i) w->forced[n] = w->forced[k], w->forces[n++] = w->forces[k];
     w->forced_count = n;
+    n = 0;
+    for (int k = 0; k < w->offset_count; k++)
+        if (w->offset_bodies[k] != i) w->offset_bodies[n] = w->offset_bodies[k], w->offsets[n++] = w->offsets[k];
+    w->offset_count = n;
+#endif
+}
+
+void qp__body_set_local_center(qp_world *w, int i, qp_vec3 c)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    w->bodies[i].local_center = c;
+#else
+    if ((c.x | c.y | c.z) == 0) return;
+    w->offset_bodies[w->offset_count] = (uint16_t)i;
+    w->offsets[w->offset_count++] = c;
 #endif
 }
 
@@ -475,7 +497,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
     const qp_body_material material = qp__material_of(def);
     if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx) ||
-        !qp__body_set_material(w, &w->bodies[index], &material)) {
+        !qp__local_center_fits(w, mp.center) || !qp__body_set_material(w, &w->bodies[index], &material)) {
         *err = QP_ERR_FULL;
         return qp_null_body();
     }
@@ -495,7 +517,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
                                 : def->type == QP_BODY_KINEMATIC ? QP_STATE_KINEMATIC
                                                                  : 0);
     qp_quat_normalize(def->rotation, &b->q);
-    b->local_center = mp.center;
+    qp__body_set_local_center(w, index, mp.center);
     qp_rot3 rot = qp_quat_to_rot3(b->q);
     b->x = qp_v3_add(def->position, qp_rot3_mul_v3(&rot, mp.center));
     if (def->type == QP_BODY_DYNAMIC) {
@@ -583,7 +605,7 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     if (!b) return QP_ERR_INVALID_ID;
     int index = id.index;
     qp__destroy_body_joints(w, index);
-    qp__body_forces_drop(w, index);
+    qp__body_lists_drop(w, index);
     drop_contacts(w, index);
     drop_overlaps(w, index);
     int n = 0;
@@ -615,7 +637,7 @@ qp_vec3 qp_body_position(const qp_world *w, qp_body_id id)
     const qp_body_state *b = cget(w, id);
     if (!b) return qp_v3_zero();
     qp_rot3 r = qp__body_rot(b);
-    return qp_v3_sub(b->x, qp_rot3_mul_v3(&r, b->local_center));
+    return qp_v3_sub(b->x, qp_rot3_mul_v3(&r, qp__body_local_center(w, b)));
 }
 
 qp_vec3 qp_body_center(const qp_world *w, qp_body_id id)
@@ -673,7 +695,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     b->q = q;
     qp__body_sync(b);
     qp_rot3 r = qp__body_rot(b);
-    b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
+    b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, qp__body_local_center(w, b)));
     qp__body_update_aabbs(w, id.index, &b->x, &r);
     w->sap_sorted = 0;
     qp__wake_body(w, id.index);

@@ -113,12 +113,44 @@ static QP__ALWAYS_INLINE qp_body_forces qp__body_forces(const qp_world *w, const
 #endif
 }
 
+/* Body b's centre of mass in its own frame: its field, or (low-RAM) its entry in the
+ * world's list of the bodies whose centre is off their origin (none: zero). */
+static QP__ALWAYS_INLINE qp_vec3 qp__body_local_center(const qp_world *w, const qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    return b->local_center;
+#else
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->offset_count; k++)
+        if (w->offset_bodies[k] == i) return w->offsets[k];
+    return qp_v3_zero();
+#endif
+}
+
+/* Can a body's centre be c: zero, or (low-RAM) the list has room for one more. */
+static inline bool qp__local_center_fits(const qp_world *w, qp_vec3 c)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)c;
+    return true;
+#else
+    return (c.x | c.y | c.z) == 0 || w->offset_count < QP_CFG_MAX_OFFSET_BODIES;
+#endif
+}
+
+/* Does a body of def d (a valid one) have its centre of mass off its origin? */
+bool qp__body_def_offset(const qp_body_def *d);
+
+/* Set body i's centre, which has none (a body being made), to c (qp__local_center_fits). */
+void qp__body_set_local_center(qp_world *w, int i, qp_vec3 c);
+
 /* Where body i's pending force (which 0) or torque (1) is kept: low-RAM gives it an entry
  * in the list (zero) if it has none, or NULL when the list is full. */
 qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which);
 
-/* Body i is gone: its pending forces too (low-RAM drops its entry). */
-void qp__body_forces_drop(qp_world *w, int i);
+/* Body i is gone: its pending forces and centre too (low-RAM drops their entries). */
+void qp__body_lists_drop(qp_world *w, int i);
 
 /* The step applied every pending force and torque (integrate.c): the default layout zeroes
  * body b's, low-RAM empties its list. */

@@ -153,13 +153,14 @@ typedef struct {
     qp_hull *hulls;
     int hull_next, hull_cap, hull_total, hull_short;
 #if !QP_LAYOUT_KEEPS_DERIVED
-    /* The bodies' materials and pending forces: the first pass fills a palette of its own
-     * and counts the forced bodies, the second fills the world's palette and list; one more
-     * than either holds is short (QP_ERR_FULL). */
+    /* The bodies' materials, pending forces and offset centres: the first pass fills a
+     * palette of its own and counts the others, the second fills the world's palette and
+     * lists; one more than any holds is short (QP_ERR_FULL). */
     qp_body_material *materials;
     int material_count;
-    int lists_short;              /* a material or a forced body more than this build holds */
+    int lists_short;              /* a material or a body more than this build's lists hold */
     int forced_count;             /* the bodies with a force pending so far */
+    int offset_count;             /* the bodies with an offset centre so far */
 #endif
 } reader;
 
@@ -440,7 +441,7 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     const qp_body_forces f = qp__body_forces(w, b);
     put_v3(o, f.force);
     put_v3(o, f.torque);
-    put_v3(o, b->local_center);
+    put_v3(o, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
         put_v3(o, qp_v3(inv_inertia_local.m[r][0], inv_inertia_local.m[r][1], inv_inertia_local.m[r][2]));
@@ -546,7 +547,20 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         }
     }
 #endif
-    t.local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
+    const qp_vec3 local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
+#if QP_LAYOUT_KEEPS_DERIVED
+    t.local_center = local_center;
+#else
+    /* An offset centre takes an entry in the world's list (the first pass counts them). */
+    if ((local_center.x | local_center.y | local_center.z) != 0) {
+        if (in->offset_count == QP_CFG_MAX_OFFSET_BODIES) {
+            in->lists_short = 1;
+        } else {
+            if (w) w->offset_bodies[in->offset_count] = (uint16_t)index, w->offsets[in->offset_count] = local_center;
+            in->offset_count++;
+        }
+    }
+#endif
     qp_mat3 inv_inertia;   /* kept once checked symmetric (inertia_of_shapes, or zero) */
     for (int r = 0; r < 3; r++) {
         qp_vec3 row = get_v3(in, QP_INT(10000));
@@ -561,7 +575,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
      * neither mass nor inertia nor an offset centre (its inverse inertia is checked with its
      * shapes, below). */
     if (dynamic ? t.inv_mass != qp_div(QP_ONE, t.mass)
-                : (t.local_center.x | t.local_center.y | t.local_center.z) != 0 || !mat3_zero(&inv_inertia))
+                : (local_center.x | local_center.y | local_center.z) != 0 || !mat3_zero(&inv_inertia))
         in->bad = 1;
     qp_body_material m;
     m.friction = get_in(in, 0, QP_INT(10));
@@ -1123,7 +1137,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
 #if !QP_LAYOUT_KEEPS_DERIVED
     if (in.lists_short) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
-    if (w) w->material_count = in.material_count, w->forced_count = in.forced_count;
+    if (w) w->material_count = in.material_count, w->forced_count = in.forced_count, w->offset_count = in.offset_count;
 #endif
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {

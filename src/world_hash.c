@@ -151,7 +151,7 @@ static uint32_t hash_body(const qp_world *w, int i)
     const qp_body_forces f = qp__body_forces(w, b);
     h = hash_v3(h, f.force);
     h = hash_v3(h, f.torque);
-    h = hash_v3(h, b->local_center);
+    h = hash_v3(h, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) h = h32(h, inv_inertia_local.m[r][c]);

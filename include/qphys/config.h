@@ -80,6 +80,14 @@
 #define QP_CFG_MAX_FORCED_BODIES 16
 #endif
 
+/* With QP_CFG_LOW_RAM: the bodies whose centre of mass is off their origin (a compound, a
+ * shape placed off it), whose offset is kept in a list beside the bodies (14 bytes each, in
+ * qp_world) instead of 12 bytes in every body: one body too many is refused (QP_ERR_FULL).
+ * 1..65535. */
+#ifndef QP_CFG_MAX_OFFSET_BODIES
+#define QP_CFG_MAX_OFFSET_BODIES 64
+#endif
+
 /* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
  * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
  * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
@@ -170,6 +178,9 @@
 #endif
 #if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
 #error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
+#endif
+#if QP_CFG_MAX_OFFSET_BODIES < 1 || QP_CFG_MAX_OFFSET_BODIES > 65535
+#error "QP_CFG_MAX_OFFSET_BODIES must be 1..65535"
 #endif
 #if QP_CFG_MAX_FORCED_BODIES < 1 || QP_CFG_MAX_FORCED_BODIES > 65535
 #error "QP_CFG_MAX_FORCED_BODIES must be 1..65535"

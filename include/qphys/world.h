@@ -201,7 +201,8 @@ static inline const qp_world_caps *qp__default_caps(void)
 
 /* The options this header was compiled with that fix the layout of qp_world and its pools
  * (include/qphys/config.h: QP_CFG_LOW_RAM, QP_CFG_JOINT_OPTIONS, QP_CFG_JOINT_TREE,
- * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, low-RAM's QP_CFG_MAX_MATERIALS and QP_CFG_MAX_FORCED_BODIES, and with fixed
+ * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, low-RAM's QP_CFG_MAX_MATERIALS, QP_CFG_MAX_FORCED_BODIES and
+ * QP_CFG_MAX_OFFSET_BODIES, and with fixed
  * pools their sizes) as one
  * number. The calls that lay out a caller's world (qp_world_init, qp_world_init_in) are
  * macros passing it, with the caller's sizes, to the library, which answers QP_ERR_CONFIG
@@ -212,9 +213,10 @@ static inline const qp_world_caps *qp__default_caps(void)
 #define QP__CONFIG_SIGNATURE_LAYOUT_ALL                                                                \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(UINT32_C(2166136261), QP_CFG_MAX_BODY_SHAPES), \
         QP_CFG_LOW_RAM), QP_CFG_JOINT_OPTIONS), QP_CFG_JOINT_TREE), QP_CFG_FIXED_POOLS)
-#if QP_CFG_LOW_RAM   /* and the sizes of its material palette and forces list */
+#if QP_CFG_LOW_RAM   /* and the sizes of its material palette, forces and offsets lists */
 #define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
-    QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS), QP_CFG_MAX_FORCED_BODIES)
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS), QP_CFG_MAX_FORCED_BODIES), \
+                QP_CFG_MAX_OFFSET_BODIES)
 #else
 #define QP__CONFIG_SIGNATURE_LAYOUT QP__CONFIG_SIGNATURE_LAYOUT_ALL
 #endif

@@ -45,7 +45,9 @@ typedef struct {
 #if !QP_CFG_LOW_RAM
     qp_vec3 force, torque;        /* user forces for the next step (read them through qp__body_forces) */
 #endif
-    qp_vec3 local_center;         /* centre of mass in the body frame */
+#if !QP_CFG_LOW_RAM
+    qp_vec3 local_center;         /* centre of mass in the body frame (read it through qp__body_local_center) */
+#endif
 #if !QP_CFG_LOW_RAM
     qp_mat3 inv_inertia_local;    /* body frame */
     qp_mat3 inv_inertia;          /* world frame, updated with the pose (qp__body_inv_inertia) */
@@ -404,6 +406,11 @@ struct qp_world {
     qp_body_forces forces[QP_CFG_MAX_FORCED_BODIES];
     uint16_t forced[QP_CFG_MAX_FORCED_BODIES];  /* their body indices */
     int forced_count;
+    /* The bodies whose centre of mass is off their origin (src/body.c): the centre in the
+     * body frame, and the body's index. */
+    qp_vec3 offsets[QP_CFG_MAX_OFFSET_BODIES];
+    uint16_t offset_bodies[QP_CFG_MAX_OFFSET_BODIES];
+    int offset_count;
 #endif
     QP__POOL(uint16_t, order, QP_CFG_MAX_CONTACTS);       /* contacts in contact-graph order */
     QP__POOL(uint16_t, queue, QP_CFG_MAX_BODIES + 3);     /* BFS queue, level histogram, island walks */

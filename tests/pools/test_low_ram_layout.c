@@ -5,7 +5,8 @@
  * 16-bit sizes judge a motion up to the largest size a world accepts, which is under a
  * metre there (the sizes of a box must fit 16 bits), and the bodies' materials kept once
  * each in a palette of QP_CFG_MAX_MATERIALS fill it, share it and free it, and the
- * forces pending on at most QP_CFG_MAX_FORCED_BODIES bodies are kept beside them. */
+ * forces pending on at most QP_CFG_MAX_FORCED_BODIES bodies and the centres off their
+ * origin of at most QP_CFG_MAX_OFFSET_BODIES are kept beside them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -271,6 +272,59 @@ static void test_forces_pending_fill_a_list_the_step_empties(void **state)
     assert_int_equal(qp_body_apply_force(&world, c, qp_v3(0, 0, QP_ONE)), QP_OK);
 }
 
+/* Offset centres: a list of QP_CFG_MAX_OFFSET_BODIES (1 in these pools). A box placed 0.5 m
+ * off its body's origin has its centre there and its origin where it was put, also after a
+ * set_pose; a second such body is refused and changes nothing until the first is gone; a
+ * snapshot restores it to the same hash. */
+static qp_body_id add_offset_box(qp_world *w, double x, qp_result *r)
+{
+    qp_body_def d = qp_default_body_def();
+    d.type = QP_BODY_DYNAMIC;
+    d.mass = QP_ONE;
+    d.shape_count = 1;
+    assert_int_equal(qp_make_box(qp_v3(QP_FRAC(1, 4), QP_FRAC(1, 4), QP_FRAC(1, 4)), &d.shapes[0]), QP_OK);
+    d.shapes[0].offset = qp_v3(QP_FRAC(1, 2), 0, 0);
+    d.position = qp_v3(f16(x), QP_FRAC(1, 4), 0);
+    return qp_create_body(w, &d, r);
+}
+
+static void test_offset_centres_fill_a_list(void **state)
+{
+    (void)state;
+    qp_result r;
+    add_ground(&world);
+    qp_body_id a = add_offset_box(&world, 0, &r);
+    assert_int_equal(r, QP_OK);
+    assert_int_equal(qp_body_center(&world, a).x, QP_FRAC(1, 2));
+    assert_int_equal(qp_body_position(&world, a).x, 0);
+    qp_body_id plain = add_slider(&world, 0.5, 3, &r);   /* centred: no entry */
+    assert_int_equal(r, QP_OK);
+    const uint32_t full = qp_world_hash(&world);
+    assert_true(qp_body_id_is_null(add_offset_box(&world, 6, &r)));
+    assert_int_equal(r, QP_ERR_FULL);
+    assert_int_equal(qp_world_hash(&world), full);
+
+    assert_int_equal(qp_body_set_pose(&world, a, qp_v3(QP_INT(2), QP_FRAC(1, 4), QP_INT(1)), qp_quat_identity()), QP_OK);
+    assert_int_equal(qp_body_position(&world, a).x, QP_INT(2));
+    assert_int_equal(qp_body_center(&world, a).x, QP_INT(2) + QP_FRAC(1, 2));
+    unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    add_ground(&reference);
+    assert_int_equal(qp_world_restore(&reference, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
+    for (int i = 0; i < 30; i++) {
+        qp_world_step(&world);
+        qp_world_step(&reference);
+    }
+    assert_int_equal(qp_world_hash(&reference), qp_world_hash(&world));
+
+    assert_int_equal(qp_destroy_body(&world, a), QP_OK);
+    qp_body_id b = add_offset_box(&world, 6, &r);
+    assert_int_equal(r, QP_OK);
+    assert_int_equal(qp_body_center(&world, b).x, QP_INT(6) + QP_FRAC(1, 2));
+    assert_int_equal(qp_body_center(&world, plain).z, QP_INT(3));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_material_palette_fills_shares_and_frees),
         cmocka_unit_test(test_materials_restore_from_a_snapshot),
         cmocka_unit_test(test_forces_pending_fill_a_list_the_step_empties),
+        cmocka_unit_test(test_offset_centres_fill_a_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
