@@ -42,17 +42,16 @@ void qp__apply_forces(qp_world *w)
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
-        const qp_body_forces f = qp__body_forces(w, b);
-        qp_vec3 accel = qp__v3_mad(w->def.gravity, f.force, b->inv_mass);
+        qp_vec3 accel = qp__v3_mad(w->def.gravity, qp__body_force(w, b), b->inv_mass);
         b->v = qp__v3_mad(b->v, accel, dt);
-        if ((f.torque.x | f.torque.y | f.torque.z) == 0) {
+        if (!qp__body_has_torque(w, b)) {
             /* No torque: what the general form gives (w + 0 * dt, saturated), without the
              * world inertia and its product (as qp__predicted_velocity). */
             b->w = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
             continue;
         }
         qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, f.torque), dt);
+        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, qp__body_torque(w, b)), dt);
     }
 }
 

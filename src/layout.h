@@ -71,17 +71,83 @@ static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
 #endif
 }
 
-/* A body's material: its own fields, or (low-RAM) the world's palette entry it names,
- * one for each distinct material (qp__body_set_material). */
-static QP__ALWAYS_INLINE qp_body_material qp__body_material(const qp_world *w, const qp_body_state *b)
-{
+/* What low-RAM keeps beside the bodies, read in world w: body b's material (its own
+ * fields, or the world's palette entry it names, one for each distinct material:
+ * qp__body_set_material), the force and torque pending on it for the next step and its
+ * centre of mass in its own frame (its fields, or its entries in the world's lists of the
+ * bodies with one; none: zero). The default layout's are the body's fields, read as
+ * expressions of them (macros), so that its stages compile as they read them. */
 #if QP_LAYOUT_KEEPS_DERIVED
-    (void)w;
-    qp_body_material m = { b->friction, b->static_friction, b->restitution, b->rolling_resistance };
-    return m;
+#define qp__body_friction(w, b) ((b)->friction)
+#define qp__body_static_friction(w, b) ((b)->static_friction)
+#define qp__body_restitution(w, b) ((b)->restitution)
+#define qp__body_rolling_resistance(w, b) ((b)->rolling_resistance)
+#define qp__body_force(w, b) ((b)->force)
+#define qp__body_torque(w, b) ((b)->torque)
+#define qp__body_has_torque(w, b) (((b)->torque.x | (b)->torque.y | (b)->torque.z) != 0)
+#define qp__body_local_center(w, b) ((b)->local_center)
 #else
-    return w->materials[b->material];
+static QP__ALWAYS_INLINE fix16_t qp__body_friction(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].friction;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_static_friction(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].static_friction;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_restitution(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].restitution;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_rolling_resistance(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].rolling_resistance;
+}
+
+static QP__ALWAYS_INLINE const qp_body_forces *qp__body_forces_entry(const qp_world *w, const qp_body_state *b)
+{
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->forced_count; k++)
+        if (w->forced[k] == i) return &w->forces[k];
+    return NULL;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_force(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f ? f->force : qp_v3_zero();
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_torque(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f ? f->torque : qp_v3_zero();
+}
+
+static QP__ALWAYS_INLINE bool qp__body_has_torque(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f && (f->torque.x | f->torque.y | f->torque.z) != 0;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_local_center(const qp_world *w, const qp_body_state *b)
+{
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->offset_count; k++)
+        if (w->offset_bodies[k] == i) return w->offsets[k];
+    return qp_v3_zero();
+}
 #endif
+
+static inline qp_body_material qp__body_material(const qp_world *w, const qp_body_state *b)
+{
+    (void)w;   /* unread by the default layout's macros */
+    qp_body_material m = { qp__body_friction(w, b), qp__body_static_friction(w, b), qp__body_restitution(w, b),
+                           qp__body_rolling_resistance(w, b) };
+    return m;
 }
 
 /* The material a body of def d gets (its static friction, when negative, is its friction). */
@@ -95,38 +161,6 @@ bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material
 /* The palette entry of pal[0..*count) (at most QP_CFG_MAX_MATERIALS) equal to m, or a new
  * one after them; -1 when they are all taken (low-RAM; body.c, snapshot.c). */
 int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m);
-
-/* The user's force and torque pending on body b for the next step: its own fields, or
- * (low-RAM) its entry in the world's list of the bodies with one (none: zero). */
-static QP__ALWAYS_INLINE qp_body_forces qp__body_forces(const qp_world *w, const qp_body_state *b)
-{
-#if QP_LAYOUT_KEEPS_DERIVED
-    (void)w;
-    qp_body_forces f = { b->force, b->torque };
-    return f;
-#else
-    const int i = (int)(b - w->bodies);
-    for (int k = 0; k < w->forced_count; k++)
-        if (w->forced[k] == i) return w->forces[k];
-    qp_body_forces none = { { 0, 0, 0 }, { 0, 0, 0 } };
-    return none;
-#endif
-}
-
-/* Body b's centre of mass in its own frame: its field, or (low-RAM) its entry in the
- * world's list of the bodies whose centre is off their origin (none: zero). */
-static QP__ALWAYS_INLINE qp_vec3 qp__body_local_center(const qp_world *w, const qp_body_state *b)
-{
-#if QP_LAYOUT_KEEPS_DERIVED
-    (void)w;
-    return b->local_center;
-#else
-    const int i = (int)(b - w->bodies);
-    for (int k = 0; k < w->offset_count; k++)
-        if (w->offset_bodies[k] == i) return w->offsets[k];
-    return qp_v3_zero();
-#endif
-}
 
 /* Can a body's centre be c: zero, or (low-RAM) the list has room for one more. */
 static inline bool qp__local_center_fits(const qp_world *w, qp_vec3 c)

@@ -438,9 +438,8 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     put_quat(o, b->q);
     put_v3(o, b->v);
     put_v3(o, b->w);
-    const qp_body_forces f = qp__body_forces(w, b);
-    put_v3(o, f.force);
-    put_v3(o, f.torque);
+    put_v3(o, qp__body_force(w, b));
+    put_v3(o, qp__body_torque(w, b));
     put_v3(o, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)

@@ -148,20 +148,19 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = hash_quat(h, b->q);
     h = hash_v3(h, b->v);
     h = hash_v3(h, b->w);
-    const qp_body_forces f = qp__body_forces(w, b);
-    h = hash_v3(h, f.force);
-    h = hash_v3(h, f.torque);
+    h = hash_v3(h, qp__body_force(w, b));
+    h = hash_v3(h, qp__body_torque(w, b));
     h = hash_v3(h, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) h = h32(h, inv_inertia_local.m[r][c]);
     h = h32(h, b->mass);
     h = h32(h, b->inv_mass);
-    const qp_body_material m = qp__body_material(w, b);
-    h = h32(h, m.friction);
-    h = h32(h, m.static_friction);
-    h = h32(h, m.restitution);
-    if (m.rolling_resistance != 0) h = h32(h, m.rolling_resistance);   /* 0 (the default) adds nothing */
+    h = h32(h, qp__body_friction(w, b));
+    h = h32(h, qp__body_static_friction(w, b));
+    h = h32(h, qp__body_restitution(w, b));
+    const fix16_t rolling = qp__body_rolling_resistance(w, b);
+    if (rolling != 0) h = h32(h, rolling);   /* 0 (the default) adds nothing */
     h = qp_hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);
