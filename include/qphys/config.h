@@ -54,10 +54,12 @@
 
 /* 0: keep data derived from the state for as long as it holds (each
  * manifold's solver rows and tangents, each body's rotation matrix and world
- * inverse inertia). 1: recompute it at each use instead, and pack a body's
- * inverse inertia and sleep boxes, for small RAM (the micro:bit): 462 bytes
- * less per contact and 100 per body (docs/memory.md); awake steps take up to
- * 1.5x the instructions, and the sleep sizes must be under a metre.
+ * inverse inertia). 1: recompute it at each use instead, pack a body's
+ * inverse inertia and sleep boxes and keep its material, pending forces and
+ * an offset centre beside the bodies (the capacities below), for small RAM
+ * (the micro:bit): 462 bytes less per contact and 188 per body
+ * (docs/memory.md); awake steps take up to 1.5x the instructions, and the
+ * sleep sizes must be under a metre.
  * The results are the same bits either way. */
 #ifndef QP_CFG_LOW_RAM
 #define QP_CFG_LOW_RAM 0
