@@ -1314,15 +1314,16 @@ NOINLINE static qp_result check_lists(const char *text, unsigned long len, qp_sc
         const qp_body_def *d = item.kind == QP_SCENE_BODY ? &item.u.body.def : &item.u.level.def;
         const qp_body_material m = qp__material_of(d);
         if (qp__material_entry(pal, &count, &m) < 0) {
-            set_error(err, item.line, item.at, "too many distinct materials for this build's palette (QP_CFG_MAX_MATERIALS)",
-                      QP_ERR_FULL);
+            set_error(err, item.line, item.at,
+                      "too many distinct materials for this build's palette (QP_CFG_MAX_MATERIALS)", QP_ERR_FULL);
             return QP_ERR_FULL;
         }
         /* A hull's centre is known once it is built (create_all): a moving body with one counts. */
         const bool hull = item.kind == QP_SCENE_BODY && item.u.body.hull_shape >= 0 && d->type == QP_BODY_DYNAMIC;
         if ((hull || qp__body_def_offset(d)) && ++offsets > QP_CFG_MAX_OFFSET_BODIES) {
             set_error(err, item.line, item.at,
-                      "too many bodies with their centre of mass off their origin for this build (QP_CFG_MAX_OFFSET_BODIES)",
+                      "too many bodies with their centre of mass off their origin for this build "
+                      "(QP_CFG_MAX_OFFSET_BODIES)",
                       QP_ERR_FULL);
             return QP_ERR_FULL;
         }

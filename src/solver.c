@@ -574,8 +574,9 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     const row_dir n = row_dir_of(c->n, true);
     bool masses = !lazy;   /* low-RAM: a pinning pass's too (qp__point_mass_pinned) */
     r->shift = qp__contact_shift(w, c);
-    if (need & QP_ROWS_RESTITUTION) r->restitution = qp__body_restitution(w, ba) > qp__body_restitution(w, bb) ? qp__body_restitution(w, ba)
-                                                                                                 : qp__body_restitution(w, bb);
+    if (need & QP_ROWS_RESTITUTION)
+        r->restitution = qp__body_restitution(w, ba) > qp__body_restitution(w, bb) ? qp__body_restitution(w, ba)
+                                                                                     : qp__body_restitution(w, bb);
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         if (!(need & QP_ROWS_ARMS_HELD)) {

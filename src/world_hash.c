@@ -159,8 +159,8 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = h32(h, qp__body_friction(w, b));
     h = h32(h, qp__body_static_friction(w, b));
     h = h32(h, qp__body_restitution(w, b));
-    const fix16_t rolling = qp__body_rolling_resistance(w, b);
-    if (rolling != 0) h = h32(h, rolling);   /* 0 (the default) adds nothing */
+    if (qp__body_rolling_resistance(w, b) != 0)   /* 0 (the default) adds nothing */
+        h = h32(h, qp__body_rolling_resistance(w, b));
     h = qp_hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);

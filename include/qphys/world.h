@@ -215,7 +215,8 @@ static inline const qp_world_caps *qp__default_caps(void)
         QP_CFG_LOW_RAM), QP_CFG_JOINT_OPTIONS), QP_CFG_JOINT_TREE), QP_CFG_FIXED_POOLS)
 #if QP_CFG_LOW_RAM   /* and the sizes of its material palette, forces and offsets lists */
 #define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
-    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS), QP_CFG_MAX_FORCED_BODIES), \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS),            \
+                            QP_CFG_MAX_FORCED_BODIES),                                                  \
                 QP_CFG_MAX_OFFSET_BODIES)
 #else
 #define QP__CONFIG_SIGNATURE_LAYOUT QP__CONFIG_SIGNATURE_LAYOUT_ALL

@@ -304,7 +304,8 @@ static void test_offset_centres_fill_a_list(void **state)
     assert_int_equal(r, QP_ERR_FULL);
     assert_int_equal(qp_world_hash(&world), full);
 
-    assert_int_equal(qp_body_set_pose(&world, a, qp_v3(QP_INT(2), QP_FRAC(1, 4), QP_INT(1)), qp_quat_identity()), QP_OK);
+    const qp_vec3 to = qp_v3(QP_INT(2), QP_FRAC(1, 4), QP_INT(1));
+    assert_int_equal(qp_body_set_pose(&world, a, to, qp_quat_identity()), QP_OK);
     assert_int_equal(qp_body_position(&world, a).x, QP_INT(2));
     assert_int_equal(qp_body_center(&world, a).x, QP_INT(2) + QP_FRAC(1, 2));
     unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
