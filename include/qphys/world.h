@@ -280,7 +280,9 @@ const qp_world_def *qp_world_get_def(const qp_world *w);
 /* ---- bodies ------------------------------------------------------------------ */
 
 qp_body_def qp_default_body_def(void);
-/* A null id and *err (if err) on failure: QP_ERR_FULL, QP_ERR_PARAM, QP_ERR_RANGE. */
+/* A null id and *err (if err) on failure: QP_ERR_FULL, QP_ERR_PARAM, QP_ERR_RANGE. Full: no free
+ * body or shape slot, hull entry, or (QP_CFG_LOW_RAM) room for one more distinct material
+ * (QP_CFG_MAX_MATERIALS) or body with its centre of mass off its origin (QP_CFG_MAX_OFFSET_BODIES). */
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err);
 /* Remove a body; the bodies it touched wake. */
 qp_result qp_destroy_body(qp_world *w, qp_body_id id);
@@ -308,7 +310,8 @@ uint32_t qp_body_user_data(const qp_world *w, qp_body_id id);
 qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat rotation);
 qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v);
 qp_result qp_body_set_angular_velocity(qp_world *w, qp_body_id id, qp_vec3 omega);
-/* Forces and torques act during the next step only. */
+/* Forces and torques act during the next step only. With QP_CFG_LOW_RAM, at most
+ * QP_CFG_MAX_FORCED_BODIES bodies hold one at a time: one more is refused (QP_ERR_FULL). */
 qp_result qp_body_apply_force(qp_world *w, qp_body_id id, qp_vec3 force);
 qp_result qp_body_apply_torque(qp_world *w, qp_body_id id, qp_vec3 torque);
 /* Impulse (N s) at a world point (changes linear and angular velocity now). */
