@@ -127,7 +127,8 @@ unit: $(UNIT_BINS)
 # as EXTRA_CFLAGS, as tests/run.sh does, e.g.
 #   make BUILD_TAG=host-pools EXTRA_CFLAGS="$(SMALL_POOLS)" build/host-pools/pools/test_small_pools
 SMALL_POOLS := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=16 -DQP_CFG_MAX_SHAPES=16 -DQP_CFG_MAX_BODY_SHAPES=1 \
-               -DQP_CFG_MAX_PAIRS=32 -DQP_CFG_MAX_CONTACTS=12
+               -DQP_CFG_MAX_PAIRS=32 -DQP_CFG_MAX_CONTACTS=12 -DQP_CFG_MAX_MATERIALS=4 -DQP_CFG_MAX_FORCED_BODIES=2 \
+               -DQP_CFG_MAX_OFFSET_BODIES=1
 $(OUT)/pools/%: tests/pools/%.c $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@

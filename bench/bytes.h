@@ -47,16 +47,23 @@
 #define QPB_C_ ((const qp_contact *)0)
 #define QPB_SH_ ((const qp_shape_slot *)0)
 #if !QP_CFG_LOW_RAM
-#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local + sizeof QPB_B_->sleep_box)
+#define QPB_STATE_BODY_PACKED                                                                           \
+    (sizeof QPB_B_->inv_inertia_local + sizeof QPB_B_->sleep_box + sizeof QPB_B_->friction +            \
+     sizeof QPB_B_->static_friction + sizeof QPB_B_->restitution + sizeof QPB_B_->force +               \
+     sizeof QPB_B_->torque + sizeof QPB_B_->local_center)
 #else
-#define QPB_STATE_BODY_PACKED (sizeof QPB_B_->inv_inertia_local6 + sizeof QPB_B_->sleep_lo + sizeof QPB_B_->sleep_size)
+/* The material is a byte naming the world's palette entry (its 16 bytes once per material);
+ * a pending force and torque, and a centre off the origin, are in the world's lists of the
+ * bodies with one. */
+#define QPB_STATE_BODY_PACKED                                                                           \
+    (sizeof QPB_B_->inv_inertia_local6 + sizeof QPB_B_->sleep_lo + sizeof QPB_B_->sleep_size +          \
+     sizeof QPB_B_->material)
 #endif
 #define QPB_STATE_BODY                                                                                  \
     (sizeof QPB_B_->generation + sizeof QPB_B_->state + sizeof QPB_B_->flags + sizeof QPB_B_->x +       \
-     sizeof QPB_B_->q + sizeof QPB_B_->v + sizeof QPB_B_->w + sizeof QPB_B_->force +                    \
-     sizeof QPB_B_->torque + sizeof QPB_B_->local_center + sizeof QPB_B_->mass +                        \
-     sizeof QPB_B_->inv_mass + sizeof QPB_B_->friction + sizeof QPB_B_->static_friction +               \
-     sizeof QPB_B_->restitution + sizeof QPB_B_->user_data + sizeof QPB_B_->still_steps +               \
+     sizeof QPB_B_->q + sizeof QPB_B_->v + sizeof QPB_B_->w +                                           \
+     sizeof QPB_B_->mass +                                                                              \
+     sizeof QPB_B_->inv_mass + sizeof QPB_B_->user_data + sizeof QPB_B_->still_steps +                  \
      sizeof QPB_B_->awake_steps + sizeof QPB_B_->motion + sizeof QPB_B_->shape_count +                  \
      sizeof QPB_B_->shapes + QPB_STATE_BODY_PACKED)
 #define QPB_STATE_CONTACT                                                                               \

@@ -373,6 +373,105 @@ static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
     return true;
 }
 
+static bool same_material(const qp_body_material *a, const qp_body_material *b)
+{
+    return a->friction == b->friction && a->static_friction == b->static_friction && a->restitution == b->restitution &&
+           a->rolling_resistance == b->rolling_resistance;
+}
+
+bool qp__body_def_offset(const qp_body_def *d)
+{
+    mass_props mp = { 0, 0, { 0, 0, 0 }, { { { 0 } } } };
+    if (d->type != QP_BODY_DYNAMIC || compute_mass(d, &mp) != QP_OK) return false;
+    return (mp.center.x | mp.center.y | mp.center.z) != 0;
+}
+
+qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    return which == 0 ? &w->bodies[i].force : &w->bodies[i].torque;
+#else
+    int k = 0;
+    while (k < w->forced_count && w->forced[k] != i) k++;
+    if (k == w->forced_count) {
+        if (k == QP_CFG_MAX_FORCED_BODIES) return NULL;
+        w->forced[k] = (uint16_t)i;
+        w->forces[k].force = w->forces[k].torque = qp_v3_zero();
+        w->forced_count++;
+    }
+    return which == 0 ? &w->forces[k].force : &w->forces[k].torque;
+#endif
+}
+
+void qp__body_lists_drop(qp_world *w, int i)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)i;   /* cleared with the body */
+#else
+    int n = 0;
+    for (int k = 0; k < w->forced_count; k++)
+        if (w->forced[k] != i) w->forced[n] = w->forced[k], w->forces[n++] = w->forces[k];
+    w->forced_count = n;
+    n = 0;
+    for (int k = 0; k < w->offset_count; k++)
+        if (w->offset_bodies[k] != i) w->offset_bodies[n] = w->offset_bodies[k], w->offsets[n++] = w->offsets[k];
+    w->offset_count = n;
+#endif
+}
+
+void qp__body_set_local_center(qp_world *w, int i, qp_vec3 c)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    w->bodies[i].local_center = c;
+#else
+    if ((c.x | c.y | c.z) == 0) return;
+    w->offset_bodies[w->offset_count] = (uint16_t)i;
+    w->offsets[w->offset_count++] = c;
+#endif
+}
+
+qp_body_material qp__material_of(const qp_body_def *d)
+{
+    qp_body_material m = { d->friction, d->static_friction < 0 ? d->friction : d->static_friction, d->restitution,
+                           d->rolling_resistance };
+    return m;
+}
+
+int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m)
+{
+    for (int k = 0; k < *count; k++)
+        if (same_material(&pal[k], m)) return k;
+    if (*count == QP_CFG_MAX_MATERIALS) return -1;
+    pal[*count] = *m;
+    return (*count)++;
+}
+
+bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material *m)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    b->friction = m->friction;
+    b->static_friction = m->static_friction;
+    b->restitution = m->restitution;
+    b->rolling_resistance = m->rolling_resistance;
+    return true;
+#else
+    int k = qp__material_entry(w->materials, &w->material_count, m);
+    if (k < 0) {
+        /* Full: the lowest entry no used body but b names takes m. */
+        bool named[QP_CFG_MAX_MATERIALS] = { false };
+        for (int i = 1; i <= qp__cap_bodies(w); i++)
+            if ((w->bodies[i].state & QP_STATE_USED) && &w->bodies[i] != b) named[w->bodies[i].material] = true;
+        for (int e = 0; e < QP_CFG_MAX_MATERIALS && k < 0; e++)
+            if (!named[e]) k = e;
+        if (k < 0) return false;
+        w->materials[k] = *m;
+    }
+    b->material = (uint8_t)k;
+    return true;
+#endif
+}
+
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 {
     qp_result dummy;
@@ -396,7 +495,9 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
-    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx)) {
+    const qp_body_material material = qp__material_of(def);
+    if (index == 0 || found < def->shape_count || !hull_entries(w, def, hull_idx) ||
+        !qp__local_center_fits(w, mp.center) || !qp__body_set_material(w, &w->bodies[index], &material)) {
         *err = QP_ERR_FULL;
         return qp_null_body();
     }
@@ -404,13 +505,19 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
     unsigned char *p = (unsigned char *)b;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    const uint8_t material_entry = b->material;   /* named above, kept through the clearing */
+#endif
     for (unsigned i = 0; i < sizeof *b; i++) p[i] = 0;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    b->material = material_entry;
+#endif
     b->generation = gen == 0 ? 1 : gen;
     b->state = QP_STATE_USED | (def->type == QP_BODY_DYNAMIC     ? QP_STATE_DYNAMIC
                                 : def->type == QP_BODY_KINEMATIC ? QP_STATE_KINEMATIC
                                                                  : 0);
     qp_quat_normalize(def->rotation, &b->q);
-    b->local_center = mp.center;
+    qp__body_set_local_center(w, index, mp.center);
     qp_rot3 rot = qp_quat_to_rot3(b->q);
     b->x = qp_v3_add(def->position, qp_rot3_mul_v3(&rot, mp.center));
     if (def->type == QP_BODY_DYNAMIC) {
@@ -425,10 +532,7 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->v = def->linear_velocity;    /* infinite mass: mass, inv_mass, inverse inertia stay 0 */
         b->w = def->angular_velocity;
     }
-    b->friction = def->friction;
-    b->static_friction = def->static_friction < 0 ? def->friction : def->static_friction;
-    b->restitution = def->restitution;
-    b->rolling_resistance = def->rolling_resistance;
+    qp__body_set_material(w, b, &material);   /* the default layout's fields, cleared above */
     b->user_data = def->user_data;
     b->shape_count = (uint8_t)def->shape_count;
     for (int i = 0; i < def->shape_count; i++) {
@@ -501,6 +605,7 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     if (!b) return QP_ERR_INVALID_ID;
     int index = id.index;
     qp__destroy_body_joints(w, index);
+    qp__body_lists_drop(w, index);
     drop_contacts(w, index);
     drop_overlaps(w, index);
     int n = 0;
@@ -532,7 +637,7 @@ qp_vec3 qp_body_position(const qp_world *w, qp_body_id id)
     const qp_body_state *b = cget(w, id);
     if (!b) return qp_v3_zero();
     qp_rot3 r = qp__body_rot(b);
-    return qp_v3_sub(b->x, qp_rot3_mul_v3(&r, b->local_center));
+    return qp_v3_sub(b->x, qp_rot3_mul_v3(&r, qp__body_local_center(w, b)));
 }
 
 qp_vec3 qp_body_center(const qp_world *w, qp_body_id id)
@@ -590,7 +695,7 @@ qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat
     b->q = q;
     qp__body_sync(b);
     qp_rot3 r = qp__body_rot(b);
-    b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, b->local_center));
+    b->x = qp_v3_add(position, qp_rot3_mul_v3(&r, qp__body_local_center(w, b)));
     qp__body_update_aabbs(w, id.index, &b->x, &r);
     w->sap_sorted = 0;
     qp__wake_body(w, id.index);
@@ -629,10 +734,14 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
         *r = QP_ERR_RANGE;
         return 0;
     }
+    qp_vec3 *to = which < 2 ? (which == 0 ? &b->v : &b->w) : qp__body_force_slot(w, id.index, which - 2);
+    if (!to) {
+        *r = QP_ERR_FULL;   /* low-RAM: QP_CFG_MAX_FORCED_BODIES others have a force pending */
+        return 0;
+    }
     qp__wake_body(w, id.index);
     b->state &= (uint16_t)~QP_STATE_STILL;
-    qp_vec3 *slot[4] = { &b->v, &b->w, &b->force, &b->torque };
-    return slot[which];
+    return to;
 }
 
 qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v)

@@ -42,16 +42,16 @@ void qp__apply_forces(qp_world *w)
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
         if (!qp__body_moves(b)) continue;
-        qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
+        qp_vec3 accel = qp__v3_mad(w->def.gravity, qp__body_force(w, b), b->inv_mass);
         b->v = qp__v3_mad(b->v, accel, dt);
-        if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+        if (!qp__body_has_torque(w, b)) {
             /* No torque: what the general form gives (w + 0 * dt, saturated), without the
              * world inertia and its product (as qp__predicted_velocity). */
             b->w = qp_v3(qp__sat32(b->w.x), qp__sat32(b->w.y), qp__sat32(b->w.z));
             continue;
         }
         qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+        b->w = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, qp__body_torque(w, b)), dt);
     }
 }
 
@@ -81,7 +81,7 @@ void qp__integrate(qp_world *w)
     fix16_t dt = w->def.dt;
     for (int i = 1; i <= w->body_high; i++) {
         qp_body_state *b = &w->bodies[i];
-        b->force = b->torque = qp_v3_zero();
+        qp__body_forces_applied(w, b);
         if (qp__body_drives(b)) {
             /* A kinematic body follows its own velocities (set by the user, never
              * changed by the step); its boxes follow it (the predicted ones were its). */

@@ -71,6 +71,134 @@ static inline qp_mat3 qp__body_inv_inertia(const qp_body_state *b)
 #endif
 }
 
+/* What low-RAM keeps beside the bodies, read in world w: body b's material (its own
+ * fields, or the world's palette entry it names, one for each distinct material:
+ * qp__body_set_material), the force and torque pending on it for the next step and its
+ * centre of mass in its own frame (its fields, or its entries in the world's lists of the
+ * bodies with one; none: zero). The default layout's are the body's fields, read as
+ * expressions of them (macros), so that its stages compile as they read them. */
+#if QP_LAYOUT_KEEPS_DERIVED
+#define qp__body_friction(w, b) ((b)->friction)
+#define qp__body_static_friction(w, b) ((b)->static_friction)
+#define qp__body_restitution(w, b) ((b)->restitution)
+#define qp__body_rolling_resistance(w, b) ((b)->rolling_resistance)
+#define qp__body_force(w, b) ((b)->force)
+#define qp__body_torque(w, b) ((b)->torque)
+#define qp__body_has_torque(w, b) (((b)->torque.x | (b)->torque.y | (b)->torque.z) != 0)
+#define qp__body_local_center(w, b) ((b)->local_center)
+#else
+static QP__ALWAYS_INLINE fix16_t qp__body_friction(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].friction;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_static_friction(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].static_friction;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_restitution(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].restitution;
+}
+
+static QP__ALWAYS_INLINE fix16_t qp__body_rolling_resistance(const qp_world *w, const qp_body_state *b)
+{
+    return w->materials[b->material].rolling_resistance;
+}
+
+static QP__ALWAYS_INLINE const qp_body_forces *qp__body_forces_entry(const qp_world *w, const qp_body_state *b)
+{
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->forced_count; k++)
+        if (w->forced[k] == i) return &w->forces[k];
+    return NULL;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_force(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f ? f->force : qp_v3_zero();
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_torque(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f ? f->torque : qp_v3_zero();
+}
+
+static QP__ALWAYS_INLINE bool qp__body_has_torque(const qp_world *w, const qp_body_state *b)
+{
+    const qp_body_forces *f = qp__body_forces_entry(w, b);
+    return f && (f->torque.x | f->torque.y | f->torque.z) != 0;
+}
+
+static QP__ALWAYS_INLINE qp_vec3 qp__body_local_center(const qp_world *w, const qp_body_state *b)
+{
+    const int i = (int)(b - w->bodies);
+    for (int k = 0; k < w->offset_count; k++)
+        if (w->offset_bodies[k] == i) return w->offsets[k];
+    return qp_v3_zero();
+}
+#endif
+
+static inline qp_body_material qp__body_material(const qp_world *w, const qp_body_state *b)
+{
+    (void)w;   /* unread by the default layout's macros */
+    qp_body_material m = { qp__body_friction(w, b), qp__body_static_friction(w, b), qp__body_restitution(w, b),
+                           qp__body_rolling_resistance(w, b) };
+    return m;
+}
+
+/* The material a body of def d gets (its static friction, when negative, is its friction). */
+qp_body_material qp__material_of(const qp_body_def *d);
+
+/* Give body b (not yet used, or whose material changes) material m: low-RAM names the
+ * palette's entry equal to m, fills a new one, or takes one no used body but b names.
+ * False (nothing changed) when the palette holds QP_CFG_MAX_MATERIALS others. */
+bool qp__body_set_material(qp_world *w, qp_body_state *b, const qp_body_material *m);
+
+/* The palette entry of pal[0..*count) (at most QP_CFG_MAX_MATERIALS) equal to m, or a new
+ * one after them; -1 when they are all taken (low-RAM; body.c, snapshot.c). */
+int qp__material_entry(qp_body_material *pal, int *count, const qp_body_material *m);
+
+/* Can a body's centre be c: zero, or (low-RAM) the list has room for one more. */
+static inline bool qp__local_center_fits(const qp_world *w, qp_vec3 c)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w, (void)c;
+    return true;
+#else
+    return (c.x | c.y | c.z) == 0 || w->offset_count < QP_CFG_MAX_OFFSET_BODIES;
+#endif
+}
+
+/* Does a body of def d (a valid one) have its centre of mass off its origin? */
+bool qp__body_def_offset(const qp_body_def *d);
+
+/* Set body i's centre, which has none (a body being made), to c (qp__local_center_fits). */
+void qp__body_set_local_center(qp_world *w, int i, qp_vec3 c);
+
+/* Where body i's pending force (which 0) or torque (1) is kept: low-RAM gives it an entry
+ * in the list (zero) if it has none, or NULL when the list is full. */
+qp_vec3 *qp__body_force_slot(qp_world *w, int i, int which);
+
+/* Body i is gone: its pending forces and centre too (low-RAM drops their entries). */
+void qp__body_lists_drop(qp_world *w, int i);
+
+/* The step applied every pending force and torque (integrate.c): the default layout zeroes
+ * body b's, low-RAM empties its list. */
+static QP__ALWAYS_INLINE void qp__body_forces_applied(qp_world *w, qp_body_state *b)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    (void)w;
+    b->force = b->torque = qp_v3_zero();
+#else
+    (void)b;
+    w->forced_count = 0;
+#endif
+}
+
 /* The largest sleep test size (world.c): low-RAM keeps a sleep box's size in 16 bits. */
 #if QP_LAYOUT_KEEPS_DERIVED
 #define QP_LAYOUT_SLEEP_SIZE_MAX QP_ONE

@@ -21,9 +21,9 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
         return;
     }
     fix16_t dt = w->def.dt;
-    qp_vec3 accel = qp__v3_mad(w->def.gravity, b->force, b->inv_mass);
+    qp_vec3 accel = qp__v3_mad(w->def.gravity, qp__body_force(w, b), b->inv_mass);
     *v = qp__v3_mad(b->v, accel, dt);
-    if ((b->torque.x | b->torque.y | b->torque.z) == 0) {
+    if (!qp__body_has_torque(w, b)) {
         /* What the general form gives without a torque (the inertia times zero is zero,
          * and a + 0 * dt rounds to a, saturated), without the world inertia and products:
          * most bodies, at every pair they are in. */
@@ -31,7 +31,7 @@ void qp__predicted_velocity(const qp_world *w, const qp_body_state *b, qp_vec3 *
         return;
     }
     qp_mat3 inv_inertia = qp__body_inv_inertia(b);
-    *omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, b->torque), dt);
+    *omega = qp__v3_mad(b->w, qp_mat3_mul_v3(&inv_inertia, qp__body_torque(w, b)), dt);
 }
 
 static fix16_t body_core(const qp_world *w, const qp_body_state *b)

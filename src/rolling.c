@@ -81,7 +81,8 @@ void qp__rolling(qp_world *w)
     for (int i = 0; i < w->contact_count; i++) {
         const qp_contact *c = &w->contacts[i];
         if (c->flags & QP_CONTACT_SLEEPING) continue;
-        fix16_t ca = w->bodies[c->a].rolling_resistance, cb = w->bodies[c->b].rolling_resistance;
+        fix16_t ca = qp__body_rolling_resistance(w, &w->bodies[c->a]);
+        fix16_t cb = qp__body_rolling_resistance(w, &w->bodies[c->b]);
         if ((ca | cb) == 0) continue;
         resist(w, c, ca > cb ? ca : cb);
     }

@@ -1298,6 +1298,40 @@ static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
     return d;
 }
 
+#if !QP_LAYOUT_KEEPS_DERIVED
+/* Low-RAM: the bodies' distinct materials fit the world's palette of QP_CFG_MAX_MATERIALS
+ * and its list of the bodies whose centre is off their origin (body.c); refused at the
+ * first body past either. A walk of its own, so that its palette is never on the stack
+ * with the joints' check. */
+NOINLINE static qp_result check_lists(const char *text, unsigned long len, qp_scene_error *err)
+{
+    qp_body_material pal[QP_CFG_MAX_MATERIALS];
+    int count = 0, offsets = 0;
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    while (qp_scene_next(&rd, &item, 0) > 0) {
+        if (item.kind != QP_SCENE_BODY && item.kind != QP_SCENE_MESH && item.kind != QP_SCENE_HEIGHTFIELD) continue;
+        const qp_body_def *d = item.kind == QP_SCENE_BODY ? &item.u.body.def : &item.u.level.def;
+        const qp_body_material m = qp__material_of(d);
+        if (qp__material_entry(pal, &count, &m) < 0) {
+            set_error(err, item.line, item.at,
+                      "too many distinct materials for this build's palette (QP_CFG_MAX_MATERIALS)", QP_ERR_FULL);
+            return QP_ERR_FULL;
+        }
+        /* A hull's centre is known once it is built (create_all): a moving body with one counts. */
+        const bool hull = item.kind == QP_SCENE_BODY && item.u.body.hull_shape >= 0 && d->type == QP_BODY_DYNAMIC;
+        if ((hull || qp__body_def_offset(d)) && ++offsets > QP_CFG_MAX_OFFSET_BODIES) {
+            set_error(err, item.line, item.at,
+                      "too many bodies with their centre of mass off their origin for this build "
+                      "(QP_CFG_MAX_OFFSET_BODIES)",
+                      QP_ERR_FULL);
+            return QP_ERR_FULL;
+        }
+    }
+    return QP_OK;
+}
+#endif
+
 /* qp_scene_check against the capacities of w (null: any world's): too many bodies, shapes or
  * joints fail at the first line past them. */
 static qp_result check_within(const char *text, unsigned long len, qp_scene_info *info, qp_scene_error *err,
@@ -1380,6 +1414,10 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
     }
     in.lines = rd.line;
     if (got < 0) return err->result;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    qp_result mr = check_lists(text, len, err);
+    if (mr != QP_OK) return mr;
+#endif
     if (in.joints > 0) {
         qp_result jr = check_joints(text, len, in.bodies, err);
         if (jr != QP_OK) return jr;

@@ -152,6 +152,16 @@ typedef struct {
      * read, and whether one found no room. */
     qp_hull *hulls;
     int hull_next, hull_cap, hull_total, hull_short;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    /* The bodies' materials, pending forces and offset centres: the first pass fills a
+     * palette of its own and counts the others, the second fills the world's palette and
+     * lists; one more than any holds is short (QP_ERR_FULL). */
+    qp_body_material *materials;
+    int material_count;
+    int lists_short;              /* a material or a body more than this build's lists hold */
+    int forced_count;             /* the bodies with a force pending so far */
+    int offset_count;             /* the bodies with an offset centre so far */
+#endif
 } reader;
 
 static uint32_t level_checksum(const qp_shape *s)
@@ -428,18 +438,19 @@ static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
     put_quat(o, b->q);
     put_v3(o, b->v);
     put_v3(o, b->w);
-    put_v3(o, b->force);
-    put_v3(o, b->torque);
-    put_v3(o, b->local_center);
+    put_v3(o, qp__body_force(w, b));
+    put_v3(o, qp__body_torque(w, b));
+    put_v3(o, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
         put_v3(o, qp_v3(inv_inertia_local.m[r][0], inv_inertia_local.m[r][1], inv_inertia_local.m[r][2]));
     put_i(o, b->mass);
     put_i(o, b->inv_mass);
-    put_i(o, b->friction);
-    put_i(o, b->static_friction);
-    put_i(o, b->restitution);
-    put_i(o, b->rolling_resistance);
+    const qp_body_material m = qp__body_material(w, b);
+    put_i(o, m.friction);
+    put_i(o, m.static_friction);
+    put_i(o, m.restitution);
+    put_i(o, m.rolling_resistance);
     put_u(o, b->user_data);
     put_i(o, b->load);
     put_i(o, b->motion);
@@ -518,9 +529,37 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         SPEED_SQ(t.w) > (int64_t)def->max_angular_speed * def->max_angular_speed)
         in->bad = 1;
     if ((state & QP_STATE_ASLEEP) && (t.v.x | t.v.y | t.v.z | t.w.x | t.w.y | t.w.z) != 0) in->bad = 1;
-    t.force = get_v3(in, ANY);
-    t.torque = get_v3(in, ANY);
-    t.local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
+    qp_body_forces f;
+    f.force = get_v3(in, ANY);
+    f.torque = get_v3(in, ANY);
+#if QP_LAYOUT_KEEPS_DERIVED
+    t.force = f.force;
+    t.torque = f.torque;
+#else
+    /* A body with a force pending takes an entry in the world's list (the first pass counts them). */
+    if ((f.force.x | f.force.y | f.force.z | f.torque.x | f.torque.y | f.torque.z) != 0) {
+        if (in->forced_count == QP_CFG_MAX_FORCED_BODIES) {
+            in->lists_short = 1;
+        } else {
+            if (w) w->forced[in->forced_count] = (uint16_t)index, w->forces[in->forced_count] = f;
+            in->forced_count++;
+        }
+    }
+#endif
+    const qp_vec3 local_center = get_v3(in, QP_SHAPE_MAX_SIZE);
+#if QP_LAYOUT_KEEPS_DERIVED
+    t.local_center = local_center;
+#else
+    /* An offset centre takes an entry in the world's list (the first pass counts them). */
+    if ((local_center.x | local_center.y | local_center.z) != 0) {
+        if (in->offset_count == QP_CFG_MAX_OFFSET_BODIES) {
+            in->lists_short = 1;
+        } else {
+            if (w) w->offset_bodies[in->offset_count] = (uint16_t)index, w->offsets[in->offset_count] = local_center;
+            in->offset_count++;
+        }
+    }
+#endif
     qp_mat3 inv_inertia;   /* kept once checked symmetric (inertia_of_shapes, or zero) */
     for (int r = 0; r < 3; r++) {
         qp_vec3 row = get_v3(in, QP_INT(10000));
@@ -535,12 +574,20 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
      * neither mass nor inertia nor an offset centre (its inverse inertia is checked with its
      * shapes, below). */
     if (dynamic ? t.inv_mass != qp_div(QP_ONE, t.mass)
-                : (t.local_center.x | t.local_center.y | t.local_center.z) != 0 || !mat3_zero(&inv_inertia))
+                : (local_center.x | local_center.y | local_center.z) != 0 || !mat3_zero(&inv_inertia))
         in->bad = 1;
-    t.friction = get_in(in, 0, QP_INT(10));
-    t.static_friction = get_in(in, 0, QP_INT(10));
-    t.restitution = get_in(in, 0, QP_ONE);
-    t.rolling_resistance = get_in(in, 0, QP_ONE);
+    qp_body_material m;
+    m.friction = get_in(in, 0, QP_INT(10));
+    m.static_friction = get_in(in, 0, QP_INT(10));
+    m.restitution = get_in(in, 0, QP_ONE);
+    m.rolling_resistance = get_in(in, 0, QP_ONE);
+#if QP_LAYOUT_KEEPS_DERIVED
+    qp__body_set_material(w, &t, &m);
+#else
+    int entry = in->materials ? qp__material_entry(in->materials, &in->material_count, &m) : 0;
+    if (entry < 0) in->lists_short = 1;
+    t.material = (uint8_t)(entry < 0 ? 0 : entry);
+#endif
     t.user_data = get_u(in);
     t.load = get_in(in, 0, ANY);
     t.motion = get_in(in, 0, ANY);
@@ -1015,7 +1062,9 @@ static int shape_table_top(const unsigned char *t, int n)
 static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t format, const qp_world_caps *cap,
                           qp_world_caps *need, qp_world *w, qp_world *target, const level_table *levels)
 {
-    reader in = { buf, size, SNAP_HEADER, 0, cap, need, false, levels, NULL, 0, 0, 0, 0 };
+    reader in;
+    memset(&in, 0, sizeof in);
+    in.p = buf, in.n = size, in.at = SNAP_HEADER, in.cap = cap, in.need = need, in.levels = levels;
 #if QP_CFG_MAX_HULLS > 0
     if (w || target) {
         in.hulls = w ? w->hulls : target->hull_scratch;
@@ -1023,6 +1072,10 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     }
 #else
     (void)target;
+#endif
+#if !QP_LAYOUT_KEEPS_DERIVED
+    qp_body_material palette[QP_CFG_MAX_MATERIALS];   /* the first pass's (none for qp_snapshot_caps) */
+    in.materials = w ? w->materials : target ? palette : NULL;
 #endif
     int bodies = (int)get_fixed(&in, 2), shapes = (int)get_fixed(&in, 2);
     int contacts = (int)get_fixed(&in, 2), free_gens = (int)get_fixed(&in, 2);
@@ -1081,6 +1134,10 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
     }
     if (in.level_missing) return QP_ERR_PARAM;
     if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
+#if !QP_LAYOUT_KEEPS_DERIVED
+    if (in.lists_short) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
+    if (w) w->material_count = in.material_count, w->forced_count = in.forced_count, w->offset_count = in.offset_count;
+#endif
     int last_free = 0;
     for (int k = 0; k < free_gens && !in.bad; k++) {
         int index = (int)get_un(&in, (uint32_t)last_free + 1u, (uint32_t)cap->bodies);
@@ -1121,7 +1178,9 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
 static bool header_ok(const unsigned char *in, unsigned long size, uint32_t *format)
 {
     if (size < SNAP_HEADER + SNAP_COUNTS) return false;
-    reader h = { in, SNAP_HEADER, 0, 0, NULL, NULL, false, NULL, NULL, 0, 0, 0, 0 };
+    reader h;
+    memset(&h, 0, sizeof h);
+    h.p = in, h.n = SNAP_HEADER;
     uint32_t magic = get_fixed(&h, 4), zero;
     *format = get_fixed(&h, 2), zero = get_fixed(&h, 2);
     uint32_t len = get_fixed(&h, 4), crc = get_fixed(&h, 4);

@@ -22,7 +22,7 @@
 static qp_vec3 accel_of(const qp_world *w, const qp_body_state *b)
 {
     if (!qp__body_moves(b)) return qp_v3_zero();
-    return qp_v3_mad(w->def.gravity, b->force, b->inv_mass);
+    return qp_v3_mad(w->def.gravity, qp__body_force(w, b), b->inv_mass);
 }
 
 /* The relative acceleration of contact c's bodies along its normal,

@@ -574,7 +574,9 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     const row_dir n = row_dir_of(c->n, true);
     bool masses = !lazy;   /* low-RAM: a pinning pass's too (qp__point_mass_pinned) */
     r->shift = qp__contact_shift(w, c);
-    if (need & QP_ROWS_RESTITUTION) r->restitution = ba->restitution > bb->restitution ? ba->restitution : bb->restitution;
+    if (need & QP_ROWS_RESTITUTION)
+        r->restitution = qp__body_restitution(w, ba) > qp__body_restitution(w, bb) ? qp__body_restitution(w, ba)
+                                                                                     : qp__body_restitution(w, bb);
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         if (!(need & QP_ROWS_ARMS_HELD)) {
@@ -595,11 +597,12 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
-    if (!QP_LAYOUT_BUILDS_ROWS) r->friction = combine_memo(memo ? &memo->friction : NULL, ba->friction, bb->friction);
+    if (!QP_LAYOUT_BUILDS_ROWS) r->friction = combine_memo(memo ? &memo->friction : NULL, qp__body_friction(w, ba),
+                                                            qp__body_friction(w, bb));
     int rows = need & QP_ROWS_TWIST ? 3 : 2;
     if (!QP_LAYOUT_BUILDS_ROWS) {   /* once a contact and step */
-        r->static_friction = combine_memo(memo ? &memo->static_friction : NULL, ba->static_friction,
-                                          bb->static_friction);
+        r->static_friction = combine_memo(memo ? &memo->static_friction : NULL, qp__body_static_friction(w, ba),
+                                          qp__body_static_friction(w, bb));
         memo_tangents(memo, c->n, &r->t1, &r->t2);
     } else {
         r->friction = 0;   /* found when a cut needs it (slide_of) */
@@ -610,9 +613,9 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
         const qp_contact *prev = (need & QP_ROWS_MEMO) ? qp__rows_tangents_of(r) : NULL;
         if (!prev || prev->n.x != c->n.x || prev->n.y != c->n.y || prev->n.z != c->n.z)
             kept_tangents(w, c, &r->t1, &r->t2);
-        if (!prev || w->bodies[prev->a].static_friction != ba->static_friction ||
-            w->bodies[prev->b].static_friction != bb->static_friction)
-            r->static_friction = combine_friction(ba->static_friction, bb->static_friction);
+        if (!prev || qp__body_static_friction(w, &w->bodies[prev->a]) != qp__body_static_friction(w, ba) ||
+            qp__body_static_friction(w, &w->bodies[prev->b]) != qp__body_static_friction(w, bb))
+            r->static_friction = combine_friction(qp__body_static_friction(w, ba), qp__body_static_friction(w, bb));
         qp__rows_tangents_are(r, c);
     }
     const qp_vec3 dir[2] = { r->t1, r->t2 };
@@ -836,8 +839,8 @@ typedef struct {
 static fix16_t slide_of(qp_slide *s)
 {
     if (!s->known) {
-        fix16_t mu_d = QP_LAYOUT_BUILDS_ROWS ? combine_friction(s->w->bodies[s->c->a].friction,
-                                                                s->w->bodies[s->c->b].friction)
+        fix16_t mu_d = QP_LAYOUT_BUILDS_ROWS ? combine_friction(qp__body_friction(s->w, &s->w->bodies[s->c->a]),
+                                                                qp__body_friction(s->w, &s->w->bodies[s->c->b]))
                                              : s->r->friction;
         s->slide = qp__mul(mu_d, s->jn_sum);
         s->known = true;

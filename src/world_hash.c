@@ -148,18 +148,19 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = hash_quat(h, b->q);
     h = hash_v3(h, b->v);
     h = hash_v3(h, b->w);
-    h = hash_v3(h, b->force);
-    h = hash_v3(h, b->torque);
-    h = hash_v3(h, b->local_center);
+    h = hash_v3(h, qp__body_force(w, b));
+    h = hash_v3(h, qp__body_torque(w, b));
+    h = hash_v3(h, qp__body_local_center(w, b));
     const qp_mat3 inv_inertia_local = qp__body_inv_inertia_local(b);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) h = h32(h, inv_inertia_local.m[r][c]);
     h = h32(h, b->mass);
     h = h32(h, b->inv_mass);
-    h = h32(h, b->friction);
-    h = h32(h, b->static_friction);
-    h = h32(h, b->restitution);
-    if (b->rolling_resistance != 0) h = h32(h, b->rolling_resistance);   /* 0 (the default) adds nothing */
+    h = h32(h, qp__body_friction(w, b));
+    h = h32(h, qp__body_static_friction(w, b));
+    h = h32(h, qp__body_restitution(w, b));
+    if (qp__body_rolling_resistance(w, b) != 0)   /* 0 (the default) adds nothing */
+        h = h32(h, qp__body_rolling_resistance(w, b));
     h = qp_hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);

@@ -54,13 +54,40 @@
 
 /* 0: keep data derived from the state for as long as it holds (each
  * manifold's solver rows and tangents, each body's rotation matrix and world
- * inverse inertia). 1: recompute it at each use instead, and pack a body's
- * inverse inertia and sleep boxes, for small RAM (the micro:bit): 462 bytes
- * less per contact and 100 per body (docs/memory.md); awake steps take up to
- * 1.5x the instructions, and the sleep sizes must be under a metre.
+ * inverse inertia). 1: recompute it at each use instead, pack a body's
+ * inverse inertia and sleep boxes and keep its material, pending forces and
+ * an offset centre beside the bodies (the capacities below), for small RAM
+ * (the micro:bit): 462 bytes less per contact and 188 per body
+ * (docs/memory.md); awake steps take up to 1.5x the instructions, and the
+ * sleep sizes must be under a metre.
  * The results are the same bits either way. */
 #ifndef QP_CFG_LOW_RAM
 #define QP_CFG_LOW_RAM 0
+#endif
+
+/* With QP_CFG_LOW_RAM: the distinct materials (friction, static friction, restitution,
+ * rolling resistance) the bodies of a world have at once, kept once each in a palette
+ * that a body names by a byte (16 bytes each, in qp_world): a body whose material would
+ * be one too many is refused (QP_ERR_FULL). 1..255. The default layout keeps each body's
+ * material in the body. */
+#ifndef QP_CFG_MAX_MATERIALS
+#define QP_CFG_MAX_MATERIALS 16
+#endif
+
+/* With QP_CFG_LOW_RAM: the bodies that may have a force or torque pending at once (from
+ * qp_body_apply_force or qp_body_apply_torque until the next step applies it), kept in a
+ * list beside the bodies (26 bytes each, in qp_world) instead of 24 bytes in every body: one
+ * body too many is refused (QP_ERR_FULL). 1..65535. */
+#ifndef QP_CFG_MAX_FORCED_BODIES
+#define QP_CFG_MAX_FORCED_BODIES 16
+#endif
+
+/* With QP_CFG_LOW_RAM: the bodies whose centre of mass is off their origin (a compound, a
+ * shape placed off it), whose offset is kept in a list beside the bodies (14 bytes each, in
+ * qp_world) instead of 12 bytes in every body: one body too many is refused (QP_ERR_FULL).
+ * 1..65535. */
+#ifndef QP_CFG_MAX_OFFSET_BODIES
+#define QP_CFG_MAX_OFFSET_BODIES 64
 #endif
 
 /* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
@@ -153,6 +180,15 @@
 #endif
 #if QP_CFG_MAX_SENSOR_OVERLAPS < 1 || QP_CFG_MAX_SENSOR_OVERLAPS > 32767
 #error "QP_CFG_MAX_SENSOR_OVERLAPS must be 1..32767"
+#endif
+#if QP_CFG_MAX_OFFSET_BODIES < 1 || QP_CFG_MAX_OFFSET_BODIES > 65535
+#error "QP_CFG_MAX_OFFSET_BODIES must be 1..65535"
+#endif
+#if QP_CFG_MAX_FORCED_BODIES < 1 || QP_CFG_MAX_FORCED_BODIES > 65535
+#error "QP_CFG_MAX_FORCED_BODIES must be 1..65535"
+#endif
+#if QP_CFG_MAX_MATERIALS < 1 || QP_CFG_MAX_MATERIALS > 255
+#error "QP_CFG_MAX_MATERIALS must be 1..255 (a body names its material by a byte)"
 #endif
 #if QP_CFG_MAX_HULLS < 0 || QP_CFG_MAX_HULLS > 255
 #error "QP_CFG_MAX_HULLS must be 0..255"

@@ -201,16 +201,26 @@ static inline const qp_world_caps *qp__default_caps(void)
 
 /* The options this header was compiled with that fix the layout of qp_world and its pools
  * (include/qphys/config.h: QP_CFG_LOW_RAM, QP_CFG_JOINT_OPTIONS, QP_CFG_JOINT_TREE,
- * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, and with fixed pools their sizes) as one
+ * QP_CFG_MAX_BODY_SHAPES, QP_CFG_FIXED_POOLS, low-RAM's QP_CFG_MAX_MATERIALS, QP_CFG_MAX_FORCED_BODIES and
+ * QP_CFG_MAX_OFFSET_BODIES, and with fixed
+ * pools their sizes) as one
  * number. The calls that lay out a caller's world (qp_world_init, qp_world_init_in) are
  * macros passing it, with the caller's sizes, to the library, which answers QP_ERR_CONFIG
  * when they are not its own: never memory corruption (FreeRTOS checks its static objects'
  * sizes likewise). Pool sizes are not in it (with pools of the caller's): a program built
  * with -DQP_CFG_MAX_BODIES=16 gets a default world of 16 bodies from the installed library. */
 #define QP__SIG_MIX(h, v) (((uint32_t)(h) ^ (uint32_t)(v)) * UINT32_C(16777619))
-#define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
+#define QP__CONFIG_SIGNATURE_LAYOUT_ALL                                                                \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(UINT32_C(2166136261), QP_CFG_MAX_BODY_SHAPES), \
         QP_CFG_LOW_RAM), QP_CFG_JOINT_OPTIONS), QP_CFG_JOINT_TREE), QP_CFG_FIXED_POOLS)
+#if QP_CFG_LOW_RAM   /* and the sizes of its material palette, forces and offsets lists */
+#define QP__CONFIG_SIGNATURE_LAYOUT                                                                    \
+    QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__CONFIG_SIGNATURE_LAYOUT_ALL, QP_CFG_MAX_MATERIALS),            \
+                            QP_CFG_MAX_FORCED_BODIES),                                                  \
+                QP_CFG_MAX_OFFSET_BODIES)
+#else
+#define QP__CONFIG_SIGNATURE_LAYOUT QP__CONFIG_SIGNATURE_LAYOUT_ALL
+#endif
 #if QP_CFG_FIXED_POOLS
 #define QP_CONFIG_SIGNATURE                                                                            \
     QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(QP__SIG_MIX(                 \
@@ -270,7 +280,9 @@ const qp_world_def *qp_world_get_def(const qp_world *w);
 /* ---- bodies ------------------------------------------------------------------ */
 
 qp_body_def qp_default_body_def(void);
-/* A null id and *err (if err) on failure: QP_ERR_FULL, QP_ERR_PARAM, QP_ERR_RANGE. */
+/* A null id and *err (if err) on failure: QP_ERR_FULL, QP_ERR_PARAM, QP_ERR_RANGE. Full: no free
+ * body or shape slot, hull entry, or (QP_CFG_LOW_RAM) room for one more distinct material
+ * (QP_CFG_MAX_MATERIALS) or body with its centre of mass off its origin (QP_CFG_MAX_OFFSET_BODIES). */
 qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err);
 /* Remove a body; the bodies it touched wake. */
 qp_result qp_destroy_body(qp_world *w, qp_body_id id);
@@ -298,7 +310,8 @@ uint32_t qp_body_user_data(const qp_world *w, qp_body_id id);
 qp_result qp_body_set_pose(qp_world *w, qp_body_id id, qp_vec3 position, qp_quat rotation);
 qp_result qp_body_set_linear_velocity(qp_world *w, qp_body_id id, qp_vec3 v);
 qp_result qp_body_set_angular_velocity(qp_world *w, qp_body_id id, qp_vec3 omega);
-/* Forces and torques act during the next step only. */
+/* Forces and torques act during the next step only. With QP_CFG_LOW_RAM, at most
+ * QP_CFG_MAX_FORCED_BODIES bodies hold one at a time: one more is refused (QP_ERR_FULL). */
 qp_result qp_body_apply_force(qp_world *w, qp_body_id id, qp_vec3 force);
 qp_result qp_body_apply_torque(qp_world *w, qp_body_id id, qp_vec3 torque);
 /* Impulse (N s) at a world point (changes linear and angular velocity now). */

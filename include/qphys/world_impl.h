@@ -23,6 +23,18 @@ enum {
     /* bits 8-12: the stages' scratch, clear between steps (src/body.h) */
 };
 
+/* The user's force and torque pending on a body for the next step. */
+typedef struct {
+    qp_vec3 force, torque;
+} qp_body_forces;
+
+/* A body's material: what its contacts' friction, restitution and rolling resistance
+ * are made of (src/solver.c, src/rolling.c). */
+typedef struct {
+    fix16_t friction, static_friction, restitution;
+    fix16_t rolling_resistance;
+} qp_body_material;
+
 typedef struct {
     qp_vec3 x;                    /* centre of mass, world */
     qp_quat q;                    /* orientation, Q2.30 */
@@ -30,8 +42,12 @@ typedef struct {
     qp_rot3 r;                    /* rotation matrix of q (read it through qp__body_rot) */
 #endif
     qp_vec3 v, w;                 /* linear and angular velocity */
-    qp_vec3 force, torque;        /* user forces for the next step */
-    qp_vec3 local_center;         /* centre of mass in the body frame */
+#if !QP_CFG_LOW_RAM
+    qp_vec3 force, torque;        /* user forces for the next step (read them through qp__body_forces) */
+#endif
+#if !QP_CFG_LOW_RAM
+    qp_vec3 local_center;         /* centre of mass in the body frame (read it through qp__body_local_center) */
+#endif
 #if !QP_CFG_LOW_RAM
     qp_mat3 inv_inertia_local;    /* body frame */
     qp_mat3 inv_inertia;          /* world frame, updated with the pose (qp__body_inv_inertia) */
@@ -40,8 +56,10 @@ typedef struct {
                                       (read it through qp__body_inv_inertia_local) */
 #endif
     fix16_t mass, inv_mass;
-    fix16_t friction, static_friction, restitution;
+#if !QP_CFG_LOW_RAM
+    fix16_t friction, static_friction, restitution;   /* its material (read it through qp__body_material) */
     fix16_t rolling_resistance;
+#endif
     uint32_t user_data;
     uint16_t generation;
     uint16_t state;               /* QP_STATE_* */
@@ -53,7 +71,11 @@ typedef struct {
     uint16_t still_steps;         /* sleep: steps within the thresholds */
     uint16_t awake_steps;         /* steps since woken (capped) */
     uint8_t shape_count;
+#if !QP_CFG_LOW_RAM
     uint8_t pad0;
+#else
+    uint8_t material;             /* its entry in qp_world.materials (read it through qp__body_material) */
+#endif
     uint16_t shapes[QP_CFG_MAX_BODY_SHAPES]; /* indices into qp_world.shapes */
 #if !QP_CFG_LOW_RAM
     qp_aabb sleep_box[3];         /* three-point test: C, C + x, C + y (read it through qp__sleep_box) */
@@ -377,6 +399,18 @@ struct qp_world {
 #endif
 #if QP_CFG_LOW_RAM
     int passes_kept;                           /* passes.inv_inertia6 and passes.tangent are valid */
+    /* The bodies' distinct materials (src/body.c): entries no used body names are free. */
+    qp_body_material materials[QP_CFG_MAX_MATERIALS];
+    int material_count;                        /* entries [0, material_count) ever filled */
+    /* The bodies with a force or torque pending (src/body.c), in the order they got one. */
+    qp_body_forces forces[QP_CFG_MAX_FORCED_BODIES];
+    uint16_t forced[QP_CFG_MAX_FORCED_BODIES];  /* their body indices */
+    int forced_count;
+    /* The bodies whose centre of mass is off their origin (src/body.c): the centre in the
+     * body frame, and the body's index. */
+    qp_vec3 offsets[QP_CFG_MAX_OFFSET_BODIES];
+    uint16_t offset_bodies[QP_CFG_MAX_OFFSET_BODIES];
+    int offset_count;
 #endif
     QP__POOL(uint16_t, order, QP_CFG_MAX_CONTACTS);       /* contacts in contact-graph order */
     QP__POOL(uint16_t, queue, QP_CFG_MAX_BODIES + 3);     /* BFS queue, level histogram, island walks */
