@@ -42,8 +42,9 @@
  * place at step 300 (0.3 mm without). */
 #define QP_SHOCK_CALM_SPEED 64
 
-/* ...and, for a body awake longer than two sleep windows (2 sleep_steps), only while it turns
- * relative to the lower body at under this rate about every axis (2^-16 rad/s; 64: about
+/* ...and, for a body awake longer than two sleep windows (2 sleep_steps) on a contact touching
+ * at three or more points (a face), only while it turns relative to the lower body at under
+ * this rate about every axis (2^-16 rad/s; 64: about
  * 1 mrad/s, 0.5 mm/s at a point half a metre out). A body that turns on its supports while
  * its points approach and separate within the band above hinges on them inside the slop,
  * and one still awake after two windows is not at rest (a resting one sleeps after one:
@@ -54,7 +55,8 @@
  * swing). Applied from the first step, pyramid20 changed from step 1, seed 004's wall was
  * all awake at step 120, and at 32, 48 or 128 a 4 x 4 x 12 tower left standing came apart
  * (a cube 1.4 to 11 m off); from one window on, that tower crept 10 cm (tests/unit/
- * test_impacts.c allows 8; docs/notes/2026-11-29-impacts.md). */
+ * test_impacts.c allows 8; docs/notes/2026-11-29-impacts.md). On an edge or a point a body
+ * turns freely (it rocks), and the test pinned a pile's rocking cube for ever (seed 18547). */
 #define QP_SHOCK_CALM_TURN 64
 
 /* Skipping visits that would change nothing (the collision and shock passes; the contact
