@@ -43,12 +43,12 @@
 #define QP_SHOCK_CALM_SPEED 64
 
 /* ...and, for a body awake longer than two sleep windows (2 sleep_steps) on a contact touching
- * at three or more points (a face), only while it turns relative to the lower body at under
- * this rate about every axis (2^-16 rad/s; 64: about
- * 1 mrad/s, 0.5 mm/s at a point half a metre out). A body that turns on its supports while
- * its points approach and separate within the band above hinges on them inside the slop,
- * and one still awake after two windows is not at rest (a resting one sleeps after one:
- * pyramid20 and seed 004's wall at step 61, before this applies). Left to the contact pass,
+ * at three or more points within the slop (a face), only while it turns relative to the lower
+ * body at under this rate about every axis (2^-16 rad/s; 64: about 1 mrad/s, 0.5 mm/s at a
+ * point half a metre out). A body that turns on its supports while its points approach and
+ * separate within the band above hinges on them inside the slop, and one still awake after
+ * two windows is not at rest (a resting one sleeps after one: pyramid20 and seed 004's wall
+ * at step 61, before this applies). Left to the contact pass,
  * whose ten sweeps leave a tall stack soft, the rows of a pyramid wall one cube deep, each
  * turning 0.1-1.5 mrad/s against the row below, swayed front to back as one for ever (seed
  * 12532 of bench_impacts, 16 rows: its top cube at up to 5.5 cm/s after 30 s, about 6.7 s a
