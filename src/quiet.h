@@ -59,6 +59,19 @@
  * turns freely (it rocks), and the test pinned a pile's rocking cube for ever (seed 18547). */
 #define QP_SHOCK_CALM_TURN 64
 
+/* ...and, on such a face, only while none of its points approaches at this speed or more
+ * (2^-16 m/s; 8: about 0.12 mm/s). A face's points may sink into the slop unopposed, 2 mm
+ * before the penetration pass pushes back: a tall wall one cube deep whose rows each turned
+ * 0.1-0.4 mrad/s against the row below, under the turn test's band, sank its rows' leading
+ * edges into the slop at about 0.3 mm/s and leaned over as a beam bending, its top creeping at
+ * 4-6 cm/s for seconds (seed 18652 of bench_impacts, 19 rows: asleep at step 2 196, 646 now).
+ * Pyramid walls left standing with sleep off, where this applies to every body after two
+ * windows, creep less (pyramid20's largest move in 10 s 9.5 cm, 15.6 without; pyramid24,
+ * 32, 40: 6.0, 2.6, 3.3 cm, 24.6, 34.1, 11.0). At 4 a struck pile's column was pinned into
+ * bursts of sliding (test_impacts' seed 7 awake past 20 s); at 16, 18668 slept at step 2 392
+ * (764 at 8). */
+#define QP_SHOCK_CALM_APPROACH 8
+
 /* Skipping visits that would change nothing (the collision and shock passes; the contact
  * pass keeps a sliding bit with its marks, and takes a visit of at most QP_QUIET_UNITS as
  * quiet: solve_contacts.c). A visit that applied nothing

@@ -88,8 +88,8 @@ static bool on_face(const qp_world *w, const qp_contact *c)
 }
 
 /* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED,
- * and, on a face contact, its upper body up, once awake two sleep windows, turning with the
- * lower one (within QP_SHOCK_CALM_TURN)? The pass then leaves it as the contact pass left
+ * and, on a face contact, once its upper body up is awake two sleep windows, approaching at
+ * under QP_SHOCK_CALM_APPROACH and up turning with the lower body (within QP_SHOCK_CALM_TURN)? The pass then leaves it as the contact pass left
  * it, when up rests on two or more supports: contacts that bear it, not one at its side
  * (contact_graph.c: a column's cube touching the next column's lower cube at its side rests
  * on one, and a struck tower's
@@ -102,7 +102,9 @@ static bool on_face(const qp_world *w, const qp_contact *c)
 static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                  const qp_body_state *up)
 {
+    fix16_t approach = QP_SHOCK_CALM_SPEED;
     if (up->awake_steps > 2 * (int64_t)w->def.sleep_steps && on_face(w, c)) {
+        approach = QP_SHOCK_CALM_APPROACH;
         const qp_vec3 wa = w->bodies[c->a].w, wb = w->bodies[c->b].w;
         const int64_t turn[3] = { (int64_t)wb.x - wa.x, (int64_t)wb.y - wa.y, (int64_t)wb.z - wa.z };
         for (int d = 0; d < 3; d++)
@@ -112,7 +114,7 @@ static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *
     int64_t lin = qp__rel_dot(v, c->n);
     for (int k = 0; k < c->count; k++) {
         fix16_t vn = qp__add_sat(qp__point_speed_from(v, r, k, lin), qp__point_gap_speed(w, c, r, k));
-        if (vn > band || vn < -band) return false;
+        if (vn > band || vn < -approach) return false;
     }
     return true;
 }
