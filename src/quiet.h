@@ -48,14 +48,14 @@
  * point half a metre out). A body that turns on its supports while its points approach and
  * separate within the band above hinges on them inside the slop, and one still awake after
  * two windows is not at rest (a resting one sleeps after one: pyramid20 and seed 004's wall
- * at step 61, before this applies). Left to the contact pass,
- * whose ten sweeps leave a tall stack soft, the rows of a pyramid wall one cube deep, each
- * turning 0.1-1.5 mrad/s against the row below, swayed front to back as one for ever (seed
- * 12532 of bench_impacts, 16 rows: its top cube at up to 5.5 cm/s after 30 s, about 6.7 s a
- * swing). Applied from the first step, pyramid20 changed from step 1, seed 004's wall was
- * all awake at step 120, and at 32, 48 or 128 a 4 x 4 x 12 tower left standing came apart
- * (a cube 1.4 to 11 m off); from one window on, that tower crept 10 cm (tests/unit/
- * test_impacts.c allows 8; docs/notes/2026-11-29-impacts.md). On an edge or a point a body
+ * at step 61, before this applies). Left to the contact pass, whose ten sweeps leave a tall
+ * stack soft, the rows of a pyramid wall one cube deep, each turning 0.1-1.5 mrad/s against
+ * the row below, swayed front to back as one for ever (seed 12532 of bench_impacts, 16 rows:
+ * its top cube at up to 5.5 cm/s after 30 s, about 6.7 s a swing). Applied from the first
+ * step, pyramid20 changed from step 1, seed 004's wall was all awake at step 120, and at 32,
+ * 48 or 128 a 4 x 4 x 12 tower left standing came apart (a cube 1.4 to 11 m off); from one
+ * window on, that tower crept 10 cm (tests/unit/test_impacts.c allows 8;
+ * docs/notes/2026-11-29-impacts.md). On an edge or a point a body
  * turns freely (it rocks), and the test pinned a pile's rocking cube for ever (seed 18547). */
 #define QP_SHOCK_CALM_TURN 64
 

@@ -89,15 +89,15 @@ static bool on_face(const qp_world *w, const qp_contact *c)
 
 /* Is contact c calm: every point approaching or separating at under QP_SHOCK_CALM_SPEED,
  * and, on a face contact, once its upper body up is awake two sleep windows, approaching at
- * under QP_SHOCK_CALM_APPROACH and up turning with the lower body (within QP_SHOCK_CALM_TURN)? The pass then leaves it as the contact pass left
- * it, when up rests on two or more supports: contacts that bear it, not one at its side
- * (contact_graph.c: a column's cube touching the next column's lower cube at its side rests
- * on one, and a struck tower's
- * leaning column counted as on two rocks for ever, the pass adding 0.1-0.7 J at each close).
- * A body pinned on its supports takes their motion at the contacts (their spin
- * times the lever arm included), and one on two supports took a little more than either
- * gave: a level's rounding grew by about 1.1 a level up a wall, and seed 004's pyramid wall
- * threw its top rows (docs/limits.md). A body on one support keeps the pass's smallest
+ * under QP_SHOCK_CALM_APPROACH and up turning with the lower body (within QP_SHOCK_CALM_TURN)?
+ * The pass then leaves it as the contact pass left it, when up rests on two or more supports:
+ * contacts that bear it, not one at its side (contact_graph.c: a column's cube touching the
+ * next column's lower cube at its side rests on one, and a struck tower's leaning column
+ * counted as on two rocks for ever, the pass adding 0.1-0.7 J at each close). A body pinned
+ * on its supports takes their motion at the contacts (their spin times the lever arm
+ * included), and one on two supports took a little more than either gave: a level's rounding
+ * grew by about 1.1 a level up a wall, and seed 004's pyramid wall threw its top rows
+ * (docs/limits.md). A body on one support keeps the pass's smallest
  * corrections: tilted columns converge through them, sweep after sweep. */
 static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                  const qp_body_state *up)
