@@ -42,20 +42,35 @@
  * place at step 300 (0.3 mm without). */
 #define QP_SHOCK_CALM_SPEED 64
 
-/* ...and, for a body awake longer than two sleep windows (2 sleep_steps), only while it turns
- * relative to the lower body at under this rate about every axis (2^-16 rad/s; 64: about
- * 1 mrad/s, 0.5 mm/s at a point half a metre out). A body that turns on its supports while
- * its points approach and separate within the band above hinges on them inside the slop,
- * and one still awake after two windows is not at rest (a resting one sleeps after one:
- * pyramid20 and seed 004's wall at step 61, before this applies). Left to the contact pass,
- * whose ten sweeps leave a tall stack soft, the rows of a pyramid wall one cube deep, each
- * turning 0.1-1.5 mrad/s against the row below, swayed front to back as one for ever (seed
- * 12532 of bench_impacts, 16 rows: its top cube at up to 5.5 cm/s after 30 s, about 6.7 s a
- * swing). Applied from the first step, pyramid20 changed from step 1, seed 004's wall was
- * all awake at step 120, and at 32, 48 or 128 a 4 x 4 x 12 tower left standing came apart
- * (a cube 1.4 to 11 m off); from one window on, that tower crept 10 cm (tests/unit/
- * test_impacts.c allows 8; docs/notes/2026-11-29-impacts.md). */
+/* ...and, for a body awake longer than two sleep windows (2 sleep_steps) on a contact touching
+ * at three or more points within the slop (a face), only while it turns relative to the lower
+ * body at under this rate about every axis (2^-16 rad/s; 64: about 1 mrad/s, 0.5 mm/s at a
+ * point half a metre out). A body that turns on its supports while its points approach and
+ * separate within the band above hinges on them inside the slop, and one still awake after
+ * two windows is not at rest (a resting one sleeps after one: pyramid20 and seed 004's wall
+ * at step 61, before this applies). Left to the contact pass, whose ten sweeps leave a tall
+ * stack soft, the rows of a pyramid wall one cube deep, each turning 0.1-1.5 mrad/s against
+ * the row below, swayed front to back as one for ever (seed 12532 of bench_impacts, 16 rows:
+ * its top cube at up to 5.5 cm/s after 30 s, about 6.7 s a swing). Applied from the first
+ * step, pyramid20 changed from step 1, seed 004's wall was all awake at step 120, and at 32,
+ * 48 or 128 a 4 x 4 x 12 tower left standing came apart (a cube 1.4 to 11 m off); from one
+ * window on, that tower crept 10 cm (tests/unit/test_impacts.c allows 8;
+ * docs/notes/2026-11-29-impacts.md). On an edge or a point a body
+ * turns freely (it rocks), and the test pinned a pile's rocking cube for ever (seed 18547). */
 #define QP_SHOCK_CALM_TURN 64
+
+/* ...and, on such a face, only while none of its points approaches at this speed or more
+ * (2^-16 m/s; 8: about 0.12 mm/s). A face's points may sink into the slop unopposed, 2 mm
+ * before the penetration pass pushes back: a tall wall one cube deep whose rows each turned
+ * 0.1-0.4 mrad/s against the row below, under the turn test's band, sank its rows' leading
+ * edges into the slop at about 0.3 mm/s and leaned over as a beam bending, its top creeping at
+ * 4-6 cm/s for seconds (seed 18652 of bench_impacts, 19 rows: asleep at step 2 196, 646 now).
+ * Pyramid walls left standing with sleep off, where this applies to every body after two
+ * windows, creep less (pyramid20's largest move in 10 s 9.5 cm, 15.6 without; pyramid24,
+ * 32, 40: 6.0, 2.6, 3.3 cm, 24.6, 34.1, 11.0). At 4 a struck pile's column was pinned into
+ * bursts of sliding (test_impacts' seed 7 awake past 20 s); at 16, 18668 slept at step 2 392
+ * (764 at 8). */
+#define QP_SHOCK_CALM_APPROACH 8
 
 /* Skipping visits that would change nothing (the collision and shock passes; the contact
  * pass keeps a sliding bit with its marks, and takes a visit of at most QP_QUIET_UNITS as

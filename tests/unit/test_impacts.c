@@ -4,8 +4,9 @@
  * it). Every structure sleeps within 20 s, no cube buzzes after 5 s, none sinks into the
  * ground; the wall that a lodged, spinning ball kept awake for ever sleeps; a ball rolling
  * past a column, just apart from it, does not keep the column awake; a struck tower whose
- * column rocked for ever sleeps, so does a tall wall that swayed for ever, and a tall tower
- * left standing sleeps in place. */
+ * column rocked for ever sleeps, so do a tall wall that swayed for ever, a pile whose cube
+ * rocked on two edges and a tall wall that leaned over; a tall tower left standing sleeps in
+ * place. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -131,8 +132,36 @@ static void test_swaying_wall_sleeps(void **state)
     settles("seed 12532 (16-row wall that swayed)", &u, &r);
 }
 
+/* Seed 18547 of the suite: a pile of 166 cubes struck by a 21 kg box at 25 m/s. A cube at
+ * level 5, resting on the edge of one cube and the tilted face of another, rocked between them
+ * at about 2.4 Hz for ever (6 mm wide, at up to 3.4 cm/s after 35 s), the shock pass adding
+ * energy at every landing: the calm rule's turn test took its turn about those edges for a
+ * face hinging inside the slop and pinned it. The turn test reads face contacts only now
+ * (shock.c). */
+static void test_rocking_pile_cube_sleeps(void **state)
+{
+    (void)state;
+    impact_setup u = impact_setup_of(18547);
+    impact_result r;
+    settles("seed 18547 (pile whose cube rocked on two edges)", &u, &r);
+}
+
+/* Seed 18652 of the suite: a pyramid wall one cube deep, 19 rows (190 cubes), struck by a
+ * 92 kg ball at 6.3 m/s. Its rows each turned 0.1-0.4 mrad/s against the row below, under the
+ * turn test's band, sinking their leading edges into the slop at about 0.3 mm/s: the wall
+ * leaned over as a beam bending, its top creeping at 4-6 cm/s, until its upper rows tipped
+ * (asleep at step 2 196, never with the turn test on edges too). A face's points approaching
+ * at 0.12 mm/s or more are not calm once its body is awake two sleep windows (shock.c). */
+static void test_leaning_wall_sleeps(void **state)
+{
+    (void)state;
+    impact_setup u = impact_setup_of(18652);
+    impact_result r;
+    settles("seed 18652 (19-row wall that leaned over)", &u, &r);
+}
+
 /* A 4 x 4 x 12 tower of unit cubes left standing, nothing thrown at it: it sleeps by step 600
- * with every cube within 8 cm of where it was placed (measured: asleep at step 354, the
+ * with every cube within 8 cm of where it was placed (measured: asleep at step 370, the
  * farthest cube 49 mm off, the ground layer's 14 mm). With side contacts counted as supports
  * it crept apart: not asleep within 20 s, a cube 211 mm off and the ground layer 18.5 mm. */
 static void test_untouched_tower_stands(void **state)
@@ -172,6 +201,8 @@ int main(void)
         cmocka_unit_test(test_ball_rolling_past_leaves_column_asleep),
         cmocka_unit_test(test_rocking_tower_sleeps),
         cmocka_unit_test(test_swaying_wall_sleeps),
+        cmocka_unit_test(test_rocking_pile_cube_sleeps),
+        cmocka_unit_test(test_leaning_wall_sleeps),
         cmocka_unit_test(test_untouched_tower_stands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
