@@ -174,7 +174,7 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
         qp_contact_point *p = &c->p[k];
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
-        fix16_t j = -qp__mul(ramped(vn, push, rest), r->mn[k]);
+        fix16_t j = -qp__mul(ramped(vn, push, rest), r->pt[k].mn);
         if (acc) {
             fix16_t total = qp__add_sat(p->jn, j);
             if (total < 0) total = 0;
