@@ -154,7 +154,7 @@ static inline fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c
                                           int move)
 {
     (void)w, (void)c, (void)move;
-    return r->mn[k];
+    return r->pt[k].mn;
 }
 #endif
 
@@ -165,7 +165,7 @@ static inline fix16_t qp__point_gap_speed(const qp_world *w, const qp_contact *c
 {
 #if !QP_CFG_LOW_RAM
     (void)w, (void)c;
-    return r->gap[k];
+    return r->pt[k].gap;
 #else
     (void)r;
     return qp__gap_speed(w, &c->p[k]);

@@ -133,7 +133,7 @@ static QP__NOINLINE int separate(qp_world *w, qp_contact *c)
         fix16_t excess = p->depth > w->def.slop ? p->depth - w->def.slop : 0;
         fix16_t target = qp__div(qp__mul(w->def.penetration_rate, excess), dt);
         if (target > w->def.max_penetration_speed) target = w->def.max_penetration_speed;
-        fix16_t m = !pinned ? r->mn[k] : move == pin ? qp__point_mass_pinned(w, c, r, k, move) : qp__point_mass(w, c, r, k, move);
+        fix16_t m = !pinned ? r->pt[k].mn : move == pin ? qp__point_mass_pinned(w, c, r, k, move) : qp__point_mass(w, c, r, k, move);
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t j = qp__mul(qp__sat32((int64_t)target - qp__point_speed_from(&v, r, k, lin)), m);
         fix16_t total = qp__sat32((int64_t)p->jp + j);

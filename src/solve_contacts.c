@@ -128,17 +128,24 @@ static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
     return true;
 }
 
-/* The speed a visit removes at a point whose relative normal speed is vn: up to
- * rest (either way) in full, and the sweep's share push of the rest of it. The
+/* The speed a visit removes at a point whose relative normal speed is vn, over of it
+ * beyond rest (beyond_rest, below): up to rest (either way) in full, and the sweep's
+ * share push of the rest of it. The
  * ramp is for impacts, whose speed must reach up a stack gradually (seed 003's
  * see-saw); the approach that resting contact gathers in a step is not one, and
  * ramped it only slows convergence: columns of 40 tilted cubes drift
  * 19-51 mm with every approach ramped, 6-40 mm with this (docs/design.md §3).
  * Without gravity rest is 0 and every approach is ramped. */
-static inline fix16_t ramped(fix16_t vn, fix16_t push, fix16_t rest)
+static inline fix16_t ramped(fix16_t vn, fix16_t push, fix16_t over)
 {
-    fix16_t over = vn > rest ? vn - rest : vn < -rest ? vn + rest : 0;
     return (vn - over) + qp__mul(push, over);
+}
+
+/* The part of vn beyond the resting band [-rest, rest] (rest >= 0): above it > 0, below it
+ * < 0, within it 0. The visit reads its sign for steady, too. */
+static inline fix16_t beyond_rest(fix16_t vn, fix16_t rest)
+{
+    return vn > rest ? vn - rest : vn < -rest ? vn + rest : 0;
 }
 
 /* The approach of resting contact: one step of gravity, of at most 10 m/s^2.
@@ -174,7 +181,8 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
         qp_contact_point *p = &c->p[k];
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
-        fix16_t j = -qp__mul(ramped(vn, push, rest), r->mn[k]);
+        const fix16_t over = beyond_rest(vn, rest);
+        fix16_t j = -qp__mul(ramped(vn, push, over), r->pt[k].mn);
         if (acc) {
             fix16_t total = qp__add_sat(p->jn, j);
             if (total < 0) total = 0;
@@ -191,7 +199,7 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
         most = dj > most ? dj : most;
         /* A larger push (the sweeps after) takes the same from a point within the resting
          * band, and leaves a separating one with nothing at nothing. */
-        steady = steady && vn >= -rest && (vn <= rest || p->jn == 0);
+        steady = steady && over >= 0 && (over == 0 || p->jn == 0);
         qp__point_apply_kept(w, c, r, &v, k, j, move);
         lin_ok = j == 0;
     }

@@ -159,8 +159,8 @@ static fix16_t inverse_of(int64_t k)
 static QP__ROWS_INLINE int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                                           int side)
 {
-    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->rna[k], r->ia[k]))
-                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->rnb[k], r->ib[k]));
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->pt[k].rna, r->resp[k].ia))
+                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->pt[k].rnb, r->resp[k].ib));
 }
 
 static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
@@ -580,20 +580,20 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         if (!(need & QP_ROWS_ARMS_HELD)) {
-            r->rna[k] = cross30_dir(c->p[k].ra, &n);
-            r->rnb[k] = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+            r->pt[k].rna = cross30_dir(c->p[k].ra, &n);
+            r->pt[k].rnb = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
         }
         if (!lazy) {
-            r->ia[k] = ma ? inv_i_any(&a, r->rna[k], da) : zero;
-            r->ib[k] = mb ? inv_i_any(&b, r->rnb[k], db) : zero;
+            r->resp[k].ia = ma ? inv_i_any(&a, r->pt[k].rna, da) : zero;
+            r->resp[k].ib = mb ? inv_i_any(&b, r->pt[k].rnb, db) : zero;
         }
         if (masses && terms) {
             for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
-            r->mn[k] = mass_of(terms[k], move, r->shift);
+            r->pt[k].mn = mass_of(terms[k], move, r->shift);
         } else if (masses) {
-            r->mn[k] = point_mass(w, c, r, k, move);
+            r->pt[k].mn = point_mass(w, c, r, k, move);
         } else if (kept) {
-            r->mn[k] = c->p[k].jp;
+            r->pt[k].mn = c->p[k].jp;
         }
     }
     if (!(need & (QP_ROWS_TANGENTS | QP_ROWS_TWIST))) return;
@@ -653,7 +653,7 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
     if (!QP_LAYOUT_BUILDS_ROWS) return;   /* the default layout keeps the rows */
     qp_contact_rows scratch;
     if (!r) r = qp__rows_for(w, c, &scratch, QP_ROWS_ALL, qp__movable(w, c));
-    for (int k = 0; k < c->count; k++) c->p[k].jp = r->mn[k];
+    for (int k = 0; k < c->count; k++) c->p[k].jp = r->pt[k].mn;
     c->st1 = r->mt[0];
     c->st2 = r->mt[1];
     c->stw = r->mt[2];
@@ -682,7 +682,7 @@ static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r
     } else {
         r->anchor_drift[0] = r->anchor_drift[1] = r->anchor_target[0] = r->anchor_target[1] = 0;
     }
-    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->gap[k] = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) r->pt[k].gap = k < c->count ? qp__gap_speed(w, &c->p[k]) : 0;
 }
 
 static void keep_rows(qp_world *w, int i, qp_rows_memo *memo)
@@ -711,7 +711,7 @@ static void keep_rows(qp_world *w, int i, qp_rows_memo *memo)
 fix16_t qp__point_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k, int move)
 {
     (void)w, (void)c, (void)move;
-    return r->mn[k];   /* built by fill_part for the rows' sides in move */
+    return r->pt[k].mn;   /* built by fill_part for the rows' sides in move */
 }
 
 fix16_t qp__row_mass_pinned(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int move)
@@ -726,8 +726,8 @@ void qp__point_apply_kept(const qp_world *w, const qp_contact *c, const qp_conta
                           fix16_t j, int move)
 {
     if (j == 0) return;
-    const qp_vec3 ia = (move & QP_MOVE_A) ? response(w, c->a, r->rna[k]) : qp_v3(0, 0, 0);
-    const qp_vec3 ib = (move & QP_MOVE_B) ? response(w, c->b, r->rnb[k]) : qp_v3(0, 0, 0);
+    const qp_vec3 ia = (move & QP_MOVE_A) ? response(w, c->a, r->pt[k].rna) : qp_v3(0, 0, 0);
+    const qp_vec3 ib = (move & QP_MOVE_B) ? response(w, c->b, r->pt[k].rnb) : qp_v3(0, 0, 0);
     qp__normal_apply(w, c, v, &ia, &ib, j, move, r->shift);
 }
 
@@ -736,10 +736,10 @@ fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_con
     /* point_term's shares, with the responses fill_part would have built */
     const int64_t t[2] = {
         (move & QP_MOVE_A) ? (int64_t)w->bodies[c->a].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rna[k], response(w, c->a, r->rna[k])))
+                                 qp__r16(qp__dot16_raw(r->pt[k].rna, response(w, c->a, r->pt[k].rna)))
                            : 0,
         (move & QP_MOVE_B) ? (int64_t)w->bodies[c->b].inv_mass +
-                                 qp__r16(qp__dot16_raw(r->rnb[k], response(w, c->b, r->rnb[k])))
+                                 qp__r16(qp__dot16_raw(r->pt[k].rnb, response(w, c->b, r->pt[k].rnb)))
                            : 0 };
     return mass_of(t, move, r->shift);
 }
@@ -944,13 +944,16 @@ static QP__ALWAYS_INLINE void warm_side(const qp_world *w, const qp_contact *c, 
     fix16_t m = w->bodies[side == 0 ? c->a : c->b].inv_mass;
     const fix16_t s[3] = { qp__mul_impulse(jn, m, shift), qp__mul_impulse(jt[0], m, shift),
                            qp__mul_impulse(jt[1], m, shift) };
-    const qp_vec3 *resp = side == 0 ? r->ia : r->ib, *resp_f = side == 0 ? r->ia_f : r->ib_f;
+    const qp_vec3 *resp_f = side == 0 ? r->ia_f : r->ib_f;
     fix16_t *lv = &lin->x, *av = &ang->x;
     for (int i = 0; i < 3; i++) {
         const fix16_t *n = &c->n.x, *t1 = &r->t1.x, *t2 = &r->t2.x;
         fix16_t dl = qp__r30((int64_t)n[i] * s[0] + (int64_t)t1[i] * s[1] + (int64_t)t2[i] * s[2]);
         int64_t sum = 0;
-        for (int k = 0; k < c->count; k++) sum += (int64_t)(&resp[k].x)[i] * c->p[k].jn;
+        for (int k = 0; k < c->count; k++) {
+            const qp_vec3 *resp = side == 0 ? &r->resp[k].ia : &r->resp[k].ib;
+            sum += (int64_t)(&resp->x)[i] * c->p[k].jn;
+        }
         for (int d = 0; d < 3; d++) sum += (int64_t)(&resp_f[d].x)[i] * jt[d];
         fix16_t da = qp__sat32(qp__round_shift(sum, 16 + shift));
         lv[i] = qp__add_sat(lv[i], side == 0 ? -dl : dl);

@@ -366,21 +366,21 @@ static inline void qp__normal_apply(const qp_world *w, const qp_contact *c, cons
 
 static inline fix16_t qp__point_speed(const qp_vel_ref *v, const qp_contact *c, const qp_contact_rows *r, int k)
 {
-    return qp__normal_speed(v, c, r->rna[k], r->rnb[k]);
+    return qp__normal_speed(v, c, r->pt[k].rna, r->pt[k].rnb);
 }
 
 /* The same, its linear part given: a pass's loop over a manifold's points finds
  * qp__rel_dot(v, c->n) again only after an impulse, the one thing that changes va, vb. */
 static inline fix16_t qp__point_speed_from(const qp_vel_ref *v, const qp_contact_rows *r, int k, int64_t s)
 {
-    return qp__normal_speed_from(v, r->rna[k], r->rnb[k], s);
+    return qp__normal_speed_from(v, r->pt[k].rna, r->pt[k].rnb, s);
 }
 
 static inline void qp__point_apply(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v,
                                    int k, fix16_t j, int move)
 {
     if (j == 0) return;   /* before the responses are read (GCC copied them to the stack first) */
-    qp__normal_apply(w, c, v, &r->ia[k], &r->ib[k], j, move, r->shift);
+    qp__normal_apply(w, c, v, &r->resp[k].ia, &r->resp[k].ib, j, move, r->shift);
 }
 
 

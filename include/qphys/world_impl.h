@@ -141,30 +141,53 @@ typedef struct qp_contact_s {
     qp_contact_point p[QP_MAX_MANIFOLD_POINTS];
 } qp_contact;
 
+/* A point's normal row: what a visit reads at every point (the rows of one point lie
+ * together, so that a manifold of one or two points reads one or two of them). */
+typedef struct {
+    qp_vec3 rna, rnb;             /* ra x n, rb x n */
+    fix16_t mn;                   /* effective mass along n */
+#if !QP_CFG_LOW_RAM
+    fix16_t gap;                  /* qp__gap_speed (0 past count); low-RAM finds it on use */
+#endif
+} qp_point_rows;
+
+/* A point's angular responses I^-1 (r x n), read where its row applies an impulse. */
+typedef struct {
+    qp_vec3 ia, ib;
+} qp_point_resp;
+
 /* A manifold's solver rows: functions of its normal, arms and load centroid
  * and of its bodies' materials, masses and world inverse inertia, none of
  * which change between the collision pass and the end of the penetration
  * pass. Kept for the whole step; with QP_CFG_LOW_RAM, recomputed to the
- * same bits at each use (src/solver.c). */
+ * same bits at each use (src/solver.c). Laid out by when the velocity passes
+ * read them (src/layout_rows.h): what every visit reads first (the friction's rows,
+ * then each point's), then what a row that applies an impulse reads, then what one
+ * pass alone reads, so that a sweep's visit streams as few cache lines as it can:
+ * a manifold of n points reads 116 + 32 n bytes at every visit and
+ * 72 + 24 n more where all its rows apply. */
 typedef struct {
+    /* Every visit: */
     qp_vec3 t1, t2;               /* Q2.30 tangents completing n */
-    fix16_t friction, static_friction, restitution;   /* of the pair */
-    qp_vec3 rna[QP_MAX_MANIFOLD_POINTS], rnb[QP_MAX_MANIFOLD_POINTS]; /* ra x n, rb x n */
-    qp_vec3 ia[QP_MAX_MANIFOLD_POINTS], ib[QP_MAX_MANIFOLD_POINTS];   /* I^-1 (r x n) */
-    qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
-    qp_vec3 ia_f[3], ib_f[3];     /* their angular responses I^-1 (.) */
-    fix16_t mn[QP_MAX_MANIFOLD_POINTS]; /* effective mass along n at each point */
-    fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
+    fix16_t static_friction;      /* of the pair */
     int32_t shift;                /* the contact's impulse unit, 2^-shift N s (src/contact.h);
                                      mn, mt (and mn_pin, mt_pin) are scaled by 2^shift */
+    qp_vec3 fa[3], fb[3];         /* friction rows at the centroid: ca x t1, ca x t2, n (and for b) */
+    fix16_t mt[3];                /* effective masses along t1, t2 and the twist */
+    qp_point_rows pt[QP_MAX_MANIFOLD_POINTS];
+    /* A row that applies: */
+    qp_vec3 ia_f[3], ib_f[3];     /* the friction rows' angular responses I^-1 (.) */
+    qp_point_resp resp[QP_MAX_MANIFOLD_POINTS];
+    /* One pass or case: */
+    fix16_t friction;             /* of the pair, dynamic (a friction cut to sliding) */
+    fix16_t restitution;          /* of the pair (the collision pass) */
 #if !QP_CFG_LOW_RAM
     /* Kept for the whole step in the default layout only (low-RAM finds them on use):
      * the masses with the lower body pinned (shock pass; 0 when nothing is pinned), and
      * the static friction anchors' drift along t1, t2 and the pseudo-velocities that
-     * pull it back (penetration pass), the speeds at which the points may approach. */
+     * pull it back (penetration pass). */
     fix16_t mn_pin[QP_MAX_MANIFOLD_POINTS], mt_pin[3];
     fix16_t anchor_drift[2], anchor_target[2];
-    fix16_t gap[QP_MAX_MANIFOLD_POINTS];  /* qp__gap_speed of each point (0 past count) */
 #else
     /* Low-RAM only (rows are a pass's scratch): the contact whose tangents and static
      * friction coefficient these rows hold, for the pass's next visit (QP_ROWS_MEMO). */
