@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/bench_clock.h - what the host benchmarks share (qphys's bench_host, bench_window and
  * bench_piles, and the peers through peers/peer_common.h): the clock, the fastest run of a
- * step, medians and quantiles, and reading a whole number from the command line. */
+ * step, medians and quantiles, and reading a whole number or a whole file named on the
+ * command line. */
 #ifndef QPHYS_BENCH_CLOCK_H
 #define QPHYS_BENCH_CLOCK_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,6 +74,25 @@ static inline long bench_number(const char *s, long lo, long hi)
     char *end;
     long v = strtol(s, &end, 10);
     return *s && !*end && v >= lo && v <= hi ? v : -1;
+}
+
+/* The whole file at path into text[0..size - 1): its length, or -1 with a message naming
+ * prog and the file when it cannot be opened or does not fit. */
+static inline long bench_read_file(const char *prog, const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open %s\n", prog, path);
+        return -1;
+    }
+    size_t len = fread(text, 1, size - 1, f);
+    int whole = feof(f) && !ferror(f);
+    fclose(f);
+    if (!whole) {
+        fprintf(stderr, "%s: %s: cannot read it whole (at most %zu bytes)\n", prog, path, size - 1);
+        return -1;
+    }
+    return (long)len;
 }
 
 #endif

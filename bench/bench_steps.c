@@ -78,18 +78,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_steps: need 1 <= STEPS <= %d and 1 <= REPEAT <= %d\n", MAX_STEPS, MAX_REPEAT);
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) {
-        fprintf(stderr, "bench_steps: cannot open %s\n", argv[1]);
-        return 2;
-    }
-    size_t len = fread(text, 1, sizeof text, f);
-    int whole = feof(f) && !ferror(f);
-    fclose(f);
-    if (!whole) {
-        fprintf(stderr, "bench_steps: %s: cannot read it whole (at most %zu bytes)\n", argv[1], sizeof text - 1);
-        return 2;
-    }
+    long len = bench_read_file("bench_steps", argv[1], text, sizeof text);
+    if (len < 0) return 2;
     uint32_t hash = 0;
     for (long r = 0; r < repeat; r++) {
         qp_scene_error err;

@@ -60,18 +60,8 @@ int main(int argc, char **argv)
                 MAX_REPEAT);
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) {
-        fprintf(stderr, "bench_window: cannot open %s\n", argv[1]);
-        return 2;
-    }
-    size_t len = fread(text, 1, sizeof text, f);
-    int whole = feof(f) && !ferror(f);
-    fclose(f);
-    if (!whole) {
-        fprintf(stderr, "bench_window: %s: cannot read it whole (at most %zu bytes)\n", argv[1], sizeof text - 1);
-        return 2;
-    }
+    long len = bench_read_file("bench_window", argv[1], text, sizeof text);
+    if (len < 0) return 2;
     qp_scene_error err;
     if (qp_scene_load(&world, text, (unsigned long)len, NULL, &err) != QP_OK) {
         fprintf(stderr, "%s:%d:%d: %s\n", argv[1], err.line, err.column, err.message);
