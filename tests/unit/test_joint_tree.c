@@ -418,6 +418,23 @@ static void test_thrown_ragdolls(void **state)
     assert_true(slept >= 11);
 }
 
+/* Each of the throws seeds[0..n) holds every limit within 2 degrees and every joint within 1 cm,
+ * gains at most 1 J, and (when must_sleep) sleeps within the run; what (a landing) names them in
+ * the figures printed. */
+static void assert_throws_hold(const uint32_t *seeds, size_t n, const char *what, bool must_sleep)
+{
+    for (size_t k = 0; k < n; k++) {
+        throw_run t = throw_ragdoll(seeds[k]);
+        printf("measure: throw %u, %s: asleep at step %d, past a cone %.2f deg, past an elbow or knee %.2f deg, "
+               "worst gap %.2f mm, energy rise %.3f J\n",
+               (unsigned)seeds[k], what, t.asleep, t.cone, t.hinge, 1000 * t.gap, t.rise);
+        if (must_sleep) assert_true(t.asleep >= 0);
+        assert_true(t.rise <= 1.0);
+        assert_true(t.cone < 2 && t.hinge < 2);
+        assert_true(t.gap < 0.01);
+    }
+}
+
 /* ---- 7. limbs pinned under the body --------------------------------------------------------- */
 
 /* Throws of the bench (seeds 12024, 12028, 12257) that land with a leg or an arm pinned between
@@ -430,15 +447,7 @@ static void test_pinned_limbs_hold(void **state)
 {
     (void)state;
     const uint32_t seeds[] = { 12024, 12028, 12257 };
-    for (int k = 0; k < 3; k++) {
-        throw_run t = throw_ragdoll(seeds[k]);
-        printf("measure: throw %u, a limb pinned at its landing: past a cone %.2f deg, past an elbow or knee %.2f deg, "
-               "worst gap %.2f mm, energy rise %.3f J, asleep at step %d\n",
-               (unsigned)seeds[k], t.cone, t.hinge, 1000 * t.gap, t.rise, t.asleep);
-        assert_true(t.rise <= 1.0);
-        assert_true(t.cone < 2 && t.hinge < 2);
-        assert_true(t.gap < 0.01);
-    }
+    assert_throws_hold(seeds, sizeof seeds / sizeof seeds[0], "a limb pinned at its landing", false);
 }
 
 /* ---- 8. limbs pressed against the wall or the ground ---------------------------------------- */
@@ -457,16 +466,7 @@ static void test_pressed_limbs_sleep(void **state)
     (void)state;
     const uint32_t seeds[] = { 30049, 30081, 30089, 30095, 30101, 30112, 30171,
                                30219, 30257, 30269, 30317, 30333, 30339, 30355 };
-    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
-        throw_run t = throw_ragdoll(seeds[k]);
-        printf("measure: throw %u, a limb pressed against the wall or the ground: asleep at step %d, past a cone "
-               "%.2f deg, past an elbow or knee %.2f deg, worst gap %.2f mm, energy rise %.3f J\n",
-               (unsigned)seeds[k], t.asleep, t.cone, t.hinge, 1000 * t.gap, t.rise);
-        assert_true(t.asleep >= 0);
-        assert_true(t.rise <= 1.0);
-        assert_true(t.cone < 2 && t.hinge < 2);
-        assert_true(t.gap < 0.01);
-    }
+    assert_throws_hold(seeds, sizeof seeds / sizeof seeds[0], "a limb pressed against the wall or the ground", true);
 }
 
 /* ---- 9. limbs held against the wall by their friction anchors ------------------------------- */
@@ -477,22 +477,13 @@ static void test_pressed_limbs_sleep(void **state)
  * the push as 1.7 mm of slip and the penetration pass pulled the forearm back into the wall,
  * which pushed it out again, its impulse growing with every sweep as the anchors' did (40
  * sweeps did not settle it). The anchors stayed apart and restarted the limb's sleep test every
- * step. Now an anchor the pass cannot bring back yields (penetration.c, yield_anchors): both
+ * step. An anchor the pass cannot bring back yields (penetration.c, yield_anchors): both
  * sleep, holding their limits and gaining no energy. */
 static void test_walled_limbs_sleep(void **state)
 {
     (void)state;
     const uint32_t seeds[] = { 31241, 31277 };
-    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
-        throw_run t = throw_ragdoll(seeds[k]);
-        printf("measure: throw %u, a forearm on the ground against the wall: asleep at step %d, past a cone %.2f deg, "
-               "past an elbow or knee %.2f deg, worst gap %.2f mm, energy rise %.3f J\n",
-               (unsigned)seeds[k], t.asleep, t.cone, t.hinge, 1000 * t.gap, t.rise);
-        assert_true(t.asleep >= 0);
-        assert_true(t.rise <= 1.0);
-        assert_true(t.cone < 2 && t.hinge < 2);
-        assert_true(t.gap < 0.01);
-    }
+    assert_throws_hold(seeds, sizeof seeds / sizeof seeds[0], "a forearm on the ground against the wall", true);
 }
 
 int main(void)
