@@ -215,7 +215,7 @@ static bool split_visit(qp_world *w, qp_split_quiet *q, int o, qp_contact *c)
  * out of the wall by the wall's split impulse, read the push as slip and was pulled back into
  * the wall, whose impulse grew with the anchors' over every sweep (40 sweeps did not settle
  * it); the anchors stayed 1.7 mm apart and restarted the limb's sleep test every step. Drift
- * within the gap tolerance is creep, which the anchors hold as before. Out of line, as
+ * within the gap tolerance is creep, which the anchors hold. Out of line, as
  * separate, for the micro:bit's stack. */
 static QP__NOINLINE void yield_anchors(qp_world *w, qp_contact *c)
 {
