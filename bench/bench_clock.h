@@ -76,6 +76,18 @@ static inline long bench_number(const char *s, long lo, long hi)
     return *s && !*end && v >= lo && v <= hi ? v : -1;
 }
 
+/* Run r (from 0) of a scene ended with hash h: 0 when it is run 0's (*first, set by run 0),
+ * else a message naming prog and 1: every run of one scene computes the same bits. */
+static inline int bench_same_hash(const char *prog, long r, unsigned long h, unsigned long *first)
+{
+    if (r > 0 && h != *first) {
+        fprintf(stderr, "%s: run %ld ended with hash %08lx, run 1 with %08lx\n", prog, r + 1, h, *first);
+        return 1;
+    }
+    *first = h;
+    return 0;
+}
+
 /* The whole file at path into text[0..size - 1): its length, or -1 with a message naming
  * prog and the file when it cannot be opened or does not fit. */
 static inline long bench_read_file(const char *prog, const char *path, char *text, size_t size)

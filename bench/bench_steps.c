@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     }
     long len = bench_read_file("bench_steps", argv[1], text, sizeof text);
     if (len < 0) return 2;
-    uint32_t hash = 0;
+    unsigned long hash = 0;
     for (long r = 0; r < repeat; r++) {
         qp_scene_error err;
         if (qp_scene_load(&world, text, (unsigned long)len, NULL, &err) != QP_OK) {
@@ -94,13 +94,7 @@ int main(int argc, char **argv)
             bench_keep_min(&step_us[s], bench_now_us() - t0, (int)r);
             record(work[s], qp_world_get_stats(&world).contacts);   /* the same in every run */
         }
-        uint32_t h = qp_world_hash(&world);
-        if (r > 0 && h != hash) {
-            fprintf(stderr, "bench_steps: run %ld ended with hash %08x, run 1 with %08x\n", r + 1, (unsigned)h,
-                    (unsigned)hash);
-            return 1;
-        }
-        hash = h;
+        if (bench_same_hash("bench_steps", r, qp_world_hash(&world), &hash)) return 1;
     }
     printf("step us");
     for (int i = 0; i < COLUMNS; i++) printf(" %s", names[i]);

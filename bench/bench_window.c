@@ -73,7 +73,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_window: the snapshot at step %ld does not fit\n", from - 1);
         return 2;
     }
-    uint32_t hash = 0;
+    unsigned long hash = 0;
     CALLGRIND_START_INSTRUMENTATION;
     for (long r = 0; r < repeat; r++) {
         if (qp_world_restore(&world, snapshot, size) != QP_OK) {
@@ -90,13 +90,7 @@ int main(int argc, char **argv)
         }
         times[r] = sum / (double)(to - from + 1);
         cpu_times[r] = (bench_cpu_us() - cpu0) / (double)(to - from + 1);
-        uint32_t h = qp_world_hash(&world);
-        if (r > 0 && h != hash) {
-            fprintf(stderr, "bench_window: run %ld ended with hash %08x, run 1 with %08x\n", r + 1, (unsigned)h,
-                    (unsigned)hash);
-            return 1;
-        }
-        hash = h;
+        if (bench_same_hash("bench_window", r, qp_world_hash(&world), &hash)) return 1;
     }
     qsort(times, (size_t)repeat, sizeof times[0], bench_cmp_double);
     qsort(cpu_times, (size_t)repeat, sizeof cpu_times[0], bench_cmp_double);
