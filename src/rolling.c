@@ -8,10 +8,11 @@
  * contact pass, every awake round contact takes an angular impulse against its bodies'
  * relative spin about the axes in its plane: at most c r times the normal impulse its
  * points carry into the pass (last step's, their warm start), and no more than stops that
- * spin. The contact pass's friction then turns the slower spin into a slower roll: a solid
- * ball rolling at v on a level floor slows at 5/7 c g and stops within 7 v^2 / (10 c g).
- * Spin about the normal is the twist friction's (solver.c). With every coefficient 0 (the
- * default) the stage changes nothing.
+ * spin (a flat side resting on supports of its own below the other leaves that spin to the
+ * other: held_below). The contact pass's friction then turns the slower spin into a slower
+ * roll: a solid ball rolling at v on a level floor slows at 5/7 c g and stops within
+ * 7 v^2 / (10 c g). Spin about the normal is the twist friction's (solver.c). With every
+ * coefficient 0 (the default) the stage changes nothing.
  */
 #include "body.h"
 #include "contact.h"
@@ -42,17 +43,45 @@ static qp_vec3 in_plane(qp_vec3 v, qp_vec3 n)
                                 qp__sat32((d * n.z + h) >> 30)));
 }
 
+/* Spin w given angular impulse j (in 2^-24 N m s, at least 0) about an axis along which it
+ * turns by t (rad/s per N m s, Q16.16): in 2^-24 N m s, so that the small impulses of a low
+ * coefficient on a light or small ball keep their size (in N m s, Q16.16 would round a
+ * 0.2 kg, 5 cm ball's 0.005 to nothing). j above 2^31 N m s is taken as that. */
+static fix16_t spun(fix16_t w, int64_t t, int64_t j)
+{
+    const int64_t whole = j >> 8 > INT32_MAX ? INT32_MAX : j >> 8;   /* N m s, Q16.16 */
+    const int64_t turn = t * whole + ((t * (j & 255)) >> 8);
+    return qp__sat32(((int64_t)w * 65536 + turn + ((int64_t)1 << 15)) >> 16);
+}
+
+/* Is side s of contact c (0: a, 1: b) held: a flat shape (not round) on a body that rests on
+ * supports of its own, below the other body (the contact graph's levels and supports, this
+ * step's)? A ball rolling on a cube of a pile turns the cube back with the resisting torque,
+ * and the cube's supports take that turn in the contact pass: sized by both spins, the
+ * impulse went mostly into the cube and left the ball rolling down a 4 mrad step at 0.005.
+ * A round shape below rolls on its supports instead of being held by them. */
+static bool held_below(const qp_world *w, const qp_contact *c, int s)
+{
+    const int i = s == 0 ? c->a : c->b, o = s == 0 ? c->b : c->a;
+    return !qp__shape_round(w, i, s == 0 ? c->sa : c->sb) && w->bodies[i].supports > 0 &&
+           w->bodies[i].level < w->bodies[o].level;
+}
+
 static void resist(qp_world *w, const qp_contact *c, fix16_t coefficient)
 {
     qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
     const bool move_a = qp__body_moves(a), move_b = qp__body_moves(b);
     fix16_t radius = rolling_radius(w, c);
     if ((!move_a && !move_b) || radius == 0) return;
-    int64_t load = 0;
+    int64_t load = 0;   /* in the contact's unit, 2^-(16 + shift) N s */
     for (int k = 0; k < c->count; k++) load += c->p[k].jn;
     if (load <= 0) return;
-    /* The most angular impulse, c r jn (N m s): all three at most 1, 100 m and 32767 N s. */
-    int64_t most = ((int64_t)qp__mul(coefficient, radius) * qp__contact_impulse(w, c, load) + ((int64_t)1 << 15)) >> 16;
+    if (load > INT32_MAX) load = INT32_MAX;
+    /* The most angular impulse, c r jn, in 2^-24 N m s: c r (at most 1 x 100 m) in 2^-24 m
+     * under 2^31, times the load under 2^31. */
+    const int64_t cr = ((int64_t)coefficient * radius + ((int64_t)1 << 7)) >> 8;
+    const int shift = 16 + qp__contact_shift(w, c);
+    int64_t most = (cr * load + ((int64_t)1 << (shift - 1))) >> shift;
     qp_vec3 roll = in_plane(qp__v3_sub(b->w, a->w), c->n);   /* a static or sleeping side's w is 0 */
     qp_vec3 u;
     if (most <= 0 || !qp_v3_normalize_q30(roll, &u)) return;
@@ -66,14 +95,18 @@ static void resist(qp_world *w, const qp_contact *c, fix16_t coefficient)
         qp_mat3 ib = qp__body_inv_inertia(b);
         turn_b = qp_mat3_mul_v3(&ib, axis);
     }
-    int64_t k = (int64_t)qp__v3_dot_q30(turn_a, u) + qp__v3_dot_q30(turn_b, u);
+    /* The spin per N m s of the relative roll: a side held below the other leaves it to the
+     * other, for the contact pass holds that side's turn on its own supports. */
+    int64_t k = (held_below(w, c, 0) ? 0 : (int64_t)qp__v3_dot_q30(turn_a, u)) +
+                (held_below(w, c, 1) ? 0 : (int64_t)qp__v3_dot_q30(turn_b, u));
     if (k <= 0) return;
-    /* The impulse that stops the roll, |roll| / k, within the most. */
-    int64_t need = ((int64_t)qp__v3_dot_q30(roll, u) * 65536 + k / 2) / k;
-    fix16_t j = qp__sat32(need < most ? need : most);
+    /* The impulse that stops the roll, |roll| / k (2^-24 N m s), within the most. */
+    int64_t need = ((int64_t)qp__v3_dot_q30(roll, u) * ((int64_t)1 << 24) + k / 2) / k;
+    int64_t j = need < most ? need : most;
     if (j <= 0) return;
-    if (move_a) a->w = qp__v3_mad(a->w, turn_a, j);
-    if (move_b) b->w = qp__v3_mad(b->w, turn_b, -j);
+    if (move_a) a->w = qp_v3(spun(a->w.x, turn_a.x, j), spun(a->w.y, turn_a.y, j), spun(a->w.z, turn_a.z, j));
+    if (move_b) b->w = qp_v3(spun(b->w.x, -(int64_t)turn_b.x, j), spun(b->w.y, -(int64_t)turn_b.y, j),
+                            spun(b->w.z, -(int64_t)turn_b.z, j));
 }
 
 void qp__rolling(qp_world *w)

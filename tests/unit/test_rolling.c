@@ -50,7 +50,9 @@ static double roll_distance(const char *floor, const char *ball_options, double 
 
 /* A solid ball rolling at v slows at 5/7 c g under a rolling torque c r m g: it stops after
  * 7 v^2 / (10 c g) (g = 10), here within 5 % short and 2 % long of it. The coefficient is the
- * larger of the two bodies': the floor's alone does the same. */
+ * larger of the two bodies': the floor's alone does the same. A 5 cm ball at 0.005 takes
+ * 4e-5 N m s a step, 2.7 units of Q16.16: the stage keeps it in 2^-24 N m s (rounded to
+ * Q16.16 it went 10 % short). */
 static void test_ball_stops_within_its_distance(void **state)
 {
     (void)state;
@@ -62,11 +64,13 @@ static void test_ball_stops_within_its_distance(void **state)
         { "plane rolling 0.05", "", 0.1, 0.05 },
         { "plane", "rolling 0.2", 0.5, 0.2 },
         { "box half 20 0.5 20 pos 0 -0.5 0 static", "rolling 0.1", 0.25, 0.1 },
+        { "plane", "rolling 0.005", 0.05, 0.005 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double expect = 7 * 2.0 * 2.0 / (10 * cases[i].c * 10);
-        double d = roll_distance(cases[i].floor, cases[i].ball, cases[i].r, 15);
-        printf("[rolling] c %.2f: stopped after %.3f m (7 v^2 / (10 c g) = %.3f m)\n", cases[i].c, d, expect);
+        double expect = 7 * 2.0 * 2.0 / (10 * cases[i].c * 10), stop = 2.0 / (5.0 / 7 * cases[i].c * 10);
+        double d = roll_distance(cases[i].floor, cases[i].ball, cases[i].r, 1.5 * stop);
+        printf("[rolling] c %.3f, r %.2f: stopped after %.3f m (7 v^2 / (10 c g) = %.3f m)\n", cases[i].c, cases[i].r, d,
+               expect);
         assert_true(d > 0.95 * expect && d < 1.02 * expect);
     }
 }
