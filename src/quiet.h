@@ -77,20 +77,23 @@
  * quiet: solve_contacts.c). A visit that applied nothing
  * is a function of its rows, which a pass does not change, and of its bodies' velocities:
  * while neither body's velocity has changed since, the next visit would apply nothing
- * again and is skipped, with the same bits. Visits are numbered from 1 in 16 bits
+ * again and is skipped, with the same bits. Visits are numbered from 1 in 32 bits
  * (w->passes: moved_at, the visit at which a body's velocity last changed, and quiet_at,
- * the visit at which a contact last applied nothing); past 0xFFFF, the number is 0 and
- * every visit is made. */
-static inline uint16_t qp__quiet_start(qp_world *w)
+ * the visit at which a contact last applied nothing), which a pass never runs out of (at
+ * most 65 535 contacts x 100 sweeps, and the joints' sweeps): a count that ran out would
+ * turn skipping off for the rest of the pass, and what a group does would depend on how
+ * many visits groups far from it made. Past 0xFFFFFFFF the number is 0 and every visit is
+ * made. */
+static inline uint32_t qp__quiet_start(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++) qp__passes(w)->moved_at[i] = 0;
     for (int i = 0; i < w->contact_count; i++) qp__passes(w)->quiet_at[i] = 0;
     return 1;
 }
 
-static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16_t visit)
+static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint32_t visit)
 {
-    uint16_t at = qp__passes(w)->quiet_at[c - w->contacts];
+    uint32_t at = qp__passes(w)->quiet_at[c - w->contacts];
     return visit != 0 && at != 0 && qp__passes(w)->moved_at[c->a] < at && qp__passes(w)->moved_at[c->b] < at;
 }
 
@@ -99,27 +102,27 @@ static inline bool qp__quiet_skip(const qp_world *w, const qp_contact *c, uint16
  * velocity. Marked too, the ground "moved" at every visit to any of its contacts that
  * changed something, and a heap's jitter anywhere kept every other contact on the ground
  * from being skipped: what a group does depended on what happened where it never touched. */
-static inline void qp__quiet_moved_sides(qp_world *w, const qp_contact *c, int move, uint16_t visit)
+static inline void qp__quiet_moved_sides(qp_world *w, const qp_contact *c, int move, uint32_t visit)
 {
     if (move & QP_MOVE_A) qp__passes(w)->moved_at[c->a] = visit;
     if (move & QP_MOVE_B) qp__passes(w)->moved_at[c->b] = visit;
 }
-static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bool changed, uint16_t *visit)
+static inline void qp__quiet_mark(qp_world *w, const qp_contact *c, int move, bool changed, uint32_t *visit)
 {
     if (*visit == 0) return;
     qp__passes(w)->quiet_at[c - w->contacts] = changed ? 0 : *visit;
     if (changed) qp__quiet_moved_sides(w, c, move, *visit);
-    *visit = *visit < 0xFFFF ? (uint16_t)(*visit + 1) : 0;
+    *visit = *visit < UINT32_MAX ? *visit + 1 : 0;
 }
 
 /* Body i's velocity changed outside a visit (a joint, a clamp), before visit number visit. */
-static inline void qp__quiet_moved(qp_world *w, int i, uint16_t visit)
+static inline void qp__quiet_moved(qp_world *w, int i, uint32_t visit)
 {
     if (visit != 0) qp__passes(w)->moved_at[i] = visit;
 }
 
 /* Every body a joint holds: the joints' sweep may have changed their velocities. */
-static inline void qp__quiet_joints(qp_world *w, uint16_t visit)
+static inline void qp__quiet_joints(qp_world *w, uint32_t visit)
 {
     for (int o = 0; o < w->joint_count; o++) {
         const qp_joint *j = &w->joints[w->joint_order[o] - 1];

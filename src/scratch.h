@@ -42,8 +42,8 @@ typedef struct {
     /* The contact pass's record of which visits can be skipped (solve_contacts.c):
      * the visit count at which a body's velocity last changed, and at which each
      * contact was last visited to no effect (0: never; low bit: it was sliding). */
-    uint16_t moved_at[QP_CFG_MAX_BODIES + 1];
-    uint16_t quiet_at[QP_CFG_MAX_CONTACTS];
+    uint32_t moved_at[QP_CFG_MAX_BODIES + 1];
+    uint32_t quiet_at[QP_CFG_MAX_CONTACTS];
 #if !QP_CFG_LOW_RAM
     /* The contacts a pass's sweeps still visit, in their order, each with the island
      * or part it settles with (solve_contacts.c, shock.c): the sweeps walk this list,
@@ -97,8 +97,8 @@ typedef struct {
     fix16_t (*inv_inertia6)[6];
     int32_t (*tangent)[2];
 #endif
-    uint16_t *moved_at;
-    uint16_t *quiet_at;
+    uint32_t *moved_at;
+    uint32_t *quiet_at;
 #if !QP_CFG_LOW_RAM
     qp_sweep_item *sweep;
 #endif

@@ -129,7 +129,7 @@ static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *
  * tilted cubes crept up to 5 cm (now 1.8 cm; 40 high: 28 cm, now 9).
  * sides is shock_sides'. Returns the largest change of a total (0: the visit changed nothing). */
 static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int sides, bool reverse, fix16_t g_len,
-                                                 uint16_t *visit, shock_rows *kept, bool *loud)
+                                                 uint32_t *visit, shock_rows *kept, bool *loud)
 {
     int move = sides & QP_MOVE_BOTH;
     if ((c->flags & QP_CONTACT_SLEEPING) || !move) return 0;
@@ -464,7 +464,7 @@ void qp__shock(qp_world *w)
         c->stw = carry ? c->jtw : 0;
     }
     mark_joined(w, false);
-    uint16_t visit = qp__quiet_start(w);
+    uint32_t visit = qp__quiet_start(w);
     shock_rows kept;   /* low-RAM: the last visits' rows, for the visits to come (QP_ROWS_MEMO) */
     shock_rows_start(&kept);
     int start = 0;

@@ -162,7 +162,7 @@ void qp__solve_collisions(qp_world *w)
     /* A manifold that collided with nothing is not visited again while its bodies keep
      * their velocities (qp__quiet_skip): a resting pile, jittering with sleep off, keeps
      * a few points colliding somewhere, and every sweep visited all of its manifolds. */
-    uint16_t visit = qp__quiet_start(w);
+    uint32_t visit = qp__quiet_start(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
         bool any = false;
         if (qp__collide_joints(w)) {

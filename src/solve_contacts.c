@@ -88,10 +88,10 @@ static void impulse_limit(qp_world *w, const qp_contact *c)
  * totals, its rows and its bodies' velocities: while neither body's velocity has been changed
  * since by a visit that was not quiet (another contact's, a joint's, a spin clamp), the next
  * visit would at most trade units again and is skipped, only its sliding flag set as the
- * quiet visit found it. Visits are counted in 15 bits (quiet_at holds count * 2 + sliding);
- * past that, the rest of the pass visits everything. */
+ * quiet visit found it. Visits are counted in 31 bits (quiet_at holds count * 2 + sliding),
+ * which a pass never runs out of (quiet.h). */
 typedef struct {
-    uint16_t visit;   /* this visit's number, from 1; 0: skipping is off */
+    uint32_t visit;   /* this visit's number, from 1; 0: skipping is off */
 } qp_quiet;
 
 static void quiet_start(qp_world *w, qp_quiet *q)
@@ -101,7 +101,7 @@ static void quiet_start(qp_world *w, qp_quiet *q)
 
 static void quiet_next(qp_quiet *q)
 {
-    if (q->visit != 0) q->visit = q->visit < 0x7FFF ? (uint16_t)(q->visit + 1) : 0;
+    if (q->visit != 0) q->visit = q->visit < 0x7FFFFFFF ? q->visit + 1 : 0;
 }
 
 /* The joints' sweep may have changed their bodies' velocities. */
@@ -121,7 +121,7 @@ static void set_sliding(qp_contact *c, bool sliding)
 static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
 {
     const qp_pass_scratch *s = qp__passes(w);
-    uint16_t at = s->quiet_at[c - w->contacts] >> 1;
+    uint32_t at = s->quiet_at[c - w->contacts] >> 1;
     if (q->visit == 0 || at == 0 || s->moved_at[c->a] >= at || s->moved_at[c->b] >= at) return false;
     QP__COUNT(contact_skipped, 1);
     set_sliding(c, (qp__passes(w)->quiet_at[c - w->contacts] & 1) != 0);
@@ -217,7 +217,7 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
     }
     if (q->visit != 0) {
         bool quiet = most <= QP_QUIET_UNITS && steady;
-        qp__passes(w)->quiet_at[c - w->contacts] = quiet ? (uint16_t)(q->visit << 1 | sliding) : 0;
+        qp__passes(w)->quiet_at[c - w->contacts] = quiet ? q->visit << 1 | (uint32_t)sliding : 0;
         if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
         quiet_next(q);
     }

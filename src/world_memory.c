@@ -205,14 +205,14 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     views->pred.q = (qp_quat *)(void *)(scratch + sizeof(qp_vec3) * b1);
 #if !QP_CFG_LOW_RAM
     views->pred.r = (qp_rot3 *)(void *)(scratch + (sizeof(qp_vec3) + sizeof(qp_quat)) * b1);
-    views->passes.moved_at = (uint16_t *)(void *)scratch;
-    views->passes.quiet_at = (uint16_t *)(void *)(scratch + 2 * b1);
-    views->passes.sweep = (qp_sweep_item *)(void *)(scratch + 2 * b1 + 2 * C);
+    views->passes.moved_at = (uint32_t *)(void *)scratch;
+    views->passes.quiet_at = (uint32_t *)(void *)(scratch + 4 * b1);
+    views->passes.sweep = (qp_sweep_item *)(void *)(scratch + 4 * b1 + 4 * C);
 #else
     views->passes.inv_inertia6 = (fix16_t(*)[6])(void *)scratch;
     views->passes.tangent = (int32_t(*)[2])(void *)(scratch + 24 * b1);
-    views->passes.moved_at = (uint16_t *)(void *)(scratch + 24 * b1 + 8 * C);
-    views->passes.quiet_at = (uint16_t *)(void *)(scratch + 26 * b1 + 8 * C);
+    views->passes.moved_at = (uint32_t *)(void *)(scratch + 24 * b1 + 8 * C);
+    views->passes.quiet_at = (uint32_t *)(void *)(scratch + 28 * b1 + 8 * C);
 #endif
     views->split.pseudo_v = (fix16_t(*)[6])(void *)scratch;
     views->split.visit = (uint16_t *)(void *)(scratch + 24 * b1);
@@ -241,11 +241,11 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
  * and a contact's share of each layout. */
 #if !QP_CFG_LOW_RAM
 _Static_assert(QP__SCRATCH_PRED_BYTES(1) == sizeof(qp_vec3) + sizeof(qp_quat) + sizeof(qp_rot3) &&
-                   QP__SCRATCH_PASSES_BYTES(1, 0) == 2 && QP__SCRATCH_PASSES_BYTES(0, 1) == 2 + sizeof(qp_sweep_item),
+                   QP__SCRATCH_PASSES_BYTES(1, 0) == 4 && QP__SCRATCH_PASSES_BYTES(0, 1) == 4 + sizeof(qp_sweep_item),
                "the scratch layouts are as QP__STEP_SCRATCH_BYTES counts them");
 #else
-_Static_assert(QP__SCRATCH_PRED_BYTES(1) == sizeof(qp_vec3) + sizeof(qp_quat) && QP__SCRATCH_PASSES_BYTES(1, 0) == 26 &&
-                   QP__SCRATCH_PASSES_BYTES(0, 1) == 10,
+_Static_assert(QP__SCRATCH_PRED_BYTES(1) == sizeof(qp_vec3) + sizeof(qp_quat) && QP__SCRATCH_PASSES_BYTES(1, 0) == 28 &&
+                   QP__SCRATCH_PASSES_BYTES(0, 1) == 12,
                "the scratch layouts are as QP__STEP_SCRATCH_BYTES counts them");
 #endif
 _Static_assert(QP__SCRATCH_SPLIT_BYTES(1, 0) == 6 * sizeof(fix16_t) && QP__SCRATCH_SPLIT_BYTES(0, 1) == 2,

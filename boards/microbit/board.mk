@@ -19,7 +19,7 @@ PORT_EXIT    := semihost
 BOARD_OPT    ?= -Os
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds), in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).
-# World 11 768 bytes (1 464 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
+# World 11 852 bytes (1 380 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
 # kind but without motors, springs or break impulses (QP_CFG_JOINT_OPTIONS=0: 40 bytes it has not),
 # one event of each kind and one sensor overlap (a board reads no events yet), 5 distinct materials
 # (the most of any test scene), forces pending on 4 bodies at once and 1 body whose centre is off

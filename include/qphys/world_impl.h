@@ -320,16 +320,16 @@ typedef struct {
  * (index 0 is null), C contacts:
  *   predicted poses:  x (12 bytes a body), q (16) and, in the default layout, r (36)
  *   split impulse:    pseudo-velocities (24 bytes a body), a visit list (2 bytes a contact)
- *   velocity passes:  moved_at (2 bytes a body), quiet_at (2 a contact), and a sweep list
+ *   velocity passes:  moved_at (4 bytes a body), quiet_at (4 a contact), and a sweep list
  *                     (6 a contact; default layout) or each body's inverse inertia (24) and
  *                     each contact's tangent (8) (low-RAM) */
 #define QP__SCRATCH_MAX(a, b) ((a) > (b) ? (a) : (b))
 #if !QP_CFG_LOW_RAM
 #define QP__SCRATCH_PRED_BYTES(B) (64ul * (B))
-#define QP__SCRATCH_PASSES_BYTES(B, C) (2ul * (B) + 8ul * (C))
+#define QP__SCRATCH_PASSES_BYTES(B, C) (4ul * (B) + 10ul * (C))
 #else
 #define QP__SCRATCH_PRED_BYTES(B) (28ul * (B))
-#define QP__SCRATCH_PASSES_BYTES(B, C) (26ul * (B) + 10ul * (C))
+#define QP__SCRATCH_PASSES_BYTES(B, C) (28ul * (B) + 12ul * (C))
 #endif
 #define QP__SCRATCH_SPLIT_BYTES(B, C) (24ul * (B) + 2ul * (C))
 #define QP__STEP_SCRATCH_BYTES(bodies, contacts)                                                            \

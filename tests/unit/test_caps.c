@@ -115,6 +115,59 @@ static void test_21_and_20000_bodies_side_by_side(void **state)
     free(c);
 }
 
+/* A column of ten cubes standing askew at x = -100 m, sleep off; with a pyramid wall of a
+ * 60-cube base (1 830 cubes, about 5 300 contacts) at x = 100 m when `wall`. */
+static char *column_scene(bool wall, unsigned long *len)
+{
+    char *t = malloc(2000 * 64 + 256);
+    assert_non_null(t);
+    int n = sprintf(t, "world sleep off\nplane\n");
+    for (int i = 0; i < 10; i++)
+        n += sprintf(t + n, "box half 0.5 0.5 0.5 pos %.3f %.3f %.3f rot 0 1 0 %d\n", -100 + 0.03 * (i % 3),
+                     0.5 + 1.001 * i, 0.02 * (i % 2), 3 * i);
+    for (int row = 0; wall && row < 60; row++)
+        for (int k = 0; k < 60 - row; k++)
+            n += sprintf(t + n, "box half 0.5 0.5 0.5 pos %.1f %.1f 0\n", 100 + k - (59 - row) * 0.5, 0.5 + row);
+    *len = (unsigned long)n;
+    return t;
+}
+
+/* What a group of bodies does depends on that group alone: a wall far away, whose awake
+ * sweeps make tens of thousands of contact visits a pass, leaves the bits of a column's
+ * poses and velocities as they are without it (the passes' visit numbers never run out,
+ * src/quiet.h). */
+static void test_far_wall_changes_no_bit(void **state)
+{
+    (void)state;
+    const qp_world_caps caps = qp_world_caps_for(2000, 2000, 1);
+    qp_world *alone = new_world(&caps), *beside = new_world(&caps);
+    unsigned long len;
+    char *text = column_scene(false, &len);
+    load(alone, text, len);
+    free(text);
+    text = column_scene(true, &len);
+    load(beside, text, len);
+    free(text);
+    for (int s = 1; s <= 45; s++) {
+        qp_world_step(alone);
+        qp_world_step(beside);
+        for (int i = 2; i <= 11; i++) {
+            qp_body_id a = qp_world_body_at(alone, i), b = qp_world_body_at(beside, i);
+            qp_vec3 pa = qp_body_position(alone, a), pb = qp_body_position(beside, b);
+            qp_vec3 va = qp_body_angular_velocity(alone, a), vb = qp_body_angular_velocity(beside, b);
+            if (memcmp(&pa, &pb, sizeof pa) != 0 || memcmp(&va, &vb, sizeof va) != 0)
+                fail_msg("step %d: cube %d of the column moves otherwise beside the far wall", s, i - 1);
+        }
+    }
+    qp_world_stats st = qp_world_get_stats(beside);
+    print_message("far wall: %d contacts; the column's top at y = %.3f m\n", st.contacts,
+                  d16(qp_body_position(alone, qp_world_body_at(alone, 11)).y));
+    assert_true(st.contacts > 5000);
+    assert_true(qp_body_position(alone, qp_world_body_at(alone, 11)).y > f16(9.4));   /* it stands */
+    free(alone);
+    free(beside);
+}
+
 /* The memory of a world: it grows with every capacity, a world of the default capacities
  * takes sizeof(qp_world), and qp_world_init_in takes exactly that many bytes, writes none
  * past them (a guard after them stays), and refuses one byte fewer. */
@@ -335,6 +388,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_21_and_20000_bodies_side_by_side),
+        cmocka_unit_test(test_far_wall_changes_no_bit),
         cmocka_unit_test(test_memory_size_monotonic_and_exact),
         cmocka_unit_test(test_init_refuses_cleanly),
         cmocka_unit_test(test_small_world_refuses_and_names_the_capacity),
