@@ -320,8 +320,7 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
         qp_v3_len(def->angular_velocity) > w->def.max_angular_speed)
         return QP_ERR_RANGE;
     if (def->friction < 0 || def->friction > QP_INT(10) || def->static_friction > QP_INT(10) ||
-        def->restitution < 0 || def->restitution > QP_ONE || def->rolling_resistance < 0 ||
-        def->rolling_resistance > QP_ONE)
+        def->restitution < 0 || def->restitution > QP_ONE || def->rolling_resistance > QP_ONE)
         return QP_ERR_RANGE;
     if (def->type == QP_BODY_DYNAMIC) {
         if (def->mass < 0 || (def->mass > 0 && (def->mass < QP_FRAC(1, 100) || def->mass > QP_INT(10000))))
@@ -430,10 +429,23 @@ void qp__body_set_local_center(qp_world *w, int i, qp_vec3 c)
 #endif
 }
 
+/* A def's rolling resistance: its own, or when negative the default: a dynamic body with a
+ * round shape rolls against some, what it rolls on adds none of its own (so that a ball's
+ * own 0 rolls freely on a default floor). */
+static fix16_t rolling_resistance_of(const qp_body_def *d)
+{
+    if (d->rolling_resistance >= 0) return d->rolling_resistance;
+    if (d->type != QP_BODY_DYNAMIC) return 0;
+    for (int i = 0; i < d->shape_count && i < QP_CFG_MAX_BODY_SHAPES; i++)
+        if (d->shapes[i].type == QP_SHAPE_SPHERE || d->shapes[i].type == QP_SHAPE_CAPSULE)
+            return QP_ROUND_ROLLING_RESISTANCE;
+    return 0;
+}
+
 qp_body_material qp__material_of(const qp_body_def *d)
 {
     qp_body_material m = { d->friction, d->static_friction < 0 ? d->friction : d->static_friction, d->restitution,
-                           d->rolling_resistance };
+                           rolling_resistance_of(d) };
     return m;
 }
 

@@ -56,7 +56,7 @@ qp_body_def qp_default_body_def(void)
     d.friction = QP_FRAC(1, 2);
     d.static_friction = -QP_ONE;
     d.restitution = 0;
-    d.rolling_resistance = 0;
+    d.rolling_resistance = -QP_ONE;   /* QP_ROUND_ROLLING_RESISTANCE on a round dynamic body, else 0 */
     d.asleep = false;
     d.shape_count = 0;
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) {

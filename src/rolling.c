@@ -11,8 +11,9 @@
  * spin (a flat side resting on supports of its own below the other leaves that spin to the
  * other: held_below). The contact pass's friction then turns the slower spin into a slower
  * roll: a solid ball rolling at v on a level floor slows at 5/7 c g and stops within
- * 7 v^2 / (10 c g). Spin about the normal is the twist friction's (solver.c). With every
- * coefficient 0 (the default) the stage changes nothing.
+ * 7 v^2 / (10 c g). Spin about the normal is the twist friction's (solver.c). A dynamic
+ * round body's default is QP_ROUND_ROLLING_RESISTANCE (body.c); with every coefficient 0
+ * the stage changes nothing.
  */
 #include "body.h"
 #include "contact.h"

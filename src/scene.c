@@ -619,7 +619,7 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
         return fail_range(lx, spin_at, "spin out of range: at most 50 rad/s");
     if (!fix_in(d->friction, 0, QP_INT(10))) return fail_range(lx, fr_at, "friction out of range: 0 .. 10");
     if (!fix_in(d->restitution, 0, QP_ONE)) return fail_range(lx, re_at, "restitution out of range: 0 .. 1");
-    if (!fix_in(d->rolling_resistance, 0, QP_ONE))
+    if ((seen & OPT_ROLLING) && !fix_in(d->rolling_resistance, 0, QP_ONE))
         return fail_range(lx, roll_at, "rolling resistance out of range: 0 .. 1");
     for (int k = 0; k < QP_CFG_MAX_BODY_SHAPES; k++) {   /* a compound's parts take them too */
         d->filters[k] = filter;

@@ -123,6 +123,12 @@ typedef struct {
 /* category 1, mask 0xFFFF, group 0: everything collides with everything. */
 qp_shape_filter qp_default_shape_filter(void);
 
+/* The rolling resistance a dynamic body with a sphere or capsule gets by default, 0.003 (a hard
+ * ball on a hard floor: steel on steel is about 0.001, a billiard ball on cloth 0.005-0.015): a
+ * solid ball rolling at v on a level floor stops within 7 v^2 / (10 c g), 23 m from 1 m/s, and
+ * it holds a ball still on a slope under 0.17 degrees. docs/limits.md, "rolling". */
+#define QP_ROUND_ROLLING_RESISTANCE QP_FRAC(3, 1000)
+
 typedef struct {
     qp_body_type type;            /* default QP_BODY_DYNAMIC */
     qp_vec3 position;             /* body origin, world; default 0 */
@@ -134,9 +140,11 @@ typedef struct {
     fix16_t friction;             /* dynamic Coulomb coefficient; default 0.5; 0..10 */
     fix16_t static_friction;      /* static coefficient; <0 = same as friction (default -1) */
     fix16_t restitution;          /* 0..1; default 0 */
-    fix16_t rolling_resistance;   /* 0..1; default 0: a round shape rolling on what it touches meets a
-                                   * torque of this times its radius times the normal force (the
-                                   * larger of the two bodies'), src/rolling.c */
+    fix16_t rolling_resistance;   /* 0..1; <0 = QP_ROUND_ROLLING_RESISTANCE on a dynamic body with a
+                                   * sphere or capsule, 0 on any other (default -1): a round shape
+                                   * rolling on what it touches meets a torque of this times its
+                                   * radius times the normal force (the larger of the two bodies'),
+                                   * src/rolling.c */
     bool asleep;                  /* start asleep; default false; dynamic bodies only */
     uint32_t user_data;           /* yours; default 0 */
     int shape_count;              /* 1..QP_CFG_MAX_BODY_SHAPES */

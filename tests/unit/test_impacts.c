@@ -72,7 +72,8 @@ static void test_wall_with_lodged_ball_sleeps(void **state)
 /* A column of three cubes, and a ball rolling past it at 3 cm/s, 5 mm from its face: within
  * the contact margin, so the two keep a contact whose points are gaps and carry nothing.
  * That contact joined their islands, and the column stayed awake for as long as the ball
- * rolled (nothing slows a rolling ball); the column sleeps now while the ball rolls on. */
+ * rolled (the ball has no rolling resistance, rolling 0: nothing slows it); the column
+ * sleeps now while the ball rolls on. */
 static void test_ball_rolling_past_leaves_column_asleep(void **state)
 {
     (void)state;
@@ -80,7 +81,7 @@ static void test_ball_rolling_past_leaves_column_asleep(void **state)
                        "box half 0.5 0.5 0.5 pos 0 0.5 0\n"
                        "box half 0.5 0.5 0.5 pos 0 1.5 0\n"
                        "box half 0.5 0.5 0.5 pos 0 2.5 0\n"
-                       "sphere radius 0.25 pos -0.3 0.25 0.755 vel 0.03 0 0 spin 0 0 -0.12 mass 1\n";
+                       "sphere radius 0.25 pos -0.3 0.25 0.755 vel 0.03 0 0 spin 0 0 -0.12 mass 1 rolling 0\n";
     qp_scene_error err;
     assert_int_equal(qp_scene_load(&world, text, strlen(text), 0, &err), QP_OK);
     qp_body_id ball = qp_scene_body(&world, 4);

@@ -118,15 +118,22 @@ static qp_body_id add_cube(qp_world *w, double x, double y, double z, double fri
     return add_body(w, &b);
 }
 
-static qp_body_id add_sphere(qp_world *w, double x, double y, double z, double radius, double friction)
+/* A 1 kg ball of rolling resistance `rolling` (its default when negative). */
+static qp_body_id add_ball(qp_world *w, double x, double y, double z, double radius, double friction, double rolling)
 {
     qp_body_def b = qp_default_body_def();
+    if (rolling >= 0) b.rolling_resistance = F(rolling);
     b.position = qp_v3(F(x), F(y), F(z));
     b.mass = QP_ONE;
     b.friction = F(friction);
     b.shape_count = 1;
     assert_int_equal(qp_make_sphere(F(radius), &b.shapes[0]), QP_OK);
     return add_body(w, &b);
+}
+
+static qp_body_id add_sphere(qp_world *w, double x, double y, double z, double radius, double friction)
+{
+    return add_ball(w, x, y, z, radius, friction, -1);
 }
 
 #define MAX_SCENE 260
@@ -353,7 +360,7 @@ static void spinning_sphere_x(double rate, qp_sleep_policy policy, int *asleep_o
     qp_world_def def = world_def(policy);
     init_world(&world, &def);
     add_ground(&world, 0);
-    qp_body_id ball = add_sphere(&world, 0, 0.5, 0, 0.5, 0);
+    qp_body_id ball = add_ball(&world, 0, 0.5, 0, 0.5, 0, 0);   /* rolling 0: nothing slows its spin */
     /* Let it come to rest first (contact established), then spin it. */
     for (int s = 0; s < 10; s++) qp_world_step(&world);
     assert_int_equal(qp_body_set_angular_velocity(&world, ball, qp_v3(F(rate), 0, 0)), QP_OK);
@@ -538,14 +545,16 @@ static void print_twins(const char *name, qp_sleep_policy policy, twin_result r)
  * 7 cm below the sphere's centre; only the sphere can touch the ground.
  * Tipped by 25 degrees on ground with friction 0.5 and released, it rolls
  * to and fro about its upright pose like a pendulum (period about 3 s), at
- * rest for an instant at each turning point, and (rolling without slipping)
- * loses almost nothing: it must stay awake for the whole run. */
+ * rest for an instant at each turning point, and (rolling without slipping,
+ * with no rolling resistance: rolling 0) loses almost nothing: it must stay
+ * awake for the whole run. */
 static int build_weeble(qp_world *w, qp_body_id *ids)
 {
     add_ground(w, 0.5);
     qp_body_def b = qp_default_body_def();
     b.position = qp_v3(0, QP_ONE / 2, 0);
     b.friction = QP_ONE / 2;
+    b.rolling_resistance = 0;
     b.shape_count = 5;
     assert_int_equal(qp_make_sphere(QP_ONE / 2, &b.shapes[0]), QP_OK);
     for (int k = 1; k < 5; k++) {
