@@ -19,12 +19,12 @@ PORT_EXIT    := semihost
 BOARD_OPT    ?= -Os
 # Pools for 16 KB of RAM: stack20 (21 bodies, 20 pairs, 20 manifolds), in the
 # low-RAM layout (QP_CFG_LOW_RAM: derived data is recomputed on use, same bits as the host).
-# World 11 852 bytes (1 380 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
+# World 11 868 bytes (1 364 of the 16 KB free): stack20's peaks exactly (20 pairs, 20 contacts), one joint (door, rope) of any
 # kind but without motors, springs or break impulses (QP_CFG_JOINT_OPTIONS=0: 40 bytes it has not),
-# one event of each kind and one sensor overlap (a board reads no events yet), 5 distinct materials
+# one event of each kind and one sensor overlap (a board reads no events yet), 6 distinct materials
 # (the most of any test scene), forces pending on 4 bodies at once and 1 body whose centre is off
 # its origin (docs/memory.md); the stack (3 136 bytes, boards/microbit/linker.ld) and the port take the rest.
 BOARD_POOLS  := -DQP_CFG_LOW_RAM=1 -DQP_CFG_FIXED_POOLS=1 -DQP_CFG_MAX_BODIES=21 -DQP_CFG_MAX_SHAPES=21 -DQP_CFG_MAX_BODY_SHAPES=1 \
                 -DQP_CFG_MAX_PAIRS=20 -DQP_CFG_MAX_CONTACTS=20 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_JOINT_OPTIONS=0 -DQP_CFG_MAX_EVENTS=1 \
-                -DQP_CFG_MAX_SENSOR_OVERLAPS=1 -DQP_CFG_MAX_HULLS=0 -DQP_CFG_MAX_MATERIALS=5 -DQP_CFG_MAX_FORCED_BODIES=4 \
+                -DQP_CFG_MAX_SENSOR_OVERLAPS=1 -DQP_CFG_MAX_HULLS=0 -DQP_CFG_MAX_MATERIALS=6 -DQP_CFG_MAX_FORCED_BODIES=4 \
                 -DQP_CFG_MAX_OFFSET_BODIES=1
