@@ -1150,6 +1150,10 @@ static bool solve_tree(qp_world *w, int mode)
             if (mode != CONTACT) continue;
             fix16_t *into = row == QP_TREE_SWING ? &j->ja[0] : t->lim[p] & QP_TREE_UPPER ? &j->jhi : &j->jlo;
             *into = qp_sat32((int64_t)*into + dj);
+            /* A limit only pushes: a total the solve leaves up to PULL_SLOP on the pulling
+             * side is rounding, kept as none (a snapshot holds jlo >= 0 >= jhi). */
+            if (into == &j->jlo && j->jlo < 0) j->jlo = 0;
+            if (into == &j->jhi && j->jhi > 0) j->jhi = 0;
         }
     }
     return any;
