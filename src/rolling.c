@@ -114,7 +114,9 @@ void qp__rolling(qp_world *w)
 {
     for (int i = 0; i < w->contact_count; i++) {
         const qp_contact *c = &w->contacts[i];
-        if (c->flags & QP_CONTACT_SLEEPING) continue;
+        /* A new contact carries no load into the pass: its points' start is the contact
+         * graph's share of weight, not an impulse of the last step. */
+        if (c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_NEW)) continue;
         fix16_t ca = qp__body_rolling_resistance(w, &w->bodies[c->a]);
         fix16_t cb = qp__body_rolling_resistance(w, &w->bodies[c->b]);
         if ((ca | cb) == 0) continue;

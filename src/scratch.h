@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The stages' per-step scratch (qp_world.step_scratch): three layouts that share its
+/* The stages' per-step scratch (qp_world.step_scratch): four layouts that share its
  * memory, each live for part of the step only. The predicted poses live from the predict
- * stage to the end of the narrow phase (and the sensor stage), the velocity passes'
- * scratch from the collision pass to the shock pass, and the split-impulse velocities in
- * the penetration pass, the continuous stage and the position update. The public header
+ * stage to the end of the narrow phase (and the sensor stage), the placing of new
+ * contacts' loads in the contact-graph stage, the velocity passes' scratch from the
+ * collision pass to the shock pass, and the split-impulse velocities in the penetration
+ * pass, the continuous stage and the position update. The public header
  * gives the storage its size only; its layout is here. */
 #ifndef QPHYS_SCRATCH_H
 #define QPHYS_SCRATCH_H
@@ -15,6 +16,18 @@
 typedef struct {
     uint16_t contact, group, move;
 } qp_sweep_item;
+
+/* A body's part in placing new contacts' loads (contact_graph.c): while the loads it
+ * carries are summed, their moment about its centre of mass (kg m) and its weight with
+ * them (kg); then the offset of its supports' centres of pressure from their points'
+ * centroids (m). All Q16.16. */
+typedef struct {
+    int32_t at[3];
+    int32_t weight;
+    int32_t state;   /* PLACE_* (contact_graph.c) */
+} qp_load_place;
+/* Within the predicted poses' bytes a body, which every scratch layout's size covers. */
+_Static_assert(sizeof(qp_load_place) <= 28, "qp_load_place fits in QP__SCRATCH_PRED_BYTES a body");
 
 #if QP_CFG_FIXED_POOLS
 /* Poses at the end of the step if nothing collided (predict.c), by body index. */
@@ -61,9 +74,10 @@ typedef struct {
     uint16_t visit[QP_CFG_MAX_CONTACTS];
 } qp_split_scratch;
 
-/* The three, in the storage they share. */
+/* The four, in the storage they share. */
 typedef union {
     qp_predicted_poses pred;
+    qp_load_place place[QP_CFG_MAX_BODIES + 1];   /* the contact-graph stage */
     qp_split_scratch split;       /* the penetration pass and the position update */
     qp_pass_scratch passes;       /* from the collision pass to the shock pass (the predicted poses are dead) */
 } qp_step_scratch;
@@ -79,9 +93,10 @@ _Static_assert(_Alignof(qp_step_scratch) <= _Alignof(uint32_t), "qp_world.step_s
 #define qp__pred(w) (&qp__scratch(w)->pred)
 #define qp__passes(w) (&qp__scratch(w)->passes)
 #define qp__split(w) (&qp__scratch(w)->split)
+#define qp__places(w) (qp__scratch(w)->place)
 
 #else
-/* Pools of the caller's capacities: the same three layouts, each array where
+/* Pools of the caller's capacities: the same four layouts, each array where
  * src/world_memory.c places it in the memory they share, in the order above (its size
  * QP__STEP_SCRATCH_BYTES, world_impl.h). The fields are as above. */
 typedef struct {
@@ -111,6 +126,7 @@ typedef struct {
 
 struct qp__scratch_views {
     qp_predicted_poses pred;
+    qp_load_place *place;
     qp_split_scratch split;
     qp_pass_scratch passes;
 };
@@ -118,6 +134,7 @@ struct qp__scratch_views {
 #define qp__pred(w) (&(w)->scratch_views->pred)
 #define qp__passes(w) (&(w)->scratch_views->passes)
 #define qp__split(w) (&(w)->scratch_views->split)
+#define qp__places(w) ((w)->scratch_views->place)
 #endif
 
 #endif

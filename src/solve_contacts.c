@@ -9,7 +9,8 @@
  * beyond what resting contact gathers in a step (ramped, below). Friction
  * follows each manifold's normal impulses (qp__friction: static friction
  * holds, else dynamic friction slides). With accumulate_impulses, totals
- * are clamped (Catto) and may start from last step's (warm_start);
+ * are clamped (Catto) and may start from last step's (warm_start; a new
+ * contact's from its share of the load, contact_graph.c);
  * otherwise every impulse only pushes. An island's sweep that settled (no
  * impulse beyond QP_SETTLED_UNITS, quiet.h) is its last.
  */
@@ -25,28 +26,6 @@
 
 #include <stddef.h>
 
-/* A new contact starts from the impulse its share of the load needs against
- * gravity this step, spread over its points (contact_graph.c). */
-static void load_start(const qp_world *w, qp_contact *c)
-{
-    int lower = qp__contact_lower(w, c);
-    if (lower < 0) return;
-    const qp_body_state *up = &w->bodies[lower == c->a ? c->b : c->a];
-    if (up->supports == 0) return;
-    /* Along the normal, b pushed away from a: gravity's share on this contact. */
-    fix16_t g_n = qp__v3_dot_q30(w->def.gravity, c->n);
-    if (lower == c->b) g_n = -g_n;
-    if (g_n >= 0) return;
-    /* Only points that touch: a contact is kept up to the margin, and a gap
-     * carries no weight (a dropped box would be thrown by it). */
-    int touching = 0;
-    for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
-    if (touching == 0) return;
-    int64_t share = qp__mul3_wide(up->load / up->supports, -g_n, w->def.dt) / touching;
-    fix16_t j = qp__sat32(share * ((int64_t)1 << qp__contact_shift(w, c)));   /* in the contact's unit */
-    for (int k = 0; k < c->count; k++) c->p[k].jn = c->p[k].depth >= -w->def.gap_tolerance ? j : 0;
-}
-
 static void warm_start(qp_world *w)
 {
     bool warm = w->def.accumulate_impulses && w->def.warm_start;
@@ -61,7 +40,6 @@ static void warm_start(qp_world *w)
             qp__keep_masses(w, c, NULL);
             continue;
         }
-        if (c->flags & QP_CONTACT_NEW) load_start(w, c);
         int move = qp__movable(w, c);
         QP__COUNT(warm_rows, c->count + 3);
         qp_vec3 drive;

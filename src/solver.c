@@ -236,13 +236,14 @@ void qp__normal_row_apply(const qp_world *w, const qp_contact *c, const qp_norma
 
 /* Where the manifold's load acts: the centroid of its points weighted by
  * their normal impulses (last step's, after warm start), or of the points
- * that touch when there are none. Friction must act there: at the plain
- * centroid, a box rocking onto one edge would get its friction at a point
- * in the air, and the rocking would never die out. */
+ * that touch when there are none (a new contact's start is the contact
+ * graph's share of weight, no load yet). Friction must act there: at the
+ * plain centroid, a box rocking onto one edge would get its friction at a
+ * point in the air, and the rocking would never die out. */
 static void load_centroid(qp_contact *c)
 {
     int64_t sum = 0;
-    for (int k = 0; k < c->count; k++) sum += c->p[k].jn;
+    for (int k = 0; k < c->count && !(c->flags & QP_CONTACT_NEW); k++) sum += c->p[k].jn;
     int64_t wsum = 0, s[3] = { 0, 0, 0 };
     for (int k = 0; k < c->count; k++) {
         const qp_contact_point *p = &c->p[k];
