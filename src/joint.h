@@ -23,14 +23,23 @@ bool qp__joint_tree_factor_now(qp_world *w, bool again); /* the same at the pres
  * angle past a limit, each the turn along its row that brings it back (rad). */
 fix16_t qp__limit_room(const qp_joint *j, fix16_t value, bool upper);   /* inside an angle limit, the short way */
 unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_rows *r, fix16_t err[2]);
-void qp__joint_tree_solve(qp_world *w);               /* joint_tree.h's vec: right-hand sides in, impulses out */
-bool qp__joint_tree_refactor(qp_world *w);            /* the velocity passes' trees again, with the limit rows of lim */
+/* The trees' positions [lo, hi) from position lo: hi, the end of the span that no coupling
+ * leaves (one tree, or trees a loop's joint couples), which solves exactly on its own. */
+int qp__joint_tree_span(const qp_world *w, int lo);
+/* joint_tree.h's vec at positions [lo, hi) (such spans, or all: 0, count): right-hand sides
+ * in, impulses out. */
+void qp__joint_tree_solve(qp_world *w, int lo, int hi);
+bool qp__joint_tree_refactor(qp_world *w, int lo, int hi);  /* the velocity passes' trees again, with the limit rows of lim */
 /* The directions of a joint's angular rows in the velocity passes' tree (after its three
  * point rows): a hinge's two alignment rows, then the limit rows of lim; their count (<= 3). */
 int qp__joint_tree_dirs(const qp_joint_rows *r, int type, unsigned lim, qp_vec3 *dir);
 bool qp__collide_joints(qp_world *w);                 /* one sweep of the collision pass */
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
+/* The contact pass, after a visit changed the velocities of bodies a and b (0: a side that
+ * does not move): the joints' friction and one exact solve of the trees holding either, their
+ * bodies marked moved at visit (quiet.h); true if it applied any. */
+bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit);
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
 /* A joint's option (QP_CFG_JOINT_OPTIONS) to read: 0 in a build without them. */
 #if QP_CFG_JOINT_OPTIONS

@@ -184,7 +184,7 @@ void qp__project_joints(qp_world *w)
         bool any = false;
         for (int p = 0; p < t->count; p++) any |= load_error(w, t, p);
         if (!any) break;
-        qp__joint_tree_solve(w);
+        qp__joint_tree_solve(w, 0, t->count);
         for (int p = 0; p < t->count; p++) {
             const qp_joint *j = &w->joints[t->joint[p] - 1];
             for (int k = 0; k < 6; k++) qp__split(w)->pseudo_v[j->a][k] = qp__split(w)->pseudo_v[j->b][k] = 0;

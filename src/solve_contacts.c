@@ -96,6 +96,14 @@ static void set_sliding(qp_contact *c, bool sliding)
     c->flags = (uint8_t)(sliding ? c->flags | QP_CONTACT_SLIDING : c->flags & ~QP_CONTACT_SLIDING);
 }
 
+/* A visit that changed a jointed body's velocity: the trees holding its bodies answer it
+ * (qp__answer_contact). */
+static void answer_joints(qp_world *w, const qp_contact *c, qp_quiet *q)
+{
+    int move = qp__movable(w, c);
+    if (qp__answer_contact(w, move & QP_MOVE_A ? c->a : 0, move & QP_MOVE_B ? c->b : 0, q->visit)) quiet_next(q);
+}
+
 static bool quiet_skip(qp_world *w, qp_contact *c, const qp_quiet *q)
 {
     const qp_pass_scratch *s = qp__passes(w);
@@ -339,7 +347,9 @@ void qp__solve_contacts(qp_world *w)
             int island;
             qp_contact *c = sweep_item(w, up ? o : n - 1 - o, &island);
             if (w->bodies[island].state & ISLAND_SETTLED) continue;
-            if (solve_contact(w, c, push, rest, !up, &q, &scratch)) w->bodies[island].state |= ISLAND_LOOSE;
+            if (!solve_contact(w, c, push, rest, !up, &q, &scratch)) continue;
+            w->bodies[island].state |= ISLAND_LOOSE;
+            if (island == joined) answer_joints(w, c, &q);
         }
         for (int i = 1; i <= w->body_high; i++) {   /* a clamped body's contacts are not quiet, nor its sweep settled */
             qp_body_state *root = &w->bodies[w->bodies[i].island];

@@ -58,9 +58,11 @@ bool qp__joint_tree_factor_now(qp_world *w, bool again)
     return false;
 }
 
-bool qp__joint_tree_refactor(qp_world *w)
+bool qp__joint_tree_refactor(qp_world *w, int lo, int hi)
 {
     (void)w;
+    (void)lo;
+    (void)hi;
     return false;
 }
 #else
@@ -467,13 +469,14 @@ static void solve_right(int32_t x[QP_TREE_ROWS][QP_TREE_ROWS], int nr, int32_t l
         }
 }
 
-/* The blocks of the trees as ordered (t->joint, later, ia), with each joint's rows as now
- * (velocity passes: its limit rows lim), and their block Cholesky factor. */
-static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
+/* The blocks of the trees as ordered (t->joint, later, ia) at positions [lo, hi), a span no
+ * coupling leaves (qp__joint_tree_span), with each joint's rows as now (velocity passes: its
+ * limit rows lim), and their block Cholesky factor. */
+static bool assemble(qp_world *w, qp_joint_tree *t, int lo, int hi, bool now)
 {
-    for (int p = 0; p < n; p++) t->rows[p] = (uint8_t)rows_of(w->joints[t->joint[p] - 1].type, t->lim[p]);
+    for (int p = lo; p < hi; p++) t->rows[p] = (uint8_t)rows_of(w->joints[t->joint[p] - 1].type, t->lim[p]);
     /* Diagonal blocks and scales, then the later blocks: (later joint's rows) x (p's rows). */
-    for (int p = 0; p < n; p++) {
+    for (int p = lo; p < hi; p++) {
         qp_joint_rows ra;
         tree_rows r;
         tree_rows_at(w, t, p, &ra, now, &r);
@@ -486,7 +489,7 @@ static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
             for (int l = 0; l < t->rows[p]; l++)
                 t->diag[p][k][l] = a[k][k] > 0 && a[l][l] > 0 ? scaled(a[k][l], t->scale[p][k], t->scale[p][l]) : 0;
     }
-    for (int p = 0; p < n; p++) {
+    for (int p = lo; p < hi; p++) {
         qp_joint_rows ra, rb;
         tree_rows r, rq;
         tree_rows_at(w, t, p, &ra, now, &r);
@@ -502,7 +505,7 @@ static bool assemble(qp_world *w, qp_joint_tree *t, int n, bool now)
     }
     /* Block Cholesky, leaves first: L_pp, then L_qp = A_qp L_pp^-T, then the Schur updates
      * A_q2q1 -= L_q2p L_q1p^T of every pair of later neighbours (q1 before q2). */
-    for (int p = 0; p < n; p++) {
+    for (int p = lo; p < hi; p++) {
         cholesky(t->diag[p], t->rows[p]);
         for (int m = 0; m < t->later_n[p]; m++)
             solve_right(t->off[p][m], t->rows[t->later[p][m]], t->diag[p], t->rows[p]);
@@ -573,7 +576,7 @@ static bool factor(qp_world *w, bool now, bool again)
             t->ia[p][1] = r.ib;
         }
     }
-    if (!assemble(w, t, n, now)) return false;
+    if (!assemble(w, t, 0, n, now)) return false;
     t->count = n;
     return true;
 }
@@ -582,27 +585,37 @@ bool qp__joint_tree_prepare(qp_world *w) { return factor(w, false, false); }
 
 bool qp__joint_tree_factor_now(qp_world *w, bool again) { return factor(w, true, again); }
 
-bool qp__joint_tree_refactor(qp_world *w)
+bool qp__joint_tree_refactor(qp_world *w, int lo, int hi)
 {
     qp_joint_tree *t = qp__joint_tree(w);
     int n = t->count;
     t->count = 0;
-    if (n == 0 || !assemble(w, t, n, false)) return false;
+    if (n == 0 || !assemble(w, t, lo, hi, false)) return false;
     t->count = n;
     return true;
 }
 
+int qp__joint_tree_span(const qp_world *w, int lo)
+{
+    const qp_joint_tree *t = qp__joint_tree(w);
+    int reach = lo;
+    for (int p = lo; p < t->count; p++) {
+        for (int m = 0; m < t->later_n[p]; m++) reach = t->later[p][m] > reach ? t->later[p][m] : reach;
+        if (reach <= p) return p + 1;
+    }
+    return t->count;
+}
+
 /* ---- solving ------------------------------------------------------------------------------- */
 
-void qp__joint_tree_solve(qp_world *w)
+void qp__joint_tree_solve(qp_world *w, int lo, int hi)
 {
     qp_joint_tree *t = qp__joint_tree(w);
-    int n = t->count;
     /* b (Q16 in vec, as the caller put it) scaled: S b in Q24. */
-    for (int p = 0; p < n; p++)
+    for (int p = lo; p < hi; p++)
         for (int k = 0; k < t->rows[p]; k++) t->vec[p][k] = clamp64(scale2(t->vec[p][k], VEC_Q - 16 - t->scale[p][k]), VEC_MAX);
     /* Forward: L y = b. */
-    for (int p = 0; p < n; p++) {
+    for (int p = lo; p < hi; p++) {
         int64_t *y = t->vec[p];
         for (int k = 0; k < t->rows[p]; k++) {
             int64_t s = y[k];
@@ -619,7 +632,7 @@ void qp__joint_tree_solve(qp_world *w)
         }
     }
     /* Back: L^T x = y, the latest first. */
-    for (int p = n - 1; p >= 0; p--) {
+    for (int p = hi - 1; p >= lo; p--) {
         int64_t *x = t->vec[p];
         for (int m = 0; m < t->later_n[p]; m++) {
             int q = t->later[p][m];
@@ -636,7 +649,7 @@ void qp__joint_tree_solve(qp_world *w)
         }
     }
     /* lambda = S x, back to Q16.16. */
-    for (int p = 0; p < n; p++)
+    for (int p = lo; p < hi; p++)
         for (int k = 0; k < t->rows[p]; k++)
             t->vec[p][k] = qp__sat32(scale2(t->vec[p][k], 16 - VEC_Q - t->scale[p][k]));
 }

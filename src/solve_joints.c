@@ -38,6 +38,7 @@
 #include "joint.h"
 #include "joint_tree.h"
 #include "layout.h"
+#include "quiet.h"
 #include "scratch.h"
 #include "solver.h"
 
@@ -888,6 +889,16 @@ static bool shares_body(const qp_joint *x, const qp_joint *y)
 #define JOINT_SWEEPS 4
 #define STIFF_JOINT_SWEEPS 8
 
+/* ...but a joint of the trees takes JOINT_SWEEPS in any world: what a weld's or a slider's
+ * joint-at-a-time sweeps pass along a chain, the trees' exact solve after each sweep passes
+ * whole, and the contact pass solves the trees again after every visit that changes a contact of
+ * their bodies (qp__answer_contact). ragdoll_tree.scene's instructions an awake step (its cones
+ * made it eight sweeps): 9.8 M with eight and no answers, 10.2 M with four and the answers
+ * (12.1 M with eight and the answers, on the engine of docs/notes/2026-11-29-round.md). Thrown
+ * ragdolls on fresh seeds sleep as often with four (bench_ragdolls 44000 360: 359 asleep within
+ * 20 s, p50 233, p90 367 steps; with eight, 360, 223, 326; with two, 353, 241, 440). */
+#define TREE_JOINT_SWEEPS JOINT_SWEEPS
+
 static int sweeps_of(const qp_world *w)
 {
     for (int i = 1; i <= qp__cap_joints(w); i++)
@@ -971,6 +982,15 @@ static bool solve_tree(qp_world *w, int mode)
     (void)mode;
     return false;
 }
+
+bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit)
+{
+    (void)w;
+    (void)a;
+    (void)b;
+    (void)visit;
+    return false;
+}
 #else
 
 /* A limit row of the tree: its direction d, its side (sign +1: the lower limit, speed >= bound,
@@ -1008,10 +1028,11 @@ static tree_limit tree_limit_of(const qp_world *w, const qp_joint *j, const qp_j
 #define TREE_ROUNDS 3
 #define PULL_SLOP 8   /* N m s (Q16.16): a row's impulse this far below zero is rounding */
 
-/* Loads the right-hand sides of the trees' rows: the changes of relative velocity asked. */
-static void tree_targets(qp_world *w, qp_joint_tree *t, int mode)
+/* Loads the right-hand sides of the rows at positions [lo, hi): the changes of relative
+ * velocity asked. */
+static void tree_targets(qp_world *w, qp_joint_tree *t, int mode, int lo, int hi)
 {
-    for (int p = 0; p < t->count; p++) {
+    for (int p = lo; p < hi; p++) {
         int i = t->joint[p];
         qp_joint *j = &w->joints[i - 1];
         qp_joint_rows scratch;
@@ -1075,24 +1096,23 @@ static bool tree_pass(qp_world *w, qp_joint_tree *t, int mode)
         changed |= lim != t->lim[p];
         t->lim[p] = (uint8_t)lim;
     }
-    return !changed || qp__joint_tree_refactor(w);
+    return !changed || qp__joint_tree_refactor(w, 0, t->count);
 }
 
-/* The rows of every joint of the trees at once (solve_joint_tree.c): the equality rows and
- * the limits met (while they push), the targets solve_joint would ask of each, one exact
- * solve, the impulses applied. */
-static bool solve_tree(qp_world *w, int mode)
+/* The rows of the joints of the trees at positions [lo, hi) (a span no coupling leaves, or
+ * all) at once (solve_joint_tree.c): the equality rows and the limits met (while they push),
+ * the targets solve_joint would ask of each, one exact solve, the impulses applied. */
+static bool solve_span(qp_world *w, int mode, int lo, int hi)
 {
     qp_joint_tree *t = qp__joint_tree(w);
-    if (!tree_pass(w, t, mode)) return false;   /* not a tree as ordered: the joints go one at a time */
     for (int round = 0;; round++) {
-        tree_targets(w, t, mode);
-        qp__joint_tree_solve(w);
+        tree_targets(w, t, mode, lo, hi);
+        qp__joint_tree_solve(w, lo, hi);
         bool drop = false;
-        for (int p = 0; p < t->count; p++) drop |= pulling(w, t, p) != 0;
+        for (int p = lo; p < hi; p++) drop |= pulling(w, t, p) != 0;
         if (!drop) break;
         if (round == TREE_ROUNDS - 1) {   /* the last round: what pulls is cut to none */
-            for (int p = 0; p < t->count; p++) {
+            for (int p = lo; p < hi; p++) {
                 unsigned pull = pulling(w, t, p);
                 int k = w->joints[t->joint[p] - 1].type == QP_JOINT_HINGE ? 5 : 3;
                 for (unsigned row = QP_TREE_SWING, a = 0; row <= QP_TREE_AXIAL; row <<= 1, a++) {
@@ -1103,14 +1123,14 @@ static bool solve_tree(qp_world *w, int mode)
             }
             break;
         }
-        for (int p = 0; p < t->count; p++) {
+        for (int p = lo; p < hi; p++) {
             t->lim[p] = (uint8_t)(t->lim[p] & ~pulling(w, t, p));
             if (!(t->lim[p] & QP_TREE_AXIAL)) t->lim[p] &= (uint8_t)~QP_TREE_UPPER;
         }
-        if (!qp__joint_tree_refactor(w)) return false;
+        if (!qp__joint_tree_refactor(w, lo, hi)) return false;
     }
     bool any = false;
-    for (int p = 0; p < t->count; p++) {
+    for (int p = lo; p < hi; p++) {
         int i = t->joint[p];
         qp_joint *j = &w->joints[i - 1];
         qp_joint_rows scratch;
@@ -1155,6 +1175,64 @@ static bool solve_tree(qp_world *w, int mode)
             if (into == &j->jlo && j->jlo < 0) j->jlo = 0;
             if (into == &j->jhi && j->jhi > 0) j->jhi = 0;
         }
+    }
+    return any;
+}
+
+/* Every tree at once. */
+static bool solve_tree(qp_world *w, int mode)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    if (!tree_pass(w, t, mode)) return false;   /* not a tree as ordered: the joints go one at a time */
+    return solve_span(w, mode, 0, t->count);
+}
+
+/* A contact's visit answered by one span of the trees: each joint's friction, then the exact
+ * solve of its rows, its bodies marked moved at visit. */
+static bool answer_span(qp_world *w, int lo, int hi, uint32_t visit)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    bool any = false;
+#if QP_CFG_JOINT_OPTIONS
+    for (int p = lo; p < hi; p++) {
+        int i = t->joint[p];
+        qp_joint *j = &w->joints[i - 1];
+        if (j->drive.friction == 0) continue;
+        qp_joint_rows scratch;
+        vel v = real_vel(w, j);
+        any |= friction_rows(w, j, rows_of(w, i, &scratch), &v);
+    }
+#endif
+    any |= solve_span(w, CONTACT, lo, hi);
+    if (!any) return false;
+    for (int p = lo; p < hi && p < t->count; p++) {
+        const qp_joint *j = &w->joints[t->joint[p] - 1];
+        qp__quiet_moved(w, j->a, visit);
+        qp__quiet_moved(w, j->b, visit);
+    }
+    return true;
+}
+
+/* The contact pass answers a visit that changed a jointed body's velocity with the trees
+ * holding its bodies, and only those: between the joints' sweeps, a contact's visit alone
+ * answers with its own two bodies' mass while the tree spreads the change over the whole
+ * limb, and where a limb bridges from a joint at its friction's bound to a loaded contact
+ * the pass's sweeps do not converge (its end state ran round a four-step cycle and the
+ * ragdoll never slept: docs/notes/2026-11-29-round.md). */
+bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    if (t->count == 0 || t->pass != CONTACT) return false;
+    bool any = false;
+    for (int lo = 0; lo < t->count;) {
+        int hi = qp__joint_tree_span(w, lo);
+        bool held = false;
+        for (int p = lo; p < hi && !held; p++) {
+            const qp_joint *j = &w->joints[t->joint[p] - 1];
+            held = (a && (j->a == a || j->b == a)) || (b && (j->a == b || j->b == b));
+        }
+        if (held) any |= answer_span(w, lo, hi, visit);
+        lo = hi;
     }
     return any;
 }
@@ -1239,13 +1317,15 @@ bool qp__solve_joints(qp_world *w, bool reverse)
         if (o > 0 && o % w->joint_count == 0) reverse = !reverse;   /* there and back */
         int k = o % w->joint_count;
         int i = w->joint_order[reverse ? w->joint_count - 1 - k : k];
+        bool trees = o / w->joint_count < TREE_JOINT_SWEEPS;
         qp_joint *j = &w->joints[i - 1];
-        if (joint_moves(w, j)) {
+        unsigned tree = tree_part(w, i);
+        if (joint_moves(w, j) && (trees || !tree)) {
             qp_joint_rows scratch;
             vel v = real_vel(w, j);
-            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT, tree_part(w, i));
+            any |= solve_joint(w, j, rows_of(w, i, &scratch), &v, CONTACT, tree);
         }
-        if (k == w->joint_count - 1 && qp__joint_tree_count(w) > 0) any |= solve_tree(w, CONTACT);
+        if (k == w->joint_count - 1 && trees && qp__joint_tree_count(w) > 0) any |= solve_tree(w, CONTACT);
     }
     return any;
 }

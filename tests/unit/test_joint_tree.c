@@ -19,6 +19,9 @@
  *     rate: whether a throw sleeps changes with the last bit of its path).
  *  7. Three of the bench's throws that land with a limb pinned under the body or against the
  *     wall: no energy gained, cones, elbows and knees within 2 degrees, joints within 1 cm.
+ *  8-10. Throws of the bench that never slept: a limb pressed against the wall or the ground,
+ *     a forearm held against the wall by its anchors, a limb bridging from a joint at its
+ *     friction's bound to the ground: each sleeps, holding its limits, gaining no energy.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -460,7 +463,10 @@ static void test_pinned_limbs_hold(void **state)
  * free fall (g dt^2, 2.8 mm) along a wall's face, and carried along by the joint projection's
  * moves, which the pass then undid, opening the joint for the next projection. Each restarted
  * the limb's sleep test every step or two. All now sleep, holding their limits, gaining no
- * energy. */
+ * energy. With the contact pass answered by the trees (10 below), 30219's right upper arm lay
+ * on the ground and the rolling stage, resisting its spin about that spin's own axis, turned
+ * its pitch into a roll about its length every step: it never slept until the stage stopped
+ * the spin in the plane about both axes at once (rolling.c). */
 static void test_pressed_limbs_sleep(void **state)
 {
     (void)state;
@@ -484,6 +490,24 @@ static void test_walled_limbs_sleep(void **state)
     (void)state;
     const uint32_t seeds[] = { 31241, 31277 };
     assert_throws_hold(seeds, sizeof seeds / sizeof seeds[0], "a forearm on the ground against the wall", true);
+}
+
+/* ---- 10. a limb bridging a joint at its friction's bound to the ground ------------------------ */
+
+/* Throws of fresh ones (bench seeds 30000 to 30359, 31000 to 31359, 34000 to 34719) that never
+ * slept within 20 s with a limb on the ground held by a joint whose friction was at its bound.
+ * In 34229 the right forearm rocked on its one ground contact with a period of four steps: the
+ * contact pass's visits of that contact answered with the forearm's own mass, the joints' sweep
+ * then spread the change over the arm, and the pass ended far from converged, in a cycle. In
+ * 34382 the head and the left upper arm turned on together at 0.01 rad/s, a velocity the
+ * contact pass left them. The trees holding a contact's bodies now answer each visit that
+ * changes it (qp__answer_contact): all sleep, holding their limits and gaining no energy. */
+static void test_bridged_limbs_sleep(void **state)
+{
+    (void)state;
+    const uint32_t seeds[] = { 34229, 34446, 34329, 31037, 30328, 30142, 31168, 34382 };
+    assert_throws_hold(seeds, sizeof seeds / sizeof seeds[0], "a limb from a joint at its friction's bound to the ground",
+                       true);
 }
 
 /* Every state the engine reaches restores from its snapshot: three ragdolls dropped 0.75 s apart
@@ -527,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_pinned_limbs_hold),
         cmocka_unit_test(test_pressed_limbs_sleep),
         cmocka_unit_test(test_walled_limbs_sleep),
+        cmocka_unit_test(test_bridged_limbs_sleep),
         cmocka_unit_test(test_ragdolls_restore_every_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * coefficient gives and rolls on without one; its spin keeps matching its speed while it
  * slows; a ball rolling along a struck structure's step lets it sleep; a round dynamic body
  * meets QP_ROUND_ROLLING_RESISTANCE by default and anything else none, and a coefficient
- * of 0 leaves every bit as the step without the stage; the coefficient is checked where it
+ * of 0 leaves every bit as the step without the stage; a lying capsule's spin is resisted
+ * along itself, never turned about another axis; the coefficient is checked where it
  * enters (body creation, scene files) and kept by snapshots. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +239,51 @@ static void test_ball_on_struck_pyramid_sleeps(void **state)
     assert_true(r.asleep > 0 && r.asleep <= 1200);
 }
 
+/* A capsule lying on the floor (1 kg, radius 0.1 m, 0.6 m between its ends' centres), at rest
+ * for half a second so that its contact carries its weight, then set spinning about an axis of
+ * the floor's plane between its length and across it: the rolling stage takes the spin in the
+ * plane back along itself, and never turns it about another axis. Its roll about its length
+ * turns several times as easily as its pitch across it; resisted about the spin's own axis
+ * alone, the stage stopped the spin along that axis and left the capsule rolling about its
+ * length the other way ((0.100, 0.037) rad/s to (-0.012, 0.033) with rolling 1; a ragdoll's arm
+ * lying so crept for ever: test_joint_tree.c). With
+ * rolling 1 it stops the spin in the plane outright; with the default it slows it, along itself. */
+static void test_capsule_spin_resisted_along_itself(void **state)
+{
+    (void)state;
+    const char *coefficient[2] = { "1", "0.003" };
+    for (int c = 0; c < 2; c++) {
+        char text[256];
+        snprintf(text, sizeof text, "plane\ncapsule radius 0.1 half_height 0.3 pos 0 0.1 0 rot 0 0 1 90 mass 1 rolling %s\n",
+                 coefficient[c]);
+        load(text);
+        qp_body_id capsule = qp_scene_body(&world, 1);
+        for (int s = 0; s < 30; s++) qp_world_step(&world);
+        assert_int_equal(qp_body_set_angular_velocity(&world, capsule, qp_v3(QP_FRAC(1, 10), 0, QP_FRAC(1, 10))), QP_OK);
+        world.stats.step++;
+        double before[2] = { 0, 0 }, after[2] = { 0, 0 };
+        for (int i = 0; i < qp__step_stage_count; i++) {
+            bool rolling = strcmp(qp__step_stages[i].name, "rolling") == 0;
+            qp_vec3 w = qp_body_angular_velocity(&world, capsule);
+            if (rolling) before[0] = d16(w.x), before[1] = d16(w.z);
+            qp__step_stages[i].run(&world);
+            w = qp_body_angular_velocity(&world, capsule);
+            if (rolling) after[0] = d16(w.x), after[1] = d16(w.z);
+        }
+        double b = hypot(before[0], before[1]), a = hypot(after[0], after[1]);
+        double across = fabs(before[0] * after[1] - before[1] * after[0]) / b;   /* spin after, across the spin before */
+        printf("[rolling] capsule lying, rolling %s: spin in the plane (%.4f, %.4f) -> (%.4f, %.4f) rad/s, %.5f across it\n",
+               coefficient[c], before[0], before[1], after[0], after[1], across);
+        assert_true(b > 0.05);
+        assert_true(a <= b && before[0] * after[0] + before[1] * after[1] >= 0);
+        assert_true(across < 0.001 * b);
+        if (c == 0)
+            assert_true(a < 0.001 * b);
+        else
+            assert_true(a > 0.5 * b);
+    }
+}
+
 /* Checked where it enters: qp_create_body refuses a coefficient outside 0 .. 1 and creates
  * nothing; a scene names the line. */
 static void test_coefficient_checked(void **state)
@@ -290,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_ball_on_struck_pyramid_sleeps),
         cmocka_unit_test(test_round_bodies_resist_by_default),
         cmocka_unit_test(test_rolling_zero_changes_nothing),
+        cmocka_unit_test(test_capsule_spin_resisted_along_itself),
         cmocka_unit_test(test_coefficient_checked),
         cmocka_unit_test(test_snapshot_keeps_coefficient),
     };
