@@ -230,6 +230,7 @@ static fix16_t motion_now(const qp_body_state *b)
 void qp__check_sleepers(qp_world *w)
 {
     fix16_t limit = w->def.wake_velocity;
+    bool woke = false;
     for (int i = 1; i <= w->body_high; i++)
         if (w->bodies[i].state & QP_STATE_ASLEEP) w->bodies[i].state |= QP_STATE_DOZED;
     for (int i = 1; i <= w->body_high; i++) {
@@ -242,6 +243,7 @@ void qp__check_sleepers(qp_world *w)
             wake = qp_v3_max_abs(b->v) > limit || qp_v3_max_abs(b->w) > limit;
         if (wake) {
             qp_vec3 v = b->v, omega = b->w;
+            woke = true;
             qp__wake_body(w, i);
             b->v = v;
             b->w = omega;
@@ -249,7 +251,7 @@ void qp__check_sleepers(qp_world *w)
             b->v = b->w = qp_v3_zero();
         }
     }
-    for (int c = 0; c < w->contact_count; c++) {
+    for (int c = 0; woke && c < w->contact_count; c++) {
         const qp_contact *ct = &w->contacts[c];
         if (!(ct->flags & QP_CONTACT_SLEEPING)) continue;
         for (int s = 0; s < 2; s++) {
