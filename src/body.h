@@ -15,7 +15,10 @@ enum {
     QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
     QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */
     QP_STATE_CUT     = 1u << 11, /* scratch inside the continuous stage only: its motion was cut */
-    QP_STATE_TOUCHED = 1u << 12  /* scratch inside the joint trees' factoring only: a contact may push it */
+    QP_STATE_TOUCHED = 1u << 12, /* scratch inside the joint trees' factoring only: a contact may push it */
+    QP_STATE_WOKEN   = 1u << 13, /* from "check sleepers" to "integrate": woken by the passes, kept still */
+    QP_STATE_DOZED   = 1u << 14, /* scratch inside "check sleepers" only: asleep when it began */
+    QP_STATE_ROUSED  = 1u << 15  /* scratch inside the narrow phase only: woken by an arrival (wake_arrivals) */
 };
 
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg

@@ -55,6 +55,10 @@ static void motion_of(const qp_world *w, int i, qp_vec3 *v, qp_vec3 *omega, qp_v
     *wc = b->w;
     (void)qp__clamp_speed(vc, w->def.max_linear_speed);
     (void)qp__clamp_speed(wc, w->def.max_angular_speed);
+    if (b->state & QP_STATE_WOKEN) {   /* woken by the passes: integrate keeps it still (sleep.c) */
+        *v = *omega = qp_v3_zero();
+        return;
+    }
     const fix16_t *pv = qp__split(w)->pseudo_v[i];
     *v = qp_v3_add(*vc, qp_v3(pv[0], pv[1], pv[2]));
     *omega = qp_v3_add(*wc, qp_v3(pv[3], pv[4], pv[5]));

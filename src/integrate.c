@@ -92,6 +92,11 @@ void qp__integrate(qp_world *w)
         if (!qp__body_moves(b)) continue;
         if (qp__clamp_speed(&b->v, w->def.max_linear_speed) | qp__clamp_speed(&b->w, w->def.max_angular_speed))
             b->flags |= QP_FLAG_SPEED_CLAMPED;
+        if (b->state & QP_STATE_WOKEN) {
+            /* Woken by the passes: still this step, not still for the next (sleep.c). */
+            b->state &= (uint16_t)~(QP_STATE_WOKEN | QP_STATE_STILL);
+            continue;
+        }
         const fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp__v3_add(b->v, qp_v3(pv[0], pv[1], pv[2]));
         qp_vec3 omega = qp__v3_add(b->w, qp_v3(pv[3], pv[4], pv[5]));

@@ -17,7 +17,8 @@
  * written so far and the old ones not yet read. Pairs of bodies that are
  * both asleep (or asleep on something static) are not collided; their old
  * records come back as sleeping contacts, so the contact graph still knows
- * what rests on what.
+ * what rests on what. Sleepers that an awake body reaches fast wake before
+ * the walk, and their records are collided in it like pairs.
  *
  * A contact with no predecessor begins, an old one with no successor (and not kept
  * asleep) ends: both raise an event (events.c), in the walk's key order. Pairs with a
@@ -88,12 +89,14 @@ static uint32_t root_near(uint64_t s, uint32_t r)
     return q * q <= s && (q + 1) * (q + 1) > s ? (uint32_t)q : qp_isqrt64(s);
 }
 
-/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)). With
- * every arm below 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits,
- * where a Cortex-M forms them in one instruction each: the same numbers. */
+/* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)), those past
+ * the margin left out (qp__point_gap: they come last, and never all). With every arm below
+ * 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits, where a Cortex-M
+ * forms them in one instruction each: the same numbers. */
 static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
 {
-    const int n = c->count;
+    int n = c->count;
+    while (n > 1 && qp__point_gap(&c->p[n - 1])) n--;
     if (small) {
         int32_t s[6] = { 0, 0, 0, 0, 0, 0 };
         for (int k = 0; k < n; k++) {
@@ -328,25 +331,13 @@ static void lose_contact(qp_world *w, int a, int b)
 /* The walk over last step's contacts, at the top of the pool, and the predicted
  * velocities of the last bodies a and b that made a contact (pairs come sorted
  * by body: a body's pairs follow each other, and a stack's middle body is b of
- * one pair and a of the next). They depend on nothing the walk changes but a
- * sleeper woken, so a new contact (which may wake one) forgets them. */
+ * one pair and a of the next). They depend on nothing the walk changes: sleepers
+ * wake before it (wake_arrivals). */
 typedef struct {
     int next, end;                /* unread old contacts: contacts[next .. end) */
     int body[2];                  /* -1: empty */
     qp_vec3 v[2], w[2];
 } qp_old_walk;
-
-/* Wake a sleeper that an awake body reaches fast enough (docs/design.md §6), and what rests
- * on it: found among this step's contacts so far and last step's not yet read, the
- * contact graph as it is now (last step's adjacency names slots rewritten since). */
-static void wake_on_impact(qp_world *w, const qp_contact *c, fix16_t vn, int n, const qp_old_walk *walk)
-{
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    bool a_sleeps = (a->state & QP_STATE_ASLEEP) != 0, b_sleeps = (b->state & QP_STATE_ASLEEP) != 0;
-    if (a_sleeps == b_sleeps || -vn <= w->def.wake_speed) return;
-    const qp__contact_spans now = { { 0, walk->next }, { n, walk->end } };
-    qp__wake_body_among(w, a_sleeps ? c->a : c->b, &now);
-}
 
 /* qp__predicted_velocity of body i, side 0 (a) or 1 (b) of its pair: found in
  * either slot, or made and kept in its side's. */
@@ -753,8 +744,6 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (w->def.warm_start) inherit_impulses(c, old);
     } else {
         c->flags |= QP_CONTACT_NEW;
-        walk->body[0] = walk->body[1] = -1;   /* a sleeper may wake */
-        wake_on_impact(w, c, vn_min, *n, walk);
         /* Its point, normal and impulse are filled in after the solver (events.c). */
         qp__event_contact(w, QP_EVENT_BEGIN, a, b, c->sa, c->sb, qp_v3_zero(), qp_v3_zero(), 0);
     }
@@ -851,11 +840,165 @@ static void read_old(const qp_world *w, qp_old_walk *walk, qp_contact_cache *k)
     remember(&w->contacts[walk->next++], k);
 }
 
+/* The least normal speed of a manifold's points (negative: closing), b relative to a at
+ * their predicted velocities, as add_contact finds it for a new contact. */
+static QP__NOINLINE fix16_t arrival_speed(const qp_world *w, const qp_pair *pair, const qp_poses *at,
+                                          const qp_transform *xa, const qp_manifold *m)
+{
+    const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
+    const bool ra_round = qp__shape_round(w, sa->body, sa->slot), rb_round = qp__shape_round(w, sb->body, sb->slot);
+    const int round_side = ra_round == rb_round ? 0 : ra_round ? 1 : 2;
+    qp_vec3 va, wa, vb, wb;
+    qp__predicted_velocity(w, &w->bodies[sa->body], &va, &wa);
+    qp__predicted_velocity(w, &w->bodies[sb->body], &vb, &wb);
+    const qp_vec3 n = rot_small(&xa->r, m->normal), arm_a = v3_sub(xa->p, at->xa), ab = v3_sub(at->xa, at->xb);
+    fix16_t vn_min = 0;
+    for (int k = 0; k < m->count; k++) {
+        const qp_vec3 q = round_side ? on_round_surface(m->points[k].point, m->normal, m->points[k].depth, round_side)
+                                     : m->points[k].point;
+        const qp_vec3 ra = v3_add(arm_a, rot_small(&xa->r, q));
+        const fix16_t vn = relative_normal_speed(va, wa, vb, wb, ra, v3_add(ra, ab), n);
+        if (vn < vn_min) vn_min = vn;
+    }
+    return vn_min;
+}
+
+/* Fast arrivals wake their sleepers before the pairs are walked (docs/design.md §6): a pair of
+ * an awake body and a sleeper that had no contact last step and now closes faster than
+ * wake_speed at a point wakes the sleeper and what rests on it. Woken in the walk, a sleeper's
+ * pairs walked before stayed sleeping records, unsolved, and it moved with nothing under it:
+ * a wall's cube struck through the one on it went 2.4 cm into the one below, which the passes
+ * then pushed 5 cm into the ground (bench_impacts seed 50036). Woken here, each of its
+ * contacts of last step is collided in the walk (carry_old) and solved with the rest. Pairs in
+ * key order, each wake at once: the result is a function of the state alone. */
+static bool wake_arrivals(qp_world *w)
+{
+    bool sleeper = false;
+    for (int i = 1; i <= w->body_high; i++)
+        if (w->bodies[i].state & QP_STATE_ASLEEP) {
+            w->bodies[i].state |= QP_STATE_ROUSED;
+            sleeper = true;
+        }
+    if (!sleeper) return false;
+    const qp__contact_spans last = { { 0, 0 }, { w->contact_count, 0 } };
+    int old = 0;
+    qp_poses at;
+    qp__pair_rotations_start(&at.rot);
+    for (int i = 0; i < w->pair_count; i++) {
+        const qp_pair *pair = &w->pairs[i];
+        const qp_shape_slot *sa = &w->shapes[pair->a], *sb = &w->shapes[pair->b];
+        const bool a_sleeps = (w->bodies[sa->body].state & QP_STATE_ASLEEP) != 0;
+        const bool b_sleeps = (w->bodies[sb->body].state & QP_STATE_ASLEEP) != 0;
+        if (a_sleeps == b_sleeps || qp__pair_is_sensor(w, pair)) continue;
+        const uint64_t key = contact_key(sa->body, sb->body, sa->slot, sb->slot);
+        uint64_t k = 0;
+        for (; old < w->contact_count; old++) {
+            const qp_contact *c = &w->contacts[old];
+            k = contact_key(c->a, c->b, c->sa, c->sb);
+            if (k >= key) break;
+        }
+        if (old < w->contact_count && k == key) continue;   /* touching since last step */
+        pair_poses(w, pair, &at);
+        qp_transform xa;
+        qp_manifold m;
+        if (collide_shapes(w, pair, &at, &xa, &m) > 0 && -(int64_t)arrival_speed(w, pair, &at, &xa, &m) > w->def.wake_speed)
+            qp__wake_body_among(w, a_sleeps ? sa->body : sb->body, &last);
+    }
+    /* Those woken (QP_STATE_ROUSED until the walk ends) are predicted as the awake are
+     * (predict.c): a step of gravity on, without a turn (a sleeper has no velocity), so that
+     * their contacts' depths and approach speeds agree. */
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_ROUSED)) continue;
+        if (b->state & QP_STATE_ASLEEP) {
+            b->state &= (uint16_t)~QP_STATE_ROUSED;
+            continue;
+        }
+        qp_vec3 v, omega;
+        qp__predicted_velocity(w, b, &v, &omega);
+        qp__pred(w)->x[i] = qp__v3_mad(b->x, v, w->def.dt);
+    }
+    return true;
+}
+
+/* Points past the margin (a gap the collider keeps: plane-box's far corners) are marked in
+ * their ids and put last (qp__point_gap). A bouncing pair (restitution above 0 on either body)
+ * drops them: the collision pass bounces an edge when it arrives, where the contact pass would
+ * stop a far corner at the surface, inelastically (a flat box landing tilted with e = 1 lost
+ * 29 % of its energy in 10 s: test_restitution.c). The deepest point is within the margin. */
+static QP__NOINLINE void mark_gaps(const qp_world *w, const qp_pair *pair, fix16_t margin, qp_manifold *m)
+{
+    const qp_body_state *a = &w->bodies[w->shapes[pair->a].body], *b = &w->bodies[w->shapes[pair->b].body];
+    const bool bounces = qp__body_restitution(w, a) > 0 || qp__body_restitution(w, b) > 0;
+    qp_manifold_point gaps[QP_MAX_MANIFOLD_POINTS];
+    int n = 0, g = 0;
+    for (int k = 0; k < m->count; k++) {
+        if (m->points[k].depth >= -margin) {
+            m->points[n++] = m->points[k];
+        } else if (!bounces) {
+            gaps[g] = m->points[k];
+            gaps[g++].id |= QP__POINT_GAP;
+        }
+    }
+    for (int k = 0; k < g; k++) m->points[n++] = gaps[k];
+    m->count = n;
+}
+
+/* A pair collided at its poses (pair_poses): this step's contact with what it inherits from
+ * last step's (old, or none), or old's end. Inline: its manifold is in the walk's frame, as
+ * deep as the micro:bit's stack allows (tests/scripts/test-stack.sh). */
+static QP__ALWAYS_INLINE void collide_pair(qp_world *w, int *n, qp_old_walk *walk, const qp_pair *pair, const qp_contact_cache *old,
+                         qp_poses *at)
+{
+    if (old && keeps_manifold(w, old, at)) {
+        keep_manifold(w, n, walk, old, at);
+        QP__COUNT(narrow_kept, 1);
+        return;
+    }
+    qp_transform xa;
+    qp_manifold m;
+    int touching = collide_shapes(w, pair, at, &xa, &m) > 0;
+    bool gap = false;
+    for (int k = 0; touching && k < m.count; k++) gap |= m.points[k].depth < -at->margin;
+    if (gap) mark_gaps(w, pair, at->margin, &m);
+    QP__COUNT(narrow_calls, 1);
+    QP__COUNT(narrow_touching, touching);
+    if (touching)
+        add_contact(w, n, walk, pair, old, at, &xa, &m);
+    else if (old)
+        end_contact(w, old);
+}
+
+/* The pair of last step's contact k collided (collide_pair), in a frame of its own: not on the
+ * stack with the walk's other manifold. */
+static QP__NOINLINE void collide_record(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k,
+                                        qp_poses *at)
+{
+    const qp_pair pair = { w->bodies[k->a].shapes[k->sa], w->bodies[k->b].shapes[k->sb] };
+    pair_poses(w, &pair, at);
+    collide_pair(w, n, walk, &pair, k, at);
+}
+
+/* Last step's contact k of a pair the broad phase did not make this step: kept asleep while its
+ * bodies sleep; collided when wake_arrivals woke one of them (the broad phase makes no pair of
+ * sleepers); else ended. */
+static void carry_old(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *k, qp_poses *at)
+{
+    if (pair_sleeps(w, k)) {
+        keep_sleeping(w, n, walk, k);
+    } else if ((k->flags & QP_CONTACT_SLEEPING) &&
+               ((w->bodies[k->a].state | w->bodies[k->b].state) & QP_STATE_ROUSED)) {
+        collide_record(w, n, walk, k, at);
+    } else {
+        end_contact(w, k);
+    }
+}
+
 void qp__narrow_phase(qp_world *w)
 {
+    const bool roused = wake_arrivals(w);
     /* Last step's contacts stay where they are until this step's would reach them
-     * (new_contact): a world whose contacts carry on moves none. A sleeper woken here walks
-     * the pool as it is now (wake_on_impact), so nothing needs last step's indices. */
+     * (new_contact): a world whose contacts carry on moves none. */
     qp_old_walk walk = { 0, w->contact_count, { -1, -1 }, { { 0, 0, 0 }, { 0, 0, 0 } }, { { 0, 0, 0 }, { 0, 0, 0 } } };
     int n = 0;
     qp_contact_cache old;
@@ -876,30 +1019,16 @@ void qp__narrow_phase(qp_world *w)
                 found = true;
                 break;
             }
-            if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
-            else end_contact(w, &old);
+            carry_old(w, &n, &walk, &old, &at);
         }
         pair_poses(w, &w->pairs[i], &at);
-        if (found && keeps_manifold(w, &old, &at)) {
-            keep_manifold(w, &n, &walk, &old, &at);
-            QP__COUNT(narrow_kept, 1);
-            continue;
-        }
-        qp_transform xa;
-        qp_manifold m;
-        int touching = collide_shapes(w, &w->pairs[i], &at, &xa, &m) > 0;
-        QP__COUNT(narrow_calls, 1);
-        QP__COUNT(narrow_touching, touching);
-        if (touching)
-            add_contact(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at, &xa, &m);
-        else if (found)
-            end_contact(w, &old);
+        collide_pair(w, &n, &walk, &w->pairs[i], found ? &old : 0, &at);
     }
     while (walk.next < walk.end) {
         read_old(w, &walk, &old);
-        if (pair_sleeps(w, &old)) keep_sleeping(w, &n, &walk, &old);
-        else end_contact(w, &old);
+        carry_old(w, &n, &walk, &old, &at);
     }
+    for (int i = 1; roused && i <= w->body_high; i++) w->bodies[i].state &= (uint16_t)~QP_STATE_ROUSED;
     int points = 0;
     for (int i = 0; i < n; i++) points += w->contacts[i].count;
     w->contact_count = n;

@@ -89,18 +89,21 @@ static QP__NOINLINE bool centroid_impulse(const qp_world *w, const qp_contact *c
     bool swept = (c->flags & QP_CONTACT_SWEPT) != 0;
     int64_t s[3] = { 0, 0, 0 }, depth = 0;
     bool colliding = false;
+    int n = 0;
     const int64_t lin = qp__rel_dot(v, c->n);   /* every point's, from the same velocities */
     for (int k = 0; k < c->count; k++) {
+        colliding |= (int64_t)qp__point_speed_from(v, r, k, lin) + qp__gap_speed(w, &c->p[k]) < 0;
+        if (qp__point_gap(&c->p[k])) break;   /* past the margin, the last: not the face that lands */
         s[0] += c->p[k].ra.x;
         s[1] += c->p[k].ra.y;
         s[2] += c->p[k].ra.z;
         depth += c->p[k].depth;
-        colliding |= (int64_t)qp__point_speed_from(v, r, k, lin) + qp__gap_speed(w, &c->p[k]) < 0;
+        n++;
     }
-    if (!colliding) return false;
-    qp_vec3 ra = qp_v3((fix16_t)(s[0] / c->count), (fix16_t)(s[1] / c->count), (fix16_t)(s[2] / c->count));
+    if (!colliding || n < 2) return false;
+    qp_vec3 ra = qp_v3((fix16_t)(s[0] / n), (fix16_t)(s[1] / n), (fix16_t)(s[2] / n));
     qp_contact_point mid = c->p[0];
-    mid.depth = (fix16_t)(depth / c->count);
+    mid.depth = (fix16_t)(depth / n);
     qp_normal_row nr;
     qp__normal_row(w, c, ra, move, &nr);
     fix16_t vn = qp__normal_row_speed(v, c, &nr);
@@ -142,12 +145,16 @@ static MANIFOLD_INLINE bool collide_manifold(qp_world *w, qp_contact *c, int mov
                centroid_impulse(w, c, r, &v, move, an);
     QP__COUNT(collide_rows, c->count);
     const int64_t lin = qp__rel_dot(&v, c->n);   /* every point's: all from the same velocities */
-    for (int k = 0; k < c->count; k++) {
-        j[k] = point_impulse(w, c, r, k, &v, an, lin, move) / c->count;
+    /* Points past the margin (qp__point_gap, last: an inelastic contact's far corners) are
+     * the contact pass's, which stops a corner that closes more than its gap. */
+    int share = c->count;
+    while (share > 1 && qp__point_gap(&c->p[share - 1])) share--;
+    for (int k = 0; k < share; k++) {
+        j[k] = point_impulse(w, c, r, k, &v, an, lin, move) / share;
         any |= j[k] != 0;
     }
     int64_t sum = c->jc;
-    for (int k = 0; k < c->count; k++) {
+    for (int k = 0; k < share; k++) {
         qp__point_apply_kept(w, c, r, &v, k, j[k], move);
         sum += j[k];
     }

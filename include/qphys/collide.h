@@ -185,7 +185,8 @@ qp_vec3 qp_transform_point_inv(const qp_transform *xf, qp_vec3 world);
 
 /* Collide shape a (at the origin of its own frame) with shape b whose frame is
  * at b_in_a. Fills m in a's frame with the normal from a to b and every point
- * whose depth >= -margin; returns m->count. Any pair of types is accepted
+ * whose depth >= -margin (plane-box: the four corners of the face turned to the plane
+ * once one is, the others as gaps); returns m->count. Any pair of types is accepted
  * (the table swaps and flips as needed); plane-plane gives 0. */
 int qp_collide(const qp_shape *a, const qp_shape *b, const qp_transform *b_in_a,
                fix16_t margin, qp_manifold *m);

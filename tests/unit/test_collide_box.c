@@ -31,10 +31,10 @@
 #define TOL_FACE_REL (1.0 / 64)
 #define TOL_EDGE_REL (1.0 / 16)
 
-/* test_golden_hash: update only for an intended change of results (last: an edge lying
- * across a face within 7.2 degrees of its plane is clipped to the face, two points on the
- * face's normal: test_stacking.c, planks on edges). */
-#define GOLDEN_HASH 0x364dc252u
+/* test_golden_hash: update only for an intended change of results (last: plane-box keeps
+ * all four corners of the face turned to the plane once one is within the margin, the others
+ * as gaps: test_impacts.c, a cube landing on an edge). */
+#define GOLDEN_HASH 0xc156f785u
 
 static double d30(qp_q30 v) { return v / Q30; }
 
@@ -92,7 +92,15 @@ static int collide(collide_fn fn, const qp_shape *a, const qp_shape *b, const qp
                         d30(m->normal.z) * d30(m->normal.z));
         assert_true(fabs(l - 1) < 8 / Q30);
     }
-    for (int i = 0; i < n; i++) assert_true(m->points[i].depth >= -margin);
+    /* Every point within the margin; plane-box keeps the four corners of the face turned to
+     * the plane once its deepest is, those past it as gaps. */
+    int within = 0;
+    for (int i = 0; i < n; i++) {
+        within += m->points[i].depth >= -margin;
+        if (fn != qp_collide_plane_box) assert_true(m->points[i].depth >= -margin);
+    }
+    assert_true(n == 0 || within > 0);
+    if (fn == qp_collide_plane_box) assert_true(n == 0 || n == 4);
     return n;
 }
 
@@ -721,14 +729,16 @@ static void test_plane_box(void **st)
     xf = pose(1, 0.24, 2, dq_identity());
     assert_int_equal(collide(qp_collide_plane_box, &g, &b, &xf, 0, &m), 4);
     for (int i = 0; i < 4; i++) { expect_depth(&m.points[i], 0.01, LSB); expect_point(&m.points[i], d16(m.points[i].point.x), -0.005, d16(m.points[i].point.z), LSB); }
-    /* Tilted 10 degrees about z: the edge x-, y- (corners 0 and 4). */
+    /* Tilted 10 degrees about z: the edge x-, y- (corners 0 and 4) 1 mm deep, and the bottom
+     * face's other edge (corners 1 and 5) with its gap, 2 0.5 sin 10 degrees less. */
     double a = 10 * PI / 180, low = 0.5 * sin(a) + 0.25 * cos(a);
     xf = pose(0, low - 0.001, 0, dq_axis(0, 0, 1, 10));
-    assert_int_equal(collide(qp_collide_plane_box, &g, &b, &xf, 0, &m), 2);
-    assert_int_equal(m.points[0].id, 0);
-    assert_int_equal(m.points[1].id, 4);
-    for (int i = 0; i < 2; i++) expect_depth(&m.points[i], 0.001, 2 * LSB);
-    /* Tilted about z and x: one corner. */
+    assert_int_equal(collide(qp_collide_plane_box, &g, &b, &xf, 0, &m), 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(m.points[i].id, ids[i]);
+        expect_depth(&m.points[i], ids[i] & 1 ? 0.001 - sin(a) : 0.001, 2 * LSB);
+    }
+    /* Tilted about z and x: one corner in, the bottom face's other three with their gaps. */
     dquat q = dq_mul(dq_axis(1, 0, 0, 7), dq_axis(0, 0, 1, 10));
     xf = pose(0, 0.3, 0, q);
     double lowest = 1e9;
@@ -738,8 +748,17 @@ static void test_plane_box(void **st)
         lowest = fmin(lowest, 0.3 + d30(r.m[1][0]) * l[0] + d30(r.m[1][1]) * l[1] + d30(r.m[1][2]) * l[2]);
     }
     xf = pose(0, 0.3 - lowest - 0.002, 0, q);
-    assert_int_equal(collide(qp_collide_plane_box, &g, &b, &xf, 0, &m), 1);
-    expect_depth(&m.points[0], 0.002, 2 * LSB);
+    assert_int_equal(collide(qp_collide_plane_box, &g, &b, &xf, 0, &m), 4);
+    double deepest = -1;
+    for (int i = 0; i < 4; i++) {
+        const uint32_t c = m.points[i].id;
+        const double l[3] = { c & 1 ? 0.5 : -0.5, c & 2 ? 0.25 : -0.25, c & 4 ? 0.4 : -0.4 };
+        const double y = d16(xf.p.y) + d30(r.m[1][0]) * l[0] + d30(r.m[1][1]) * l[1] + d30(r.m[1][2]) * l[2];
+        assert_true((c & 2) == 0);   /* the bottom face's */
+        expect_depth(&m.points[i], -y, 2 * LSB);
+        deepest = fmax(deepest, d16(m.points[i].depth));
+    }
+    assert_true(fabs(deepest - 0.002) <= 2 * LSB);
     /* Thin plate hovering 5 mm up with a 5 cm margin: all 8 corners qualify,
      * the four bottom ones are kept. */
     qp_shape plate = box(1, 0.01, 1);
@@ -773,7 +792,7 @@ static void test_plane_box(void **st)
         xf = pose_q(tt[0], tt[1], tt[2], rand_quat());
         int n = collide(qp_collide_plane_box, &sl, &bb, &xf, QP_MM(1), &m);
         const double hh[3] = { d16(bb.half.x), d16(bb.half.y), d16(bb.half.z) };
-        /* The face turned most towards the plane (its corners the only candidates): the
+        /* The face turned most towards the plane (its corners the only points): the
          * box axis k of the largest |n . e_k|; a near tie leaves the face to rounding. */
         double nb[3];
         int low = 0;
@@ -782,7 +801,6 @@ static void test_plane_box(void **st)
             if (fabs(nb[k]) > fabs(nb[low])) low = k;
         bool tie = false;
         for (int k = 0; k < 3; k++) tie |= k != low && fabs(fabs(nb[k]) - fabs(nb[low])) < 1e-6;
-        int sure = 0, maybe = 0;   /* that face's corners certainly / possibly within the margin */
         double deepest = -1e9, deepest_kept = -1e9;
         for (int c = 0; c < 8; c++) {
             double l[3] = { c & 1 ? hh[0] : -hh[0], c & 2 ? hh[1] : -hh[1], c & 4 ? hh[2] : -hh[2] }, p[3];
@@ -790,8 +808,6 @@ static void test_plane_box(void **st)
                 p[i] = d16((&xf.p.x)[i]) + d30(xf.r.m[i][0]) * l[0] + d30(xf.r.m[i][1]) * l[1] + d30(xf.r.m[i][2]) * l[2];
             double dep = d16(sl.plane_offset) - dot3(nd, p);
             bool on_face = ((c >> low) & 1) == (nb[low] < 0);
-            sure += on_face && dep >= -0.001 + 2 * LSB;
-            maybe += on_face && dep >= -0.001 - 2 * LSB;
             deepest = fmax(deepest, dep);
             for (int i = 0; i < n; i++)
                 if (m.points[i].id == (uint32_t)c) {
@@ -802,7 +818,9 @@ static void test_plane_box(void **st)
                     expect_point(&m.points[i], mid[0], mid[1], mid[2], 3 * LSB);
                 }
         }
-        if (!tie) assert_true(n >= sure && n <= maybe);
+        /* All four of that face's corners once the deepest is within the margin, else none. */
+        if (deepest >= -0.001 + 2 * LSB) assert_int_equal(n, 4);
+        if (deepest < -0.001 - 2 * LSB) assert_int_equal(n, 0);
         /* The deepest corner is always among them: it lies on that face. */
         if (deepest >= -0.001 + 2 * LSB) assert_true(deepest_kept >= deepest - 2 * LSB);
         expect_distinct_ids(&m);
