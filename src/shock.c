@@ -119,6 +119,139 @@ static bool calm(const qp_world *w, const qp_contact *c, const qp_contact_rows *
     return true;
 }
 
+/* What a pinned visit does to its upper body's kinetic energy, found exactly for any shape
+ * from the rows the visit has. The energy a set of impulses adds to a body is the impulse
+ * times the mean of the body's velocity before and after them, the same whatever their
+ * order; per row, the change of its total times the mean of the upper body's speed along it
+ * at the visit's start and end (a point's normal, a tangent at the centroid, the spin about
+ * the normal for the twist). The lower body is pinned, so the upper one alone moves.
+ * Out of line: the pass runs on the micro:bit's 3 KB of stack (compiler.h). */
+typedef struct {
+    qp_vec3 v, w;                                  /* the upper body's velocities at the start */
+    fix16_t jp[QP_MAX_MANIFOLD_POINTS], st[3];     /* the totals at the start */
+} visit_start;
+
+static qp_body_state *upper_body(qp_world *w, const qp_contact *c, int move)
+{
+    return &w->bodies[move & QP_MOVE_A ? c->a : c->b];
+}
+
+static void visit_open(qp_world *w, const qp_contact *c, int move, visit_start *s)
+{
+    const qp_body_state *up = upper_body(w, c, move);
+    s->v = up->v;
+    s->w = up->w;
+    for (int k = 0; k < c->count; k++) s->jp[k] = c->p[k].jp;
+    s->st[0] = c->st1, s->st[1] = c->st2, s->st[2] = c->stw;
+}
+
+/* The rows' speeds for an upper body moving at lin, ang with the pinned side still (a's
+ * negated, as an impulse on a is): points, then the friction rows when friction is built,
+ * 0 for the others. */
+static void row_speeds(const qp_contact *c, const qp_contact_rows *r, int move, bool friction, qp_vec3 *lin,
+                       qp_vec3 *ang, fix16_t speed[QP_MAX_MANIFOLD_POINTS + 3])
+{
+    qp_vec3 still = { 0, 0, 0 };
+    qp_vel_ref v = { &still, &still, &still, &still };
+    if (move & QP_MOVE_A) v.va = lin, v.wa = ang;
+    else v.vb = lin, v.wb = ang;
+    for (int k = 0; k < QP_MAX_MANIFOLD_POINTS; k++) speed[k] = k < c->count ? qp__point_speed(&v, c, r, k) : 0;
+    for (int d = 0; d < 3; d++) speed[QP_MAX_MANIFOLD_POINTS + d] = friction ? qp__row_speed(&v, r, d) : 0;
+}
+
+static int64_t clamp_bits(int64_t x, int bits)
+{
+    const int64_t lim = INT64_C(1) << bits;
+    return x > lim ? lim : x < -lim ? -lim : x;
+}
+
+/* The visit's impulse (every row's change of its total) against the upper body's motion
+ * at the start and at the end, in 2^-(32 + shift) J: their mean is the energy the visit
+ * added (negative: took away), their difference its impulse's own energy, twice over
+ * (never negative). Each change of a total is clamped to 2^29 units (8 192 N s) and each
+ * speed to 2^30 (16 384 m/s), so the seven products and the two sums stay below 2^63. */
+typedef struct {
+    int64_t start, end;
+} visit_power;
+
+static QP__NOINLINE visit_power visit_power_of(qp_world *w, const qp_contact *c, const qp_contact_rows *r,
+                                               int move, bool friction, const visit_start *s)
+{
+    qp_body_state *up = upper_body(w, c, move);
+    qp_vec3 lin = s->v, ang = s->w;
+    fix16_t before[QP_MAX_MANIFOLD_POINTS + 3], after[QP_MAX_MANIFOLD_POINTS + 3];
+    row_speeds(c, r, move, friction, &lin, &ang, before);
+    row_speeds(c, r, move, friction, &up->v, &up->w, after);
+    int64_t change[QP_MAX_MANIFOLD_POINTS + 3] = { 0 };
+    for (int k = 0; k < c->count; k++) change[k] = (int64_t)c->p[k].jp - s->jp[k];
+    const fix16_t st[3] = { c->st1, c->st2, c->stw };
+    for (int d = 0; d < 3; d++) change[QP_MAX_MANIFOLD_POINTS + d] = (int64_t)st[d] - s->st[d];
+    visit_power p = { 0, 0 };
+    for (int i = 0; i < QP_MAX_MANIFOLD_POINTS + 3; i++) {
+        int64_t d = clamp_bits(change[i], 29);
+        p.start += d * clamp_bits(before[i], 30);
+        p.end += d * clamp_bits(after[i], 30);
+    }
+    return p;
+}
+
+/* The visit undone: the upper body's velocities and the totals as it found them. */
+static void visit_undo(qp_world *w, qp_contact *c, int move, const visit_start *s)
+{
+    qp_body_state *up = upper_body(w, c, move);
+    up->v = s->v;
+    up->w = s->w;
+    for (int k = 0; k < c->count; k++) c->p[k].jp = s->jp[k];
+    c->st1 = s->st[0], c->st2 = s->st[1], c->stw = s->st[2];
+}
+
+/* The visit's changes of the totals scaled by a (Q16.16, 0 to 1) from where it started:
+ * the upper body's velocities and the totals as it found them, then each row's change
+ * times a applied again. */
+static QP__NOINLINE void visit_scale(qp_world *w, qp_contact *c, const qp_contact_rows *r, const qp_vel_ref *v, int move,
+                        const visit_start *s, int64_t a)
+{
+    fix16_t jp[QP_MAX_MANIFOLD_POINTS];
+    const fix16_t st[3] = { c->st1, c->st2, c->stw };
+    for (int k = 0; k < c->count; k++) jp[k] = c->p[k].jp;
+    visit_undo(w, c, move, s);
+    for (int k = 0; k < c->count; k++) {
+        fix16_t j = qp__sat32(qp__round_shift(a * ((int64_t)jp[k] - s->jp[k]), 16));
+        qp__point_apply(w, c, r, v, k, j, move);
+        c->p[k].jp = qp__add_sat(s->jp[k], j);
+    }
+    fix16_t *to[3] = { &c->st1, &c->st2, &c->stw };
+    for (int d = 0; d < 3; d++) {
+        fix16_t j = qp__sat32(qp__round_shift(a * ((int64_t)st[d] - s->st[d]), 16));
+        qp__row_apply(w, c, r, v, d, j, move);
+        *to[d] = qp__add_sat(s->st[d], j);
+    }
+}
+
+/* The share of a visit (Q16.16) that adds no energy: 1 when the whole adds none, else the
+ * one whose energy is zero, 2 |start| / (end - start) when the visit's impulse first takes
+ * energy (start < 0), and 0 when it adds from the first unit. The energy of a share a of
+ * the impulse is a start + a^2 (end - start) / 2. */
+static int64_t visit_share(visit_power p)
+{
+    if (p.start + p.end <= 0) return 65536;
+    if (p.start >= 0) return 0;
+    int64_t num = -2 * p.start, den = p.end - p.start;   /* 0 < num < den < 2^63 */
+    while (den >= (INT64_C(1) << 46)) num >>= 1, den >>= 1;
+    return (num << 16) / den;
+}
+
+/* Does body b's centre move along gravity? The kinetic energy a pinned visit hands a body
+ * coming down is paid by its height: a leaning column toppling turns as one about its lowest
+ * edge, its upper cubes handed the turn of the cubes below them. Bounded there (the visit
+ * adding no energy), such a column crept over at about 1 cm/s for 25 s where it fell in 2
+ * (a pile's column, seed 40051 of bench_impacts). */
+static bool coming_down(const qp_world *w, const qp_body_state *b)
+{
+    const qp_vec3 g = w->def.gravity;   /* each product under 2^62, a quarter of it under 2^60 */
+    return ((int64_t)b->v.x * g.x >> 2) + ((int64_t)b->v.y * g.y >> 2) + ((int64_t)b->v.z * g.z >> 2) > 0;
+}
+
 /* One sweep over a contact with the lower body pinned. The pass keeps its
  * own clamped total per point (in jp), so later sweeps can take back what
  * earlier ones over-pushed: a projected Gauss-Seidel solve of each level on
@@ -173,6 +306,18 @@ static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int
         int64_t weight = qp__mul3_wide(up->load, g_len, w->def.dt) << r->shift;
         if (jn_sum > weight) jn_sum = weight;
     }
+    /* A body on one support awake past QP_SHOCK_BOUND_WINDOWS sleep windows, and not coming
+     * down, is not settling: a pinned visit may take energy from it, never add any
+     * (visit_share). Pinned, a column standing on a rocking cube is handed that cube's turn
+     * with no reaction on it, and rocked for ever. Without sleep, a body's time awake says
+     * nothing of its settling: every body is past the windows after a few seconds, and bounded
+     * so, tilted columns resting with sleep off drifted further (make fidelity: 0.5-0.9 cm in
+     * 10 s against 0.3-0.5). */
+    const int64_t settling = QP_SHOCK_BOUND_WINDOWS * (int64_t)w->def.sleep_steps;
+    bool bound = pinned && w->def.sleep_enabled && up && up->supports < 2 && up->awake_steps > settling &&
+                 !coming_down(w, up);
+    visit_start found;
+    if (bound) visit_open(w, c, move, &found);
     qp_friction f = { c->st1, c->st2, c->stw };
     /* With no load and no totals, qp__friction would take totals of 0 to 0 and apply nothing. */
     if (jn_sum != 0 || (f.t1 | f.t2 | f.tw) != 0)
@@ -183,7 +328,7 @@ static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int
     c->st2 = f.t2;
     c->stw = f.tw;
     int64_t lin = 0;      /* qp__rel_dot(&v, c->n) while no impulse changed the velocities */
-    bool lin_ok = false;
+    bool lin_ok = false, noisy = false;
     for (int i = 0; i < c->count; i++) {
         int k = reverse ? c->count - 1 - i : i;
         qp_contact_point *p = &c->p[k];
@@ -197,9 +342,20 @@ static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int
         lin_ok = total == p->jp;
         uint32_t dj = qp__change_of(total, p->jp);
         most = dj > most ? dj : most;
-        *loud = *loud || dj > QP_SHOCK_NOISE_UNITS;
+        noisy = noisy || dj > QP_SHOCK_NOISE_UNITS;
         p->jp = total;
     }
+    if (bound && most != 0) {
+        int64_t share = visit_share(visit_power_of(w, c, r, move, friction, &found));
+        if (share == 0) {
+            visit_undo(w, c, move, &found);
+            most = 0;
+            noisy = false;
+        } else if (share < 65536) {
+            visit_scale(w, c, r, &v, move, &found, share);
+        }
+    }
+    *loud = *loud || noisy;
     qp__quiet_mark(w, c, move, most != 0, visit);
     return most;
 }
