@@ -20,15 +20,17 @@
  * A contact that is new this step starts the contact pass from the impulse its
  * share of weight needs against gravity this step (place_loads): otherwise a
  * 50-box column takes dozens of steps for its weight to reach the ground, and
- * sinks meanwhile. Its points share it so that every body of a structure built
- * at rest turns nowhere: the walk top down sums the moment of what each body
- * carries, and its supports' centres of pressure move off their points'
- * centroids by as much as the weight's centre lies off theirs. Where a support
- * cannot take that (an edge, a point, a centre outside its points), or the body
- * moves (its new contacts are impacts, no statics), the body's supports and those
- * of everything under it share evenly over their points: such a share of weight
- * is a guess, and a moment built on it one too. A
- * pyramid wall placed so then converges in one or two sweeps from its first
+ * sinks meanwhile. The points share it so that every body of a structure built
+ * at rest turns nowhere: the walk top down sums the weight and moment of what
+ * each body carries, and the touching points of all the faces that bear it take
+ * that weight at its centre (least-squares weights over all of them), so that a
+ * body resting on two separate cubes loads each as its centre says. Where they
+ * cannot (a support on an edge or a point, the centre outside them, more points
+ * than PLACE_POINTS), or the body moves (its new contacts are impacts, no
+ * statics), the body's supports and those of everything under it take equal
+ * shares spread evenly over their points: such a share of weight is a guess, and
+ * a moment built on it one too. A pyramid wall, with or without gaps between its
+ * cubes, placed so then converges in one or two sweeps from its first
  * step, instead of ten for its first 18 steps (docs/notes/2026-11-29-passes.md).
  */
 #include "body.h"
@@ -41,7 +43,7 @@
 #define LEVEL_NONE 0xFFFFu
 
 static void compute_loads(qp_world *w, qp_vec3 up);
-static void place_loads(qp_world *w);
+static void place_loads(qp_world *w, qp_vec3 up);
 
 void qp__build_adjacency(qp_world *w)
 {
@@ -138,7 +140,7 @@ void qp__contact_graph(qp_world *w)
         w->order[w->queue[la > lb ? la : lb]++] = (uint16_t)c;
     }
     compute_loads(w, up);
-    place_loads(w);
+    place_loads(w, up);
 }
 
 /* Does contact c bear its upper body: is its normal, from the lower body to the upper,
@@ -214,131 +216,226 @@ static int64_t abs64(int64_t v)
     return v < 0 ? -v : v;
 }
 
-/* Weights of c's touching points (0 elsewhere; their sum in *sum, under 2^30) whose
- * centroid lies off the points' own by shift; true if that holds exactly, false if c is
- * no face (under three points, or in a line) or shift leaves its points (then the nearest
- * weights of at least 0, or even ones). In the plane of the two world axes the normal leans
- * least to: the weights of least squares, 1/n + d_k . C^-1 shift for the points' offsets
- * d_k from their centroid and C the sum of d_k d_k^T, scaled to at most 2^12 (the
- * products below stay in 64 bits). */
-static bool point_weights(const qp_world *w, const qp_contact *c, qp_vec3 shift, int64_t wt[QP_MAX_MANIFOLD_POINTS],
-                          int64_t *sum)
+/* The most touching points of a body's supports placed together; a body with more shares
+ * evenly (the products of the weights below stay within 64 bits). */
+#define PLACE_POINTS 16
+
+/* A body's supports and their touching points, for placing: each point's arm from the body's
+ * centre of mass in the plane across gravity (two world axes, i1 and i2), and its weight. */
+typedef struct {
+    int64_t d[PLACE_POINTS][2];
+    int64_t wt[PLACE_POINTS];
+    int n;
+} place_points;
+
+/* Weights of the points (their sum in *sum, under 2^30) whose centroid lies at `at`, the
+ * centre of what the body carries; true if that holds exactly, false if the points are no
+ * face (under three, or in a line), `at` lies outside them (a weight below 0) or far off
+ * (then the nearest weights of at least 0, or even ones). Least squares: 1/n + d_k . C^-1 s
+ * for the points' offsets d_k from their centroid, C the sum of d_k d_k^T and s the offset
+ * of `at` from the centroid, everything scaled to at most 2^12 (the products stay in 64
+ * bits for up to PLACE_POINTS points). */
+static bool point_weights(place_points *pts, const int64_t at[2], int64_t *sum)
 {
-    int drop = 0;
-    for (int i = 1; i < 3; i++)
-        if (abs64(axis_of(c->n, i)) > abs64(axis_of(c->n, drop))) drop = i;
-    const int i1 = drop == 0 ? 1 : 0, i2 = drop == 2 ? 1 : 2;
-    int64_t d[QP_MAX_MANIFOLD_POINTS][2], mean[2] = { 0, 0 };
-    bool on[QP_MAX_MANIFOLD_POINTS];
-    int n = 0;
-    for (int k = 0; k < c->count; k++) {
-        on[k] = c->p[k].depth >= -w->def.gap_tolerance;
-        d[k][0] = axis_of(c->p[k].ra, i1);
-        d[k][1] = axis_of(c->p[k].ra, i2);
-        if (!on[k]) continue;
-        mean[0] += d[k][0];
-        mean[1] += d[k][1];
-        n++;
+    const int n = pts->n;
+    int64_t mean[2] = { 0, 0 };
+    for (int k = 0; k < n; k++) {
+        mean[0] += pts->d[k][0];
+        mean[1] += pts->d[k][1];
     }
+    int64_t d[PLACE_POINTS][2], s[2];
     int64_t most = 1;
-    for (int k = 0; k < c->count; k++)
-        for (int j = 0; j < 2 && on[k]; j++) {
-            d[k][j] -= mean[j] / n;
+    for (int j = 0; j < 2; j++) {
+        mean[j] /= n;
+        s[j] = at[j] - mean[j];
+        for (int k = 0; k < n; k++) {
+            d[k][j] = pts->d[k][j] - mean[j];
             if (abs64(d[k][j]) > most) most = abs64(d[k][j]);
         }
+    }
     int sh = 0;
     while ((most >> sh) > 4096) sh++;
     int64_t c11 = 0, c22 = 0, c12 = 0;
-    for (int k = 0; k < c->count; k++) {
-        if (!on[k]) continue;
+    for (int k = 0; k < n; k++) {
         d[k][0] >>= sh;
         d[k][1] >>= sh;
         c11 += d[k][0] * d[k][0];
         c22 += d[k][1] * d[k][1];
         c12 += d[k][0] * d[k][1];
     }
-    int64_t s[2] = { axis_of(shift, i1) >> sh, axis_of(shift, i2) >> sh };
     bool exact = n >= 3;
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < 2; j++) {
+        s[j] >>= sh;
         if (abs64(s[j]) > 8192) {   /* twice the points' reach: far outside them */
             s[j] = s[j] < 0 ? -8192 : 8192;
             exact = false;
         }
+    }
     const int64_t det = c11 * c22 - c12 * c12;
     if (det <= 0) exact = false;
     *sum = 0;
-    for (int k = 0; k < c->count; k++) {
-        int64_t v = 0;
-        if (on[k] && det > 0) {
+    for (int k = 0; k < n; k++) {
+        int64_t v = 1;
+        if (det > 0) {
             v = det + n * (d[k][0] * (c22 * s[0] - c12 * s[1]) + d[k][1] * (c11 * s[1] - c12 * s[0]));
             if (v < 0) {
                 v = 0;
                 exact = false;
             }
-        } else if (on[k]) {
-            v = 1;
         }
-        wt[k] = v;
+        pts->wt[k] = v;
         *sum += v;
     }
     if (*sum == 0)
-        for (int k = 0; k < c->count; k++) *sum += wt[k] = on[k];
+        for (int k = 0; k < n; k++) *sum += pts->wt[k] = 1;
     while (*sum >= (INT64_C(1) << 30)) {
         *sum = 0;
-        for (int k = 0; k < c->count; k++) *sum += wt[k] >>= 1;
+        for (int k = 0; k < n; k++) *sum += pts->wt[k] >>= 1;
     }
     return exact;
 }
 
-/* Body u's supports are all reached (the walk is top down): the offset of their centres of
- * pressure from what u carries, or the even share where a support cannot take it (then
- * for every body under u too). */
-static void settle_place(const qp_world *w, int u, qp_load_place *place)
+/* Do the n points span an area (three or more, not in a line)? */
+static bool is_face(int64_t (*d)[2], int n)
+{
+    int j = 1;
+    while (j < n && d[j][0] == d[0][0] && d[j][1] == d[0][1]) j++;
+    const int64_t ax = j < n ? d[j][0] - d[0][0] : 0, ay = j < n ? d[j][1] - d[0][1] : 0;
+    for (int k = j + 1; k < n; k++) {
+        const int64_t bx = d[k][0] - d[0][0], by = d[k][1] - d[0][1];
+        /* Arms within a body's reach (under 2^26 units): the products fit 64 bits. */
+        if (ax * by != ay * bx) return true;
+    }
+    return false;
+}
+
+/* Body u's arm of point k of contact c. */
+static qp_vec3 arm_of(const qp_contact *c, int u, int k)
+{
+    return u == c->a ? c->p[k].ra : qp__arm_b(c, k);
+}
+
+static bool touching(const qp_world *w, const qp_contact *c, int k)
+{
+    return c->p[k].depth >= -w->def.gap_tolerance;
+}
+
+/* The impulse of weight `kg` against gravity this step along c's normal, in c's unit (at
+ * most 2^31: times a weight under 2^30 it fits 64 bits). */
+static int64_t weight_impulse(const qp_world *w, const qp_contact *c, int lower, fix16_t kg)
+{
+    fix16_t g_n = qp__v3_dot_q30(w->def.gravity, c->n);
+    if (lower == c->b) g_n = -g_n;
+    return qp__sat32(qp__mul3_wide(kg, -g_n, w->def.dt) * ((int64_t)1 << qp__contact_shift(w, c)));
+}
+
+/* Body u's supports are all reached (the walk is top down): what it carries is summed in
+ * place[u]. Its supports' touching points, all together, take its weight at the centre of
+ * what it carries, and hand each lower body its part (weight and moment); or, where they
+ * cannot, each support takes its even share over its points, and every body under u shares
+ * evenly too. A new contact starts from its points' parts (see the top). */
+static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_axis, int i1, int i2)
 {
     qp_load_place *p = &place[u];
-    int64_t centroids[3] = { 0, 0, 0 };
-    int n = 0;
+    place_points pts;
+    pts.n = 0;
+    bool fits = true;
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
         const qp_contact *c = &w->contacts[w->adj[e]];
         int upper, t = carries(w, c, &upper);
-        if (t == 0 || upper != u) continue;
-        for (int k = 0; k < c->count; k++) {
-            if (c->p[k].depth < -w->def.gap_tolerance) continue;
-            qp_vec3 r = u == c->a ? c->p[k].ra : qp__arm_b(c, k);
-            centroids[0] += r.x / t;
-            centroids[1] += r.y / t;
-            centroids[2] += r.z / t;
+        if (t == 0 || upper != u || !bears(c, u == c->a ? c->b : c->a, up_axis)) continue;
+        const int first = pts.n;
+        for (int k = 0; k < c->count && fits; k++) {
+            if (!touching(w, c, k)) continue;
+            if (pts.n == PLACE_POINTS) {
+                fits = false;
+                break;
+            }
+            qp_vec3 r = arm_of(c, u, k);
+            pts.d[pts.n][0] = axis_of(r, i1);
+            pts.d[pts.n][1] = axis_of(r, i2);
+            pts.n++;
         }
-        n++;
+        /* An edge or a point: the body turns about it freely, and where it rests on one
+         * nothing says how much of its weight that support takes. */
+        if (fits && !is_face(pts.d + first, pts.n - first)) fits = false;
     }
     p->state |= PLACE_SETTLED;
-    for (int i = 0; i < 3 && !(p->state & PLACE_EVEN); i++)
-        p->at[i] = qp__sat32((int64_t)p->at[i] * 65536 / p->weight - centroids[i] / n);
-    const qp_vec3 shift = qp_v3(p->at[0], p->at[1], p->at[2]);
-    for (int e = w->adj_start[u]; e < w->adj_start[u + 1] && !(p->state & PLACE_EVEN); e++) {
-        const qp_contact *c = &w->contacts[w->adj[e]];
-        int upper;
-        int64_t wt[QP_MAX_MANIFOLD_POINTS], sum;
-        if (carries(w, c, &upper) && upper == u && !point_weights(w, c, shift, wt, &sum)) p->state |= PLACE_EVEN;
+    int64_t sum = 1;
+    if (fits && pts.n >= 3 && !(p->state & PLACE_EVEN)) {   /* none: held at its sides only */
+        const int64_t at[2] = { (int64_t)p->at[i1] * 65536 / p->weight, (int64_t)p->at[i2] * 65536 / p->weight };
+        if (!point_weights(&pts, at, &sum)) p->state |= PLACE_EVEN;
+    } else {
+        p->state |= PLACE_EVEN;
     }
-    if (!(p->state & PLACE_EVEN)) return;
-    p->at[0] = p->at[1] = p->at[2] = 0;
+    const bool even = (p->state & PLACE_EVEN) != 0;
+    const qp_body_state *body = &w->bodies[u];
+    int first = 0;   /* the first of this contact's points in pts */
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
-        const qp_contact *c = &w->contacts[w->adj[e]];
-        int upper;
-        if (carries(w, c, &upper) && upper == u) place[u == c->a ? c->b : c->a].state = PLACE_EVEN;
+        qp_contact *c = &w->contacts[w->adj[e]];
+        int upper, t = carries(w, c, &upper);
+        if (t == 0 || upper != u) continue;
+        const int lower = u == c->a ? c->b : c->a;
+        if (even) {
+            if ((c->flags & QP_CONTACT_NEW) && !(c->flags & QP_CONTACT_SLEEPING)) {
+                const int64_t j = weight_impulse(w, c, lower, body->load / body->supports);
+                for (int k = 0; k < c->count; k++) c->p[k].jn = touching(w, c, k) ? (fix16_t)(j / t) : 0;
+            }
+            place[lower].state = PLACE_EVEN;
+            continue;
+        }
+        const bool fresh = (c->flags & QP_CONTACT_NEW) && !(c->flags & QP_CONTACT_SLEEPING);
+        if (!bears(c, lower, up_axis)) {   /* at u's side: it carries none of the weight */
+            for (int k = 0; k < c->count && fresh; k++) c->p[k].jn = 0;
+            continue;
+        }
+        const int64_t j = weight_impulse(w, c, lower, p->weight);
+        const bool hand = qp__body_dynamic(&w->bodies[lower]) && place[lower].state == 0;
+        qp_load_place *q = &place[lower];
+        int64_t moment[3] = { 0, 0, 0 }, weight = 0;
+        int i = first;
+        for (int k = 0; k < c->count; k++) {
+            if (!touching(w, c, k)) {
+                if (fresh) c->p[k].jn = 0;
+                continue;
+            }
+            if (fresh) c->p[k].jn = (fix16_t)(j * pts.wt[i] / sum);
+            /* The point's part of u's weight (kg), and its moment about the lower body's centre. */
+            const int64_t part = (int64_t)p->weight * pts.wt[i] / sum;
+            const qp_vec3 r = arm_of(c, lower, k);
+            moment[0] += (part * r.x) >> 16;
+            moment[1] += (part * r.y) >> 16;
+            moment[2] += (part * r.z) >> 16;
+            weight += part;
+            i++;
+        }
+        first = i;
+        if (!hand) continue;
+        for (int a = 0; a < 3; a++) {
+            const int64_t m = (int64_t)q->at[a] + moment[a];
+            q->at[a] = qp__sat32(m);
+            if (m != q->at[a]) q->state |= PLACE_EVEN;
+        }
+        weight += q->weight;
+        q->weight = qp__sat32(weight);
+        if (weight != q->weight) q->state |= PLACE_EVEN;
     }
 }
 
 /* Each new contact's start impulse (see the top): walking the contacts top down, a body's
  * supports are placed once all it carries is summed. Kept from the narrow phase's
  * predicted poses to the velocity passes in the step's scratch. */
-static void place_loads(qp_world *w)
+static void place_loads(qp_world *w, qp_vec3 up)
 {
     if (!w->def.accumulate_impulses || !w->def.warm_start) return;
     bool any = false;
     for (int i = 0; i < w->contact_count && !any; i++) any = (w->contacts[i].flags & QP_CONTACT_NEW) != 0;
     if (!any) return;
+    /* The plane across gravity: the two world axes it leans least to. */
+    int drop = 0;
+    for (int i = 1; i < 3; i++)
+        if (abs64(axis_of(w->def.gravity, i)) > abs64(axis_of(w->def.gravity, drop))) drop = i;
+    const int i1 = drop == 0 ? 1 : 0, i2 = drop == 2 ? 1 : 2;
     qp_load_place *place = qp__places(w);
     for (int i = 0; i <= w->body_high; i++) {
         const qp_body_state *b = &w->bodies[i];
@@ -346,35 +443,8 @@ static void place_loads(qp_world *w)
         place[i] = (qp_load_place){ { 0, 0, 0 }, b->mass > 0 ? b->mass : 1, still ? 0 : PLACE_EVEN };
     }
     for (int o = w->contact_count - 1; o >= 0; o--) {
-        qp_contact *c = &w->contacts[w->order[o]];
+        const qp_contact *c = &w->contacts[w->order[o]];
         int u;
-        if (carries(w, c, &u) == 0) continue;
-        const int lower = u == c->a ? c->b : c->a;
-        if (!(place[u].state & PLACE_SETTLED)) settle_place(w, u, place);
-        int64_t wt[QP_MAX_MANIFOLD_POINTS], sum;
-        point_weights(w, c, qp_v3(place[u].at[0], place[u].at[1], place[u].at[2]), wt, &sum);
-        const qp_body_state *up = &w->bodies[u];
-        const fix16_t share = up->load / up->supports;
-        if ((c->flags & QP_CONTACT_NEW) && !(c->flags & QP_CONTACT_SLEEPING)) {
-            fix16_t g_n = qp__v3_dot_q30(w->def.gravity, c->n);
-            if (lower == c->b) g_n = -g_n;
-            /* In the contact's unit, at most 2^31: times a weight under 2^30 it fits 64 bits. */
-            const int64_t j = qp__sat32(qp__mul3_wide(share, -g_n, w->def.dt) * ((int64_t)1 << qp__contact_shift(w, c)));
-            for (int k = 0; k < c->count; k++) c->p[k].jn = (fix16_t)(j * wt[k] / sum);
-        }
-        if (!qp__body_dynamic(&w->bodies[lower]) || place[lower].state != 0) continue;
-        /* The share's moment about the lower body's centre of mass, at its centre of pressure. */
-        qp_load_place *p = &place[lower];
-        for (int i = 0; i < 3; i++) {
-            int64_t at = 0;
-            for (int k = 0; k < c->count; k++)
-                at += axis_of(lower == c->a ? c->p[k].ra : qp__arm_b(c, k), i) * wt[k];
-            int64_t m = (int64_t)p->at[i] + (((int64_t)share * (at / sum)) >> 16);
-            p->at[i] = qp__sat32(m);
-            if (m != p->at[i]) p->state |= PLACE_EVEN;
-        }
-        int64_t weight = (int64_t)p->weight + share;
-        p->weight = qp__sat32(weight);
-        if (weight != p->weight) p->state |= PLACE_EVEN;
+        if (carries(w, c, &u) && !(place[u].state & PLACE_SETTLED)) settle_place(w, u, place, up, i1, i2);
     }
 }

@@ -17,10 +17,8 @@ typedef struct {
     uint16_t contact, group, move;
 } qp_sweep_item;
 
-/* A body's part in placing new contacts' loads (contact_graph.c): while the loads it
- * carries are summed, their moment about its centre of mass (kg m) and its weight with
- * them (kg); then the offset of its supports' centres of pressure from their points'
- * centroids (m). All Q16.16. */
+/* A body's part in placing new contacts' loads (contact_graph.c): the moment of the loads
+ * it carries about its centre of mass (kg m) and its weight with them (kg), both Q16.16. */
 typedef struct {
     int32_t at[3];
     int32_t weight;
