@@ -184,7 +184,7 @@ static void test_column_on_rocking_cube_sleeps(void **state)
 
 /* A 4 x 4 x 12 tower of unit cubes left standing, nothing thrown at it: it sleeps by step 600
  * with every cube within 8 cm of where it was placed (measured: asleep at step 370, the
- * farthest cube 49 mm off, the ground layer's 14 mm). With side contacts counted as supports
+ * farthest cube 44.5 mm off, the ground layer's 14 mm). With side contacts counted as supports
  * it crept apart: not asleep within 20 s, a cube 211 mm off and the ground layer 18.5 mm. */
 static void test_untouched_tower_stands(void **state)
 {
