@@ -444,13 +444,6 @@ static int level_start(qp_world *w, int start, int *n)
         it->move = (uint16_t)move;
         it->group = 1;   /* a whole level's one part, until parts_start */
     }
-#ifdef RAIN3_BATCH
-    void qp__batch_order(qp_world *w, qp_sweep_item *sweep, int n, int joined);
-#ifdef RAIN3_PROBE
-    { extern int rp_which; rp_which = 1; }
-#endif
-    qp__batch_order(w, sweep, listed, -1);
-#endif
     *n = listed;
     return end;
 }

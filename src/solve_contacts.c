@@ -210,193 +210,6 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
     return most > QP_SETTLED_UNITS;
 }
 
-
-#if defined(RAIN3_BATCH) && defined(__x86_64__)
-#include <immintrin.h>
-#define LANES_FN __attribute__((noinline, target("avx2,avx512f,avx512vl")))
-#define LANES_IN static inline __attribute__((always_inline, target("avx2,avx512f,avx512vl")))
-typedef __m256i lanes;
-LANES_IN lanes l_set(const int64_t x[4]) { return _mm256_set_epi64x(x[3], x[2], x[1], x[0]); }
-LANES_IN lanes l_mul(lanes a, lanes b) { return _mm256_mul_epi32(a, b); }   /* int32 x int32 -> int64 */
-LANES_IN lanes l_add(lanes a, lanes b) { return _mm256_add_epi64(a, b); }
-LANES_IN lanes l_sub(lanes a, lanes b) { return _mm256_sub_epi64(a, b); }
-LANES_IN lanes l_c(int64_t x) { return _mm256_set1_epi64x(x); }
-/* qp__round_shift: (v + half + (v >> 63)) >> n */
-LANES_IN lanes l_rsh(lanes v, int n)
-{
-    return _mm256_srai_epi64(l_add(l_add(v, l_c(INT64_C(1) << (n - 1))), _mm256_srai_epi64(v, 63)), (unsigned)n);
-}
-LANES_IN lanes l_sat(lanes v) { return _mm256_min_epi64(_mm256_max_epi64(v, l_c(-INT32_MAX)), l_c(INT32_MAX)); }
-LANES_IN lanes l_mulq(lanes a, lanes b) { return l_sat(l_rsh(l_mul(a, b), 16)); }   /* qp__mul */
-LANES_IN lanes l_r30(lanes v) { return l_sat(l_rsh(v, 30)); }
-LANES_IN lanes l_r16(lanes v) { return l_sat(l_rsh(v, 16)); }
-LANES_IN lanes l_addsat(lanes a, lanes b) { return l_sat(l_add(a, b)); }
-LANES_IN lanes l_dot(const lanes a[3], const lanes b[3])
-{
-    return l_add(l_add(l_mul(a[0], b[0]), l_mul(a[1], b[1])), l_mul(a[2], b[2]));
-}
-LANES_IN __mmask8 l_gt(lanes a, lanes b) { return _mm256_cmpgt_epi64_mask(a, b); }
-LANES_IN __mmask8 l_eq(lanes a, lanes b) { return _mm256_cmpeq_epi64_mask(a, b); }
-LANES_IN lanes l_sel(__mmask8 m, lanes yes, lanes no) { return _mm256_mask_blend_epi64(m, no, yes); }
-LANES_IN void l_vec_load(lanes out[3], qp_vec3 *const p[4])
-{
-    for (int d = 0; d < 3; d++) {
-        out[d] = _mm256_set_epi64x((&p[3]->x)[d], (&p[2]->x)[d], (&p[1]->x)[d], (&p[0]->x)[d]);
-    }
-}
-
-typedef struct {
-    qp_contact *c;
-    const qp_contact_rows *r;
-    int move;
-} lane_visit;
-
-/* The normal rows of up to four contacts that share no moving body, each lane what
- * solve_contact's point loop computes, to the bit; then each contact's friction and marks. */
-LANES_FN static void solve_lanes(qp_world *w, lane_visit *lv, int m, fix16_t push, fix16_t rest, bool reverse,
-                                 qp_quiet *q, bool out[4])
-{
-    qp_vec3 *pva[4], *pwa[4], *pvb[4], *pwb[4];
-    int64_t nx[3][4], ma[4], mb[4];
-    __mmask8 side_a = 0, side_b = 0, alive = 0;
-    int cnt[4], maxc = 0;
-    for (int l = 0; l < 4; l++) {
-        const lane_visit *x = &lv[l < m ? l : 0];
-        const qp_contact *c = x->c;
-        pva[l] = &w->bodies[c->a].v, pwa[l] = &w->bodies[c->a].w;
-        pvb[l] = &w->bodies[c->b].v, pwb[l] = &w->bodies[c->b].w;
-        nx[0][l] = c->n.x, nx[1][l] = c->n.y, nx[2][l] = c->n.z;
-        ma[l] = w->bodies[c->a].inv_mass, mb[l] = w->bodies[c->b].inv_mass;
-        cnt[l] = l < m ? c->count : 0;
-        if (l < m) {
-            alive |= (__mmask8)(1u << l);
-            if (x->move & QP_MOVE_A) side_a |= (__mmask8)(1u << l);
-            if (x->move & QP_MOVE_B) side_b |= (__mmask8)(1u << l);
-            maxc = cnt[l] > maxc ? cnt[l] : maxc;
-        }
-    }
-#ifdef RAIN3_PROBE
-    { extern unsigned long rp_calls, rp_lanes, rp_steps, rp_on; rp_calls++; rp_lanes += (unsigned)m; rp_steps += (unsigned)maxc; for (int l = 0; l < 4; l++) rp_on += (unsigned)cnt[l]; }
-#endif
-    lanes va[3], wa[3], vb[3], wb[3], n[3];
-    l_vec_load(va, pva), l_vec_load(wa, pwa), l_vec_load(vb, pvb), l_vec_load(wb, pwb);
-    for (int d = 0; d < 3; d++) n[d] = l_set(nx[d]);
-    const lanes lma = l_set(ma), lmb = l_set(mb), zero = l_c(0), lrest = l_c(rest), lpush = l_c(push);
-    lanes lin = zero, jn_sum = zero, most = zero;
-    __mmask8 lin_ok = 0, steady = alive, limit = 0;
-    for (int i = 0; i < maxc; i++) {
-        __mmask8 on = 0;
-        int64_t rna[3][4], rnb[3][4], mn[4], gap[4], jn[4], ia[3][4], ib[3][4];
-        int kk[4];
-        for (int l = 0; l < 4; l++) {
-            int k = 0;
-            if (i < cnt[l]) {
-                on |= (__mmask8)(1u << l);
-                k = reverse ? cnt[l] - 1 - i : i;
-            }
-            kk[l] = k;
-            const qp_contact_rows *r = lv[l < m ? l : 0].r;
-            const qp_point_rows *pt = &r->pt[k];
-            rna[0][l] = pt->rna.x, rna[1][l] = pt->rna.y, rna[2][l] = pt->rna.z;
-            rnb[0][l] = pt->rnb.x, rnb[1][l] = pt->rnb.y, rnb[2][l] = pt->rnb.z;
-            mn[l] = pt->mn, gap[l] = pt->gap;
-            ia[0][l] = r->resp[k].ia.x, ia[1][l] = r->resp[k].ia.y, ia[2][l] = r->resp[k].ia.z;
-            ib[0][l] = r->resp[k].ib.x, ib[1][l] = r->resp[k].ib.y, ib[2][l] = r->resp[k].ib.z;
-            jn[l] = lv[l < m ? l : 0].c->p[k].jn;
-        }
-        lanes la[3], lb[3], lia[3], lib[3];
-        for (int d = 0; d < 3; d++) la[d] = l_set(rna[d]), lb[d] = l_set(rnb[d]), lia[d] = l_set(ia[d]), lib[d] = l_set(ib[d]);
-        const lanes lmn = l_set(mn), lgap = l_set(gap), ljn = l_set(jn);
-        /* lin where a lane's last point applied something */
-        lin = l_sel(lin_ok, lin, l_sub(l_dot(vb, n), l_dot(va, n)));
-        const lanes ang = l_sub(l_dot(wb, lb), l_dot(wa, la));
-        /* qp__speed_of, its general form */
-        const lanes lim = l_c(INT64_C(1) << 61), ang_lim = l_c(INT64_C(1) << 47);
-        lanes s = _mm256_min_epi64(_mm256_max_epi64(lin, l_sub(zero, lim)), lim);
-        lanes a = l_sel(l_gt(ang, ang_lim), lim, l_sel(l_gt(l_sub(zero, ang_lim), ang), l_sub(zero, lim), _mm256_slli_epi64(ang, 14)));
-        lanes vn = l_addsat(l_r30(l_add(s, a)), lgap);
-        /* beyond_rest, ramped */
-        lanes over = l_sel(l_gt(vn, lrest), l_sub(vn, lrest), l_sel(l_gt(l_sub(zero, lrest), vn), l_add(vn, lrest), zero));
-        lanes ramp = l_add(l_sub(vn, over), l_mulq(lpush, over));
-        lanes j = l_sub(zero, l_mulq(ramp, lmn));
-        lanes total = l_addsat(ljn, j);
-        total = _mm256_max_epi64(total, zero);
-        limit |= (__mmask8)(l_eq(total, l_c(INT32_MAX)) & on);
-        j = l_sub(total, ljn);
-        jn_sum = l_sel(on, l_add(jn_sum, total), jn_sum);
-        most = l_sel(on, _mm256_max_epi64(most, _mm256_abs_epi64(j)), most);
-        /* steady: over >= 0 && (over == 0 || jn == 0) */
-        __mmask8 st = (__mmask8)(~l_gt(zero, over) & (l_eq(over, zero) | l_eq(total, zero)));
-        steady = (__mmask8)(steady & (st | (__mmask8)~on));
-        __mmask8 hit = (__mmask8)(on & ~l_eq(j, zero));
-        if (hit) {
-            const lanes sa = l_sub(zero, l_mulq(j, lma)), sb = l_mulq(j, lmb), nj = l_sub(zero, j);
-            const __mmask8 ha = hit & side_a, hb = hit & side_b;
-            for (int d = 0; d < 3; d++) {
-                va[d] = l_sel(ha, l_addsat(va[d], l_r30(l_mul(n[d], sa))), va[d]);
-                wa[d] = l_sel(ha, l_addsat(wa[d], l_r16(l_mul(lia[d], nj))), wa[d]);
-                vb[d] = l_sel(hb, l_addsat(vb[d], l_r30(l_mul(n[d], sb))), vb[d]);
-                wb[d] = l_sel(hb, l_addsat(wb[d], l_r16(l_mul(lib[d], j))), wb[d]);
-            }
-        }
-        lin_ok = (__mmask8)(on ? (lin_ok & ~on) | (on & ~hit) : lin_ok);
-        int64_t tot[4];
-        _mm256_storeu_si256((__m256i *)(void *)tot, total);
-        for (int l = 0; l < m; l++)
-            if (on >> l & 1) lv[l].c->p[kk[l]].jn = (fix16_t)tot[l];
-    }
-    int64_t o[4][3][4], sum[4], mo[4];
-    for (int d = 0; d < 3; d++) {
-        _mm256_storeu_si256((__m256i *)(void *)o[0][d], va[d]);
-        _mm256_storeu_si256((__m256i *)(void *)o[1][d], wa[d]);
-        _mm256_storeu_si256((__m256i *)(void *)o[2][d], vb[d]);
-        _mm256_storeu_si256((__m256i *)(void *)o[3][d], wb[d]);
-    }
-    _mm256_storeu_si256((__m256i *)(void *)sum, jn_sum);
-    _mm256_storeu_si256((__m256i *)(void *)mo, most);
-    for (int l = 0; l < m; l++) {
-        qp_contact *c = lv[l].c;
-        const qp_contact_rows *r = lv[l].r;
-        int move = lv[l].move;
-        if (move & QP_MOVE_A) {
-            pva[l]->x = (fix16_t)o[0][0][l], pva[l]->y = (fix16_t)o[0][1][l], pva[l]->z = (fix16_t)o[0][2][l];
-            pwa[l]->x = (fix16_t)o[1][0][l], pwa[l]->y = (fix16_t)o[1][1][l], pwa[l]->z = (fix16_t)o[1][2][l];
-        }
-        if (move & QP_MOVE_B) {
-            pvb[l]->x = (fix16_t)o[2][0][l], pvb[l]->y = (fix16_t)o[2][1][l], pvb[l]->z = (fix16_t)o[2][2][l];
-            pwb[l]->x = (fix16_t)o[3][0][l], pwb[l]->y = (fix16_t)o[3][1][l], pwb[l]->z = (fix16_t)o[3][2][l];
-        }
-        if (limit >> l & 1) impulse_limit(w, c);
-        uint32_t mst = (uint32_t)mo[l];
-        qp_vel_ref v = { pva[l], pwa[l], pvb[l], pwb[l] };
-        qp_friction f = { c->jt1, c->jt2, c->jtw };
-        qp_friction f0 = f;
-        bool sliding = qp__friction(w, c, r, &v, qp__sat32(sum[l]), &f, move, false, true, true);
-        set_sliding(c, sliding);
-        const uint32_t df[3] = { qp__change_of(f.t1, f0.t1), qp__change_of(f.t2, f0.t2), qp__change_of(f.tw, f0.tw) };
-        for (int d = 0; d < 3; d++) mst = df[d] > mst ? df[d] : mst;
-        c->jt1 = f.t1;
-        c->jt2 = f.t2;
-        c->jtw = f.tw;
-        if (q->visit != 0) {
-            bool quiet = mst <= QP_QUIET_UNITS && (steady >> l & 1);
-            qp__passes(w)->quiet_at[c - w->contacts] = quiet ? q->visit << 1 | (uint32_t)sliding : 0;
-            if (!quiet) qp__quiet_moved_sides(w, c, move, q->visit);
-            quiet_next(q);
-        }
-        out[l] = mst > QP_SETTLED_UNITS;
-    }
-}
-
-/* Can contact c's visit go in a lane: the common case of solve_contact. */
-static bool lane_fits(qp_world *w, const qp_contact *c, int move)
-{
-    const qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
-    return w->def.accumulate_impulses && !qp__body_drives(a) && !qp__body_drives(b) && move &&
-           !(c->flags & QP_CONTACT_SLEEPING) && w->rows[c - w->contacts].shift == 0;
-}
-#endif
-
 /* Islands (bodies joined by contacts between two dynamic bodies, or by joints) settle
  * one by one: an island whose sweep settled is not visited by the sweeps left. Islands
  * share no moving body, so each one's sweeps are those it would have alone in the world,
@@ -452,73 +265,14 @@ static bool islands_sweep_end(qp_world *w)
     return any;
 }
 
-#ifdef RAIN3_BATCH
-#ifndef RAIN3_BAD
-#define RAIN3_BAD 0
-#endif
-#include "contact_graph.h"
-/* Prototype: the sweep list regrouped, level by level, into batches of up to four contacts
- * that share no dynamic body; each body's contacts keep their order. */
-void qp__batch_order(qp_world *w, qp_sweep_item *sweep, int n, int joined);
-void qp__batch_order(qp_world *w, qp_sweep_item *sweep, int n, int joined)
-{
-    int last_joined = 0;   /* the joints' island answers its contacts through its trees: one body */
-    const bool mark = joined >= 0;   /* the contact pass: batch numbers in .move */
-    if (joined < 0) joined = 0;
-    static qp_sweep_item tmp[65536];
-    static uint16_t batch[65536];
-    static uint8_t fill[65536];
-    static uint32_t start[65537];
-    uint16_t *last = w->queue;   /* each body's last batch + 1 */
-    for (int o = 0; o < n; o++) last[w->contacts[sweep[o].contact].a] = last[w->contacts[sweep[o].contact].b] = 0;
-    int base = 0, top = 0, level = -1;
-    for (int o = 0; o < n; o++) {
-        const qp_contact *c = &w->contacts[sweep[o].contact];
-        int l = qp__contact_level(w, c);
-        if (l != level) { level = l; base = top; }
-        int da = qp__body_dynamic(&w->bodies[c->a]) ? c->a : 0, db = qp__body_dynamic(&w->bodies[c->b]) ? c->b : 0;
-        int b = base;
-        if (da && last[da] > b && !(RAIN3_BAD && !joined)) b = last[da];
-        (void)mark;
-        if (db && last[db] > b) b = last[db];
-        const bool j = joined && sweep[o].group == joined;
-        if (j && last_joined > b) b = last_joined;
-        while (b < top && fill[b] == 4) b++;
-        if (b == top) fill[top++] = 0;
-        fill[b]++;
-        batch[o] = (uint16_t)b;
-        if (da) last[da] = (uint16_t)(b + 1);
-        if (db) last[db] = (uint16_t)(b + 1);
-        if (j) last_joined = b + 1;
-    }
-#ifdef RAIN3_PROBE
-    {
-        extern unsigned long rp_bh[2][5];
-        extern int rp_which;
-        for (int b = 0; b < top; b++) rp_bh[rp_which][fill[b]] += fill[b];
-    }
-#endif
-    for (int b = 0; b <= top; b++) start[b] = 0;
-    for (int o = 0; o < n; o++) start[batch[o] + 1]++;
-    for (int b = 1; b <= top; b++) start[b] += start[b - 1];
-    for (int o = 0; o < n; o++) {
-        tmp[start[batch[o]]] = sweep[o];
-        if (mark) tmp[start[batch[o]]].move = batch[o];
-        start[batch[o]]++;
-    }
-    for (int o = 0; o < n; o++) sweep[o] = tmp[o];
-}
-#endif
-
 /* The contacts the sweeps visit: awake, with a side that moves, in contact-graph order;
  * returns how many. The default layout lists them with their islands once a pass
  * (passes.sweep, scratch.h) and drops a settled island's after each sweep, since a resting pile's
  * sweeps would walk every contact of the world to visit a few (rain512 at rest: ten sweeps
  * over 951 contacts for 3 230 visits). Low-RAM, which has no room for the list, walks every
  * contact and skips the others (the same visits). */
-static int sweep_start(qp_world *w, int joined)
+static int sweep_start(qp_world *w)
 {
-    (void)joined;
     qp_sweep_item *sweep = qp__sweep_list(w);
     if (!sweep) return w->contact_count;
     int n = 0;
@@ -528,12 +282,6 @@ static int sweep_start(qp_world *w, int joined)
         sweep[n].contact = w->order[o];
         sweep[n++].group = (uint16_t)island_of(w, c);
     }
-#ifdef RAIN3_BATCH
-#ifdef RAIN3_PROBE
-    { extern int rp_which; rp_which = 0; }
-#endif
-    qp__batch_order(w, sweep, n, joined);
-#endif
     return n;
 }
 
@@ -578,7 +326,7 @@ void qp__solve_contacts(qp_world *w)
     qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
     qp__rows_memo_start(&scratch);
     int joined = islands_start(w);
-    int n = sweep_start(w, joined);
+    int n = sweep_start(w);
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -595,51 +343,7 @@ void qp__solve_contacts(qp_world *w)
             if (qp__solve_joints(w, !up)) w->bodies[joined].state |= ISLAND_LOOSE;
             quiet_joints(w, &q);
         }
-#if defined(RAIN3_BATCH) && defined(__x86_64__)
-        const bool lanes_on = qp__sweep_list(w) && __builtin_cpu_supports("avx512vl");
-#else
-        const bool lanes_on = false;
-#endif
         for (int o = 0; o < n; o++) {
-#if defined(RAIN3_BATCH) && defined(__x86_64__)
-            if (lanes_on) {
-                const qp_sweep_item *sw = qp__sweep_list(w);
-                int at = up ? o : n - 1 - o, got = 0;
-                lane_visit lv[4];
-                int isl[4];
-                const uint16_t bid = sw[at].move;
-                int e_end = o;
-                for (; e_end < n && e_end < o + 4; e_end++) {
-                    int at2 = up ? e_end : n - 1 - e_end;
-                    if (sw[at2].move != bid) break;
-                    int island;
-                    qp_contact *c = sweep_item(w, at2, &island);
-                    if (w->bodies[island].state & ISLAND_SETTLED) continue;
-                    int move = qp__movable(w, c);
-                    if (island != joined && lane_fits(w, c, move)) {
-                        if (quiet_skip(w, c, &q)) continue;
-                        lv[got].c = c, lv[got].r = &w->rows[c - w->contacts], lv[got].move = move;
-                        isl[got++] = island;
-                        continue;
-                    }
-#ifdef RAIN3_PROBE
-                    { extern unsigned long rp_scalar; rp_scalar++; }
-#endif
-                    if (!solve_contact(w, c, push, rest, !up, &q, &scratch)) continue;
-                    w->bodies[island].state |= ISLAND_LOOSE;
-                    if (island == joined) answer_joints(w, c, &q);
-                }
-                if (got) {
-                    bool res[4];
-                    solve_lanes(w, lv, got, push, rest, !up, &q, res);
-                    for (int l = 0; l < got; l++)
-                        if (res[l]) w->bodies[isl[l]].state |= ISLAND_LOOSE;
-                }
-                o = e_end - 1;
-                continue;
-            }
-#endif
-            (void)lanes_on;
             int island;
             qp_contact *c = sweep_item(w, up ? o : n - 1 - o, &island);
             if (w->bodies[island].state & ISLAND_SETTLED) continue;
@@ -661,16 +365,3 @@ void qp__solve_contacts(qp_world *w)
     }
     islands_end(w);
 }
-
-#ifdef RAIN3_PROBE
-#include <stdio.h>
-unsigned long rp_bh[2][5];
-unsigned long rp_calls, rp_lanes, rp_steps, rp_on, rp_scalar;
-int rp_which;
-__attribute__((destructor)) static void rp_dump4(void)
-{
-    fprintf(stderr, "lanes: calls %lu lanes %lu point steps %lu lane points %lu scalar visits %lu\n", rp_calls, rp_lanes, rp_steps, rp_on, rp_scalar);
-    for (int p = 0; p < 2; p++)
-        fprintf(stderr, "%s: contacts in batches of 1..4: %lu %lu %lu %lu\n", p ? "shock" : "contact", rp_bh[p][1], rp_bh[p][2], rp_bh[p][3], rp_bh[p][4]);
-}
-#endif
