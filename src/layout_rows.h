@@ -37,13 +37,20 @@ static QP__ALWAYS_INLINE int qp__prefetch_ahead(const qp_world *w)
                                                                                                    : 0;
 }
 
-/* Contact i's record and rows asked of the cache, every line of them. */
+/* Contact i's record asked of the cache, every line of it (a walk that reads no rows)... */
+static QP__ALWAYS_INLINE void qp__contact_record_prefetch(const qp_world *w, int i)
+{
+    const char *c = (const char *)&w->contacts[i];
+    for (unsigned k = 0; k < sizeof(qp_contact); k += 64) QP__PREFETCH(c + k);
+    QP__PREFETCH(c + sizeof(qp_contact) - 1);
+}
+
+/* ...and with its rows, every line of them (a visit). */
 static QP__ALWAYS_INLINE void qp__contact_prefetch(const qp_world *w, int i)
 {
 #if QP_LAYOUT_KEEPS_DERIVED
-    const char *c = (const char *)&w->contacts[i], *r = (const char *)&w->rows[i];
-    for (unsigned k = 0; k < sizeof(qp_contact); k += 64) QP__PREFETCH(c + k);
-    QP__PREFETCH(c + sizeof(qp_contact) - 1);
+    const char *r = (const char *)&w->rows[i];
+    qp__contact_record_prefetch(w, i);
     for (unsigned k = 0; k < sizeof(qp_contact_rows); k += 64) QP__PREFETCH(r + k);
     QP__PREFETCH(r + sizeof(qp_contact_rows) - 1);
 #else

@@ -252,7 +252,7 @@ void qp__penetration(qp_world *w)
     int n = 0;
     const int ahead = qp__prefetch_ahead(w);
     for (int o = 0; w->def.penetration_iterations > 0 && o < w->contact_count; o++) {
-        if (ahead && o + ahead < w->contact_count) qp__contact_prefetch(w, w->order[o + ahead]);
+        if (ahead && o + ahead < w->contact_count) qp__contact_record_prefetch(w, w->order[o + ahead]);
         qp_split_visit s;
         if (plan_visit(w, &w->contacts[w->order[o]], &s)) qp__split(w)->visit[n++] = w->order[o];
     }
