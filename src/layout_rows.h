@@ -21,11 +21,12 @@ static inline const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, 
     return &w->rows[c - w->contacts];
 }
 #endif
-/* The velocity passes' sweeps visit contacts in contact-graph order, which jumps through the
- * pool in steps a hardware prefetcher does not follow. Where the contacts and their rows
- * outgrow a core's cache (the 8 256-cube wall's are 17 MB, streamed from the last level at
- * every sweep), the first read of a visit's rows waited on memory: a sweep asks for the
- * contact QP__PREFETCH_AHEAD visits on (qp__contact_prefetch). Fewer contacts than
+/* The sweeps of the collision, contact, shock and penetration passes visit contacts in
+ * contact-graph order, which jumps through the pool in steps a hardware prefetcher does not
+ * follow. Where the contacts and their rows outgrow a core's cache (the 8 256-cube wall's are
+ * 17 MB, read from the last level at every sweep), the first read of a visit's rows would wait
+ * on memory: a sweep asks for the contact QP__PREFETCH_AHEAD visits on (qp__contact_prefetch),
+ * docs/benchmarks.md "Scaling". Fewer contacts than
  * QP__PREFETCH_CONTACTS (1.4 MB of them and their rows) stay in a core's cache, and the hints
  * would only add instructions. qp__prefetch_ahead: how far ahead a pass asks, 0 for not at all
  * (low-RAM keeps no rows; a Cortex-M has no data cache). */
