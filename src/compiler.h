@@ -43,4 +43,15 @@
 #define QP__BRANCH_FREE 1
 #endif
 
+/* QP__PREFETCH(p): ask for the cache line at p ahead of its use (QP__PREFETCH_ON), on hosts,
+ * where a big world's contacts and rows come from the last level of cache; nothing on a
+ * Cortex-M, which has no data cache to fill. A hint: it changes no result. */
+#if defined(__GNUC__) && !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+#define QP__PREFETCH_ON 1
+#define QP__PREFETCH(p) __builtin_prefetch((p))
+#else
+#define QP__PREFETCH_ON 0
+#define QP__PREFETCH(p) ((void)(p))
+#endif
+
 #endif

@@ -21,6 +21,44 @@ static inline const qp_contact_rows *qp__rows(qp_world *w, const qp_contact *c, 
     return &w->rows[c - w->contacts];
 }
 #endif
+/* The sweeps of the collision, contact, shock and penetration passes visit contacts in
+ * contact-graph order, which jumps through the pool in steps a hardware prefetcher does not
+ * follow. Where the contacts and their rows outgrow a core's cache (the 8 256-cube wall's are
+ * 17 MB, read from the last level at every sweep), the first read of a visit's rows would wait
+ * on memory: a sweep asks for the contact QP__PREFETCH_AHEAD visits on (qp__contact_prefetch),
+ * docs/benchmarks.md "Scaling". Fewer contacts than
+ * QP__PREFETCH_CONTACTS (1.4 MB of them and their rows) stay in a core's cache, and the hints
+ * would only add instructions. qp__prefetch_ahead: how far ahead a pass asks, 0 for not at all
+ * (low-RAM keeps no rows; a Cortex-M has no data cache). */
+#define QP__PREFETCH_AHEAD 6
+#define QP__PREFETCH_CONTACTS 2048
+static QP__ALWAYS_INLINE int qp__prefetch_ahead(const qp_world *w)
+{
+    return QP__PREFETCH_ON && QP_LAYOUT_KEEPS_DERIVED && w->contact_count >= QP__PREFETCH_CONTACTS ? QP__PREFETCH_AHEAD
+                                                                                                   : 0;
+}
+
+/* Contact i's record asked of the cache, every line of it (a walk that reads no rows)... */
+static QP__ALWAYS_INLINE void qp__contact_record_prefetch(const qp_world *w, int i)
+{
+    const char *c = (const char *)&w->contacts[i];
+    for (unsigned k = 0; k < sizeof(qp_contact); k += 64) QP__PREFETCH(c + k);
+    QP__PREFETCH(c + sizeof(qp_contact) - 1);
+}
+
+/* ...and with its rows, every line of them (a visit). */
+static QP__ALWAYS_INLINE void qp__contact_prefetch(const qp_world *w, int i)
+{
+#if QP_LAYOUT_KEEPS_DERIVED
+    const char *r = (const char *)&w->rows[i];
+    qp__contact_record_prefetch(w, i);
+    for (unsigned k = 0; k < sizeof(qp_contact_rows); k += 64) QP__PREFETCH(r + k);
+    QP__PREFETCH(r + sizeof(qp_contact_rows) - 1);
+#else
+    (void)w, (void)i;
+#endif
+}
+
 /* The same, for a visit that reads only the rows in need, with the sides in move
  * (low-RAM builds only those: the angular responses of the other sides are zero, and
  * the effective masses mn, mt are for the sides in move; a pass that pins a side reads

@@ -250,7 +250,9 @@ void qp__penetration(qp_world *w)
      * which 157 have work). Not even listed without sweeps: finding a contact's sides can
      * flag its bodies (qp__deep_sides), which no sweep did then. */
     int n = 0;
+    const int ahead = qp__prefetch_ahead(w);
     for (int o = 0; w->def.penetration_iterations > 0 && o < w->contact_count; o++) {
+        if (ahead && o + ahead < w->contact_count) qp__contact_record_prefetch(w, w->order[o + ahead]);
         qp_split_visit s;
         if (plan_visit(w, &w->contacts[w->order[o]], &s)) qp__split(w)->visit[n++] = w->order[o];
     }
@@ -260,7 +262,10 @@ void qp__penetration(qp_world *w)
         bool any = qp__drift_joints(w);
         split_quiet_joints(w, &q);
         QP__COUNT(pen_sweeps, 1);
-        for (int o = 0; o < n; o++) any |= split_visit(w, &q, o, &w->contacts[qp__split(w)->visit[o]]);
+        for (int o = 0; o < n; o++) {
+            if (ahead && o + ahead < n) qp__contact_prefetch(w, qp__split(w)->visit[o + ahead]);
+            any |= split_visit(w, &q, o, &w->contacts[qp__split(w)->visit[o]]);
+        }
         if (!any) break;  /* nothing moved: the next sweep would not either */
     }
     for (int o = 0; o < n; o++) yield_anchors(w, &w->contacts[qp__split(w)->visit[o]]);

@@ -623,6 +623,7 @@ void qp__shock(qp_world *w)
     uint32_t visit = qp__quiet_start(w);
     shock_rows kept;   /* low-RAM: the last visits' rows, for the visits to come (QP_ROWS_MEMO) */
     shock_rows_start(&kept);
+    const int ahead = qp__prefetch_ahead(w);   /* with a sweep list (the default layout) only */
     int start = 0;
     while (start < w->contact_count) {
         int n;
@@ -642,6 +643,8 @@ void qp__shock(qp_world *w)
                 bool reverse = (it & 1) != 0;
                 int move, part;
                 qp_contact *c = level_item(w, start, reverse ? n - 1 - o : o, whole, &move, &part);
+                if (ahead && o + ahead < n)
+                    qp__contact_prefetch(w, qp__sweep_list(w)[reverse ? n - 1 - o - ahead : o + ahead].contact);
                 if (part && !whole) part = part_open(w, part, it);
                 if (!part) continue;
                 loose = true;

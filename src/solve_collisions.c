@@ -170,6 +170,7 @@ void qp__solve_collisions(qp_world *w)
      * their velocities (qp__quiet_skip): a resting pile, jittering with sleep off, keeps
      * a few points colliding somewhere, and every sweep visited all of its manifolds. */
     uint32_t visit = qp__quiet_start(w);
+    const int ahead = qp__prefetch_ahead(w);
     for (int it = 0; it < w->def.collision_iterations; it++) {
         bool any = false;
         if (qp__collide_joints(w)) {
@@ -179,6 +180,7 @@ void qp__solve_collisions(qp_world *w)
         QP__COUNT(collide_sweeps, 1);
         for (int o = 0; o < w->contact_count; o++) {
             qp_contact *c = &w->contacts[w->order[o]];
+            if (ahead && o + ahead < w->contact_count) qp__contact_prefetch(w, w->order[o + ahead]);
             int move = qp__movable(w, c);
             if ((c->flags & QP_CONTACT_SLEEPING) || !move || qp__quiet_skip(w, c, visit)) continue;
             bool changed = collide_manifold(w, c, move);

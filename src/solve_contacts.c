@@ -327,6 +327,7 @@ void qp__solve_contacts(qp_world *w)
     qp__rows_memo_start(&scratch);
     int joined = islands_start(w);
     int n = sweep_start(w);
+    const int ahead = qp__prefetch_ahead(w);   /* with a sweep list (the default layout) only */
     for (int it = 0; it < iters; it++) {
         fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
@@ -346,6 +347,8 @@ void qp__solve_contacts(qp_world *w)
         for (int o = 0; o < n; o++) {
             int island;
             qp_contact *c = sweep_item(w, up ? o : n - 1 - o, &island);
+            if (ahead && o + ahead < n)
+                qp__contact_prefetch(w, qp__sweep_list(w)[up ? o + ahead : n - 1 - o - ahead].contact);
             if (w->bodies[island].state & ISLAND_SETTLED) continue;
             if (!solve_contact(w, c, push, rest, !up, &q, &scratch)) continue;
             w->bodies[island].state |= ISLAND_LOOSE;
