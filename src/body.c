@@ -538,8 +538,10 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         b->mass = mp.mass;
         b->inv_mass = mp.inv_mass;
         qp__body_set_inv_inertia_local(b, &mp.inv_inertia);
+        /* Spawned: overlaps it begins in come apart (overlap.c); created asleep, its contacts
+         * are found in its first step as sleeping records (broad_phase.c, narrow_phase.c). */
+        b->state |= QP_STATE_PLACED;
         if (def->asleep) b->state |= QP_STATE_ASLEEP;
-        else b->state |= QP_STATE_PLACED;   /* spawned: overlaps it begins in come apart (overlap.c) */
     } else if (def->type == QP_BODY_KINEMATIC) {
         b->v = def->linear_velocity;    /* infinite mass: mass, inv_mass, inverse inertia stay 0 */
         b->w = def->angular_velocity;

@@ -44,6 +44,16 @@ static inline bool qp__body_dynamic(const qp_body_state *b)
            (QP_STATE_USED | QP_STATE_DYNAMIC);
 }
 
+/* A sleeper created asleep whose contacts are yet to be found: placed since its last step.
+ * The broad phase pairs it with the sleepers and static bodies it overlaps, and the narrow
+ * phase records those contacts asleep, as if it had fallen asleep there: without them, the
+ * body an arrival wakes had no resting contact to collide and solve. */
+static inline bool qp__body_unrecorded(const qp_body_state *b)
+{
+    return (b->state & (QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_PLACED)) ==
+           (QP_STATE_USED | QP_STATE_DYNAMIC | QP_STATE_ASLEEP | QP_STATE_PLACED);
+}
+
 /* A body is still (QP_STATE_STILL, integrate.c) when neither its velocity nor its spin, split
  * impulse included, is above this many units a second on any axis: 8 units, 1.2e-4 m/s
  * (rad/s), 2 millionths of a metre a step at 60 Hz. Most cubes of a resting pile are, every

@@ -4,7 +4,8 @@
  * sap_order keeps every shape sorted by the low x of its box between steps,
  * so insertion sort is nearly linear on coherent scenes. The sweep emits the
  * pairs whose boxes overlap and of which at least one body moves (no
- * static-static, no sleeping-sleeping pairs; a moving kinematic body pairs with
+ * static-static, no sleeping-sleeping pairs but those of a body created asleep, in its first
+ * step; a moving kinematic body pairs with
  * the dynamic bodies it may carry, never with static or kinematic ones). Pairs are then sorted by an
  * integer key (body a, body b, shape slots), so their order never depends on
  * the sweep. Shape filters (world.h, qp_shape_filter) drop a pair before it is made.
@@ -228,14 +229,15 @@ static void sort_order(qp_world *w)
 typedef struct {
     qp_aabb box;
     uint16_t body;
-    bool moves, dynamic, drives;
+    bool moves, dynamic, drives, unrecorded;
 } sweep_shape;
 
 static QP__ALWAYS_INLINE sweep_shape sweep_shape_of(const qp_world *w, uint16_t s)
 {
     const qp_shape_slot *sa = &w->shapes[s];
     const qp_body_state *ba = &w->bodies[sa->body];
-    const sweep_shape a = { sa->aabb, sa->body, qp__body_moves(ba), qp__body_dynamic(ba), qp__body_drives(ba) };
+    const sweep_shape a = { sa->aabb, sa->body, qp__body_moves(ba), qp__body_dynamic(ba), qp__body_drives(ba),
+                            qp__body_unrecorded(ba) };
     return a;
 }
 
@@ -246,9 +248,11 @@ static QP__ALWAYS_INLINE int pair_up(qp_world *w, uint16_t sa, const sweep_shape
     const qp_shape_slot *b = &w->shapes[sb];
     if (a->body == b->body) return n;
     /* Something moves (an awake body, or a kinematic one driving a body that can be
-     * pushed); never two bodies that cannot be pushed. */
+     * pushed), or a sleeper created asleep has its contacts found (body.h); never two
+     * bodies that cannot be pushed. */
     const qp_body_state *bb = &w->bodies[b->body];
-    if (!a->moves && !qp__body_moves(bb) && !((a->drives && qp__body_dynamic(bb)) || (a->dynamic && qp__body_drives(bb))))
+    if (!a->moves && !qp__body_moves(bb) && !((a->drives && qp__body_dynamic(bb)) || (a->dynamic && qp__body_drives(bb))) &&
+        !a->unrecorded && !qp__body_unrecorded(bb))
         return n;
     if (!qp__shapes_pair(&w->shapes[sa], b)) return n;
     if (qp__joined(w, a->body, b->body)) return n;   /* joined bodies do not collide */

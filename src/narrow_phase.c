@@ -314,11 +314,17 @@ static void set_anchors(const qp_world *w, qp_contact *c, const qp_contact_cache
     c->anchor_b = v3_below(c->cb, ARM_POINT) ? rot_point_t(at->rot.rb, c->cb, true) : qp_rot3_tmul_v3(at->rot.rb, c->cb);
 }
 
-static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
+/* Neither body moves nor drives and one of them sleeps: their contact sleeps. */
+static bool bodies_sleep(const qp_world *w, int ia, int ib)
 {
-    const qp_body_state *a = &w->bodies[k->a], *b = &w->bodies[k->b];
+    const qp_body_state *a = &w->bodies[ia], *b = &w->bodies[ib];
     return qp__body_held(a) && qp__body_held(b) &&
            ((a->state | b->state) & QP_STATE_ASLEEP) && (a->state & QP_STATE_USED) && (b->state & QP_STATE_USED);
+}
+
+static bool pair_sleeps(const qp_world *w, const qp_contact_cache *k)
+{
+    return bodies_sleep(w, k->a, k->b);
 }
 
 static void lose_contact(qp_world *w, int a, int b)
@@ -750,6 +756,10 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
     /* For sleep, a new contact is a change when something lands on something
      * (neighbours that merely touch, or a gap within the margin, are not). */
     if ((c->flags & QP_CONTACT_NEW) && -vn_min > w->def.wake_velocity) c->flags |= QP_CONTACT_CHANGED;
+    /* A pair of bodies that do not move, one asleep, is a body created asleep having its
+     * contacts found (qp__body_unrecorded): recorded asleep, as the sleep stage marks those
+     * of a body that falls asleep, and not solved. */
+    if (bodies_sleep(w, a, b)) c->flags |= QP_CONTACT_SLEEPING;
 }
 
 /* What a contact passes on to its successor. Only the points below count are

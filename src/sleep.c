@@ -22,7 +22,8 @@
  * bodies that are apart and push on nothing joins none); a joint to a static body
  * counts as resting on it, and a wake walks every joint of a woken body. An island sleeps when every body in
  * it may and it rests on something static. Sleepers keep zero velocity, are
- * neither integrated nor solved, and their pairs are not collided.
+ * neither integrated nor solved, and their pairs are not collided (but those of a body created
+ * asleep, once: its contacts are recorded asleep in its first step, narrow_phase.c).
  *
  * Wake: a user call, an awake body arriving fast (narrow_phase.c), a sleeper
  * pushed faster than wake_velocity by the passes, removal of a body it

@@ -7,7 +7,8 @@
  * column rocked for ever sleeps, so do a tall wall that swayed for ever, a pile whose cube
  * rocked on two edges, a tall wall that leaned over and towers whose column rocked on the edge
  * of a cube; a tall tower left standing sleeps in place; a cube landing edge-first and a
- * sleeping pair struck through its top cube stay out of the ground. */
+ * sleeping pair struck through its top cube, put to sleep by steps or created asleep, stay
+ * out of the ground. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -295,6 +296,37 @@ static void test_sleeping_pair_struck_stays_out(void **state)
     }
 }
 
+/* Two cubes created asleep one on the other (`asleep` in the scene: never stepped awake),
+ * struck from above through the top one at 15 and 20 m/s, the striking cube arriving in the
+ * first step or 11-15 steps later. Created asleep, they had no contact records: the walk had
+ * none of their resting contacts to collide when the arrival woke them, and the bottom cube
+ * went 9.6 cm into the ground. A body created asleep has its contacts found in its first
+ * step, as sleeping records, as if it had fallen asleep there. */
+static void test_pair_created_asleep_struck_stays_out(void **state)
+{
+    (void)state;
+    const double speeds[2] = { 15, 20 }, heights[2] = { 2.6, 6.2 };
+    for (int i = 0; i < 4; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "plane friction 0.5\n"
+                 "box half 0.5 0.5 0.5 pos 0 0.5 0 mass 1 friction 0.5 asleep\n"
+                 "box half 0.5 0.5 0.5 pos 0 1.5 0 mass 1 friction 0.5 asleep\n"
+                 "box half 0.5 0.5 0.5 pos 0.2 %.2f 0 vel 0 %.0f 0 mass 1 friction 0.5\n",
+                 heights[i & 1], -speeds[i >> 1]);
+        qp_scene_error err;
+        assert_int_equal(qp_scene_load(&world, text, strlen(text), 0, &err), QP_OK);
+        double deepest = -1;
+        for (int s = 1; s <= 300; s++) {
+            qp_world_step(&world);
+            for (int k = 1; k <= 3; k++) deepest = fmax(deepest, corner_depth(qp_scene_body(&world, k)));
+        }
+        printf("[impacts] pair created asleep struck at %.0f m/s from %.1f m: deepest corner %.1f cm\n",
+               speeds[i >> 1], heights[i & 1], 100 * deepest);
+        assert_true(deepest <= 0.02);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_untouched_tower_stands),
         cmocka_unit_test(test_cube_landing_on_an_edge_stays_out),
         cmocka_unit_test(test_sleeping_pair_struck_stays_out),
+        cmocka_unit_test(test_pair_created_asleep_struck_stays_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
