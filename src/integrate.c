@@ -55,14 +55,25 @@ void qp__apply_forces(qp_world *w)
     }
 }
 
+static bool same_quat(qp_quat a, qp_quat b)
+{
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+
 /* Move body i by v and omega for dt. Past the bounds it freezes: kept, flagged, never
  * moved again (true then). */
 static bool advance(qp_world *w, int i, qp_vec3 v, qp_vec3 omega, fix16_t dt)
 {
     qp_body_state *b = &w->bodies[i];
     b->x = qp__v3_mad(b->x, v, dt);
-    b->q = qp_quat_integrate(b->q, omega, dt);
-    qp__body_sync(b);
+    /* Its rotation matrix and world inverse inertia are q's (every call that sets q or the
+     * inertia syncs them): they stay while q does. Without spin q is often its own
+     * normalisation, and comes back as it was. */
+    if (!qp__quat_stays(b->q, omega)) {
+        const qp_quat q = b->q;
+        b->q = qp_quat_integrate(q, omega, dt);
+        if ((omega.x | omega.y | omega.z) != 0 || !same_quat(b->q, q)) qp__body_sync(b);
+    }
     if (qp__v3_max_abs(b->x) <= w->def.bounds) return false;
     b->state |= QP_STATE_FROZEN;
     b->flags |= QP_FLAG_OUT_OF_BOUNDS;

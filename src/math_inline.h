@@ -252,4 +252,17 @@ static inline qp_vec3 qp__rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
     return qp_v3(o[0], o[1], o[2]);
 }
 
+/* True when qp_quat_integrate(q, w, dt) is q itself for any dt: no spin (w = 0) and q of
+ * exactly unit length (|q|^2 = 2^60: the identity, the axes' half and quarter turns, a box
+ * at rest on its face). Then the step adds nothing and qp_quat_normalize returns q: |q|^2
+ * shifted once is 2^62, whose root 2^31 is exact, and each component times 2^31 divides by
+ * it exactly. The four squares are at most 2^62 each: their sum wraps only past 2^64 - 1,
+ * never onto 2^60. A body's rotation, its matrix and its world inverse inertia then stay. */
+static inline bool qp__quat_stays(qp_quat q, qp_vec3 w)
+{
+    return (w.x | w.y | w.z) == 0 && (uint64_t)((int64_t)q.w * q.w) + (uint64_t)((int64_t)q.x * q.x) +
+                                             (uint64_t)((int64_t)q.y * q.y) + (uint64_t)((int64_t)q.z * q.z) ==
+                                         (uint64_t)1 << 60;
+}
+
 #endif

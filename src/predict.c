@@ -44,13 +44,19 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
     return core;
 }
 
+static bool same_quat(qp_quat a, qp_quat b)
+{
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+
 /* Body i's shape boxes at its predicted pose. The default layout keeps the pose's
  * rotation for the narrow phase (pred.r: one conversion per body, not one per pair);
  * low-RAM converts again where it needs it. */
-static void predicted_aabbs(qp_world *w, int i)
+static QP__ALWAYS_INLINE void predicted_aabbs(qp_world *w, int i, bool stays)
 {
     qp_rot3 scratch, *r = qp__predicted_rot_at(w, i, &scratch);
-    *r = qp_quat_to_rot3(qp__pred(w)->q[i]);
+    if (QP_LAYOUT_KEEPS_DERIVED && stays) qp__predicted_rot_unmoved(w, i, &w->bodies[i]);   /* q is the body's */
+    else *r = qp_quat_to_rot3(qp__pred(w)->q[i]);
     qp__body_update_aabbs(w, i, &qp__pred(w)->x[i], r);
 }
 
@@ -64,7 +70,7 @@ void qp__predict(qp_world *w)
         if (qp__body_drives(b)) {   /* kinematic: its own velocities, nothing else */
             qp__pred(w)->x[i] = qp__v3_mad(b->x, b->v, dt);
             qp__pred(w)->q[i] = qp_quat_integrate(b->q, b->w, dt);
-            predicted_aabbs(w, i);
+            predicted_aabbs(w, i, false);
             continue;
         }
         if (!qp__body_moves(b)) {
@@ -82,8 +88,11 @@ void qp__predict(qp_world *w)
         qp_vec3 v, omega;
         qp__predicted_velocity(w, b, &v, &omega);
         qp__pred(w)->x[i] = qp__v3_mad(b->x, v, dt);
-        qp__pred(w)->q[i] = qp_quat_integrate(b->q, omega, dt);
-        predicted_aabbs(w, i);
+        bool stays = qp__quat_stays(b->q, omega);
+        qp__pred(w)->q[i] = stays ? b->q : qp_quat_integrate(b->q, omega, dt);
+        /* Without spin q is often its own normalisation (qp_quat_integrate gives it back). */
+        if (!stays && (omega.x | omega.y | omega.z) == 0) stays = same_quat(qp__pred(w)->q[i], b->q);
+        predicted_aabbs(w, i, stays);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
          * meet what lies between its poses (swept contacts, narrow_phase.c). */

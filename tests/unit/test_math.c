@@ -1138,6 +1138,68 @@ static void test_quat_integrate_step(void **state)
     report(&st);
 }
 
+/* An integer quaternion of |q|^2 = 2^60 exactly: a product of 60 random ones of |q|^2 = 2
+ * (two components +-1 at random places), whose lengths multiply exactly. */
+static qp_quat rng_exact_unit_quat(void)
+{
+    int64_t q[4] = { 1, 0, 0, 0 };
+    for (int i = 0; i < 60; i++) {
+        int64_t f[4] = { 0, 0, 0, 0 };
+        int a = (int)(rng_u32() % 4), b = (a + 1 + (int)(rng_u32() % 3)) % 4;
+        f[a] = (rng_u32() & 1) ? 1 : -1;
+        f[b] = (rng_u32() & 1) ? 1 : -1;
+        const int64_t r[4] = { q[0] * f[0] - q[1] * f[1] - q[2] * f[2] - q[3] * f[3],
+                               q[0] * f[1] + q[1] * f[0] + q[2] * f[3] - q[3] * f[2],
+                               q[0] * f[2] - q[1] * f[3] + q[2] * f[0] + q[3] * f[1],
+                               q[0] * f[3] + q[1] * f[2] - q[2] * f[1] + q[3] * f[0] };
+        for (int k = 0; k < 4; k++) q[k] = r[k];
+    }
+    qp_quat out = { (int32_t)q[0], (int32_t)q[1], (int32_t)q[2], (int32_t)q[3] };
+    return out;
+}
+
+static bool quat_eq(qp_quat a, qp_quat b)
+{
+    return a.w == b.w && a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+static void test_quat_integrate_no_turn(void **state)
+{
+    (void)state;
+    /* A step without a turn (w dt is 0 in Q32: w = 0 or dt = 0) is qp_quat_normalize(q), bit
+     * for bit; where qp__quat_stays says so (no spin, q of exactly unit length), that is q
+     * itself at every dt: the engine then keeps q and what it derived from it. */
+    rng_seed(77);
+    const fix16_t dts[3] = { QP_FRAC(1, 60), QP_FRAC(1, 10), 0 };
+    const qp_vec3 spin = qp_v3(1, 0, 0);
+    int exact = 0;
+    for (int i = 0; i < N_RANDOM; i++) {
+        qp_quat q = (i & 1) ? rng_exact_unit_quat() : rng_unit_quat();
+        int64_t n2 = (int64_t)q.w * q.w + (int64_t)q.x * q.x + (int64_t)q.y * q.y + (int64_t)q.z * q.z;
+        if (i & 1) assert_true(n2 == ((int64_t)1 << 60));
+        exact += n2 == ((int64_t)1 << 60);
+        assert_true(qp__quat_stays(q, qp_v3_zero()) == (n2 == ((int64_t)1 << 60)));
+        assert_false(qp__quat_stays(q, spin));
+        qp_quat n;
+        assert_true(qp_quat_normalize(q, &n));
+        assert_true(quat_eq(qp_quat_integrate(q, qp_v3(QP_INT(1000), 0, -QP_INT(1000)), 0), n));
+        for (int k = 0; k < 3; k++) {
+            qp_quat r = qp_quat_integrate(q, qp_v3_zero(), dts[k]);
+            assert_true(quat_eq(r, n));
+            if (qp__quat_stays(q, qp_v3_zero())) assert_true(quat_eq(r, q));
+        }
+    }
+    assert_true(exact >= N_RANDOM / 2);
+    /* The identity and the axes' half and quarter turns stay. */
+    const int32_t h = (int32_t)1 << 29, one = QP_Q30_ONE;
+    const qp_quat axes[6] = { { one, 0, 0, 0 }, { 0, one, 0, 0 }, { 0, 0, -one, 0 }, { 0, 0, 0, one },
+                              { h, h, -h, h },  { -h, -h, h, -h } };
+    for (int i = 0; i < 6; i++) {
+        assert_true(qp__quat_stays(axes[i], qp_v3_zero()));
+        assert_true(quat_eq(qp_quat_integrate(axes[i], qp_v3_zero(), QP_FRAC(1, 60)), axes[i]));
+    }
+}
+
 static void test_quat_to_rot3(void **state)
 {
     (void)state;
@@ -1547,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_quat_from_axis_angle),
         cmocka_unit_test(test_quat_integrate_spin),
         cmocka_unit_test(test_quat_integrate_step),
+        cmocka_unit_test(test_quat_integrate_no_turn),
         cmocka_unit_test(test_quat_to_rot3),
         cmocka_unit_test(test_quat_rotate),
         cmocka_unit_test(test_rot3),
