@@ -55,11 +55,6 @@ void qp__apply_forces(qp_world *w)
     }
 }
 
-static bool same_quat(qp_quat a, qp_quat b)
-{
-    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
-}
-
 /* Move body i by v and omega for dt. Past the bounds it freezes: kept, flagged, never
  * moved again (true then). */
 static bool advance(qp_world *w, int i, qp_vec3 v, qp_vec3 omega, fix16_t dt)
@@ -72,7 +67,7 @@ static bool advance(qp_world *w, int i, qp_vec3 v, qp_vec3 omega, fix16_t dt)
     if (!qp__quat_stays(b->q, omega)) {
         const qp_quat q = b->q;
         b->q = qp_quat_integrate(q, omega, dt);
-        if ((omega.x | omega.y | omega.z) != 0 || !same_quat(b->q, q)) qp__body_sync(b);
+        if ((omega.x | omega.y | omega.z) != 0 || !qp__same_quat(b->q, q)) qp__body_sync(b);
     }
     if (qp__v3_max_abs(b->x) <= w->def.bounds) return false;
     b->state |= QP_STATE_FROZEN;

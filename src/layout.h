@@ -16,6 +16,7 @@
 #include "compiler.h"
 #include "joint.h"
 #include "scratch.h"
+#include "math_inline.h"
 
 /* 1 where the world keeps the data derived from the state (the default), 0 in low-RAM. */
 #define QP_LAYOUT_KEEPS_DERIVED (!QP_CFG_LOW_RAM)
@@ -450,11 +451,6 @@ static inline void qp__pair_rotations_start(qp_pair_rotations *p)
 }
 
 #if !QP_LAYOUT_KEEPS_DERIVED
-static inline bool qp__same_quat(qp_quat a, qp_quat b)
-{
-    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
-}
-
 static inline void qp__pair_rotations_make(qp_pair_rotations *p, qp_quat qa, qp_quat qb)
 {
     const qp_quat q[2] = { qa, qb };

@@ -252,6 +252,12 @@ static inline qp_vec3 qp__rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
     return qp_v3(o[0], o[1], o[2]);
 }
 
+/* a and b bit for bit the same. */
+static inline bool qp__same_quat(qp_quat a, qp_quat b)
+{
+    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+
 /* True when qp_quat_integrate(q, w, dt) is q itself for any dt: no spin (w = 0) and q of
  * exactly unit length (|q|^2 = 2^60: the identity, the axes' half and quarter turns, a box
  * at rest on its face). Then the step adds nothing and qp_quat_normalize returns q: |q|^2

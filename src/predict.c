@@ -44,11 +44,6 @@ static fix16_t body_core(const qp_world *w, const qp_body_state *b)
     return core;
 }
 
-static bool same_quat(qp_quat a, qp_quat b)
-{
-    return ((a.w ^ b.w) | (a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
-}
-
 /* Body i's shape boxes at its predicted pose. The default layout keeps the pose's
  * rotation for the narrow phase (pred.r: one conversion per body, not one per pair);
  * low-RAM converts again where it needs it. */
@@ -91,7 +86,7 @@ void qp__predict(qp_world *w)
         bool stays = qp__quat_stays(b->q, omega);
         qp__pred(w)->q[i] = stays ? b->q : qp_quat_integrate(b->q, omega, dt);
         /* Without spin q is often its own normalisation (qp_quat_integrate gives it back). */
-        if (!stays && (omega.x | omega.y | omega.z) == 0) stays = same_quat(qp__pred(w)->q[i], b->q);
+        if (!stays && (omega.x | omega.y | omega.z) == 0) stays = qp__same_quat(qp__pred(w)->q[i], b->q);
         predicted_aabbs(w, i, stays);
         /* A body that moves more than a quarter of its thinnest shape this
          * step is seen along its whole sweep, so that the narrow phase can
