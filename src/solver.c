@@ -160,22 +160,18 @@ static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
 }
 
 /* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
- * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
- * only (the 64-bit one is a library call on the Cortex-M, and this runs for every row of
- * every contact each step, in low-RAM at every visit). With 2^32 = a d + b (0 <= b < d),
- * (2^32 + floor(d/2)) / d = a + (b + floor(d/2)) / d, whose second term is 0 or 1 since
- * b + d/2 < 3d/2; b + d/2 < 2^32 as d < 2^31. */
+ * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with one 32-bit division
+ * (the 64-bit one is a library call on the Cortex-M, and this runs for every row of every
+ * contact each step, in low-RAM at every visit). With floor(d/2) + ceil(d/2) = d,
+ * floor((2^32 + floor(d/2)) / d) = floor((2^32 - ceil(d/2)) / d) + 1, whose numerator
+ * fits 32 bits; the sum fits too for d >= 2 (d = 1 saturates). Checked against the
+ * two-step form for every k up to 2^31 + 4. */
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
     uint32_t d = k > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)k;
-    uint64_t a = 0xFFFFFFFFu / d;
-    uint32_t b = 0xFFFFFFFFu % d + 1u;  /* 2^32 - a d, in 1..d */
-    if (b == d) {
-        a++;
-        b = 0;
-    }
-    a += b + (d >> 1) >= d;   /* the second term, without a second division */
+    if (d < 2) return INT32_MAX;
+    uint32_t a = (0u - (d - (d >> 1))) / d + 1u;
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
