@@ -836,11 +836,13 @@ static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, c
     }
     c->ab = v3_sub(at->xa, at->xb);
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
+    bool arms_small = true;   /* set_centroid's sums in 32 bits, as add_contact finds it */
     for (int k = 0; k < c->count; k++) {
         c->p[k].depth = old->depth[k];
         rb[k] = v3_add(c->p[k].ra, c->ab);
+        arms_small = arms_small && v3_below(c->p[k].ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM);
     }
-    set_centroid(c, rb, false);
+    set_centroid(c, rb, arms_small);
     set_anchors(w, c, old, at);
 }
 

@@ -27,12 +27,25 @@
 #define QP__ROWS_INLINE QP__ALWAYS_INLINE
 #endif
 
+/* v / 2^n rounded as qp__r16 and qp__r30 round it, without their clamp where the caller
+ * knows the result is within int32 (small: small_rows, below): the same number. */
+static QP__ALWAYS_INLINE fix16_t round_in(int64_t v, int n, bool small)
+{
+    return small ? (fix16_t)qp__round_shift(v, n) : qp__sat32(qp__round_shift(v, n));
+}
+
 /* a x u, u a Q2.30 unit vector: Q16.16. */
+static inline qp_vec3 cross30_in(qp_vec3 a, qp_vec3 u, bool small)
+{
+    qp_vec3 r = { round_in((int64_t)a.y * u.z - (int64_t)a.z * u.y, 30, small),
+                  round_in((int64_t)a.z * u.x - (int64_t)a.x * u.z, 30, small),
+                  round_in((int64_t)a.x * u.y - (int64_t)a.y * u.x, 30, small) };
+    return r;
+}
+
 static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
 {
-    qp_vec3 r = { qp__r30((int64_t)a.y * u.z - (int64_t)a.z * u.y), qp__r30((int64_t)a.z * u.x - (int64_t)a.x * u.z),
-                  qp__r30((int64_t)a.x * u.y - (int64_t)a.y * u.x) };
-    return r;
+    return cross30_in(a, u, false);
 }
 
 /* cross30 for a u along a coordinate axis (axis: axis_of(u), nonzero): every product
@@ -94,11 +107,11 @@ static QP__ROWS_INLINE row_dir row_dir_of(qp_vec3 u, bool axes)
     return d;
 }
 
-static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d)
+static QP__ROWS_INLINE qp_vec3 cross30_dir(qp_vec3 a, const row_dir *d, bool small)
 {
     if (d->axis) return cross30_axis(a, d->axis);
     if (QP_LAYOUT_BUILDS_ROWS && d->neg) return cross30_neg(a, d->u, d->nu);
-    return cross30(a, d->u);
+    return cross30_in(a, d->u, small);
 }
 
 /* qp__arm_b's sum ra + ab, by qp__add_sat: the same saturated components as qp__v3_add's
@@ -126,48 +139,70 @@ static inline bool diagonal(const qp_mat3 *m)
     return (m->m[0][1] | m->m[0][2] | m->m[1][0] | m->m[1][2] | m->m[2][0] | m->m[2][1]) == 0;
 }
 
-static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
+static QP__ROWS_INLINE qp_vec3 inv_i_any_in(const qp_mat3 *m, qp_vec3 v, bool diag, bool small)
 {
-    if (!diag) return inv_i(m, v);
-    qp_vec3 r = { qp__r16((int64_t)m->m[0][0] * v.x), qp__r16((int64_t)m->m[1][1] * v.y),
-                  qp__r16((int64_t)m->m[2][2] * v.z) };
+    const fix16_t(*e)[3] = m->m;
+    if (!diag && !small) return inv_i(m, v);
+    if (!diag) {
+        qp_vec3 r = { round_in((int64_t)e[0][0] * v.x + (int64_t)e[0][1] * v.y + (int64_t)e[0][2] * v.z, 16, true),
+                      round_in((int64_t)e[1][0] * v.x + (int64_t)e[1][1] * v.y + (int64_t)e[1][2] * v.z, 16, true),
+                      round_in((int64_t)e[2][0] * v.x + (int64_t)e[2][1] * v.y + (int64_t)e[2][2] * v.z, 16, true) };
+        return r;
+    }
+    qp_vec3 r = { round_in((int64_t)e[0][0] * v.x, 16, small), round_in((int64_t)e[1][1] * v.y, 16, small),
+                  round_in((int64_t)e[2][2] * v.z, 16, small) };
     return r;
 }
 
+static QP__ROWS_INLINE qp_vec3 inv_i_any(const qp_mat3 *m, qp_vec3 v, bool diag)
+{
+    return inv_i_any_in(m, v, diag, false);
+}
+
 /* 1 / k in Q16.16 (an effective mass from an inverse one), 0 for k <= 0: the same
- * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with 32-bit divisions
- * only (the 64-bit one is a library call on the Cortex-M, and this runs for every row of
- * every contact each step, in low-RAM at every visit). With 2^32 = a d + b (0 <= b < d),
- * (2^32 + floor(d/2)) / d = a + (b + floor(d/2)) / d, whose second term is 0 or 1 since
- * b + d/2 < 3d/2; b + d/2 < 2^32 as d < 2^31. */
+ * number as qp_div(QP_ONE, sat(k)), round((2^32) / d) half up, with one 32-bit division
+ * (the 64-bit one is a library call on the Cortex-M, and this runs for every row of every
+ * contact each step, in low-RAM at every visit). With floor(d/2) + ceil(d/2) = d,
+ * floor((2^32 + floor(d/2)) / d) = floor((2^32 - ceil(d/2)) / d) + 1, whose numerator
+ * fits 32 bits; the sum fits too for d >= 2 (d = 1 saturates). Checked against the
+ * two-step form for every k up to 2^31 + 4. */
 static fix16_t inverse_of(int64_t k)
 {
     if (k <= 0) return 0;
     uint32_t d = k > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)k;
-    uint64_t a = 0xFFFFFFFFu / d;
-    uint32_t b = 0xFFFFFFFFu % d + 1u;  /* 2^32 - a d, in 1..d */
-    if (b == d) {
-        a++;
-        b = 0;
-    }
-    a += b + (d >> 1) >= d;   /* the second term, without a second division */
+    if (d < 2) return INT32_MAX;
+    uint32_t a = (0u - (d - (d >> 1))) / d + 1u;
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
 /* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
  * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
+static QP__ROWS_INLINE int64_t point_term_in(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
+                                             int side, bool small)
+{
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + round_in(qp__dot16_raw(r->pt[k].rna, r->resp[k].ia), 16, small)
+                     : (int64_t)w->bodies[c->b].inv_mass + round_in(qp__dot16_raw(r->pt[k].rnb, r->resp[k].ib), 16, small);
+}
+
 static QP__ROWS_INLINE int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                                           int side)
 {
-    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + qp__r16(qp__dot16_raw(r->pt[k].rna, r->resp[k].ia))
-                     : (int64_t)w->bodies[c->b].inv_mass + qp__r16(qp__dot16_raw(r->pt[k].rnb, r->resp[k].ib));
+    return point_term_in(w, c, r, k, side, false);
+}
+
+static QP__ROWS_INLINE int64_t row_term_in(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d,
+                                           int side, bool small)
+{
+    bool linear = d < 2;
+    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) +
+                           round_in(qp__dot16_raw(r->fa[d], r->ia_f[d]), 16, small)
+                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) +
+                           round_in(qp__dot16_raw(r->fb[d], r->ib_f[d]), 16, small);
 }
 
 static QP__ROWS_INLINE int64_t row_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int d, int side)
 {
-    bool linear = d < 2;
-    return side == 0 ? (int64_t)(linear ? w->bodies[c->a].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fa[d], r->ia_f[d]))
-                     : (int64_t)(linear ? w->bodies[c->b].inv_mass : 0) + qp__r16(qp__dot16_raw(r->fb[d], r->ib_f[d]));
+    return row_term_in(w, c, r, d, side, false);
 }
 
 /* 2^shift / k in Q16.16 for k > 0 (an effective mass in the contact's impulse unit),
@@ -553,10 +588,10 @@ static void keep_inv_inertia(qp_world *w)
 #if QP_LAYOUT_BUILDS_ROWS   /* how often it runs: inline as the kernels, or one copy */
 #define QP__FILL_INLINE QP__ROWS_INLINE   /* into one copy per kind of build (fill_kept, below) */
 #else
-#define QP__FILL_INLINE                   /* once per contact and step: one copy */
+#define QP__FILL_INLINE QP__ALWAYS_INLINE /* once per contact and step: one copy for small rows, one for any */
 #endif
 static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
-                      int64_t (*terms)[2], qp_rows_memo *memo)
+                      int64_t (*terms)[2], qp_rows_memo *memo, bool small)
 {
     const qp_body_state *ba = &w->bodies[c->a], *bb = &w->bodies[c->b];
     const qp_vec3 zero = { 0, 0, 0 };
@@ -581,15 +616,15 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     for (int k = 0; k < c->count; k++) {
         if (!(need & QP_ROWS_POINT(k))) continue;
         if (!(need & QP_ROWS_ARMS_HELD)) {
-            r->pt[k].rna = cross30_dir(c->p[k].ra, &n);
-            r->pt[k].rnb = cross30_dir(arm_b(c->p[k].ra, c->ab), &n);
+            r->pt[k].rna = cross30_dir(c->p[k].ra, &n, small);
+            r->pt[k].rnb = cross30_dir(arm_b(c->p[k].ra, c->ab), &n, small);
         }
         if (!lazy) {
-            r->resp[k].ia = ma ? inv_i_any(&a, r->pt[k].rna, da) : zero;
-            r->resp[k].ib = mb ? inv_i_any(&b, r->pt[k].rnb, db) : zero;
+            r->resp[k].ia = ma ? inv_i_any_in(&a, r->pt[k].rna, da, small) : zero;
+            r->resp[k].ib = mb ? inv_i_any_in(&b, r->pt[k].rnb, db, small) : zero;
         }
         if (masses && terms) {
-            for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term(w, c, r, k, s) : 0;
+            for (int s = 0; s < 2; s++) terms[k][s] = (move & (1 << s)) ? point_term_in(w, c, r, k, s, small) : 0;
             r->pt[k].mn = mass_of(terms[k], move, r->shift);
         } else if (masses) {
             r->pt[k].mn = point_mass(w, c, r, k, move);
@@ -622,24 +657,25 @@ static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp
     const qp_vec3 dir[2] = { r->t1, r->t2 };
     for (int d = 0; d < 2; d++) {
         const row_dir t = row_dir_of(dir[d], n.axis != 0);   /* tangents along axes only for a normal along one */
-        r->fa[d] = cross30_dir(c->ca, &t);
-        r->fb[d] = cross30_dir(c->cb, &t);
+        r->fa[d] = cross30_dir(c->ca, &t, small);
+        r->fb[d] = cross30_dir(c->cb, &t, small);
     }
     /* twist: an angular row along n, its length the twist radius (m), so that its impulse is
      * the force at that radius (N s): a 4 cm cube of 1 kg turning on the floor had a twist
      * mass (its inertia, 2.7e-4 kg m^2) of 17 units, whose impulses changed its spin in
      * steps of 0.056 rad/s, and a slower spin was never stopped. At its 2.8 cm radius the
      * row's mass is 0.34 kg. Products of n (Q2.30) and the radius rounded once. */
-    r->fa[2] = r->fb[2] = qp_v3(qp__r30((int64_t)c->n.x * c->twist_radius), qp__r30((int64_t)c->n.y * c->twist_radius),
-                                qp__r30((int64_t)c->n.z * c->twist_radius));
+    r->fa[2] = r->fb[2] = qp_v3(round_in((int64_t)c->n.x * c->twist_radius, 30, small),
+                                round_in((int64_t)c->n.y * c->twist_radius, 30, small),
+                                round_in((int64_t)c->n.z * c->twist_radius, 30, small));
     for (int d = 0; d < rows; d++) {
         if (!lazy) {
-            r->ia_f[d] = ma ? inv_i_any(&a, r->fa[d], da) : zero;
-            r->ib_f[d] = mb ? inv_i_any(&b, r->fb[d], db) : zero;
+            r->ia_f[d] = ma ? inv_i_any_in(&a, r->fa[d], da, small) : zero;
+            r->ib_f[d] = mb ? inv_i_any_in(&b, r->fb[d], db, small) : zero;
         }
         if (masses && terms) {
             int64_t *t = terms[QP_MAX_MANIFOLD_POINTS + d];
-            for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term(w, c, r, d, s) : 0;
+            for (int s = 0; s < 2; s++) t[s] = (move & (1 << s)) ? row_term_in(w, c, r, d, s, small) : 0;
             r->mt[d] = mass_of(t, move, r->shift);
         } else if (masses) {
             r->mt[d] = row_mass(w, c, r, d, move);
@@ -665,12 +701,49 @@ void qp__keep_masses(qp_world *w, qp_contact *c, const qp_contact_rows *r)
  * shock pass's pinned sides, the anchors' drift and the gaps); low-RAM keeps none, and the
  * passes build them at their visits (qp__rows_for), of the kind and parts they need. */
 #if QP_LAYOUT_KEEPS_DERIVED
+/* Where no rounding of fill_part can saturate (small rows, built without the clamps): the
+ * points' arms from a, a's centre less b's, the centroid's arms and the twist radius below
+ * 2^17 (2 m: every arm from b below 2^18), and every inverse inertia entry of each side in
+ * move below 2^19 (8 kg^-1 m^-2; a unit cube of 1 kg: 6). For any int32 direction u, a
+ * cross product's component is then below 2 2^18 2^31 / 2^30 = 2^20, a response's below
+ * 3 2^19 2^20 / 2^16 = 3 2^23, and a row's share of an inverse mass below
+ * 3 2^20 3 2^23 / 2^16 < 2^31. Each bound is a power of two, so that a value v is within
+ * [-lim, lim) when v + lim has no bit at or above lim 2: one OR of them all is tested. */
+#define SMALL_ARM     ((uint32_t)1 << 17)
+#define SMALL_INERTIA ((uint32_t)1 << 19)
+
+static inline uint32_t arm_bits(qp_vec3 v)
+{
+    return ((uint32_t)v.x + SMALL_ARM) | ((uint32_t)v.y + SMALL_ARM) | ((uint32_t)v.z + SMALL_ARM);
+}
+
+static inline uint32_t inertia_bits(const qp_world *w, int i)
+{
+    const qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
+    uint32_t bits = 0;
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) bits |= (uint32_t)m.m[r][k] + SMALL_INERTIA;
+    return bits;
+}
+
+static bool small_rows(const qp_world *w, const qp_contact *c, int move)
+{
+    uint32_t arms = arm_bits(c->ab) | arm_bits(c->ca) | arm_bits(c->cb) | ((uint32_t)c->twist_radius + SMALL_ARM);
+    for (int k = 0; k < c->count; k++) arms |= arm_bits(c->p[k].ra);
+    if (arms >= 2 * SMALL_ARM) return false;
+    uint32_t inertia = ((move & QP_MOVE_A) ? inertia_bits(w, c->a) : 0) | ((move & QP_MOVE_B) ? inertia_bits(w, c->b) : 0);
+    return inertia < 2 * SMALL_INERTIA;
+}
+
 static void fill_rows(const qp_world *w, const qp_contact *c, qp_contact_rows *r, qp_rows_memo *memo)
 {
     int move = qp__movable(w, c);
     /* Each side's share of every row's inverse mass, found once for both sets of masses. */
     int64_t terms[QP_MAX_MANIFOLD_POINTS + 3][2];
-    fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo);
+    if (small_rows(w, c, move))
+        fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo, true);
+    else
+        fill_part(w, c, r, QP_ROWS_ALL | QP_ROWS_RESTITUTION, move, terms, memo, false);
     /* The shock pass pins the lower body; its masses are the same at every sweep of
      * every level (levels are set before this), so they are found once here. */
     int pin = qp__shock_movable(w, c);
@@ -750,15 +823,15 @@ fix16_t qp__point_mass_lazy(const qp_world *w, const qp_contact *c, const qp_con
  * pass's, lazy; every other, with responses and masses). */
 static QP__NOINLINE void fill_kept(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
 {
-    fill_part(w, c, r, need | QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+    fill_part(w, c, r, need | QP_ROWS_MASSES_KEPT, move, NULL, NULL, false);
 }
 static QP__NOINLINE void fill_lazy(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
 {
-    fill_part(w, c, r, (need | QP_ROWS_LAZY) & ~(unsigned)QP_ROWS_MASSES_KEPT, move, NULL, NULL);
+    fill_part(w, c, r, (need | QP_ROWS_LAZY) & ~(unsigned)QP_ROWS_MASSES_KEPT, move, NULL, NULL, false);
 }
 static QP__NOINLINE void fill_full(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move)
 {
-    fill_part(w, c, r, need & ~(unsigned)(QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY), move, NULL, NULL);
+    fill_part(w, c, r, need & ~(unsigned)(QP_ROWS_MASSES_KEPT | QP_ROWS_LAZY), move, NULL, NULL, false);
 }
 
 /* The default layout's qp__rows and qp__rows_for are inline (solver.h). */
