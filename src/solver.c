@@ -21,7 +21,7 @@
  * M4 paid more for the calls than they save), except on the Cortex-M0 (the micro:bit),
  * whose eight low registers spill so much that the inlined builder's frame doubled
  * (608 -> 1 336 bytes, on the deepest stack path). */
-#if defined(__ARM_ARCH_6M__)
+#if defined(__ARM_ARCH_6M__) || !defined(__OPTIMIZE__)   /* -O0 keeps each inlined copy's locals apart */
 #define QP__ROWS_INLINE inline
 #else
 #define QP__ROWS_INLINE QP__ALWAYS_INLINE
@@ -29,7 +29,7 @@
 
 /* v / 2^n rounded as qp__r16 and qp__r30 round it, without their clamp where the caller
  * knows the result is within int32 (small: small_rows, below): the same number. */
-static QP__ALWAYS_INLINE fix16_t round_in(int64_t v, int n, bool small)
+static QP__ROWS_INLINE fix16_t round_in(int64_t v, int n, bool small)
 {
     return small ? (fix16_t)qp__round_shift(v, n) : qp__sat32(qp__round_shift(v, n));
 }
@@ -587,8 +587,10 @@ static void keep_inv_inertia(qp_world *w)
  * for those sides (unless lazy, below). */
 #if QP_LAYOUT_BUILDS_ROWS   /* how often it runs: inline as the kernels, or one copy */
 #define QP__FILL_INLINE QP__ROWS_INLINE   /* into one copy per kind of build (fill_kept, below) */
-#else
+#elif defined(__OPTIMIZE__)
 #define QP__FILL_INLINE QP__ALWAYS_INLINE /* once per contact and step: one copy for small rows, one for any */
+#else
+#define QP__FILL_INLINE                   /* -O0 keeps two inlined copies' locals apart: one call */
 #endif
 static QP__FILL_INLINE void fill_part(const qp_world *w, const qp_contact *c, qp_contact_rows *r, unsigned need, int move,
                       int64_t (*terms)[2], qp_rows_memo *memo, bool small)
