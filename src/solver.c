@@ -123,13 +123,18 @@ static inline qp_vec3 arm_b(qp_vec3 ra, qp_vec3 ab)
 
 /* Inverse inertia (world) times a vector. Forced inline as the row builders are: low-RAM
  * builds rows at every visit, and GCC left it out of line there (a call per response). */
-static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+static QP__ROWS_INLINE qp_vec3 inv_i_in(const qp_mat3 *inv_inertia, qp_vec3 v, bool small)
 {
     const fix16_t(*m)[3] = inv_inertia->m;
-    qp_vec3 r = { qp__r16((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z),
-                  qp__r16((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z),
-                  qp__r16((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z) };
+    qp_vec3 r = { round_in((int64_t)m[0][0] * v.x + (int64_t)m[0][1] * v.y + (int64_t)m[0][2] * v.z, 16, small),
+                  round_in((int64_t)m[1][0] * v.x + (int64_t)m[1][1] * v.y + (int64_t)m[1][2] * v.z, 16, small),
+                  round_in((int64_t)m[2][0] * v.x + (int64_t)m[2][1] * v.y + (int64_t)m[2][2] * v.z, 16, small) };
     return r;
+}
+
+static QP__ROWS_INLINE qp_vec3 inv_i(const qp_mat3 *inv_inertia, qp_vec3 v)
+{
+    return inv_i_in(inv_inertia, v, false);
 }
 
 /* inv_i for a diagonal inverse inertia (a cube's or a sphere's, unrotated or turned by
@@ -142,13 +147,7 @@ static inline bool diagonal(const qp_mat3 *m)
 static QP__ROWS_INLINE qp_vec3 inv_i_any_in(const qp_mat3 *m, qp_vec3 v, bool diag, bool small)
 {
     const fix16_t(*e)[3] = m->m;
-    if (!diag && !small) return inv_i(m, v);
-    if (!diag) {
-        qp_vec3 r = { round_in((int64_t)e[0][0] * v.x + (int64_t)e[0][1] * v.y + (int64_t)e[0][2] * v.z, 16, true),
-                      round_in((int64_t)e[1][0] * v.x + (int64_t)e[1][1] * v.y + (int64_t)e[1][2] * v.z, 16, true),
-                      round_in((int64_t)e[2][0] * v.x + (int64_t)e[2][1] * v.y + (int64_t)e[2][2] * v.z, 16, true) };
-        return r;
-    }
+    if (!diag) return inv_i_in(m, v, small);
     qp_vec3 r = { round_in((int64_t)e[0][0] * v.x, 16, small), round_in((int64_t)e[1][1] * v.y, 16, small),
                   round_in((int64_t)e[2][2] * v.z, 16, small) };
     return r;
