@@ -497,13 +497,13 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         *err = compute_mass(def, &mp);
         if (*err != QP_OK) return qp_null_body();
     }
-    /* Free slots, lowest index first (deterministic). */
+    /* Free slots, lowest index first (deterministic), from where every lower one is used. */
     int index = 0;
-    for (int i = 1; i <= qp__cap_bodies(w); i++)
+    for (int i = w->body_free > 1 ? w->body_free : 1; i <= qp__cap_bodies(w); i++)
         if (!(w->bodies[i].state & QP_STATE_USED)) { index = i; break; }
     int shape_idx[QP_CFG_MAX_BODY_SHAPES] = { 0 };
     int found = 0;
-    for (int s = 0; s < qp__cap_shapes(w) && found < def->shape_count; s++)
+    for (int s = w->shape_free; s < qp__cap_shapes(w) && found < def->shape_count; s++)
         if (w->shapes[s].body == 0) shape_idx[found++] = s;
     int hull_idx[QP_CFG_MAX_BODY_SHAPES];
     for (int i = 0; i < QP_CFG_MAX_BODY_SHAPES; i++) hull_idx[i] = -1;   /* hull_entries sets the body's */
@@ -514,6 +514,8 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
         return qp_null_body();
     }
 
+    w->body_free = index + 1;
+    if (found > 0) w->shape_free = shape_idx[found - 1] + 1;
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
     unsigned char *p = (unsigned char *)b;
@@ -636,7 +638,9 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
 #endif
         unsigned char *p = (unsigned char *)slot;
         for (unsigned k = 0; k < sizeof *slot; k++) p[k] = 0;
+        if (b->shapes[i] < w->shape_free) w->shape_free = b->shapes[i];
     }
+    if (index < w->body_free) w->body_free = index;
     uint16_t gen = b->generation;
     unsigned char *p = (unsigned char *)b;
     for (unsigned i = 0; i < sizeof *b; i++) p[i] = 0;

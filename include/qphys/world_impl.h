@@ -392,6 +392,9 @@ struct qp_world {
     qp_world_caps caps;           /* the pools' capacities */
 #endif
     int body_high;                /* highest used body index */
+    /* Every body slot below body_free and shape slot below shape_free is used: where the
+     * search for the lowest free slot starts (0 after a clear: from the first). */
+    int body_free, shape_free;
     QP__POOL(qp_body_state, bodies, QP_CFG_MAX_BODIES + 1);   /* [0] unused: index 0 is null */
     QP__POOL(qp_shape_slot, shapes, QP_CFG_MAX_SHAPES);
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */

@@ -106,12 +106,82 @@ static void test_full_pools_reported(void **state)
     assert_int_equal(qp_world_hash(&world), h1);
 }
 
+/* Freed slots are taken again lowest first, bodies and shapes alike, and a world restored
+ * from a snapshot takes the same ones: the ids and shapes of what a lockstep peer creates
+ * after a join equal the host's. */
+static qp_world restored;
+static unsigned char slots_snap[QP_SNAPSHOT_MAX_SIZE];
+
+static qp_body_id add_pair_body(qp_world *w, double x)
+{
+    qp_body_def d = qp_default_body_def();
+    d.shape_count = 2;
+    assert_int_equal(qp_make_box(qp_v3(f16(0.5), f16(0.5), f16(0.5)), &d.shapes[0]), QP_OK);
+    assert_int_equal(qp_make_sphere(f16(0.5), &d.shapes[1]), QP_OK);
+    d.shapes[1].offset = qp_v3(0, f16(1), 0);
+    d.position = qp_v3(f16(x), f16(1), 0);
+    qp_result r;
+    qp_body_id id = qp_create_body(w, &d, &r);
+    assert_int_equal(r, QP_OK);
+    return id;
+}
+
+static void test_free_slots_lowest_first(void **state)
+{
+    (void)state;
+    init_world();
+    add_ground();
+    qp_body_id ids[8];
+    for (int i = 0; i < 8; i++) ids[i] = i % 2 ? add_pair_body(&world, 3.0 * i) : add_box(3.0 * i, 0.5, 0, 0.5, true);
+    int low_shape = world.bodies[ids[1].index].shapes[0];
+    assert_int_equal(qp_destroy_body(&world, ids[5]), QP_OK);
+    assert_int_equal(qp_destroy_body(&world, ids[1]), QP_OK);   /* two shapes, the lowest freed */
+    assert_int_equal(qp_destroy_body(&world, ids[6]), QP_OK);
+    unsigned long n = qp_world_snapshot(&world, slots_snap, sizeof slots_snap);
+    assert_true(n > 0);
+    assert_int_equal(qp_world_restore(&restored, slots_snap, n), QP_OK);
+
+    qp_world *both[2] = { &world, &restored };
+    qp_body_id made[2][4];
+    for (int k = 0; k < 2; k++) {
+        qp_world *w = both[k];
+        qp_result r;
+        qp_body_def d = qp_default_body_def();
+        d.shape_count = 1;
+        assert_int_equal(qp_make_box(qp_v3(f16(0.5), f16(0.5), f16(0.5)), &d.shapes[0]), QP_OK);
+        d.position = qp_v3(f16(40), f16(0.5), 0);
+        made[k][0] = qp_create_body(w, &d, &r);
+        assert_int_equal(r, QP_OK);
+        made[k][1] = add_pair_body(w, 45);
+        made[k][2] = add_pair_body(w, 50);
+        made[k][3] = add_pair_body(w, 55);
+    }
+    /* The lowest free body slots (ids[1], ids[5], ids[6]), then past the highest. */
+    assert_int_equal(made[0][0].index, ids[1].index);
+    assert_int_equal(made[0][1].index, ids[5].index);
+    assert_int_equal(made[0][2].index, ids[6].index);
+    assert_int_equal(made[0][3].index, ids[7].index + 1);
+    assert_int_equal(world.bodies[made[0][0].index].shapes[0], low_shape);   /* the lowest free shape */
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(made[1][i].index, made[0][i].index);
+        assert_int_equal(made[1][i].generation, made[0][i].generation);
+        const qp_body_state *a = &world.bodies[made[0][i].index], *b = &restored.bodies[made[1][i].index];
+        for (int s = 0; s < a->shape_count; s++) assert_int_equal(b->shapes[s], a->shapes[s]);
+    }
+    for (int s = 0; s < 30; s++) {
+        qp_world_step(&world);
+        qp_world_step(&restored);
+    }
+    assert_int_equal(qp_world_hash(&restored), qp_world_hash(&world));
+}
+
 int main(void)
 {
     rng_state = 777u;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_raycast_nearest),
         cmocka_unit_test(test_full_pools_reported),
+        cmocka_unit_test(test_free_slots_lowest_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
