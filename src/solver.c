@@ -718,12 +718,14 @@ static inline uint32_t arm_bits(qp_vec3 v)
     return ((uint32_t)v.x + SMALL_ARM) | ((uint32_t)v.y + SMALL_ARM) | ((uint32_t)v.z + SMALL_ARM);
 }
 
+/* The six entries above and on the diagonal: a world inverse inertia is exactly symmetric
+ * (qp_mat3_rotate averages its two triangles). */
 static inline uint32_t inertia_bits(const qp_world *w, int i)
 {
     const qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
     uint32_t bits = 0;
     for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) bits |= (uint32_t)m.m[r][k] + SMALL_INERTIA;
+        for (int k = r; k < 3; k++) bits |= (uint32_t)m.m[r][k] + SMALL_INERTIA;
     return bits;
 }
 
