@@ -92,8 +92,9 @@ static uint32_t root_near(uint64_t s, uint32_t r)
 /* Centroid arms and twist radius of a manifold's points (rb[k]: qp__arm_b(c, k)), those past
  * the margin left out (qp__point_gap: they come last, and never all). With every arm below
  * 2^22 in magnitude (small: 64 m), the sums and differences fit 32 bits, where a Cortex-M
- * forms them in one instruction each: the same numbers. */
-static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
+ * forms them in one instruction each: the same numbers. A radius above 0 is these points'
+ * own, found before (a kept manifold's: keep_manifold), and taken as it is. */
+static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small, fix16_t radius)
 {
     int n = c->count;
     while (n > 1 && qp__point_gap(&c->p[n - 1])) n--;
@@ -113,6 +114,10 @@ static void set_centroid(qp_contact *c, const qp_vec3 *rb, bool small)
         }
         c->ca = qp_v3((fix16_t)qp__div64(sa[0], n), (fix16_t)qp__div64(sa[1], n), (fix16_t)qp__div64(sa[2], n));
         c->cb = qp_v3((fix16_t)qp__div64(sb[0], n), (fix16_t)qp__div64(sb[1], n), (fix16_t)qp__div64(sb[2], n));
+    }
+    if (radius > 0) {
+        c->twist_radius = radius;
+        return;
     }
     int64_t r = 0;
     uint32_t root = 0;
@@ -742,7 +747,7 @@ static QP__NOINLINE void add_contact(qp_world *w, int *n, qp_old_walk *walk, con
         if (vn < vn_min) vn_min = vn;
     }
     const fix16_t patch = c->count == 1 && round_side ? point_patch(w, c, round_side) : -1;
-    set_centroid(c, rb, arms_small);
+    set_centroid(c, rb, arms_small, 0);
     if (patch >= 0) c->twist_radius = patch;
     set_anchors(w, c, old, at);
     if (old) {
@@ -784,6 +789,9 @@ static void remember(const qp_contact *c, qp_contact_cache *k)
     k->jt1 = c->jt1;
     k->jt2 = c->jt2;
     k->jtw = c->jtw;
+#if !QP_CFG_LOW_RAM
+    k->twist_radius = c->twist_radius;
+#endif
 }
 
 
@@ -818,9 +826,39 @@ static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const
            flat_shape(w, old->b, old->sb);
 }
 
+/* What a kept manifold's contact takes from its old record k: contact_from_cache's fields
+ * and the depths, the count of steps kept raised by one, and zeros for the rest but ab, the
+ * centroid, the twist radius and the anchors, which keep_manifold writes next (every byte
+ * written, as add_contact does it: a memset of the whole record cost more than the zeros). */
+static void kept_from_cache(qp_contact *c, const qp_contact_cache *k)
+{
+    c->a = k->a;
+    c->b = k->b;
+    c->sa = k->sa;
+    c->sb = k->sb;
+    c->count = k->count;
+    c->flags = (uint8_t)((k->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
+    c->n = k->n;
+    c->jt1 = k->jt1;
+    c->jt2 = k->jt2;
+    c->jtw = k->jtw;
+    c->st1 = c->st2 = c->stw = 0;
+    c->jc = 0;
+    for (int j = 0; j < k->count; j++) {
+        c->p[j].ra = k->ra[j];
+        c->p[j].depth = k->depth[j];
+        c->p[j].id = k->id[j];
+        c->p[j].jn = k->jn[j];
+        c->p[j].jp = 0;
+    }
+    if (k->count < QP_MAX_MANIFOLD_POINTS)
+        memset(&c->p[k->count], 0, (size_t)(QP_MAX_MANIFOLD_POINTS - k->count) * sizeof c->p[0]);
+}
+
 /* This step's contact of a pair whose manifold is kept (keeps_manifold): last step's points,
- * normal, depths and impulses (what a contact found again with the same features inherits),
- * b's arms, the centroid and the anchors made again. A frame of its own, as pair_poses. */
+ * normal, depths, twist radius (its points') and impulses (what a contact found again with
+ * the same features inherits), b's arms, the centroid and the anchors made again. A frame
+ * of its own, as pair_poses. */
 static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, const qp_contact_cache *old,
                                        const qp_poses *at)
 {
@@ -829,7 +867,7 @@ static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, c
         end_contact(w, old);
         return;
     }
-    contact_from_cache(c, old, (old->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
+    kept_from_cache(c, old);
     if (!w->def.warm_start) {
         c->jt1 = c->jt2 = c->jtw = 0;
         for (int k = 0; k < c->count; k++) c->p[k].jn = 0;
@@ -838,11 +876,14 @@ static QP__NOINLINE void keep_manifold(qp_world *w, int *n, qp_old_walk *walk, c
     qp_vec3 rb[QP_MAX_MANIFOLD_POINTS];
     bool arms_small = true;   /* set_centroid's sums in 32 bits, as add_contact finds it */
     for (int k = 0; k < c->count; k++) {
-        c->p[k].depth = old->depth[k];
         rb[k] = v3_add(c->p[k].ra, c->ab);
         arms_small = arms_small && v3_below(c->p[k].ra, SPEED_ARM) && v3_below(rb[k], SPEED_ARM);
     }
-    set_centroid(c, rb, arms_small);
+#if QP_CFG_LOW_RAM
+    set_centroid(c, rb, arms_small, 0);
+#else
+    set_centroid(c, rb, arms_small, old->twist_radius);
+#endif
     set_anchors(w, c, old, at);
 }
 

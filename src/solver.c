@@ -28,10 +28,15 @@
 #endif
 
 /* v / 2^n rounded as qp__r16 and qp__r30 round it, without their clamp where the caller
- * knows the result is within int32 (small: small_rows, below): the same number. */
+ * knows the result is within int32 (small: small_rows, below): the same number. Narrowed as
+ * qp__sat32 narrows its result (QP__NARROW): the truncated int64 kept its high word on a
+ * 32-bit Arm, and the products of the rows' dot products and responses were 64 x 64 ones. */
 static QP__ROWS_INLINE fix16_t round_in(int64_t v, int n, bool small)
 {
-    return small ? (fix16_t)qp__round_shift(v, n) : qp__sat32(qp__round_shift(v, n));
+    if (!small) return qp__sat32(qp__round_shift(v, n));
+    fix16_t r = (fix16_t)qp__round_shift(v, n);
+    QP__NARROW(r);
+    return r;
 }
 
 /* a x u, u a Q2.30 unit vector: Q16.16. */
@@ -174,13 +179,28 @@ static fix16_t inverse_of(int64_t k)
     return a > INT32_MAX ? INT32_MAX : (fix16_t)a;
 }
 
+/* qp__dot16_raw of a row and its response, their components narrowed (QP__NARROW): on a
+ * 32-bit Arm the row's components kept the 64-bit forms of the roundings that made them, and
+ * GCC multiplied them 64 x 64 (four instructions a product) where one multiply-accumulate
+ * does. The same sum. */
+static QP__ROWS_INLINE int64_t dot_narrow(qp_vec3 a, qp_vec3 b)
+{
+    QP__NARROW(a.x);
+    QP__NARROW(a.y);
+    QP__NARROW(a.z);
+    QP__NARROW(b.x);
+    QP__NARROW(b.y);
+    QP__NARROW(b.z);
+    return qp__dot16_raw(a, b);
+}
+
 /* One side's share of the inverse effective mass (side 0: a, 1: b) of point k's normal
  * row and of friction row d: qp__point_mass and row_mass sum them over the sides in move. */
 static QP__ROWS_INLINE int64_t point_term_in(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
                                              int side, bool small)
 {
-    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + round_in(qp__dot16_raw(r->pt[k].rna, r->resp[k].ia), 16, small)
-                     : (int64_t)w->bodies[c->b].inv_mass + round_in(qp__dot16_raw(r->pt[k].rnb, r->resp[k].ib), 16, small);
+    return side == 0 ? (int64_t)w->bodies[c->a].inv_mass + round_in(dot_narrow(r->pt[k].rna, r->resp[k].ia), 16, small)
+                     : (int64_t)w->bodies[c->b].inv_mass + round_in(dot_narrow(r->pt[k].rnb, r->resp[k].ib), 16, small);
 }
 
 static QP__ROWS_INLINE int64_t point_term(const qp_world *w, const qp_contact *c, const qp_contact_rows *r, int k,
@@ -282,6 +302,7 @@ static void load_centroid(qp_contact *c)
     for (int k = 0; k < c->count; k++) {
         const qp_contact_point *p = &c->p[k];
         fix16_t wk = sum > 0 ? p->jn : (p->depth >= 0 ? 1 : 0);   /* 32 bits: 32 x 32 products */
+        QP__NARROW(wk);   /* known not negative, GCC made each product an unsigned one and a fix-up */
         wsum += wk;
         s[0] += (int64_t)wk * p->ra.x;
         s[1] += (int64_t)wk * p->ra.y;
@@ -718,12 +739,14 @@ static inline uint32_t arm_bits(qp_vec3 v)
     return ((uint32_t)v.x + SMALL_ARM) | ((uint32_t)v.y + SMALL_ARM) | ((uint32_t)v.z + SMALL_ARM);
 }
 
+/* The six entries above and on the diagonal: a world inverse inertia is exactly symmetric
+ * (qp_mat3_rotate averages its two triangles). */
 static inline uint32_t inertia_bits(const qp_world *w, int i)
 {
     const qp_mat3 m = qp__body_inv_inertia(&w->bodies[i]);
     uint32_t bits = 0;
     for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) bits |= (uint32_t)m.m[r][k] + SMALL_INERTIA;
+        for (int k = r; k < 3; k++) bits |= (uint32_t)m.m[r][k] + SMALL_INERTIA;
     return bits;
 }
 

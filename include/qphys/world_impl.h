@@ -212,6 +212,10 @@ typedef struct {
     fix16_t jn[QP_MAX_MANIFOLD_POINTS];
     fix16_t depth[QP_MAX_MANIFOLD_POINTS];   /* for a manifold kept */
     fix16_t jt1, jt2, jtw;
+#if !QP_CFG_LOW_RAM
+    fix16_t twist_radius;   /* for a manifold kept: its points' own (0: found again); low-RAM
+                               finds it again (the walk's frame is on the micro:bit's deepest stack) */
+#endif
 } qp_contact_cache;
 
 typedef struct {
