@@ -275,12 +275,15 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
         if (p_in) out[o++] = *p;
         if (p_in != (dq <= 0) && o < CLIP_MAX) {
             const int64_t den = dq - dp;
-            clip_vertex x;
-            x.p[c] = (fix16_t)(sg * h);
-            x.p[k1] = qp__sat32((int64_t)p->p[k1] + clip_div(((int64_t)q->p[k1] - p->p[k1]) * -dp, den));
-            x.p[k2] = qp__sat32((int64_t)p->p[k2] + clip_div(((int64_t)q->p[k2] - p->p[k2]) * -dp, den));
-            x.label = p_in ? plane_label : p->label;
-            out[o++] = x;
+            const fix16_t x1 = qp__sat32((int64_t)p->p[k1] + clip_div(((int64_t)q->p[k1] - p->p[k1]) * -dp, den));
+            const fix16_t x2 = qp__sat32((int64_t)p->p[k2] + clip_div(((int64_t)q->p[k2] - p->p[k2]) * -dp, den));
+            /* Written in place: a copy of a vertex made a component at a time is read back
+             * whole, which waits for its stores to leave (on hosts). */
+            clip_vertex *x = &out[o++];
+            x->p[c] = (fix16_t)(sg * h);
+            x->p[k1] = x1;
+            x->p[k2] = x2;
+            x->label = p_in ? plane_label : p->label;
         }
     }
     return o;
@@ -394,9 +397,8 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         mp->id = faces | (uint32_t)(a * 8 + b);
     }
     if (!ref_b) {
-        qp_q30 nv[3] = { 0, 0, 0 };
-        nv[ax] = s > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
-        m->normal = qp_v3(nv[0], nv[1], nv[2]);
+        const qp_q30 e = s > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
+        m->normal = qp_v3(ax == 0 ? e : 0, ax == 1 ? e : 0, ax == 2 ? e : 0);
     } else {
         /* B's outward face normal points at A: the manifold normal is its opposite. */
         qp_vec3 c = qp_rot3_col(bp->r, ax);
