@@ -244,7 +244,12 @@ static QP__ALWAYS_INLINE int64_t clip_div(int64_t n, int64_t d)
     uint32_t q = un / ud;
     const uint32_t r = un - q * ud;
     if (r >= ud - r) q++;
+#if QP__BRANCH_FREE   /* the quotient's sign is a coin toss: negate by a mask */
+    const int64_t neg = (n ^ d) >> 63;
+    return ((int64_t)q ^ neg) - neg;
+#else
     return (n < 0) != (d < 0) ? -(int64_t)q : (int64_t)q;
+#endif
 }
 
 /* Keep the part of the polygon with sg * p[c] <= h; new edges get plane_label.
@@ -260,19 +265,25 @@ static int clip_side(const clip_vertex *in, int n, int c, int sg, fix16_t h, uin
     if (j == n) return -1;
     int64_t d[CLIP_MAX];   /* > 0: outside */
     for (j = 0; j < n; j++) d[j] = (sg > 0 ? (int64_t)in[j].p[c] : -(int64_t)in[j].p[c]) - h;
+    const int k1 = NEXT3[c + 1], k2 = NEXT3[c + 2];   /* a crossing's two free components, named */
     int o = 0;
     for (int i = 0; i < n && o < CLIP_MAX; i++) {
         const int i1 = i + 1 < n ? i + 1 : 0;
         const clip_vertex *p = &in[i], *q = &in[i1];
         const int64_t dp = d[i], dq = d[i1];
-        if (dp <= 0) out[o++] = *p;
-        if ((dp <= 0) != (dq <= 0) && o < CLIP_MAX) {
-            clip_vertex x;
-            for (int k = 0; k < 3; k++)
-                x.p[k] = k == c ? (fix16_t)(sg * h)
-                                : qp__sat32((int64_t)p->p[k] + clip_div(((int64_t)q->p[k] - p->p[k]) * -dp, dq - dp));
-            x.label = dp <= 0 ? plane_label : p->label;
-            out[o++] = x;
+        const bool p_in = dp <= 0;
+        if (p_in) out[o++] = *p;
+        if (p_in != (dq <= 0) && o < CLIP_MAX) {
+            const int64_t den = dq - dp;
+            const fix16_t x1 = qp__sat32((int64_t)p->p[k1] + clip_div(((int64_t)q->p[k1] - p->p[k1]) * -dp, den));
+            const fix16_t x2 = qp__sat32((int64_t)p->p[k2] + clip_div(((int64_t)q->p[k2] - p->p[k2]) * -dp, den));
+            /* Written in place: a copy of a vertex made a component at a time is read back
+             * whole, which waits for its stores to leave (on hosts). */
+            clip_vertex *x = &out[o++];
+            x->p[c] = (fix16_t)(sg * h);
+            x->p[k1] = x1;
+            x->p[k2] = x2;
+            x->label = p_in ? plane_label : p->label;
         }
     }
     return o;
@@ -386,9 +397,8 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         mp->id = faces | (uint32_t)(a * 8 + b);
     }
     if (!ref_b) {
-        qp_q30 nv[3] = { 0, 0, 0 };
-        nv[ax] = s > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
-        m->normal = qp_v3(nv[0], nv[1], nv[2]);
+        const qp_q30 e = s > 0 ? QP_Q30_ONE : -QP_Q30_ONE;
+        m->normal = qp_v3(ax == 0 ? e : 0, ax == 1 ? e : 0, ax == 2 ? e : 0);
     } else {
         /* B's outward face normal points at A: the manifold normal is its opposite. */
         qp_vec3 c = qp_rot3_col(bp->r, ax);

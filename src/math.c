@@ -329,9 +329,15 @@ static bool normalize_to(qp_vec3 a, int frac, qp_vec3 *out)
             continue;
         }
         int64_t n = comp[i] * ((int64_t)1 << (frac + k));
+#if QP__BRANCH_FREE   /* a component's sign is a coin toss: negate by a mask */
+        const int64_t neg = n >> 63;
+        int64_t q = (int64_t)qp__udiv64_32((uint64_t)(((n ^ neg) - neg) + (int64_t)(len / 2)), (uint32_t)len);
+        res[i] = qp_sat32((q ^ neg) - neg);
+#else
         int64_t mag = n < 0 ? -n : n;
         int64_t q = (int64_t)qp__udiv64_32((uint64_t)(mag + (int64_t)(len / 2)), (uint32_t)len);
         res[i] = qp_sat32(n < 0 ? -q : q);
+#endif
     }
     *out = qp_v3(res[0], res[1], res[2]);
     return true;
@@ -444,9 +450,15 @@ bool qp_quat_normalize(qp_quat q, qp_quat *out)
     for (int i = 0; i < 4; i++) {
         /* |c| 2^k < 2^31.5 by the loop: n < 2^61.5 */
         int64_t n = k < 0 ? c[i] * ((int64_t)1 << 29) : c[i] * ((int64_t)1 << (30 + k));
+#if QP__BRANCH_FREE   /* a component's sign is a coin toss: negate by a mask */
+        const int64_t neg = n >> 63;
+        int64_t v = (int64_t)qp__udiv64_32((uint64_t)(((n ^ neg) - neg) + len / 2), (uint32_t)len);  /* len < 2^32 */
+        r[i] = qp_sat32((v ^ neg) - neg);
+#else
         int64_t mag = n < 0 ? -n : n;
         int64_t v = (int64_t)qp__udiv64_32((uint64_t)(mag + len / 2), (uint32_t)len);  /* len < 2^32 */
         r[i] = qp_sat32(n < 0 ? -v : v);
+#endif
     }
     qp_quat o = { r[0], r[1], r[2], r[3] };
     *out = o;
