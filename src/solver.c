@@ -1002,7 +1002,7 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
 {
     fix16_t m1 = pinned ? qp__row_mass_pinned(w, c, r, 0, move) : r->mt[0];
     fix16_t m2 = pinned ? qp__row_mass_pinned(w, c, r, 1, move) : r->mt[1];
-    qp_friction want = { 0, 0, 0 };
+    fix16_t t1 = 0, t2 = 0, tw = 0;   /* the totals wanted */
     bool sliding;
     const qp_rel_vel dv = row_rel_vel(v);   /* both tangents' speeds read it, from the same velocities */
     if (jn_sum == 0) {
@@ -1013,23 +1013,26 @@ bool qp__friction(const qp_world *w, qp_contact *c, const qp_contact_rows *r, co
                              qp__add_sat(acc->t2, -qp__mul(row_speed_from(v, &dv, r, 1), m2)) != 0);
     } else {
         fix16_t mw = pinned ? qp__row_mass_pinned(w, c, r, 2, move) : r->mt[2];
-        want.t1 = qp__add_sat(acc->t1, -qp__mul(row_speed_from(v, &dv, r, 0), m1));
-        want.t2 = qp__add_sat(acc->t2, -qp__mul(row_speed_from(v, &dv, r, 1), m2));
-        want.tw = qp__add_sat(acc->tw, -qp__mul(row_speed_from(v, &dv, r, 2), mw));
+        t1 = qp__add_sat(acc->t1, -qp__mul(row_speed_from(v, &dv, r, 0), m1));
+        t2 = qp__add_sat(acc->t2, -qp__mul(row_speed_from(v, &dv, r, 1), m2));
+        tw = qp__add_sat(acc->tw, -qp__mul(row_speed_from(v, &dv, r, 2), mw));
         fix16_t hold = qp__mul(r->static_friction, jn_sum);
         qp_slide slide = { w, c, r, jn_sum, 0, false };
-        sliding = cut_to(&want.t1, &want.t2, hold, &slide);
-        cut_twist(&want.tw, hold, &slide);
+        sliding = cut_to(&t1, &t2, hold, &slide);
+        cut_twist(&tw, hold, &slide);
     }
     /* Totals of opposite signs near the ends of Q16.16 (a restored or fuzzed state)
      * differ by more than int32: the change saturates. */
-    const fix16_t j1 = qp__sub_sat(want.t1, acc->t1), j2 = qp__sub_sat(want.t2, acc->t2);
+    const fix16_t j1 = qp__sub_sat(t1, acc->t1), j2 = qp__sub_sat(t2, acc->t2);
     if (!tangents_apply(w, c, r, v, j1, j2, move, lazy)) {
         row_apply(w, c, r, v, 0, j1, move, lazy);
         row_apply(w, c, r, v, 1, j2, move, lazy);
     }
-    row_apply(w, c, r, v, 2, qp__sub_sat(want.tw, acc->tw), move, lazy);
-    *acc = want;
+    row_apply(w, c, r, v, 2, qp__sub_sat(tw, acc->tw), move, lazy);
+    /* Stored whole from scalars: hosts then store t1 and t2 as one 8 bytes, which the
+     * callers read back as one (their compilers pair the two); stored one by one, that
+     * read waits for both narrower stores to reach the cache. */
+    *acc = (qp_friction){ t1, t2, tw };
     return sliding;
 }
 
