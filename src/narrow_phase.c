@@ -154,15 +154,22 @@ static QP__ALWAYS_INLINE qp_vec3 rot_small(const qp_rot3 *r, qp_vec3 v)
 /* rot_small(r, v) (or r^T v, transposed: qp_rot3_tmul_v3) for components of v below 2^26
  * (a manifold's points, within 1 024 m of shape a), whatever r: each component of the
  * product is below 1.5 2^28, so the clamp cannot act. */
+static QP__ALWAYS_INLINE fix16_t rot_point_row(qp_q30 r0, qp_q30 r1, qp_q30 r2, qp_vec3 v)
+{
+    return (fix16_t)(((int64_t)r0 * v.x + (int64_t)r1 * v.y + (int64_t)r2 * v.z + ((int64_t)1 << 29)) >> 30);
+}
+/* Each component named, not a loop over an array: hosts then keep them in registers,
+ * where an array written a component at a time and read back two at once (the arm's
+ * sums) waits for the narrower stores. */
 static QP__ALWAYS_INLINE qp_vec3 rot_point_t(const qp_rot3 *r, qp_vec3 v, bool transposed)
 {
-    fix16_t o[3];
-    for (int i = 0; i < 3; i++) {
-        const qp_q30 r0 = transposed ? r->m[0][i] : r->m[i][0], r1 = transposed ? r->m[1][i] : r->m[i][1],
-                     r2 = transposed ? r->m[2][i] : r->m[i][2];
-        o[i] = (fix16_t)(((int64_t)r0 * v.x + (int64_t)r1 * v.y + (int64_t)r2 * v.z + ((int64_t)1 << 29)) >> 30);
-    }
-    return qp_v3(o[0], o[1], o[2]);
+    if (transposed)
+        return qp_v3(rot_point_row(r->m[0][0], r->m[1][0], r->m[2][0], v),
+                     rot_point_row(r->m[0][1], r->m[1][1], r->m[2][1], v),
+                     rot_point_row(r->m[0][2], r->m[1][2], r->m[2][2], v));
+    return qp_v3(rot_point_row(r->m[0][0], r->m[0][1], r->m[0][2], v),
+                 rot_point_row(r->m[1][0], r->m[1][1], r->m[1][2], v),
+                 rot_point_row(r->m[2][0], r->m[2][1], r->m[2][2], v));
 }
 static QP__ALWAYS_INLINE qp_vec3 rot_point(const qp_rot3 *r, qp_vec3 v) { return rot_point_t(r, v, false); }
 #define ARM_POINT  ((uint32_t)1 << 26)
