@@ -425,9 +425,10 @@ static void end_contact(qp_world *w, const qp_contact_cache *k)
 
 /* A contact rebuilt from its old record k with these flags: what the record holds (bodies,
  * slots, normal, points, impulses, anchors), every other byte zero. */
-static void contact_from_cache(qp_contact *c, const qp_contact_cache *k, unsigned flags)
+/* The fields a contact takes from its old record k whether its manifold is kept or only
+ * remembered, but its points': the pair, the normal and friction. */
+static QP__ALWAYS_INLINE void from_cache(qp_contact *c, const qp_contact_cache *k, unsigned flags)
 {
-    memset(c, 0, sizeof *c);
     c->a = k->a;
     c->b = k->b;
     c->sa = k->sa;
@@ -435,14 +436,20 @@ static void contact_from_cache(qp_contact *c, const qp_contact_cache *k, unsigne
     c->count = k->count;
     c->flags = (uint8_t)flags;
     c->n = k->n;
+    c->jt1 = k->jt1;
+    c->jt2 = k->jt2;
+    c->jtw = k->jtw;
+}
+
+static void contact_from_cache(qp_contact *c, const qp_contact_cache *k, unsigned flags)
+{
+    memset(c, 0, sizeof *c);
+    from_cache(c, k, flags);
     for (int j = 0; j < k->count; j++) {
         c->p[j].id = k->id[j];
         c->p[j].jn = k->jn[j];
         c->p[j].ra = k->ra[j];
     }
-    c->jt1 = k->jt1;
-    c->jt2 = k->jt2;
-    c->jtw = k->jtw;
     c->anchor_a = k->anchor_a;
     c->anchor_b = k->anchor_b;
 }
@@ -839,16 +846,7 @@ static bool keeps_manifold(const qp_world *w, const qp_contact_cache *old, const
  * written, as add_contact does it: a memset of the whole record cost more than the zeros). */
 static void kept_from_cache(qp_contact *c, const qp_contact_cache *k)
 {
-    c->a = k->a;
-    c->b = k->b;
-    c->sa = k->sa;
-    c->sb = k->sb;
-    c->count = k->count;
-    c->flags = (uint8_t)((k->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
-    c->n = k->n;
-    c->jt1 = k->jt1;
-    c->jt2 = k->jt2;
-    c->jtw = k->jtw;
+    from_cache(c, k, (k->flags & QP_CONTACT_KEPT) + (1u << QP_KEPT_SHIFT));
     c->st1 = c->st2 = c->stw = 0;
     c->jc = 0;
     for (int j = 0; j < k->count; j++) {
