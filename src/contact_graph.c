@@ -45,7 +45,9 @@
 static void compute_loads(qp_world *w, qp_vec3 up);
 static void place_loads(qp_world *w, qp_vec3 up);
 
-void qp__build_adjacency(qp_world *w)
+/* The adjacency, and where other is not null, the other body of each entry (the graph's
+ * scratch: the stage's own call only). */
+static void build_adjacency(qp_world *w, uint16_t *other)
 {
     int nb = w->body_high;
     for (int i = 0; i <= nb + 1; i++) w->adj_start[i] = 0;
@@ -57,11 +59,21 @@ void qp__build_adjacency(qp_world *w)
     /* Fill with each body's start as its cursor, which ends at the next body's start; then
      * move the starts back one body. */
     for (int c = 0; c < w->contact_count; c++) {
-        w->adj[w->adj_start[w->contacts[c].a]++] = (uint16_t)c;
-        w->adj[w->adj_start[w->contacts[c].b]++] = (uint16_t)c;
+        const int a = w->contacts[c].a, b = w->contacts[c].b;
+        const int ka = w->adj_start[a]++, kb = w->adj_start[b]++;
+        w->adj[ka] = w->adj[kb] = (uint16_t)c;
+        if (other) {
+            other[ka] = (uint16_t)b;
+            other[kb] = (uint16_t)a;
+        }
     }
     for (int i = nb; i > 0; i--) w->adj_start[i] = w->adj_start[i - 1];
     w->adj_start[0] = 0;
+}
+
+void qp__build_adjacency(qp_world *w)
+{
+    build_adjacency(w, NULL);
 }
 
 /* A contact within the margin may still be a gap; only touching ones carry loads
@@ -84,7 +96,8 @@ static bool climbs(const qp_world *w, const qp_contact *c, int from, qp_vec3 up)
 
 void qp__contact_graph(qp_world *w)
 {
-    qp__build_adjacency(w);
+    uint16_t *other = qp__graph_other(w);
+    build_adjacency(w, other);
     qp_vec3 up;
     if (!qp_v3_normalize_q30(qp_v3_neg(w->def.gravity), &up)) up = qp_v3(0, QP_Q30_ONE, 0);
 
@@ -112,9 +125,10 @@ void qp__contact_graph(qp_world *w)
             int u = w->queue[head++];
             uint16_t next = (uint16_t)(w->bodies[u].level + 1);
             for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++) {
+                const int v = other[k];   /* the contact is read only for a body not yet reached */
+                if (w->bodies[v].level != LEVEL_NONE) continue;
                 const qp_contact *c = &w->contacts[w->adj[k]];
-                int v = c->a == u ? c->b : c->a;
-                if (w->bodies[v].level != LEVEL_NONE || !climbs(w, c, u, up) || (pass == 0 && !touches(w, c))) continue;
+                if (!climbs(w, c, u, up) || (pass == 0 && !touches(w, c))) continue;
                 w->bodies[v].level = next;
                 if (next > top) top = next;
                 w->queue[tail++] = (uint16_t)v;
