@@ -220,6 +220,29 @@ static int carries(const qp_world *w, const qp_contact *c, int *upper)
     return touching;
 }
 
+/* carries, as found for every contact at the start of place_loads (carried, the graph's
+ * scratch: the count of touching points, and CARRIED_B when the upper body is b): nothing it
+ * reads changes while the loads are placed, and the placing asks it of a contact up to five
+ * times, in the order of the graph, not of memory. */
+enum { CARRIED_COUNT = 7, CARRIED_B = 8 };
+_Static_assert(QP_MAX_MANIFOLD_POINTS <= CARRIED_COUNT, "a contact's touching points fit in CARRIED_COUNT");
+
+static void find_carried(const qp_world *w, uint8_t *carried)
+{
+    for (int i = 0; i < w->contact_count; i++) {
+        const qp_contact *c = &w->contacts[i];
+        int upper = 0, t = carries(w, c, &upper);
+        carried[i] = (uint8_t)(t == 0 ? 0 : upper == c->b ? t | CARRIED_B : t);
+    }
+}
+
+static int carried_of(const qp_world *w, const uint8_t *carried, int i, int *upper)
+{
+    const int t = carried[i] & CARRIED_COUNT;
+    if (t != 0) *upper = (carried[i] & CARRIED_B) ? w->contacts[i].b : w->contacts[i].a;
+    return t;
+}
+
 static int64_t axis_of(qp_vec3 v, int i)
 {
     return i == 0 ? v.x : i == 1 ? v.y : v.z;
@@ -348,7 +371,8 @@ static int64_t weight_impulse(const qp_world *w, const qp_contact *c, int lower,
  * what it carries, and hand each lower body its part (weight and moment); or, where they
  * cannot, each support takes its even share over its points, and every body under u shares
  * evenly too. A new contact starts from its points' parts (see the top). */
-static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_axis, int i1, int i2)
+static void settle_place(qp_world *w, int u, qp_load_place *place, const uint8_t *carried, qp_vec3 up_axis, int i1,
+                         int i2)
 {
     qp_load_place *p = &place[u];
     place_points pts;
@@ -356,7 +380,7 @@ static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_ax
     bool fits = true;
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
         const qp_contact *c = &w->contacts[w->adj[e]];
-        int upper, t = carries(w, c, &upper);
+        int upper, t = carried_of(w, carried, w->adj[e], &upper);
         if (t == 0 || upper != u || !bears(c, u == c->a ? c->b : c->a, up_axis)) continue;
         const int first = pts.n;
         for (int k = 0; k < c->count && fits; k++) {
@@ -387,7 +411,7 @@ static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_ax
     int first = 0;   /* the first of this contact's points in pts */
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
         qp_contact *c = &w->contacts[w->adj[e]];
-        int upper, t = carries(w, c, &upper);
+        int upper, t = carried_of(w, carried, w->adj[e], &upper);
         if (t == 0 || upper != u) continue;
         const int lower = u == c->a ? c->b : c->a;
         if (even) {
@@ -456,9 +480,11 @@ static void place_loads(qp_world *w, qp_vec3 up)
         const bool still = (b->v.x | b->v.y | b->v.z | b->w.x | b->w.y | b->w.z) == 0;
         place[i] = (qp_load_place){ { 0, 0, 0 }, b->mass > 0 ? b->mass : 1, still ? 0 : PLACE_EVEN };
     }
+    uint8_t *carried = qp__graph_carried(w);
+    find_carried(w, carried);
     for (int o = w->contact_count - 1; o >= 0; o--) {
-        const qp_contact *c = &w->contacts[w->order[o]];
         int u;
-        if (carries(w, c, &u) && !(place[u].state & PLACE_SETTLED)) settle_place(w, u, place, up, i1, i2);
+        if (carried_of(w, carried, w->order[o], &u) && !(place[u].state & PLACE_SETTLED))
+            settle_place(w, u, place, carried, up, i1, i2);
     }
 }
