@@ -45,7 +45,9 @@
 static void compute_loads(qp_world *w, qp_vec3 up);
 static void place_loads(qp_world *w, qp_vec3 up);
 
-void qp__build_adjacency(qp_world *w)
+/* The adjacency, and where other is not null, the other body of each entry (the graph's
+ * scratch: the stage's own call only). */
+static void build_adjacency(qp_world *w, uint16_t *other)
 {
     int nb = w->body_high;
     for (int i = 0; i <= nb + 1; i++) w->adj_start[i] = 0;
@@ -57,11 +59,21 @@ void qp__build_adjacency(qp_world *w)
     /* Fill with each body's start as its cursor, which ends at the next body's start; then
      * move the starts back one body. */
     for (int c = 0; c < w->contact_count; c++) {
-        w->adj[w->adj_start[w->contacts[c].a]++] = (uint16_t)c;
-        w->adj[w->adj_start[w->contacts[c].b]++] = (uint16_t)c;
+        const int a = w->contacts[c].a, b = w->contacts[c].b;
+        const int ka = w->adj_start[a]++, kb = w->adj_start[b]++;
+        w->adj[ka] = w->adj[kb] = (uint16_t)c;
+        if (other) {
+            other[ka] = (uint16_t)b;
+            other[kb] = (uint16_t)a;
+        }
     }
     for (int i = nb; i > 0; i--) w->adj_start[i] = w->adj_start[i - 1];
     w->adj_start[0] = 0;
+}
+
+void qp__build_adjacency(qp_world *w)
+{
+    build_adjacency(w, NULL);
 }
 
 /* A contact within the margin may still be a gap; only touching ones carry loads
@@ -84,7 +96,8 @@ static bool climbs(const qp_world *w, const qp_contact *c, int from, qp_vec3 up)
 
 void qp__contact_graph(qp_world *w)
 {
-    qp__build_adjacency(w);
+    uint16_t *other = qp__graph_other(w);
+    build_adjacency(w, other);
     qp_vec3 up;
     if (!qp_v3_normalize_q30(qp_v3_neg(w->def.gravity), &up)) up = qp_v3(0, QP_Q30_ONE, 0);
 
@@ -112,9 +125,10 @@ void qp__contact_graph(qp_world *w)
             int u = w->queue[head++];
             uint16_t next = (uint16_t)(w->bodies[u].level + 1);
             for (int k = w->adj_start[u]; k < w->adj_start[u + 1]; k++) {
+                const int v = other[k];   /* the contact is read only for a body not yet reached */
+                if (w->bodies[v].level != LEVEL_NONE) continue;
                 const qp_contact *c = &w->contacts[w->adj[k]];
-                int v = c->a == u ? c->b : c->a;
-                if (w->bodies[v].level != LEVEL_NONE || !climbs(w, c, u, up) || (pass == 0 && !touches(w, c))) continue;
+                if (!climbs(w, c, u, up) || (pass == 0 && !touches(w, c))) continue;
                 w->bodies[v].level = next;
                 if (next > top) top = next;
                 w->queue[tail++] = (uint16_t)v;
@@ -204,6 +218,29 @@ static int carries(const qp_world *w, const qp_contact *c, int *upper)
     for (int k = 0; k < c->count; k++) touching += c->p[k].depth >= -w->def.gap_tolerance;
     *upper = u;
     return touching;
+}
+
+/* carries, as found for every contact at the start of place_loads (carried, the graph's
+ * scratch: the count of touching points, and CARRIED_B when the upper body is b): nothing it
+ * reads changes while the loads are placed, and the placing asks it of a contact up to five
+ * times, in the order of the graph, not of memory. */
+enum { CARRIED_COUNT = 7, CARRIED_B = 8 };
+_Static_assert(QP_MAX_MANIFOLD_POINTS <= CARRIED_COUNT, "a contact's touching points fit in CARRIED_COUNT");
+
+static void find_carried(const qp_world *w, uint8_t *carried)
+{
+    for (int i = 0; i < w->contact_count; i++) {
+        const qp_contact *c = &w->contacts[i];
+        int upper = 0, t = carries(w, c, &upper);
+        carried[i] = (uint8_t)(t == 0 ? 0 : upper == c->b ? t | CARRIED_B : t);
+    }
+}
+
+static int carried_of(const qp_world *w, const uint8_t *carried, int i, int *upper)
+{
+    const int t = carried[i] & CARRIED_COUNT;
+    if (t != 0) *upper = (carried[i] & CARRIED_B) ? w->contacts[i].b : w->contacts[i].a;
+    return t;
 }
 
 static int64_t axis_of(qp_vec3 v, int i)
@@ -334,7 +371,8 @@ static int64_t weight_impulse(const qp_world *w, const qp_contact *c, int lower,
  * what it carries, and hand each lower body its part (weight and moment); or, where they
  * cannot, each support takes its even share over its points, and every body under u shares
  * evenly too. A new contact starts from its points' parts (see the top). */
-static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_axis, int i1, int i2)
+static void settle_place(qp_world *w, int u, qp_load_place *place, const uint8_t *carried, qp_vec3 up_axis, int i1,
+                         int i2)
 {
     qp_load_place *p = &place[u];
     place_points pts;
@@ -342,7 +380,7 @@ static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_ax
     bool fits = true;
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
         const qp_contact *c = &w->contacts[w->adj[e]];
-        int upper, t = carries(w, c, &upper);
+        int upper, t = carried_of(w, carried, w->adj[e], &upper);
         if (t == 0 || upper != u || !bears(c, u == c->a ? c->b : c->a, up_axis)) continue;
         const int first = pts.n;
         for (int k = 0; k < c->count && fits; k++) {
@@ -373,7 +411,7 @@ static void settle_place(qp_world *w, int u, qp_load_place *place, qp_vec3 up_ax
     int first = 0;   /* the first of this contact's points in pts */
     for (int e = w->adj_start[u]; e < w->adj_start[u + 1]; e++) {
         qp_contact *c = &w->contacts[w->adj[e]];
-        int upper, t = carries(w, c, &upper);
+        int upper, t = carried_of(w, carried, w->adj[e], &upper);
         if (t == 0 || upper != u) continue;
         const int lower = u == c->a ? c->b : c->a;
         if (even) {
@@ -442,9 +480,11 @@ static void place_loads(qp_world *w, qp_vec3 up)
         const bool still = (b->v.x | b->v.y | b->v.z | b->w.x | b->w.y | b->w.z) == 0;
         place[i] = (qp_load_place){ { 0, 0, 0 }, b->mass > 0 ? b->mass : 1, still ? 0 : PLACE_EVEN };
     }
+    uint8_t *carried = qp__graph_carried(w);
+    find_carried(w, carried);
     for (int o = w->contact_count - 1; o >= 0; o--) {
-        const qp_contact *c = &w->contacts[w->order[o]];
         int u;
-        if (carries(w, c, &u) && !(place[u].state & PLACE_SETTLED)) settle_place(w, u, place, up, i1, i2);
+        if (carried_of(w, carried, w->order[o], &u) && !(place[u].state & PLACE_SETTLED))
+            settle_place(w, u, place, carried, up, i1, i2);
     }
 }

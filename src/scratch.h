@@ -26,6 +26,11 @@ typedef struct {
 } qp_load_place;
 /* Within the predicted poses' bytes a body, which every scratch layout's size covers. */
 _Static_assert(sizeof(qp_load_place) <= 28, "qp_load_place fits in QP__SCRATCH_PRED_BYTES a body");
+/* ...and with the graph's other bodies and carried points after them (qp_graph_scratch): 20
+ * bytes a body and 5 a contact, within the predicted poses' 64 bytes a body where contacts are
+ * at most 8.8 a body, else within the passes' 4 a body and 10 a contact (low-RAM: the passes'
+ * 28 and 12). */
+_Static_assert(sizeof(qp_load_place) == 20, "the contact graph's scratch fits in every layout's size");
 
 #if QP_CFG_FIXED_POOLS
 /* Poses at the end of the step if nothing collided (predict.c), by body index. */
@@ -64,6 +69,16 @@ typedef struct {
 #endif
 } qp_pass_scratch;
 
+/* Scratch of the contact-graph stage: the placing of new contacts' loads, the other body
+ * of each entry of the adjacency (w->adj), written beside it: the walk reads the body an edge
+ * leads to, and that body's level, without the contact; and what each contact carries
+ * (contact_graph.c, place_loads), found once for the placing's visits. */
+typedef struct {
+    qp_load_place place[QP_CFG_MAX_BODIES + 1];
+    uint16_t other[2 * QP_CFG_MAX_CONTACTS];
+    uint8_t carried[QP_CFG_MAX_CONTACTS];
+} qp_graph_scratch;
+
 /* Scratch of the penetration pass and the position update. */
 typedef struct {
     fix16_t pseudo_v[QP_CFG_MAX_BODIES + 1][6];   /* split-impulse velocities */
@@ -75,7 +90,7 @@ typedef struct {
 /* The four, in the storage they share. */
 typedef union {
     qp_predicted_poses pred;
-    qp_load_place place[QP_CFG_MAX_BODIES + 1];   /* the contact-graph stage */
+    qp_graph_scratch graph;       /* the contact-graph stage */
     qp_split_scratch split;       /* the penetration pass and the position update */
     qp_pass_scratch passes;       /* from the collision pass to the shock pass (the predicted poses are dead) */
 } qp_step_scratch;
@@ -91,7 +106,9 @@ _Static_assert(_Alignof(qp_step_scratch) <= _Alignof(uint32_t), "qp_world.step_s
 #define qp__pred(w) (&qp__scratch(w)->pred)
 #define qp__passes(w) (&qp__scratch(w)->passes)
 #define qp__split(w) (&qp__scratch(w)->split)
-#define qp__places(w) (qp__scratch(w)->place)
+#define qp__places(w) (qp__scratch(w)->graph.place)
+#define qp__graph_other(w) (qp__scratch(w)->graph.other)
+#define qp__graph_carried(w) (qp__scratch(w)->graph.carried)
 
 #else
 /* Pools of the caller's capacities: the same four layouts, each array where
@@ -125,6 +142,8 @@ typedef struct {
 struct qp__scratch_views {
     qp_predicted_poses pred;
     qp_load_place *place;
+    uint16_t *graph_other;
+    uint8_t *graph_carried;
     qp_split_scratch split;
     qp_pass_scratch passes;
 };
@@ -133,6 +152,8 @@ struct qp__scratch_views {
 #define qp__passes(w) (&(w)->scratch_views->passes)
 #define qp__split(w) (&(w)->scratch_views->split)
 #define qp__places(w) ((w)->scratch_views->place)
+#define qp__graph_other(w) ((w)->scratch_views->graph_other)
+#define qp__graph_carried(w) ((w)->scratch_views->graph_carried)
 #endif
 
 #endif

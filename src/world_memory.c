@@ -204,6 +204,8 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     views->pred.x = (qp_vec3 *)(void *)scratch;
     views->pred.q = (qp_quat *)(void *)(scratch + sizeof(qp_vec3) * b1);
     views->place = (qp_load_place *)(void *)scratch;
+    views->graph_other = (uint16_t *)(void *)(scratch + sizeof(qp_load_place) * b1);
+    views->graph_carried = scratch + sizeof(qp_load_place) * b1 + 4 * C;
 #if !QP_CFG_LOW_RAM
     views->pred.r = (qp_rot3 *)(void *)(scratch + (sizeof(qp_vec3) + sizeof(qp_quat)) * b1);
     views->passes.moved_at = (uint32_t *)(void *)scratch;

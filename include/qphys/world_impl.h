@@ -41,7 +41,18 @@ typedef struct {
 #if !QP_CFG_LOW_RAM
     qp_rot3 r;                    /* rotation matrix of q (read it through qp__body_rot) */
 #endif
+    /* Together: what the velocity passes and the contact graph read of a body at every visit
+     * and sweep (44 bytes, on one or two cache lines of a host; the whole state spans six or seven,
+     * and a pile's bodies outgrow the first-level cache). */
     qp_vec3 v, w;                 /* linear and angular velocity */
+    fix16_t inv_mass;
+    uint16_t state;               /* QP_STATE_* */
+    uint16_t level;               /* contact graph level */
+    uint16_t island;              /* scratch: island root */
+    uint16_t supports;            /* scratch: contacts bearing it from below (contact_graph.c) */
+    fix16_t load;                 /* scratch: mass resting on it, its own included (kg) */
+    uint16_t awake_steps;         /* steps since woken (capped) */
+    uint16_t flags;               /* QP_FLAG_* for the user */
 #if !QP_CFG_LOW_RAM
     qp_vec3 force, torque;        /* user forces for the next step (read them through qp__body_forces) */
 #endif
@@ -55,21 +66,14 @@ typedef struct {
     fix16_t inv_inertia_local6[6]; /* body frame, exactly symmetric: xx yy zz xy xz yz
                                       (read it through qp__body_inv_inertia_local) */
 #endif
-    fix16_t mass, inv_mass;
+    fix16_t mass;
 #if !QP_CFG_LOW_RAM
     fix16_t friction, static_friction, restitution;   /* its material (read it through qp__body_material) */
     fix16_t rolling_resistance;
 #endif
     uint32_t user_data;
     uint16_t generation;
-    uint16_t state;               /* QP_STATE_* */
-    uint16_t flags;               /* QP_FLAG_* for the user */
-    uint16_t level;               /* contact graph level */
-    uint16_t island;              /* scratch: island root */
-    uint16_t supports;            /* scratch: contacts bearing it from below (contact_graph.c) */
-    fix16_t load;                 /* scratch: mass resting on it, its own included (kg) */
     uint16_t still_steps;         /* sleep: steps within the thresholds */
-    uint16_t awake_steps;         /* steps since woken (capped) */
     uint8_t shape_count;
 #if !QP_CFG_LOW_RAM
     uint8_t pad0;
