@@ -51,7 +51,7 @@ static int32_t round_sum3_sat(int64_t p0, int64_t p1, int64_t p2, int n)
 
 fix16_t qp_mul(fix16_t a, fix16_t b)
 {
-    return qp_shift_round((int64_t)a * b, 16);
+    return qp__mul_half_up(a, b);
 }
 
 fix16_t qp_div(fix16_t a, fix16_t b)
@@ -248,12 +248,12 @@ qp_vec3 qp_v3_sub(qp_vec3 a, qp_vec3 b)
 
 qp_vec3 qp_v3_neg(qp_vec3 a)
 {
-    return qp_v3(qp_sat32(-(int64_t)a.x), qp_sat32(-(int64_t)a.y), qp_sat32(-(int64_t)a.z));
+    return qp__v3_neg(a);
 }
 
 qp_vec3 qp_v3_scale(qp_vec3 a, fix16_t s)
 {
-    return qp_v3(qp_mul(a.x, s), qp_mul(a.y, s), qp_mul(a.z, s));
+    return qp__v3_scale(a, s);
 }
 
 qp_vec3 qp_v3_mad(qp_vec3 a, qp_vec3 b, fix16_t s)
@@ -280,7 +280,7 @@ int64_t qp_v3_dot_wide(qp_vec3 a, qp_vec3 b)
 
 fix16_t qp_v3_dot(qp_vec3 a, qp_vec3 b)
 {
-    return round_sum3_sat((int64_t)a.x * b.x, (int64_t)a.y * b.y, (int64_t)a.z * b.z, 16);
+    return qp__v3_dot(a, b);
 }
 
 qp_vec3 qp_v3_cross(qp_vec3 a, qp_vec3 b)
@@ -649,9 +649,7 @@ qp_mat3 qp_mat3_transpose(const qp_mat3 *a)
 
 qp_vec3 qp_mat3_mul_v3(const qp_mat3 *a, qp_vec3 v)
 {
-    fix16_t o[3];
-    for (int i = 0; i < 3; i++) o[i] = qp_v3_dot(qp_v3(a->m[i][0], a->m[i][1], a->m[i][2]), v);
-    return qp_v3(o[0], o[1], o[2]);
+    return qp__mat3_mul_v3(a, v);
 }
 
 qp_mat3 qp_mat3_add(const qp_mat3 *a, const qp_mat3 *b)

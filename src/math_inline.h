@@ -242,6 +242,31 @@ static inline qp_vec3 qp__v3_sub(qp_vec3 a, qp_vec3 b)
     return qp_v3(qp__sat32((int64_t)a.x - b.x), qp__sat32((int64_t)a.y - b.y), qp__sat32((int64_t)a.z - b.z));
 }
 
+/* qp_mul, qp_v3_scale, qp_v3_neg, qp_v3_dot, qp_mat3_mul_v3 (the joint passes call them at
+ * every row of every sweep). qp_mul rounds half up; solver.h's qp__mul, half away from zero. */
+static inline fix16_t qp__mul_half_up(fix16_t a, fix16_t b)
+{
+    return qp__sat32(qp__shift_round64((int64_t)a * b, 16));
+}
+static inline qp_vec3 qp__v3_scale(qp_vec3 a, fix16_t s)
+{
+    return qp_v3(qp__mul_half_up(a.x, s), qp__mul_half_up(a.y, s), qp__mul_half_up(a.z, s));
+}
+static inline qp_vec3 qp__v3_neg(qp_vec3 a)
+{
+    return qp_v3(qp__sat32(-(int64_t)a.x), qp__sat32(-(int64_t)a.y), qp__sat32(-(int64_t)a.z));
+}
+static inline fix16_t qp__v3_dot(qp_vec3 a, qp_vec3 b)
+{
+    return qp__sat32(qp__round_sum4((int64_t)a.x * b.x, (int64_t)a.y * b.y, (int64_t)a.z * b.z, 0, 16));
+}
+static inline qp_vec3 qp__mat3_mul_v3(const qp_mat3 *a, qp_vec3 v)
+{
+    fix16_t o[3];
+    for (int i = 0; i < 3; i++) o[i] = qp__v3_dot(qp_v3(a->m[i][0], a->m[i][1], a->m[i][2]), v);
+    return qp_v3(o[0], o[1], o[2]);
+}
+
 /* qp_rot3_mul_v3: each component one exact sum of three products, rounded once. */
 static inline qp_vec3 qp__rot3_mul_v3(const qp_rot3 *r, qp_vec3 v)
 {

@@ -66,7 +66,7 @@ static bool load_error(qp_world *w, qp_joint_tree *t, int p)
     int k = 3;
     /* A hinge: turning b by the tilt n_b x n_a (less any turn of a) lays its axis on a's. */
     for (int m = 0; m < 2 && j->type == QP_JOINT_HINGE; m++) {
-        fix16_t e = past(qp_v3_dot(r.tilt, r.perp[m]), ANGLE_SLOP);
+        fix16_t e = past(qp__v3_dot(r.tilt, r.perp[m]), ANGLE_SLOP);
         t->vec[p][k++] = (int64_t)e * (1 << PROJECT_SHIFT);
         any |= e != 0;
     }
@@ -97,12 +97,12 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
     const int64_t *x = t->vec[p];
     qp_vec3 lin = qp_v3((fix16_t)x[0], (fix16_t)x[1], (fix16_t)x[2]);
     qp_vec3 ang = qp_v3_zero();
-    for (int k = 0; k < n; k++) ang = qp_v3_add(ang, qp_v3_scale(dir[k], (fix16_t)x[3 + k]));
+    for (int k = 0; k < n; k++) ang = qp__v3_add(ang, qp__v3_scale(dir[k], (fix16_t)x[3 + k]));
     for (int side = 0; side < 2; side++) {
         int body = side ? j->b : j->a;
         if (!qp__body_moves(&w->bodies[body])) continue;
         fix16_t *acc = qp__split(w)->pseudo_v[body];
-        qp_vec3 turn = qp_v3_add(qp_v3_cross(side ? r.rb : r.ra, lin), ang);
+        qp_vec3 turn = qp__v3_add(qp__v3_cross(side ? r.rb : r.ra, lin), ang);
         const qp_mat3 *ii = side ? &r.ib : &r.ia;
         fix16_t inv_m = side ? r.mb : r.ma;
         const fix16_t tv[3] = { turn.x, turn.y, turn.z }, lv[3] = { lin.x, lin.y, lin.z };
@@ -129,7 +129,7 @@ static void anchors_stay(qp_world *w, int i, qp_vec3 x, const qp_rot3 *r)
         qp_contact *c = &w->contacts[w->adj[e]];
         if ((c->flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SLIDING)) || !qp__contact_round(w, c)) continue;
         qp_vec3 *anchor = c->a == i ? &c->anchor_a : &c->anchor_b;
-        *anchor = qp_rot3_tmul_v3(&now, qp_v3_add(qp_v3_sub(x, b->x), qp_rot3_mul_v3(r, *anchor)));
+        *anchor = qp_rot3_tmul_v3(&now, qp__v3_add(qp__v3_sub(x, b->x), qp__rot3_mul_v3(r, *anchor)));
     }
 }
 
@@ -141,7 +141,7 @@ static void move_body(qp_world *w, int i)
     if (!(acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5])) return;
     const qp_vec3 x = b->x;
     const qp_rot3 r = qp__body_rot(b);
-    b->x = qp_v3_add(b->x, qp_v3(acc[0], acc[1], acc[2]));
+    b->x = qp__v3_add(b->x, qp_v3(acc[0], acc[1], acc[2]));
     b->q = qp_quat_integrate(b->q, qp_v3(acc[3], acc[4], acc[5]), QP_ONE);
     qp__body_sync(b);
     anchors_stay(w, i, x, &r);
@@ -170,7 +170,7 @@ static bool any_error(const qp_world *w)
         (void)qp__joint_tree_rows_now(w, j, &r, err);
         if (qp_v3_len(r.gap) > PROJECT_SLOP || past(err[0], ANGLE_SLOP) || past(err[1], ANGLE_SLOP)) return true;
         if (j->type != QP_JOINT_HINGE) continue;
-        if (past(qp_v3_dot(r.tilt, r.perp[0]), ANGLE_SLOP) || past(qp_v3_dot(r.tilt, r.perp[1]), ANGLE_SLOP)) return true;
+        if (past(qp__v3_dot(r.tilt, r.perp[0]), ANGLE_SLOP) || past(qp__v3_dot(r.tilt, r.perp[1]), ANGLE_SLOP)) return true;
     }
     return false;
 }

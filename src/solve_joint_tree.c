@@ -43,6 +43,7 @@
 #include "joint_tree.h"
 #include "layout.h"
 #include "solver.h"
+#include "math_inline.h"
 
 #if !QP_CFG_JOINT_TREE
 bool qp__joint_tree_prepare(qp_world *w)
@@ -179,14 +180,14 @@ static void jacobian(const tree_rows *tr, int k, int side, qp_vec3 *lin, qp_vec3
     if (k < 3) {
         qp_vec3 e = qp_v3(k == 0 ? QP_ONE : 0, k == 1 ? QP_ONE : 0, k == 2 ? QP_ONE : 0);
         *lin = e;
-        *ang = qp_v3_cross(side ? r->rb : r->ra, e);
+        *ang = qp__v3_cross(side ? r->rb : r->ra, e);
     } else {
         *lin = qp_v3_zero();
         *ang = tr->dir[k - 3];
     }
     if (!side) {
-        *lin = qp_v3_neg(*lin);
-        *ang = qp_v3_neg(*ang);
+        *lin = qp__v3_neg(*lin);
+        *ang = qp__v3_neg(*ang);
     }
 }
 
@@ -198,7 +199,7 @@ static int64_t coupling(const tree_rows *rx, int k, int sx, const tree_rows *ry,
     jacobian(rx, k, sx, &lx, &ax);
     jacobian(ry, l, sy, &ly, &ay);
     fix16_t inv_m = sx ? rx->r->mb : rx->r->ma;
-    qp_vec3 iay = qp_mat3_mul_v3(ii, ay);
+    qp_vec3 iay = qp__mat3_mul_v3(ii, ay);
     int64_t lin = ((int64_t)lx.x * ly.x + (int64_t)lx.y * ly.y + (int64_t)lx.z * ly.z) >> 16;   /* Q16 */
     return lin * inv_m + (int64_t)ax.x * iay.x + (int64_t)ax.y * iay.y + (int64_t)ax.z * iay.z;
 }
@@ -258,19 +259,19 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
         if (!qp__body_moves(b)) continue;
         qp_vec3 wb = b->w;
         qp__clamp_speed(&wb, w->def.max_angular_speed);
-        turn = side ? qp_v3_add(turn, wb) : qp_v3_sub(turn, wb);
+        turn = side ? qp__v3_add(turn, wb) : qp__v3_sub(turn, wb);
     }
     fix16_t dt = w->def.dt;
     unsigned lim = 0;
     if (j->type == QP_JOINT_CONE && r->m_swing != 0) {
-        int64_t room = (int64_t)j->swing - r->swing - qp__mul(qp_v3_dot(turn, r->tilt), dt);
+        int64_t room = (int64_t)j->swing - r->swing - qp__mul(qp__v3_dot(turn, r->tilt), dt);
         if (room <= LIMIT_NEAR) lim |= QP_TREE_SWING;
     }
     if (!(j->flags & QP_JOINT_LIMIT)) return lim;
     fix16_t room;
     bool upper = past_limit(j, r->value, &room);
     if (room < 0) return lim | QP_TREE_AXIAL | (upper ? QP_TREE_UPPER : 0);
-    int64_t move = qp__mul(qp_v3_dot(turn, r->axis), dt);
+    int64_t move = qp__mul(qp__v3_dot(turn, r->axis), dt);
     bool has_lo = j->lower > -PI_WRAP, has_hi = j->upper < PI_WRAP;
     int64_t lo = has_lo ? (int64_t)r->value - j->lower + move : QP_FIX_MAX;
     int64_t hi = has_hi ? (int64_t)j->upper - r->value - move : QP_FIX_MAX;
@@ -349,7 +350,7 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
                 qp_joint_rows sq;
                 const qp_joint_rows *rq = rows_at(w, t->joint[q], &sq, false);
                 fix16_t arm = qp_v3_len(jq->a == body ? rq->ra : rq->rb);
-                add += (int64_t)qp_mul(qp_mul(qp_v3_len(jq->jp), arm), w->def.dt);
+                add += (int64_t)qp__mul_half_up(qp__mul_half_up(qp_v3_len(jq->jp), arm), w->def.dt);
             }
             if (add <= 0) continue;
             add *= STIFF_GAIN;

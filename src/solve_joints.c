@@ -41,6 +41,7 @@
 #include "quiet.h"
 #include "scratch.h"
 #include "solver.h"
+#include "math_inline.h"
 
 /* atan(2^-i) in Q2.30, for the CORDIC below. */
 static const int32_t atan_table[31] = {
@@ -98,15 +99,15 @@ static bool body_can_move(const qp_body_state *b) { return qp__body_dynamic(b); 
 static fix16_t angular_mass(const qp_joint_rows *r, qp_vec3 d)
 {
     qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
-    return inverse_of(qp_v3_dot(d, qp_mat3_mul_v3(&isum, d)));
+    return inverse_of(qp__v3_dot(d, qp__mat3_mul_v3(&isum, d)));
 }
 
 /* The inverse of the 2x2 matrix [d_i . M d_j] of two unit directions, into m (zero when singular). */
 static void inverse_2x2(const qp_mat3 *mat, const qp_vec3 d[2], fix16_t m[2][2])
 {
-    qp_vec3 m0 = qp_mat3_mul_v3(mat, d[0]), m1 = qp_mat3_mul_v3(mat, d[1]);
-    int64_t k00 = qp_v3_dot(d[0], m0), k01 = qp_v3_dot(d[0], m1);
-    int64_t k10 = qp_v3_dot(d[1], m0), k11 = qp_v3_dot(d[1], m1);
+    qp_vec3 m0 = qp__mat3_mul_v3(mat, d[0]), m1 = qp__mat3_mul_v3(mat, d[1]);
+    int64_t k00 = qp__v3_dot(d[0], m0), k01 = qp__v3_dot(d[0], m1);
+    int64_t k10 = qp__v3_dot(d[1], m0), k11 = qp__v3_dot(d[1], m1);
     int64_t det = k00 * k11 - k01 * k10;   /* Q32 */
     m[0][0] = m[0][1] = m[1][0] = m[1][1] = 0;
     if (det <= 0) return;
@@ -122,10 +123,10 @@ static void inverse_2x2(const qp_mat3 *mat, const qp_vec3 d[2], fix16_t m[2][2])
  * for large ones). */
 QP__NOINLINE static void rotation_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
 {
-    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
-    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 na = qp__rot3_mul_v3(rota, j->axis_a), nb = qp__rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp__rot3_mul_v3(rota, j->ref_a), pb = qp__rot3_mul_v3(rotb, j->ref_b);
     qp_vec3 ca = qp_v3_cross_q30(na, pa), cb = qp_v3_cross_q30(nb, pb);
-    qp_vec3 t = qp_v3_add(qp_v3_add(qp_v3_from_q30(qp_v3_cross_q30(na, nb)), qp_v3_from_q30(qp_v3_cross_q30(pa, pb))),
+    qp_vec3 t = qp__v3_add(qp__v3_add(qp_v3_from_q30(qp_v3_cross_q30(na, nb)), qp_v3_from_q30(qp_v3_cross_q30(pa, pb))),
                           qp_v3_from_q30(qp_v3_cross_q30(ca, cb)));
     r->tilt = qp_v3(t.x / 2, t.y / 2, t.z / 2);
 }
@@ -150,8 +151,8 @@ QP__NOINLINE static qp_mat3 coupling_of(const qp_joint_rows *r)
     qp_mat3 b;
     for (int i = 0; i < 3; i++) {
         qp_vec3 e = qp_v3(i == 0 ? QP_ONE : 0, i == 1 ? QP_ONE : 0, i == 2 ? QP_ONE : 0);
-        qp_vec3 col = qp_v3_neg(qp_v3_add(qp_v3_cross(r->rb, qp_mat3_mul_v3(&r->ib, e)),
-                                          qp_v3_cross(r->ra, qp_mat3_mul_v3(&r->ia, e))));
+        qp_vec3 col = qp__v3_neg(qp__v3_add(qp__v3_cross(r->rb, qp__mat3_mul_v3(&r->ib, e)),
+                                          qp__v3_cross(r->ra, qp__mat3_mul_v3(&r->ia, e))));
         b.m[0][i] = col.x;
         b.m[1][i] = col.y;
         b.m[2][i] = col.z;
@@ -176,14 +177,14 @@ QP__NOINLINE static void weld_block(qp_joint_rows *r, const qp_mat3 *k)
 QP__NOINLINE static void slider_rows(const qp_joint *j, qp_joint_rows *r, const qp_mat3 *k, const qp_rot3 *rota,
                         const qp_rot3 *rotb)
 {
-    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a);
+    qp_vec3 na = qp__rot3_mul_v3(rota, j->axis_a);
     r->axis = qp_v3_from_q30(na);
     qp_vec3 across = qp__perpendicular(na);
     r->perp[0] = qp_v3_from_q30(across);
     r->perp[1] = qp_v3_from_q30(qp_v3_cross_q30(na, across));
     inverse_2x2(k, r->perp, r->m_perp);
-    r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(k, r->axis)));
-    r->value = qp_v3_dot(r->gap, r->axis);
+    r->m_axis = inverse_of(qp__v3_dot(r->axis, qp__mat3_mul_v3(k, r->axis)));
+    r->value = qp__v3_dot(r->gap, r->axis);
     rotation_rows(j, r, rota, rotb);
 }
 
@@ -195,8 +196,8 @@ static int32_t q60_to_q30(int64_t v) { return (int32_t)(v >= 0 ? v >> 30 : -((-v
  * by the shortest turn (Rodrigues: x c + w x x + w (w . x) / (1 + c), w = nb x na). */
 QP__NOINLINE static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp_rot3 *rota, const qp_rot3 *rotb)
 {
-    qp_vec3 na = qp_rot3_mul_v3(rota, j->axis_a), nb = qp_rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
-    qp_vec3 pa = qp_rot3_mul_v3(rota, j->ref_a), pb = qp_rot3_mul_v3(rotb, j->ref_b);
+    qp_vec3 na = qp__rot3_mul_v3(rota, j->axis_a), nb = qp__rot3_mul_v3(rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp__rot3_mul_v3(rota, j->ref_a), pb = qp__rot3_mul_v3(rotb, j->ref_b);
     qp_vec3 opening = qp_v3_cross_q30(na, nb);   /* Q2.30, |.| = sin(swing) */
     int32_t c = q60_to_q30((int64_t)na.x * nb.x + (int64_t)na.y * nb.y + (int64_t)na.z * nb.z);
     qp_vec3 u;
@@ -208,11 +209,11 @@ QP__NOINLINE static void cone_rows(const qp_joint *j, qp_joint_rows *r, const qp
     }
     /* Twist axis: halfway between the two axes (both turn b about it alike). */
     qp_vec3 h;
-    if (!qp_v3_normalize(qp_v3_add(qp_v3_from_q30(na), qp_v3_from_q30(nb)), &h)) h = qp_v3_from_q30(na);
+    if (!qp_v3_normalize(qp__v3_add(qp_v3_from_q30(na), qp_v3_from_q30(nb)), &h)) h = qp_v3_from_q30(na);
     r->axis = h;
     r->m_axis = angular_mass(r, h);
     if (c <= -(QP_Q30_ONE - QP_Q30_ONE / 64)) return;   /* axes nearly opposed: no shortest turn */
-    qp_vec3 wv = qp_v3_neg(opening);
+    qp_vec3 wv = qp__v3_neg(opening);
     qp_vec3 wxp = qp_v3_cross_q30(wv, pb);
     int32_t wdp = q60_to_q30((int64_t)wv.x * pb.x + (int64_t)wv.y * pb.y + (int64_t)wv.z * pb.z);
     int64_t f = (int64_t)wdp * QP_Q30_ONE / ((int64_t)QP_Q30_ONE + c);   /* Q2.30 */
@@ -230,14 +231,14 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
 {
     const qp_body_state *a = &w->bodies[j->a], *b = &w->bodies[j->b];
     qp_rot3 rota = qp__body_rot(a), rotb = qp__body_rot(b);
-    r->ra = qp_rot3_mul_v3(&rota, j->la);
-    r->rb = qp_rot3_mul_v3(&rotb, j->lb);
+    r->ra = qp__rot3_mul_v3(&rota, j->la);
+    r->rb = qp__rot3_mul_v3(&rotb, j->lb);
     bool ma = body_can_move(a), mb = body_can_move(b);
     r->ia = ma ? qp__body_inv_inertia(a) : qp_mat3_zero();
     r->ib = mb ? qp__body_inv_inertia(b) : qp_mat3_zero();
     r->ma = ma ? a->inv_mass : 0;
     r->mb = mb ? b->inv_mass : 0;
-    r->gap = qp_v3_sub(qp_v3_add(b->x, r->rb), qp_v3_add(a->x, r->ra));
+    r->gap = qp__v3_sub(qp__v3_add(b->x, r->rb), qp__v3_add(a->x, r->ra));
     r->value = 0;
     r->axis = r->tilt = qp_v3_zero();
     r->perp[0] = r->perp[1] = qp_v3_zero();
@@ -248,20 +249,20 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     if (j->type == QP_JOINT_DISTANCE) {
         r->value = qp_v3_len(r->gap);
         if (!qp_v3_normalize(r->gap, &r->axis)) return;
-        qp_vec3 ca = qp_v3_cross(r->ra, r->axis), cb = qp_v3_cross(r->rb, r->axis);
-        int64_t k = (int64_t)r->ma + r->mb + qp_v3_dot(ca, qp_mat3_mul_v3(&r->ia, ca)) +
-                    qp_v3_dot(cb, qp_mat3_mul_v3(&r->ib, cb));
+        qp_vec3 ca = qp__v3_cross(r->ra, r->axis), cb = qp__v3_cross(r->rb, r->axis);
+        int64_t k = (int64_t)r->ma + r->mb + qp__v3_dot(ca, qp__mat3_mul_v3(&r->ia, ca)) +
+                    qp__v3_dot(cb, qp__mat3_mul_v3(&r->ib, cb));
         r->m_axis = inverse_of(k);
         return;
     }
-    if (j->type == QP_JOINT_SLIDER) r->ra = qp_v3_add(r->ra, r->gap);   /* a's arm to b's point */
+    if (j->type == QP_JOINT_SLIDER) r->ra = qp__v3_add(r->ra, r->gap);   /* a's arm to b's point */
     /* Point rows: K e_i = (ma + mb) e_i - ra x (Ia (ra x e_i)) - rb x (Ib (rb x e_i)). */
     qp_mat3 k;
     for (int i = 0; i < 3; i++) {
         qp_vec3 e = qp_v3(i == 0 ? QP_ONE : 0, i == 1 ? QP_ONE : 0, i == 2 ? QP_ONE : 0);
-        qp_vec3 col = qp_v3_scale(e, qp_sat32((int64_t)r->ma + r->mb));
-        col = qp_v3_sub(col, qp_v3_cross(r->ra, qp_mat3_mul_v3(&r->ia, qp_v3_cross(r->ra, e))));
-        col = qp_v3_sub(col, qp_v3_cross(r->rb, qp_mat3_mul_v3(&r->ib, qp_v3_cross(r->rb, e))));
+        qp_vec3 col = qp__v3_scale(e, qp_sat32((int64_t)r->ma + r->mb));
+        col = qp__v3_sub(col, qp__v3_cross(r->ra, qp__mat3_mul_v3(&r->ia, qp__v3_cross(r->ra, e))));
+        col = qp__v3_sub(col, qp__v3_cross(r->rb, qp__mat3_mul_v3(&r->ib, qp__v3_cross(r->rb, e))));
         k.m[0][i] = col.x;
         k.m[1][i] = col.y;
         k.m[2][i] = col.z;
@@ -281,8 +282,8 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         return;
     }
     if (j->type != QP_JOINT_HINGE) return;
-    qp_vec3 na = qp_rot3_mul_v3(&rota, j->axis_a), nb = qp_rot3_mul_v3(&rotb, j->axis_b);   /* Q2.30 */
-    qp_vec3 pa = qp_rot3_mul_v3(&rota, j->ref_a), pb = qp_rot3_mul_v3(&rotb, j->ref_b);
+    qp_vec3 na = qp__rot3_mul_v3(&rota, j->axis_a), nb = qp__rot3_mul_v3(&rotb, j->axis_b);   /* Q2.30 */
+    qp_vec3 pa = qp__rot3_mul_v3(&rota, j->ref_a), pb = qp__rot3_mul_v3(&rotb, j->ref_b);
     r->axis = qp_v3_from_q30(na);
     r->tilt = qp_v3_from_q30(qp_v3_cross_q30(nb, na));
     qp_vec3 across = qp__perpendicular(na);
@@ -294,9 +295,9 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
     int64_t cos_raw = (int64_t)pa.x * pb.x + (int64_t)pa.y * pb.y + (int64_t)pa.z * pb.z;
     r->value = atan2_fix(sin_raw >> 24, cos_raw >> 24);   /* both halved alike: the angle stays */
     qp_mat3 isum = qp_mat3_add(&r->ia, &r->ib);
-    qp_vec3 ip0 = qp_mat3_mul_v3(&isum, r->perp[0]), ip1 = qp_mat3_mul_v3(&isum, r->perp[1]);
-    int64_t k00 = qp_v3_dot(r->perp[0], ip0), k01 = qp_v3_dot(r->perp[0], ip1);
-    int64_t k10 = qp_v3_dot(r->perp[1], ip0), k11 = qp_v3_dot(r->perp[1], ip1);
+    qp_vec3 ip0 = qp__mat3_mul_v3(&isum, r->perp[0]), ip1 = qp__mat3_mul_v3(&isum, r->perp[1]);
+    int64_t k00 = qp__v3_dot(r->perp[0], ip0), k01 = qp__v3_dot(r->perp[0], ip1);
+    int64_t k10 = qp__v3_dot(r->perp[1], ip0), k11 = qp__v3_dot(r->perp[1], ip1);
     int64_t det = k00 * k11 - k01 * k10;   /* Q32 */
     if (det > 0) {
         r->m_perp[0][0] = qp_sat32((k11 * 4294967296LL) / det);
@@ -304,7 +305,7 @@ void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r)
         r->m_perp[1][0] = qp_sat32((-k10 * 4294967296LL) / det);
         r->m_perp[1][1] = qp_sat32((k00 * 4294967296LL) / det);
     }
-    r->m_axis = inverse_of(qp_v3_dot(r->axis, qp_mat3_mul_v3(&isum, r->axis)));
+    r->m_axis = inverse_of(qp__v3_dot(r->axis, qp__mat3_mul_v3(&isum, r->axis)));
 }
 
 /* ---- velocities ------------------------------------------------------------------------ */
@@ -329,25 +330,25 @@ static vel pseudo_vel(qp_world *w, const qp_joint *j)
 /* Velocity of b's point minus a's. */
 static qp_vec3 point_velocity(const vel *v, const qp_joint_rows *r)
 {
-    qp_vec3 pb = qp_v3_add(*v->vb, qp_v3_cross(*v->wb, r->rb));
-    qp_vec3 pa = qp_v3_add(*v->va, qp_v3_cross(*v->wa, r->ra));
-    return qp_v3_sub(pb, pa);
+    qp_vec3 pb = qp__v3_add(*v->vb, qp__v3_cross(*v->wb, r->rb));
+    qp_vec3 pa = qp__v3_add(*v->va, qp__v3_cross(*v->wa, r->ra));
+    return qp__v3_sub(pb, pa);
 }
 
 /* Impulse p at the points: -p on a, +p on b. */
 static void apply_linear(const vel *v, const qp_joint_rows *r, qp_vec3 p)
 {
-    *v->va = qp_v3_sub(*v->va, qp_v3_scale(p, r->ma));
-    *v->wa = qp_v3_sub(*v->wa, qp_mat3_mul_v3(&r->ia, qp_v3_cross(r->ra, p)));
-    *v->vb = qp_v3_add(*v->vb, qp_v3_scale(p, r->mb));
-    *v->wb = qp_v3_add(*v->wb, qp_mat3_mul_v3(&r->ib, qp_v3_cross(r->rb, p)));
+    *v->va = qp__v3_sub(*v->va, qp__v3_scale(p, r->ma));
+    *v->wa = qp__v3_sub(*v->wa, qp__mat3_mul_v3(&r->ia, qp__v3_cross(r->ra, p)));
+    *v->vb = qp__v3_add(*v->vb, qp__v3_scale(p, r->mb));
+    *v->wb = qp__v3_add(*v->wb, qp__mat3_mul_v3(&r->ib, qp__v3_cross(r->rb, p)));
 }
 
 /* Angular impulse l: -l on a, +l on b. */
 static void apply_angular(const vel *v, const qp_joint_rows *r, qp_vec3 l)
 {
-    *v->wa = qp_v3_sub(*v->wa, qp_mat3_mul_v3(&r->ia, l));
-    *v->wb = qp_v3_add(*v->wb, qp_mat3_mul_v3(&r->ib, l));
+    *v->wa = qp__v3_sub(*v->wa, qp__mat3_mul_v3(&r->ia, l));
+    *v->wb = qp__v3_add(*v->wb, qp__mat3_mul_v3(&r->ib, l));
 }
 
 /* ---- one joint ---------------------------------------------------------------------------- */
@@ -382,8 +383,8 @@ static fix16_t bound_row(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool l
         j = 0;
     }
     if (j == 0) return 0;
-    if (linear) apply_linear(v, r, qp_v3_scale(d, j));
-    else apply_angular(v, r, qp_v3_scale(d, j));
+    if (linear) apply_linear(v, r, qp__v3_scale(d, j));
+    else apply_angular(v, r, qp__v3_scale(d, j));
     return j;
 }
 
@@ -403,14 +404,14 @@ static bool bound(qp_joint *j, int mode, const vel *v, const qp_joint_rows *r, q
                   fix16_t s, fix16_t target, int sign, fix16_t *acc)
 {
     fix16_t applied = bound_row(v, r, d, linear, m, s, target, sign, acc);
-    if (applied) note_elastic(j, mode, qp_v3_scale(d, linear ? applied : 0), qp_v3_scale(d, linear ? 0 : applied));
+    if (applied) note_elastic(j, mode, qp__v3_scale(d, linear ? applied : 0), qp__v3_scale(d, linear ? 0 : applied));
     return applied != 0;
 }
 
 /* The relative speed along d: of the points (linear) or the turn (angular). */
 static fix16_t speed_along(const vel *v, const qp_joint_rows *r, qp_vec3 d, bool linear)
 {
-    return linear ? qp_v3_dot(point_velocity(v, r), d) : qp_v3_dot(qp_v3_sub(*v->wb, *v->wa), d);
+    return linear ? qp__v3_dot(point_velocity(v, r), d) : qp__v3_dot(qp__v3_sub(*v->wb, *v->wa), d);
 }
 
 /* The relative speed along d at the bodies' real velocities (clamped as the position
@@ -487,17 +488,17 @@ static qp_vec3 predicted_gap(const qp_world *w, const qp_joint *j, const qp_join
     qp_vec3 end[2];
     for (int k = 0; k < 2; k++) {
         const qp_body_state *b = &w->bodies[k == 0 ? j->a : j->b];
-        qp_vec3 pos = k == 0 ? qp_v3_add(b->x, r->ra) : qp_v3_add(b->x, r->rb);
+        qp_vec3 pos = k == 0 ? qp__v3_add(b->x, r->ra) : qp__v3_add(b->x, r->rb);
         if (!qp__body_moves(b)) { end[k] = pos; continue; }
         qp_vec3 vl = b->v, omega = b->w;
         qp__clamp_speed(&vl, w->def.max_linear_speed);
         qp__clamp_speed(&omega, w->def.max_angular_speed);
-        vl = qp_v3_add(vl, k == 0 ? *pv->va : *pv->vb);
-        omega = qp_v3_add(omega, k == 0 ? *pv->wa : *pv->wb);
+        vl = qp__v3_add(vl, k == 0 ? *pv->va : *pv->vb);
+        omega = qp__v3_add(omega, k == 0 ? *pv->wa : *pv->wb);
         qp_rot3 rot = qp_quat_to_rot3(qp_quat_integrate(b->q, omega, dt));
-        end[k] = qp_v3_add(qp_v3_mad(b->x, vl, dt), qp_rot3_mul_v3(&rot, k == 0 ? j->la : j->lb));
+        end[k] = qp__v3_add(qp__v3_mad(b->x, vl, dt), qp__rot3_mul_v3(&rot, k == 0 ? j->la : j->lb));
     }
-    return qp_v3_sub(end[1], end[0]);
+    return qp__v3_sub(end[1], end[0]);
 }
 
 /* ---- motors and springs (contact pass only: they drive, they do not correct) -------------- */
@@ -563,8 +564,8 @@ QP__NOINLINE static fix16_t pivot_mass(const qp_joint_rows *r, qp_vec3 axis)
         const qp_mat3 *ii = k == 0 ? &r->ia : &r->ib;
         fix16_t m = k == 0 ? r->ma : r->mb;
         if (m == 0) continue;
-        fix16_t turn = inverse_of(qp_v3_dot(axis, qp_mat3_mul_v3(ii, axis)));   /* inertia about the axis */
-        fix16_t d = qp_v3_len(qp_v3_cross(k == 0 ? r->ra : r->rb, axis));
+        fix16_t turn = inverse_of(qp__v3_dot(axis, qp__mat3_mul_v3(ii, axis)));   /* inertia about the axis */
+        fix16_t d = qp_v3_len(qp__v3_cross(k == 0 ? r->ra : r->rb, axis));
         int64_t pivot = (int64_t)turn + qp__mul(qp__mul(d, d), inverse_of(m));
         inv += qp_div(QP_ONE, qp_sat32(pivot));
     }
@@ -583,8 +584,8 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
         fix16_t dj = qp__mul(qp_sat32((int64_t)j->drive.motor_speed - s), m_drive);
         dj = add_capped(&j->drive.jm, dj, qp__mul(j->drive.motor_max, dt));
         if (dj) {
-            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
-            else apply_angular(v, r, qp_v3_scale(d, dj));
+            if (linear) apply_linear(v, r, qp__v3_scale(d, dj));
+            else apply_angular(v, r, qp__v3_scale(d, dj));
             any = true;
         }
     }
@@ -595,8 +596,8 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
         fix16_t dj = soft_impulse(w, j, m_drive, err, s, j->drive.js);
         dj = add_capped(&j->drive.js, dj, j->drive.spring_max > 0 ? qp__mul(j->drive.spring_max, dt) : -1);
         if (dj) {
-            if (linear) apply_linear(v, r, qp_v3_scale(d, dj));
-            else apply_angular(v, r, qp_v3_scale(d, dj));
+            if (linear) apply_linear(v, r, qp__v3_scale(d, dj));
+            else apply_angular(v, r, qp__v3_scale(d, dj));
             any = true;
         }
     }
@@ -609,15 +610,15 @@ QP__NOINLINE static bool drive_rows(const qp_world *w, qp_joint *j, const qp_joi
  * (a disk for a cone), so it never pushes the turn back. */
 QP__NOINLINE static bool friction_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v)
 {
-    qp_vec3 turn = qp_v3_sub(*v->wb, *v->wa), l;
+    qp_vec3 turn = qp__v3_sub(*v->wb, *v->wa), l;
     if (j->type == QP_JOINT_HINGE)
-        l = qp_v3_scale(r->axis, qp__mul(qp_sat32(-(int64_t)qp_v3_dot(turn, r->axis)), angular_mass(r, r->axis)));
+        l = qp__v3_scale(r->axis, qp__mul(qp_sat32(-(int64_t)qp__v3_dot(turn, r->axis)), angular_mass(r, r->axis)));
     else
-        l = qp_mat3_mul_v3(&j->drive.kf, qp_v3_neg(turn));
-    qp_vec3 total = qp_v3_add(j->drive.jf, l);
+        l = qp__mat3_mul_v3(&j->drive.kf, qp__v3_neg(turn));
+    qp_vec3 total = qp__v3_add(j->drive.jf, l);
     fix16_t cap = qp__mul(j->drive.friction, w->def.dt), size = qp_v3_len(total);
-    if (size > cap) total = qp_v3_scale(total, qp_div(cap, size));
-    qp_vec3 change = qp_v3_sub(total, j->drive.jf);
+    if (size > cap) total = qp__v3_scale(total, qp_div(cap, size));
+    qp_vec3 change = qp__v3_sub(total, j->drive.jf);
     j->drive.jf = total;
     if (!(change.x | change.y | change.z)) return false;
     apply_angular(v, r, change);
@@ -634,17 +635,17 @@ QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_
         if (j->drive.js == 0) return false;
         fix16_t back = -j->drive.js;   /* inside: the spring lets go */
         j->drive.js = 0;
-        apply_linear(v, r, qp_v3_scale(r->axis, back));
+        apply_linear(v, r, qp__v3_scale(r->axis, back));
         return true;
     }
-    fix16_t s = qp_v3_dot(point_velocity(v, r), r->axis);
+    fix16_t s = qp__v3_dot(point_velocity(v, r), r->axis);
     fix16_t dj = soft_impulse(w, j, r->m_axis, err, s, j->drive.js);
     int64_t total = (int64_t)j->drive.js + dj;
     if (!two_sided && (err > 0 ? total > 0 : total < 0)) total = 0;   /* a limit only pulls back */
     dj = qp_sat32(total - j->drive.js);
     j->drive.js = qp_sat32(total);
     if (dj == 0) return false;
-    apply_linear(v, r, qp_v3_scale(r->axis, dj));
+    apply_linear(v, r, qp__v3_scale(r->axis, dj));
     return true;
 }
 
@@ -653,11 +654,11 @@ QP__NOINLINE static bool soft_distance(const qp_world *w, qp_joint *j, const qp_
 /* Fixed and slider: no relative turn (and b's turn from a undone in the drift pass). */
 QP__NOINLINE static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
-    qp_vec3 e = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    qp_vec3 e = qp__v3_neg(qp__v3_sub(*v->wb, *v->wa));
     if (mode == DRIFT)
-        e = qp_v3_sub(e, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y), drift_speed(w, j, r->tilt.z)));
+        e = qp__v3_sub(e, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y), drift_speed(w, j, r->tilt.z)));
     qp_mat3 k_ang = angular_block(r);
-    qp_vec3 l = qp_mat3_mul_v3(&k_ang, e);
+    qp_vec3 l = qp__mat3_mul_v3(&k_ang, e);
     if (!(l.x | l.y | l.z)) return false;
     apply_angular(v, r, l);
     if (mode == CONTACT) {
@@ -673,15 +674,15 @@ QP__NOINLINE static bool lock_rotation(const qp_world *w, qp_joint *j, const qp_
 QP__NOINLINE static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const vel *v, int mode, qp_vec3 el, qp_vec3 ea)
 {
     qp_mat3 b = coupling_of(r), k_ang = angular_block(r);
-    qp_vec3 y = qp_mat3_mul_v3(&k_ang, ea);
-    qp_vec3 p = qp_mat3_mul_v3(&r->k_inv, qp_v3_sub(el, qp_mat3_mul_v3(&b, y)));
+    qp_vec3 y = qp__mat3_mul_v3(&k_ang, ea);
+    qp_vec3 p = qp__mat3_mul_v3(&r->k_inv, qp__v3_sub(el, qp__mat3_mul_v3(&b, y)));
     qp_mat3 bt = qp_mat3_transpose(&b);
-    qp_vec3 l = qp_v3_sub(y, qp_mat3_mul_v3(&k_ang, qp_mat3_mul_v3(&bt, p)));
+    qp_vec3 l = qp__v3_sub(y, qp__mat3_mul_v3(&k_ang, qp__mat3_mul_v3(&bt, p)));
     if (!(p.x | p.y | p.z | l.x | l.y | l.z)) return false;
     apply_linear(v, r, p);
     apply_angular(v, r, l);
     if (mode == CONTACT) {
-        j->jp = qp_v3_add(j->jp, p);
+        j->jp = qp__v3_add(j->jp, p);
         j->ja[0] = qp_sat32((int64_t)j->ja[0] + l.x);
         j->ja[1] = qp_sat32((int64_t)j->ja[1] + l.y);
         j->ja[2] = qp_sat32((int64_t)j->ja[2] + l.z);
@@ -694,17 +695,17 @@ QP__NOINLINE static bool weld_solve(qp_joint *j, const qp_joint_rows *r, const v
 QP__NOINLINE static bool slide_rows(const qp_world *w, qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
     qp_vec3 pv = point_velocity(v, r);
-    fix16_t e0 = -qp_v3_dot(pv, r->perp[0]), e1 = -qp_v3_dot(pv, r->perp[1]);
+    fix16_t e0 = -qp__v3_dot(pv, r->perp[0]), e1 = -qp__v3_dot(pv, r->perp[1]);
     if (mode == DRIFT) {
-        e0 = qp_sat32((int64_t)e0 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[0])));
-        e1 = qp_sat32((int64_t)e1 - drift_speed(w, j, qp_v3_dot(r->gap, r->perp[1])));
+        e0 = qp_sat32((int64_t)e0 - drift_speed(w, j, qp__v3_dot(r->gap, r->perp[0])));
+        e1 = qp_sat32((int64_t)e1 - drift_speed(w, j, qp__v3_dot(r->gap, r->perp[1])));
     }
     fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
     fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
     if (!(l0 | l1)) return false;
-    qp_vec3 p = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+    qp_vec3 p = qp__v3_add(qp__v3_scale(r->perp[0], l0), qp__v3_scale(r->perp[1], l1));
     apply_linear(v, r, p);
-    if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+    if (mode == CONTACT) j->jp = qp__v3_add(j->jp, p);
     note_elastic(j, mode, p, qp_v3_zero());
     return true;
 }
@@ -731,7 +732,7 @@ QP__NOINLINE static bool cone_limits(const qp_world *w, qp_joint *j, const qp_jo
  * gap kept this step; otherwise to zero), Q16.16. */
 static qp_vec3 point_target(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v, int mode)
 {
-    if (mode != DRIFT) return qp_v3_neg(point_velocity(v, r));
+    if (mode != DRIFT) return qp__v3_neg(point_velocity(v, r));
     /* Where the position update would take the points at the velocities plus the split
      * impulses so far: the change asked is what brings that end gap to the present gap
      * less its share for this step (nonlinear Gauss-Seidel: each sweep predicts anew). */
@@ -739,8 +740,8 @@ static qp_vec3 point_target(const qp_world *w, const qp_joint *j, const qp_joint
     qp_vec3 end = predicted_gap(w, j, r, v);
     fix16_t len = qp_v3_len(r->gap);
     qp_vec3 keep = r->gap;
-    if (len > 0) keep = qp_v3_sub(r->gap, qp_v3_scale(r->gap, qp_div(qp_mul(drift_speed(w, j, len), dt), len)));
-    qp_vec3 dv = qp_v3_scale(qp_v3_sub(keep, end), qp_div(QP_ONE, dt));
+    if (len > 0) keep = qp__v3_sub(r->gap, qp__v3_scale(r->gap, qp_div(qp__mul_half_up(drift_speed(w, j, len), dt), len)));
+    qp_vec3 dv = qp__v3_scale(qp__v3_sub(keep, end), qp_div(QP_ONE, dt));
     qp__clamp_speed(&dv, w->def.max_linear_speed);
     return dv;
 }
@@ -756,7 +757,7 @@ static qp_vec3 drift_target_linear(const qp_world *w, const qp_joint *j, const q
     qp_vec3 zero[4] = { qp_v3_zero(), qp_v3_zero(), qp_v3_zero(), qp_v3_zero() };
     vel none = { &zero[0], &zero[1], &zero[2], &zero[3] };
     qp_vec3 d = point_target(w, j, r, &none, DRIFT);
-    return qp_v3_sub(d, point_velocity(v, r));
+    return qp__v3_sub(d, point_velocity(v, r));
 }
 #endif
 
@@ -764,12 +765,12 @@ static qp_vec3 drift_target_linear(const qp_world *w, const qp_joint *j, const q
 static void align_target(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v, int mode,
                          fix16_t *e0, fix16_t *e1)
 {
-    qp_vec3 rel = qp_v3_sub(*v->wb, *v->wa);
-    *e0 = -qp_v3_dot(rel, r->perp[0]);
-    *e1 = -qp_v3_dot(rel, r->perp[1]);
+    qp_vec3 rel = qp__v3_sub(*v->wb, *v->wa);
+    *e0 = -qp__v3_dot(rel, r->perp[0]);
+    *e1 = -qp__v3_dot(rel, r->perp[1]);
     if (mode == DRIFT) {
-        *e0 = qp_sat32((int64_t)*e0 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[0])));
-        *e1 = qp_sat32((int64_t)*e1 + drift_speed(w, j, qp_v3_dot(r->tilt, r->perp[1])));
+        *e0 = qp_sat32((int64_t)*e0 + drift_speed(w, j, qp__v3_dot(r->tilt, r->perp[0])));
+        *e1 = qp_sat32((int64_t)*e1 + drift_speed(w, j, qp__v3_dot(r->tilt, r->perp[1])));
     }
 }
 
@@ -790,14 +791,14 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
         if (j->flags & QP_JOINT_SPRING) return mode == CONTACT && soft_distance(w, j, r, v);
 #endif
         qp_vec3 d = r->axis;
-        fix16_t s = qp_v3_dot(point_velocity(v, r), d);
+        fix16_t s = qp__v3_dot(point_velocity(v, r), d);
         fix16_t over = qp_sat32((int64_t)r->value - j->upper), under = qp_sat32((int64_t)j->lower - r->value);
         /* max: s <= (upper - L) / dt while slack, pulled back in the drift pass when over. */
         fix16_t hi = mode == DRIFT ? (over > 0 ? -drift_speed(w, j, over) : QP_FIX_MAX)
                                    : (over < 0 ? qp_div(-over, dt) : 0);
         if (hi != QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, hi, -1, hi_acc);
         if (j->lower > 0) {
-            s = qp_v3_dot(point_velocity(v, r), d);
+            s = qp__v3_dot(point_velocity(v, r), d);
             fix16_t lo = mode == DRIFT ? (under > 0 ? drift_speed(w, j, under) : -QP_FIX_MAX)
                                        : (under < 0 ? -qp_div(-under, dt) : 0);
             if (lo != -QP_FIX_MAX) any |= bound(j, mode, v, r, d, true, r->m_axis, s, lo, 1, lo_acc);
@@ -819,17 +820,17 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
      * position update would open (a fast turn's second-order term, what the velocity rows
      * left) is cancelled whole, and the gap already open is closed over drift_time. */
-    qp_vec3 turn = qp_v3_neg(qp_v3_sub(*v->wb, *v->wa));
+    qp_vec3 turn = qp__v3_neg(qp__v3_sub(*v->wb, *v->wa));
     if (mode == DRIFT)
-        turn = qp_v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
+        turn = qp__v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
                                      drift_speed(w, j, r->tilt.z)));
     qp_vec3 dv = point_target(w, j, r, v, mode);
     if (j->type == QP_JOINT_FIXED) return weld_solve(j, r, v, mode, dv, turn);
-    qp_vec3 p = equality ? qp_mat3_mul_v3(&r->k_inv, dv) : qp_v3_zero();
+    qp_vec3 p = equality ? qp__mat3_mul_v3(&r->k_inv, dv) : qp_v3_zero();
     if (p.x | p.y | p.z) {
         apply_linear(v, r, p);
         any = true;
-        if (mode == CONTACT) j->jp = qp_v3_add(j->jp, p);
+        if (mode == CONTACT) j->jp = qp__v3_add(j->jp, p);
         note_elastic(j, mode, p, qp_v3_zero());
     }
     if (j->type == QP_JOINT_CONE) return cone_limits(w, j, r, v, mode, tree) || any;
@@ -840,7 +841,7 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     fix16_t l0 = qp_sat32((int64_t)qp__mul(r->m_perp[0][0], e0) + qp__mul(r->m_perp[0][1], e1));
     fix16_t l1 = qp_sat32((int64_t)qp__mul(r->m_perp[1][0], e0) + qp__mul(r->m_perp[1][1], e1));
     if (equality && (l0 | l1)) {
-        qp_vec3 l = qp_v3_add(qp_v3_scale(r->perp[0], l0), qp_v3_scale(r->perp[1], l1));
+        qp_vec3 l = qp__v3_add(qp__v3_scale(r->perp[0], l0), qp__v3_scale(r->perp[1], l1));
         apply_angular(v, r, l);
         any = true;
         if (mode == CONTACT) {
@@ -1144,13 +1145,13 @@ static bool solve_span(qp_world *w, int mode, int lo, int hi)
         if (pt.x | pt.y | pt.z) {
             apply_linear(&v, r, pt);
             any = true;
-            if (mode == CONTACT) j->jp = qp_v3_add(j->jp, pt);
+            if (mode == CONTACT) j->jp = qp__v3_add(j->jp, pt);
             note_elastic(j, mode, pt, qp_v3_zero());
         }
         qp_vec3 dir[3];
         int n = qp__joint_tree_dirs(r, j->type, t->lim[p], dir);
         qp_vec3 l = qp_v3_zero();
-        for (int k = 0; k < n; k++) l = qp_v3_add(l, qp_v3_scale(dir[k], (fix16_t)x[3 + k]));
+        for (int k = 0; k < n; k++) l = qp__v3_add(l, qp__v3_scale(dir[k], (fix16_t)x[3 + k]));
         if (!(l.x | l.y | l.z)) continue;
         apply_angular(&v, r, l);
         any = true;
@@ -1283,11 +1284,11 @@ void qp__warm_joints(qp_world *w)
         if (tree_met(w, i) & QP_TREE_AXIAL) j->jlo = j->jhi = 0;   /* solved in the tree from nothing */
         fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
         if (j->type == QP_JOINT_DISTANCE) {
-            apply_linear(&v, r, qp_v3_scale(r->axis, axial));
+            apply_linear(&v, r, qp__v3_scale(r->axis, axial));
             continue;
         }
         if (j->type == QP_JOINT_SLIDER) {
-            apply_linear(&v, r, qp_v3_add(j->jp, qp_v3_scale(r->axis, axial)));
+            apply_linear(&v, r, qp__v3_add(j->jp, qp__v3_scale(r->axis, axial)));
             apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
             continue;
         }
@@ -1299,12 +1300,12 @@ void qp__warm_joints(qp_world *w)
         }
         apply_linear(&v, r, j->jp);
         if (j->type == QP_JOINT_HINGE)
-            apply_angular(&v, r, qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
-                                           qp_v3_scale(r->axis, axial)));
+            apply_angular(&v, r, qp__v3_add(qp__v3_add(qp__v3_scale(r->perp[0], j->ja[0]), qp__v3_scale(r->perp[1], j->ja[1])),
+                                           qp__v3_scale(r->axis, axial)));
         else if (j->type == QP_JOINT_FIXED)
             apply_angular(&v, r, qp_v3(j->ja[0], j->ja[1], j->ja[2]));
         else if (j->type == QP_JOINT_CONE)
-            apply_angular(&v, r, qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)));
+            apply_angular(&v, r, qp__v3_add(qp__v3_scale(r->tilt, j->ja[0]), qp__v3_scale(r->axis, axial)));
     }
 }
 
@@ -1357,17 +1358,17 @@ static fix16_t step_load(const qp_joint *j, const qp_joint_rows *r)
     fix16_t axial = qp_sat32((int64_t)j->jlo + j->jhi + QP__DRIVE(j, jm) + QP__DRIVE(j, js));
     qp_vec3 lin = j->jp, ang = qp_v3_zero();
     switch (j->type) {
-    case QP_JOINT_DISTANCE: lin = qp_v3_scale(r->axis, axial); break;
+    case QP_JOINT_DISTANCE: lin = qp__v3_scale(r->axis, axial); break;
     case QP_JOINT_SLIDER:
-        lin = qp_v3_add(lin, qp_v3_scale(r->axis, axial));
+        lin = qp__v3_add(lin, qp__v3_scale(r->axis, axial));
         ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]);
         break;
     case QP_JOINT_FIXED: ang = qp_v3(j->ja[0], j->ja[1], j->ja[2]); break;
     case QP_JOINT_HINGE:
-        ang = qp_v3_add(qp_v3_add(qp_v3_scale(r->perp[0], j->ja[0]), qp_v3_scale(r->perp[1], j->ja[1])),
-                        qp_v3_scale(r->axis, axial));
+        ang = qp__v3_add(qp__v3_add(qp__v3_scale(r->perp[0], j->ja[0]), qp__v3_scale(r->perp[1], j->ja[1])),
+                        qp__v3_scale(r->axis, axial));
         break;
-    case QP_JOINT_CONE: ang = qp_v3_add(qp_v3_scale(r->tilt, j->ja[0]), qp_v3_scale(r->axis, axial)); break;
+    case QP_JOINT_CONE: ang = qp__v3_add(qp__v3_scale(r->tilt, j->ja[0]), qp__v3_scale(r->axis, axial)); break;
     default: break;
     }
     return qp_sat32((int64_t)qp_v3_len(qp_v3(qp_v3_len(lin), qp_v3_len(ang), 0)) + QP__DRIVE(j, jel));
