@@ -90,9 +90,14 @@ static int64_t mul30(int64_t y, int32_t l)
     return (hi * l + ((lo * l) >> 16)) >> 14;
 }
 
-/* y 2^30 / l for l > 0, truncated toward zero and saturated to +-VEC_MAX. */
+/* y 2^30 / l for l > 0, truncated toward zero and saturated to +-VEC_MAX. For |y| < 2^33,
+ * y 2^30 fits in 63 bits and one division gives it: with y = q l + r (q truncated, r of y's
+ * sign), q 2^30 is whole and r 2^30 / l has the sign of the whole quotient, so truncating
+ * that quotient truncates r 2^30 / l alone, as the two divisions below do. */
 static int64_t div30(int64_t y, int32_t l)
 {
+    const int64_t small = (int64_t)1 << 33;
+    if (y < small && y > -small) return clamp64(y * ((int64_t)1 << 30) / l, VEC_MAX);
     int64_t q = y / l, r = y % l;
     if (q >= ((int64_t)1 << 17) || q <= -((int64_t)1 << 17)) return q > 0 ? VEC_MAX : -VEC_MAX;
     return clamp64(q * ((int64_t)1 << 30) + r * ((int64_t)1 << 30) / l, VEC_MAX);
