@@ -78,7 +78,7 @@ int main(void)
     peer.clock = qp_port_ticks64;
     ls_framer_init(&framer);
     const uint64_t quiet_limit = 15ull * qp_port_tick_hz();
-    uint64_t last_rx = qp_port_ticks64();
+    uint64_t last_rx = qp_port_ticks64(), finished_at = 0;
     uint32_t packets_out = 0, bytes_out = 0;
     ls_packet pk;
     uint8_t b[LS_PACKET_MAX];
@@ -91,7 +91,16 @@ int main(void)
             packets_out++;
             bytes_out += n;
         }
-        if (ls_peer_finished(&peer)) break;
+        /* Finished (every frame compared, or a desync): stay until the host says it is done
+         * too, so that it has read what we sent last. QEMU exits with the host's latest bytes
+         * unread, which resets the connection, and the host's socket drops what it had not
+         * read yet: our last packet, with the hash the host needs to see a desync itself. */
+        if (ls_peer_finished(&peer)) {
+            if (finished_at == 0u) finished_at = qp_port_ticks64() | 1u;
+            if ((peer.peer_flags & (LS_FLAG_DONE | LS_FLAG_DESYNC)) != 0u ||
+                qp_port_ticks64() - finished_at > 2u * qp_port_tick_hz())
+                break;
+        }
         while ((UART_STATE & STATE_RX_FULL) != 0u) {
             last_rx = qp_port_ticks64();
             ls_framer_put(&framer, (uint8_t)UART_DATA);
