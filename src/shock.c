@@ -334,6 +334,10 @@ static QP__VISIT_NOINLINE uint32_t shock_contact(qp_world *w, qp_contact *c, int
         qp_contact_point *p = &c->p[k];
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
+        if (vn >= 0 && p->jp == 0) {   /* apart, nothing accumulated: it stays at 0 */
+            lin_ok = true;
+            continue;
+        }
         fix16_t m = pinned ? qp__point_mass_pinned(w, c, r, k, move) : r->pt[k].mn;
         QP__NARROW(vn);   /* vn m: one 32 x 32 product (math_inline.h) */
         fix16_t total = qp__add_sat(p->jp, -qp__mul(vn, m));

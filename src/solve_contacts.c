@@ -167,6 +167,13 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
         qp_contact_point *p = &c->p[k];
         if (!lin_ok) lin = qp__rel_dot(&v, c->n);
         fix16_t vn = qp__add_sat(qp__point_speed_from(&v, r, k, lin), qp__point_gap_speed(w, c, r, k));
+        /* Separating (or closing less than its gap) with nothing accumulated: the visit would
+         * take it to 0 again and apply nothing, most and steady as they are (a far corner's
+         * gap, most of a tumbling pile's). */
+        if (vn >= 0 && p->jn == 0) {
+            lin_ok = true;
+            continue;
+        }
         const fix16_t over = beyond_rest(vn, rest);
         fix16_t j = -qp__mul(ramped(vn, push, over), r->pt[k].mn);
         if (acc) {
