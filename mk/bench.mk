@@ -11,6 +11,7 @@
 #       window of steps of a scene file, best of repeated runs, to compare two builds),
 #       bench_piles (qphys: how many piles of cubes come to rest, to judge a change of results),
 #       bench_impacts (qphys: struck walls, pyramids, towers and piles, how they come to rest),
+#       bench_landings (qphys: cubes landing edge-first on seven kinds of ground, how deep they go),
 #       bench_energy (qphys: the same seeds, the energy each velocity pass adds),
 #       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh),
 #       bench_ragdolls (qphys: ragdolls thrown at 20 m/s on a range of seeds, the rates that sleep and
@@ -53,7 +54,8 @@ BENCH_CFLAGS = $(BENCH_OPT) -std=c11 -Wall -Wextra $(CORE_INC) -Isrc -Ibench $(F
 .PHONY: bench-build bench-host bench-peers bench-deps bench-target
 bench-build: bench-host bench-peers $(BENCH_OUT)/fidelity_qphys
 bench-host: $(BENCH_OUT)/bench_host $(BENCH_OUT)/bench_window $(BENCH_OUT)/bench_piles $(BENCH_OUT)/bench_impacts \
-            $(BENCH_OUT)/bench_energy $(BENCH_OUT)/bench_level $(BENCH_OUT)/bench_ragdolls
+            $(BENCH_OUT)/bench_energy $(BENCH_OUT)/bench_level $(BENCH_OUT)/bench_ragdolls \
+            $(BENCH_OUT)/bench_landings
 bench-peers: $(BENCH_OUT)/ode_bench $(BENCH_OUT)/bullet_bench
 
 bench-deps:
@@ -75,6 +77,9 @@ $(BENCH_OUT)/bench_piles: $(BENCH_OUT)/obj/bench_piles.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/bench_impacts: $(BENCH_OUT)/obj/bench_impacts.o $(BENCH_LIB)
+	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
+
+$(BENCH_OUT)/bench_landings: $(BENCH_OUT)/obj/bench_landings.o $(BENCH_LIB)
 	$(BENCH_CC) $(BENCH_OPT) $< $(BENCH_LIB) -o $@ -lm
 
 $(BENCH_OUT)/bench_energy: $(BENCH_OUT)/obj/bench_energy.o $(BENCH_LIB)

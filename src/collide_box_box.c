@@ -30,7 +30,8 @@
  * at depth >= -margin below the reference face are kept, moved halfway to
  * it, and when more than four reduced to the deepest, the one farthest from
  * it, and the two with the largest triangle area on either side of that
- * chord (ties: first in polygon order; output in polygon order).
+ * chord (ties: first in polygon order; output in polygon order). Points past
+ * the margin fill the places left, as gaps (qp__keep_gaps), after them.
  * Edge contact: one point midway between the closest points of the two edges
  * (geometry.h), depth from the axis, id 1 << 13 | edge of A << 4 | edge of B;
  * unless one edge lies across the other box's face within 7.2 degrees of its plane
@@ -224,6 +225,25 @@ int qp__reduce_contacts(const fix16_t uv[][3], int n, int keep[4])
     return k;
 }
 
+int qp__keep_gaps(const fix16_t cand[][3], int gaps, int end, int count, int keep[4])
+{
+    while (count > 0 && count < 4) {
+        int pick = -1;
+        int64_t best = -1;
+        for (int i = gaps; i < end; i++) {
+            int64_t near = INT64_MAX;
+            for (int j = 0; j < count; j++) {
+                const int64_t d = keep[j] == i ? -1 : dist2(cand[i], cand[keep[j]]);
+                if (d < near) near = d;
+            }
+            if (near > best) { best = near; pick = i; }
+        }
+        if (pick < 0) break;   /* every gap taken */
+        keep[count++] = pick;
+    }
+    return count;
+}
+
 /* One polygon vertex in the reference frame, and the label of the edge that
  * leaves it (0..3 incident edges, 4..7 reference side planes). */
 typedef struct {
@@ -361,21 +381,22 @@ static QP__NOINLINE int face_contact(const box_pair *bp, bool ref_b, int ax, qp_
         n = o;
         cur ^= 1;
     }
-    /* Depth below the reference face; keep those within the margin. */
+    /* Depth below the reference face: those within the margin first (kept), then the gaps. */
     fix16_t cand[CLIP_MAX][3];
     uint8_t src[CLIP_MAX];
-    int kept = 0;
+    int kept = 0, gaps = CLIP_MAX;
     for (int i = 0; i < n; i++) {
         int64_t d = (int64_t)hr[ax] - (s > 0 ? (int64_t)poly[cur][i].p[ax] : -(int64_t)poly[cur][i].p[ax]);
-        if (d < -(int64_t)bp->margin) continue;
-        cand[kept][0] = poly[cur][i].p[u];
-        cand[kept][1] = poly[cur][i].p[w];
-        cand[kept][2] = qp__sat32(d);
-        src[kept++] = (uint8_t)i;
+        const int c = d < -(int64_t)bp->margin ? --gaps : kept++;
+        cand[c][0] = poly[cur][i].p[u];
+        cand[c][1] = poly[cur][i].p[w];
+        cand[c][2] = qp__sat32(d);
+        src[c] = (uint8_t)i;
     }
     if (kept == 0) return 0;
     int keep[4];
     int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    count = qp__keep_gaps((const fix16_t (*)[3])cand, gaps, CLIP_MAX, count, keep);
     const uint32_t faces = ((uint32_t)ref_b << 12) | ((uint32_t)(ax * 2 + (s < 0)) << 9) |
                            ((uint32_t)(k * 2 + (sk < 0)) << 6);
     for (int j = 0; j < count; j++) {

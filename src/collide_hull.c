@@ -14,14 +14,15 @@
  * along it) is clipped against the
  * reference face's side planes (Sutherland-Hodgman, up to CLIP corners), points within the
  * margin are kept, moved halfway to the reference face, and reduced to 4 like box-box
- * (qp__reduce_contacts). Ids: bit 28 reference is B, 21-27 reference face, 14-20 incident
- * face, 0-13 the two labels the point lies on (incident edge 0-63, side plane 64-127).
+ * (qp__reduce_contacts); points past it fill the places left, as gaps (qp__keep_gaps).
+ * Ids: bit 28 reference is B, 21-27 reference face, 14-20 incident face, 0-13 the two
+ * labels the point lies on (incident edge 0-63, side plane 64-127).
  * Edge contact: one point midway between the edges' closest points, id 1 << 29 | edge of
  * A << 8 | edge of B.
  *
  * Plane-hull: the vertices of the hull's face most against the plane, and its deepest
- * vertex, within the margin (a thin hull's top vertices are never taken for its bottom
- * ones), reduced to 4; ids are vertex indices.
+ * vertex (a thin hull's top vertices are never taken for its bottom ones): those within the
+ * margin reduced to 4, the others as gaps in the places left; ids are vertex indices.
  *
  * Sphere-hull and capsule-hull: the test of the core segment (a point for a sphere) against
  * the hull's faces and, for a capsule, the hull's edges whose arcs cross the great circle
@@ -188,18 +189,19 @@ static QP__NOINLINE int face_contact(const qp__poly *r, const qp__poly *inc, con
     const qp_vec3 t1 = qp__perpendicular(nr), t2 = cross30(nr, t1);
     fix16_t cand[CLIP][3];
     uint8_t src[CLIP];
-    int kept = 0;
+    int kept = 0, gaps = CLIP;   /* within the margin from the first, the gaps from the last */
     for (int q = 0; q < n; q++) {
         const fix16_t d = q46_to_16((int64_t)rf->offset * QP__W_ONE - dot46(poly[cur][q].p, nr));
-        if (d < -margin) continue;
-        cand[kept][0] = qp__v3_dot_q30(poly[cur][q].p, t1);
-        cand[kept][1] = qp__v3_dot_q30(poly[cur][q].p, t2);
-        cand[kept][2] = d;
-        src[kept++] = (uint8_t)q;
+        const int c = d < -margin ? --gaps : kept++;
+        cand[c][0] = qp__v3_dot_q30(poly[cur][q].p, t1);
+        cand[c][1] = qp__v3_dot_q30(poly[cur][q].p, t2);
+        cand[c][2] = d;
+        src[c] = (uint8_t)q;
     }
     if (kept == 0) return 0;
     int keep[4];
-    const int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    count = qp__keep_gaps((const fix16_t (*)[3])cand, gaps, CLIP, count, keep);
     const uint32_t faces = ((uint32_t)(to_a != 0) << 28) | ((uint32_t)(fr & 127) << 21) | ((uint32_t)(fi & 127) << 14);
     for (int j = 0; j < count; j++) {
         const int q = src[keep[j]];
@@ -389,25 +391,27 @@ int qp_collide_plane_hull(const qp_shape *a, const qp_shape *b, const qp_transfo
         if (d < against) { against = d; face = f; }
     }
     const qp_hull_face *fc = &h->faces[face];
-    fix16_t cand[QP_HULL_MAX_POINTS + 1][3];
-    uint8_t src[QP_HULL_MAX_POINTS + 1];
+    enum { CAND = QP_HULL_MAX_POINTS + 1 };
+    fix16_t cand[CAND][3];
+    uint8_t src[CAND];
     const qp_vec3 t1 = qp__perpendicular(n), t2 = cross30(n, t1);
-    int kept = 0;
+    int kept = 0, gaps = CAND;   /* within the margin from the first, the gaps from the last */
     bool has_deepest = false;
     for (int q = 0; q <= fc->count; q++) {
         const int v = q < fc->count ? h->face_verts[fc->first + q] : deepest;
         if (q == fc->count && has_deepest) break;
         if (v == deepest) has_deepest = true;
         const fix16_t d = q46_to_16(base - dot46(h->verts[v], nb));
-        if (d < -margin) continue;
+        const int c = d < -margin ? --gaps : kept++;
         const qp_vec3 p = qp_transform_point(b_in_a, h->verts[v]);
-        cand[kept][0] = qp__v3_dot_q30(p, t1);
-        cand[kept][1] = qp__v3_dot_q30(p, t2);
-        cand[kept][2] = d;
-        src[kept++] = (uint8_t)v;
+        cand[c][0] = qp__v3_dot_q30(p, t1);
+        cand[c][1] = qp__v3_dot_q30(p, t2);
+        cand[c][2] = d;
+        src[c] = (uint8_t)v;
     }
     int keep[4];
-    const int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    int count = qp__reduce_contacts((const fix16_t (*)[3])cand, kept, keep);
+    count = qp__keep_gaps((const fix16_t (*)[3])cand, gaps, CAND, count, keep);
     for (int j = 0; j < count; j++) {
         const int v = src[keep[j]];
         const fix16_t d = cand[keep[j]][2];

@@ -94,6 +94,14 @@ bool qp__segments_closest(const qp__segment *a, const qp__segment *b, fix16_t *s
  * face's frame): the deepest (a corner when depths are nearly equal), the
  * farthest from it, then the largest triangle on each side (collide_box_box.c). */
 int qp__reduce_contacts(const fix16_t cand[][3], int n, int keep[4]);
+/* A face's points past the margin, cand[gaps..end), fill the places that the count points
+ * kept within it leave in keep, each the gap farthest from every point kept so far (ties:
+ * the first); returns the new count. A body landing on an edge turns about it, and its far
+ * edge must meet the face in the same step: with only the points within the margin it turned
+ * down with no point there (two cubes landing edge-first put a corner over 5 cm into a static
+ * box or hull, or hull cubes into the plane, in one landing of ten: bench_landings). The
+ * narrow phase marks them (contact.h, qp__point_gap); plane-box keeps its far corners alike. */
+int qp__keep_gaps(const fix16_t cand[][3], int gaps, int end, int count, int keep[4]);
 /* Two boxes' largest separation along the 15 axes of the separating axis test, Q16.16
  * (<= 0: they overlap along every axis, so they intersect, by that much at least): a
  * lower bound of their distance at any range, where a manifold's depths are found only

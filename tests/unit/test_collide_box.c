@@ -31,10 +31,10 @@
 #define TOL_FACE_REL (1.0 / 64)
 #define TOL_EDGE_REL (1.0 / 16)
 
-/* test_golden_hash: update only for an intended change of results (last: plane-box keeps
- * all four corners of the face turned to the plane once one is within the margin, the others
- * as gaps: test_impacts.c, a cube landing on an edge). */
-#define GOLDEN_HASH 0xc156f785u
+/* test_golden_hash: update only for an intended change of results (last: box-box's face
+ * contact keeps the clipped face's points past the margin as gaps where those within leave
+ * places: test_impacts.c, cubes landing edge-first on a slab). */
+#define GOLDEN_HASH 0x4ccf72bfu
 
 static double d30(qp_q30 v) { return v / Q30; }
 
@@ -93,11 +93,14 @@ static int collide(collide_fn fn, const qp_shape *a, const qp_shape *b, const qp
         assert_true(fabs(l - 1) < 8 / Q30);
     }
     /* Every point within the margin; plane-box keeps the four corners of the face turned to
-     * the plane once its deepest is, those past it as gaps. */
+     * the plane once its deepest is, those past it as gaps, and box-box's face contact the
+     * clipped face's points past it as gaps where those within leave places (the edge
+     * contact's ids carry bit 13). */
     int within = 0;
     for (int i = 0; i < n; i++) {
         within += m->points[i].depth >= -margin;
-        if (fn != qp_collide_plane_box) assert_true(m->points[i].depth >= -margin);
+        if (fn == qp_collide_box_box && m->points[i].depth < -margin) assert_false(m->points[i].id & (1u << 13));
+        else if (fn != qp_collide_plane_box) assert_true(m->points[i].depth >= -margin);
     }
     assert_true(n == 0 || within > 0);
     if (fn == qp_collide_plane_box) assert_true(n == 0 || n == 4);
@@ -258,6 +261,42 @@ static void test_bb_edge_edge(void **st)
     expect_depth(&m.points[0], -0.001, 3 * LSB);
 }
 
+/* p lies on the surface of box s at pose xf (within tol m): inside it, and on one face. */
+static bool on_box(const qp_shape *s, const qp_transform *xf, const double p[3], double tol)
+{
+    const double h[3] = { d16(s->half.x), d16(s->half.y), d16(s->half.z) };
+    const double t[3] = { d16(xf->p.x), d16(xf->p.y), d16(xf->p.z) };
+    double out = 0, face = 1e9;
+    for (int k = 0; k < 3; k++) {
+        double l = 0;
+        for (int i = 0; i < 3; i++) l += d30(xf->r.m[i][k]) * (p[i] - t[i]);
+        out = fmax(out, fabs(l) - h[k]);
+        face = fmin(face, fabs(fabs(l) - h[k]));
+    }
+    return out <= tol && face <= tol;
+}
+
+/* Each point of a face contact (in A's frame, B at xf) is midway between a point on one box
+ * and a point on the other, depth apart along the normal: point -+ normal depth / 2. */
+static void expect_on_both(const qp_manifold *m, const qp_shape *a, const qp_shape *b, const qp_transform *xf)
+{
+    const qp_transform id = { qp_v3(0, 0, 0), qp_quat_to_rot3((qp_quat){ QP_Q30_ONE, 0, 0, 0 }) };
+    const double n[3] = { d30(m->normal.x), d30(m->normal.y), d30(m->normal.z) };
+    for (int i = 0; i < m->count; i++) {
+        const double dep = d16(m->points[i].depth), c[3] = { d16(m->points[i].point.x), d16(m->points[i].point.y),
+                                                             d16(m->points[i].point.z) };
+        double on_a[3], on_b[3];
+        for (int k = 0; k < 3; k++) {
+            on_a[k] = c[k] + n[k] * dep / 2;
+            on_b[k] = c[k] - n[k] * dep / 2;
+        }
+        const double tol = 1e-4 * (1 + fabs(dep));
+        if (!on_box(a, &id, on_a, tol) || !on_box(b, xf, on_b, tol))
+            fail_msg("point %d (%.6f %.6f %.6f), depth %.6f: not midway between the boxes' surfaces", i, c[0], c[1],
+                     c[2], dep);
+    }
+}
+
 static void test_bb_on_edge_and_corner(void **st)
 {
     (void)st;
@@ -266,22 +305,38 @@ static void test_bb_on_edge_and_corner(void **st)
     const double d = 0.002;
     /* On its edge: B turned 45 degrees about z, its lowest edge along z. */
     qp_transform xf = pose(0, 0.5 + sqrt(0.5) - d, 0, dq_axis(0, 0, 1, 45));
-    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 2);
+    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 4);
     expect_normal(&m, 0, 1, 0, 0);
     expect_distinct_ids(&m);
+    expect_on_both(&m, &a, &b, &xf);
     for (int i = 0; i < 2; i++) {
         expect_depth(&m.points[i], d, 3 * LSB);
         expect_point(&m.points[i], 0, 0.5 - d / 2, d16(m.points[i].point.z), 3 * LSB);
         assert_true(fabs(fabs(d16(m.points[i].point.z)) - 0.5) <= 2 * LSB);
     }
     assert_true(m.points[0].point.z != m.points[1].point.z);
-    /* On its corner: B's body diagonal vertical. */
+    /* The gaps: the incident face rises at 45 degrees from the edge and is clipped at A's side
+     * (x = +-0.5), 0.5 - d above A's face; each point midway. */
+    for (int i = 2; i < 4; i++) {
+        expect_depth(&m.points[i], -(0.5 - d), 3 * LSB);
+        expect_point(&m.points[i], d16(m.points[2].point.x), 0.75 - d / 2, d16(m.points[i].point.z), 3 * LSB);
+        assert_true(fabs(fabs(d16(m.points[i].point.x)) - 0.5) <= 2 * LSB);
+        assert_true(fabs(fabs(d16(m.points[i].point.z)) - 0.5) <= 2 * LSB);
+    }
+    assert_true(m.points[2].point.z != m.points[3].point.z);
+    /* On its corner: B's body diagonal vertical. One point within the margin, the three gaps
+     * of the incident face clipped to A's top face after it. */
     dquat q = dq_axis(-1, 0, 1, acos(1 / sqrt(3)) * 180 / PI);
     xf = pose(0, 0.5 + 0.5 * sqrt(3) - d, 0, q);
-    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 1);
+    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 4);
     expect_normal(&m, 0, 1, 0, 0);
     expect_depth(&m.points[0], d, 3 * LSB);
     expect_point(&m.points[0], 0, 0.5 - d / 2, 0, 4 * LSB);
+    expect_on_both(&m, &a, &b, &xf);
+    for (int i = 1; i < 4; i++) {
+        assert_true(d16(m.points[i].depth) < -0.3);
+        assert_true(fabs(d16(m.points[i].point.x)) <= 0.5 + LSB && fabs(d16(m.points[i].point.z)) <= 0.5 + LSB);
+    }
 }
 
 static void test_bb_deep_touch_gap(void **st)
@@ -376,8 +431,15 @@ static void test_bb_reference_b(void **st)
     const double w[3] = { 0.2, e - d + 0.5, 0.1 };
     qp_transform xf = pose(e * w[0] + e * w[1], -e * w[0] + e * w[1], w[2], dq_axis(0, 0, 1, -45));
     qp_manifold m;
-    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 2);
+    assert_int_equal(collide(qp_collide_box_box, &a, &b, &xf, 0, &m), 4);
     expect_normal(&m, 1, 1, 0, 4e-6);
+    expect_on_both(&m, &a, &b, &xf);
+    /* A's face behind the edge rises at 45 degrees from B's, which is wider than it: its far
+     * corners are gaps of sqrt(1/2) - d, the face's width times sin 45. */
+    for (int i = 2; i < 4; i++) {
+        expect_depth(&m.points[i], -(e - d), 3 * LSB);
+        assert_int_equal(m.points[i].id >> 12, 1);
+    }
     for (int i = 0; i < 2; i++) {
         expect_depth(&m.points[i], d, 3 * LSB);
         expect_point(&m.points[i], 0.5 - e * d / 2, 0.5 - e * d / 2, d16(m.points[i].point.z), 3 * LSB);
@@ -688,6 +750,7 @@ static void test_bb_random(void **st)
         bool twin = false;
         for (int i = 0; i < n_ax; i++)
             if (i != best && fabs(dot3(ax[i].n, ax[best].n)) >= 0.99999) twin = true;
+        expect_on_both(&m, &a, &b, &xf);
         if (ax[best].kind == 2) {
             if (!twin) assert_true(on_face ? n >= 1 && n <= 2 : n == 1);
             edges++;
