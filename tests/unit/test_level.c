@@ -349,6 +349,65 @@ static void test_boxes_rest_on_curved_heightfield(void **state)
     assert_int_equal(restless, 0);
 }
 
+/* A unit cube landing edge-first at 8-17 m/s, tilted 10-24 degrees (four landings of
+ * bench_landings' seeds 20000-20005), on a flat heightfield of 5 m cells and on the 1 m cells
+ * of the mesh floor, a cell corner under it. The face it lands with, clipped by each triangle,
+ * gave points on the triangles' inner seams, which the reduction kept in place of the face's
+ * corners, and no points past the margin: a corner went up to 6.6 cm into the heightfield and
+ * 4.9 cm into the mesh. */
+#define FLAT_N 9
+static fix16_t flat_h[FLAT_N * FLAT_N];
+static qp_heightfield flat;
+
+static double deepest_corner(qp_body_id id)
+{
+    const qp_quat q = qp_body_rotation(&world, id);
+    const double w = q.w / 1073741824.0, x = q.x / 1073741824.0, y = q.y / 1073741824.0, z = q.z / 1073741824.0;
+    const double r1[3] = { 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) };
+    return 0.5 * (fabs(r1[0]) + fabs(r1[1]) + fabs(r1[2])) - d16(qp_body_center(&world, id).y);
+}
+
+static void test_cube_landing_on_an_edge_stays_out_of_level(void **state)
+{
+    (void)state;
+    static const double landing[4][4] = {   /* tilt (degrees), speed, sideways (m/s), spin (rad/s) */
+        { 12.2, 8.42, 0.31, 0.22 }, { 23.8, 16.89, 1.09, 2.19 }, { 9.6, 14.13, -2.52, 0.17 }, { 21.2, 8.60, -1.73, 2.14 },
+    };
+    assert_int_equal(qp_heightfield_init(&flat, flat_h, FLAT_N, FLAT_N, QP_INT(5)), QP_OK);
+    make_floor();
+    qp_shape field, mesh, cube;
+    assert_int_equal(qp_make_heightfield_shape(&flat, &field), QP_OK);
+    assert_int_equal(qp_make_mesh_shape(&floor_mesh, &mesh), QP_OK);
+    assert_int_equal(qp_make_box(fv(0.5, 0.5, 0.5), &cube), QP_OK);
+    double worst = -1;
+    for (int i = 0; i < 8; i++) {
+        const double *l = landing[i % 4];
+        init_world(&world);
+        if (i < 4) add_static(&world, &field, fv(-20, 0, -20));
+        else add_static(&world, &mesh, fv(0, 0, 0));
+        qp_body_def b = qp_default_body_def();
+        b.position = fv(0, 0.9, 0);
+        b.linear_velocity = fv(0, -l[1], l[2]);
+        b.angular_velocity = fv(l[3], 0, 0);
+        b.friction = f16(0.5);
+        assert_true(qp_quat_from_axis_angle(qp_v3(QP_ONE, 0, 0), f16(-l[0] * 3.14159265358979 / 180), &b.rotation));
+        b.shape_count = 1;
+        b.shapes[0] = cube;
+        qp_result r;
+        qp_body_id id = qp_create_body(&world, &b, &r);
+        assert_int_equal(r, QP_OK);
+        double deepest = -1;
+        for (int s = 0; s < 120; s++) {
+            qp_world_step(&world);
+            deepest = fmax(deepest, deepest_corner(id));
+        }
+        printf("cube landing on an edge at %.1f m/s, tilted %.1f degrees, on the %s: deepest corner %.1f cm\n", l[1],
+               l[0], i < 4 ? "heightfield" : "mesh", 100 * deepest);
+        worst = fmax(worst, deepest);
+    }
+    assert_true(worst <= 0.02);
+}
+
 /* The demo levels (tests/scenes): every body that cannot roll (boxes, hulls) has come to rest
  * and slept by step 1 200 (20 s); a ball rolling by may wake it later. Balls and capsules
  * may roll on (their rolling resistance c holds them still on slopes under c radians only). */
@@ -733,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_ball_rolls_over_seams),
         cmocka_unit_test(test_ball_rolls_down_heightfield),
         cmocka_unit_test(test_boxes_rest_on_curved_heightfield),
+        cmocka_unit_test(test_cube_landing_on_an_edge_stays_out_of_level),
         cmocka_unit_test(test_level_scenes_come_to_rest),
         cmocka_unit_test(test_car_drives_over_heightfield),
         cmocka_unit_test(test_raycast_mesh_exact),
