@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench/bench_landings.c - cubes landing edge-first on every kind of ground: how deep they go.
  *
- *   bench_landings [-v] [COUNT [FIRST]]
+ *   bench_landings [-v] [-1] [COUNT [FIRST]]
  *
  * Seed s (FIRST .. FIRST + COUNT - 1, default 200 from 1000) drops two unit cubes of 1 kg
  * (friction 0.5): the first tilted 5-45 degrees about x, its lower edge first, falling at
@@ -19,7 +19,8 @@
  * and steps 120 times (2 s at 60 Hz). Read after every step: the deepest corner of either cube
  * below y = 0 among the corners over the ground's top face. Per ground and kind of cube:
  *   landings ground=.. cubes=box|hull count=.. mean_cm=.. p90_cm=.. max_cm=.. over_2cm=.. over_5cm=..
- * -v adds a line per landing deeper than 2 cm. Seeds below 1000 are the ones looked at.
+ * -v adds a line per landing deeper than 2 cm; -1 lands the first cube alone. Seeds below 1000
+ * are the ones looked at.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -36,6 +37,7 @@
 #define GROUNDS 7
 
 static qp_world world;
+static int alone;   /* -1: the first cube alone */
 static double deepest_of[GROUNDS][2][MAX_SEEDS];
 
 static const struct {
@@ -116,21 +118,24 @@ static double land(long s, int g, int hull)
                               "  0.5 -0.5 0.5  -0.5 0.5 0.5  0.5 0.5 0.5"
                             : "box half 0.5 0.5 0.5";
     char text[2048];
-    snprintf(text, sizeof text,
-             "%s%s pos 0 0.9 0 rot 1 0 0 %.1f vel 0 %.2f %.2f spin %.2f 0 0 mass 1 friction 0.5\n"
-             "%s pos %.2f %.2f 0 rot 0 1 1 %.1f vel 0 %.2f %.2f spin 0.47 0 0 mass 1 friction 0.5\n",
-             grounds[g].text, cube, -tilt, -speed, vz, spin, cube, dx, above, turn, -speed, vz);
+    int len = snprintf(text, sizeof text,
+                       "%s%s pos 0 0.9 0 rot 1 0 0 %.1f vel 0 %.2f %.2f spin %.2f 0 0 mass 1 friction 0.5\n",
+                       grounds[g].text, cube, -tilt, -speed, vz, spin);
+    if (!alone)
+        snprintf(text + len, sizeof text - (size_t)len,
+                 "%s pos %.2f %.2f 0 rot 0 1 1 %.1f vel 0 %.2f %.2f spin 0.47 0 0 mass 1 friction 0.5\n", cube, dx,
+                 above, turn, -speed, vz);
     qp_scene_error err;
     qp_scene_info info;
     if (qp_scene_load_level(&world, text, strlen(text), &info, &err, &store) != QP_OK) {
         fprintf(stderr, "bench_landings: seed %ld, %s: line %d: %s\n", s, grounds[g].name, err.line, err.message);
         exit(1);
     }
-    const int first = info.bodies - 2;   /* the cubes are the file's last two bodies */
+    const int cubes = alone ? 1 : 2, first = info.bodies - cubes;   /* the file's last bodies */
     double deepest = -1;
     for (int step = 0; step < STEPS; step++) {
         qp_world_step(&world);
-        for (int k = first; k < first + 2; k++)
+        for (int k = first; k < first + cubes; k++)
             deepest = fmax(deepest, corner_depth(qp_scene_body(&world, k), grounds[g].half, grounds[g].deep));
     }
     return deepest;
@@ -145,12 +150,14 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int a = 1;
-    const int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+    const int verbose = argc > a && strcmp(argv[a], "-v") == 0;
     a += verbose;
+    alone = argc > a && strcmp(argv[a], "-1") == 0;
+    a += alone;
     const long count = argc > a ? bench_number(argv[a], 1, MAX_SEEDS) : 200;
     const long first = argc > a + 1 ? bench_number(argv[a + 1], 0, 100000000) : 1000;
     if (argc > a + 2 || count < 0 || first < 0) {
-        fprintf(stderr, "usage: %s [-v] [COUNT [FIRST seed]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [-v] [-1] [COUNT [FIRST seed]]\n", argv[0]);
         return 2;
     }
     long bad = -1;
@@ -178,8 +185,8 @@ int main(int argc, char **argv)
                 over5 += d[i] > 0.05;
             }
             qsort(d, (size_t)count, sizeof d[0], by_value);
-            printf("landings ground=%s cubes=%s count=%ld mean_cm=%.2f p90_cm=%.1f max_cm=%.1f over_2cm=%ld "
-                   "over_5cm=%ld\n", grounds[g].name, hull ? "hull" : "box", count, 100 * sum / count,
+            printf("landings ground=%s cubes=%s%s count=%ld mean_cm=%.2f p90_cm=%.1f max_cm=%.1f over_2cm=%ld "
+                   "over_5cm=%ld\n", grounds[g].name, hull ? "hull" : "box", alone ? " alone" : "", count, 100 * sum / count,
                    100 * d[(count * 9) / 10 < count ? (count * 9) / 10 : count - 1], 100 * d[count - 1], over2, over5);
         }
     return 0;
