@@ -31,6 +31,7 @@
 #include "qphys/mesh.h"
 #include "qphys/scene.h"
 #include "bench_clock.h"
+#include "landings.h"
 
 #define STEPS 120
 #define MAX_SEEDS 100000
@@ -85,27 +86,6 @@ static double rnd(void)
     return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* How far the deepest corner of the unit cube `id` over the top face (|x|, |z| < half, and
- * no deeper than deep) lies below y = 0, m (negative: above it). */
-static double corner_depth(qp_body_id id, double half, double deep)
-{
-    const qp_quat q = qp_body_rotation(&world, id);
-    const double w = q.w / 1073741824.0, x = q.x / 1073741824.0, y = q.y / 1073741824.0, z = q.z / 1073741824.0;
-    const double r[3][3] = { { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
-                             { 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
-                             { 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) } };
-    const qp_vec3 p = qp_body_position(&world, id);
-    const double c[3] = { p.x / 65536.0, p.y / 65536.0, p.z / 65536.0 };
-    double deepest = -1;
-    for (int k = 0; k < 8; k++) {
-        const double l[3] = { k & 1 ? 0.5 : -0.5, k & 2 ? 0.5 : -0.5, k & 4 ? 0.5 : -0.5 };
-        double g[3];
-        for (int i = 0; i < 3; i++) g[i] = c[i] + r[i][0] * l[0] + r[i][1] * l[1] + r[i][2] * l[2];
-        if (fabs(g[0]) < half && fabs(g[2]) < half && -g[1] <= deep && -g[1] > deepest) deepest = -g[1];
-    }
-    return deepest;
-}
-
 /* Seed s on ground g with cubes of kind hull: the deepest corner over the 120 steps, m. */
 static double land(long s, int g, int hull)
 {
@@ -135,8 +115,10 @@ static double land(long s, int g, int hull)
     double deepest = -1;
     for (int step = 0; step < STEPS; step++) {
         qp_world_step(&world);
-        for (int k = first; k < first + cubes; k++)
-            deepest = fmax(deepest, corner_depth(qp_scene_body(&world, k), grounds[g].half, grounds[g].deep));
+        for (int k = first; k < first + cubes; k++) {
+            const double d = landing_corner_depth(&world, qp_scene_body(&world, k), grounds[g].half, grounds[g].deep);
+            deepest = fmax(deepest, d);
+        }
     }
     return deepest;
 }

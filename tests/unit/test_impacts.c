@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "../../bench/impacts.h"
+#include "../../bench/landings.h"
 #include "qphys/scene.h"
 
 static qp_world world;
@@ -262,26 +263,6 @@ static void test_cube_landing_on_an_edge_stays_out(void **state)
  * points within the margin, so the far edge turned down with no point there: a corner went up
  * to 9.7 cm in. The points past the margin fill the places left, as the plane-box's corners do.
  * A corner counts over the ground's top face and at most 1 m down (the boxes' thickness). */
-static double corner_depth_over(qp_body_id id, double half, double deep)
-{
-    const qp_quat q = qp_body_rotation(&world, id);
-    const double w = q.w / 1073741824.0, x = q.x / 1073741824.0, y = q.y / 1073741824.0, z = q.z / 1073741824.0;
-    const double r[3][3] = { { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
-                             { 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
-                             { 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) } };
-    const qp_vec3 p = qp_body_position(&world, id);
-    double deepest = -1;
-    for (int c = 0; c < 8; c++) {   /* the corners over the ground's top face (y = 0), how far into it */
-        const double l[3] = { c & 1 ? 0.5 : -0.5, c & 2 ? 0.5 : -0.5, c & 4 ? 0.5 : -0.5 };
-        double g[3];
-        for (int i = 0; i < 3; i++) g[i] = r[i][0] * l[0] + r[i][1] * l[1] + r[i][2] * l[2];
-        const double into = -(impact_dbl(p.y) + g[1]);
-        if (fabs(impact_dbl(p.x) + g[0]) < half && fabs(impact_dbl(p.z) + g[2]) < half && into <= deep)
-            deepest = fmax(deepest, into);
-    }
-    return deepest;
-}
-
 static void test_cubes_landing_on_an_edge_stay_out_of_boxes_and_hulls(void **state)
 {
     (void)state;
@@ -311,7 +292,7 @@ static void test_cubes_landing_on_an_edge_stay_out_of_boxes_and_hulls(void **sta
         for (int s = 1; s <= 120; s++) {
             qp_world_step(&world);
             for (int k = first; k <= first + 1; k++)
-                deepest = fmax(deepest, corner_depth_over(qp_scene_body(&world, k), cases[i >> 1].half, 1));
+                deepest = fmax(deepest, landing_corner_depth(&world, qp_scene_body(&world, k), cases[i >> 1].half, 1));
         }
         printf("[impacts] %s landing on an edge at 12 m/s, spin %.1f rad/s: deepest corner %.1f cm\n",
                cases[i >> 1].what, spin[i & 1], 100 * deepest);
