@@ -21,11 +21,11 @@ static inline bool qp__contact_depths_live(unsigned flags, int count)
            !(flags & (QP_CONTACT_SLEEPING | QP_CONTACT_SWEPT | QP_CONTACT_OVERLAP));
 }
 
-/* A point found past the contact margin, a gap the collider keeps (plane-box: the far corners
- * of the face turned to the plane), marked in its feature id (narrow_phase.c): it pushes only
- * when its corner closes more than its gap in the step, and it is no part of the manifold's
- * middle (centroid, friction anchors, twist radius) nor of the collision pass's blow unless
- * it collides. No collider's ids use this bit. */
+/* A point found past the contact margin, a gap the collider keeps (the far corners of a box's
+ * or hull's face turned to a plane, a box, a hull or a triangle), marked in its feature id
+ * (narrow_phase.c): it pushes only when its corner closes more than its gap in the step, and
+ * it is no part of the manifold's middle (centroid, friction anchors, twist radius) nor of
+ * the collision pass's blow unless it collides. No collider's ids use this bit. */
 #define QP__POINT_GAP ((uint32_t)1 << 31)
 static inline bool qp__point_gap(const qp_contact_point *p)
 {

@@ -979,7 +979,7 @@ static bool wake_arrivals(qp_world *w)
     return true;
 }
 
-/* Points past the margin (a gap the collider keeps: plane-box's far corners) are marked in
+/* Points past the margin (gaps the collider keeps: a face's far corners) are marked in
  * their ids and put last (qp__point_gap). A bouncing pair (restitution above 0 on either body)
  * drops them: the collision pass bounces an edge when it arrives, where the contact pass would
  * stop a far corner at the surface, inelastically (a flat box landing tilted with e = 1 lost
