@@ -517,10 +517,10 @@ static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *
         }
     if (best >= face - FACE_PREFERENCE) best = face, kind = 0, axisL = t->n;
     *bestL = axisL;
-    if (kind != 0 && feature_inactive(t, *bestL)) {
-        if (dot30(*bestL, t->n) <= 0 && kind == 1) return -1;
-        kind = 0;
-    }
+    /* An axis at an inner seam or a flat corner is the face's: this triangle gives the face's
+     * points over it, its neighbour those over itself (the seam's own are left out,
+     * on_inner_seam), however deep the box lies across the seam. */
+    if (kind != 0 && feature_inactive(t, *bestL)) kind = 0;
     *best_out = best;
     return kind;
 }
@@ -748,10 +748,7 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
         }
     }
     if (best >= face - FACE_PREFERENCE) best = face, kind = 0, bestL = t.n;
-    if (kind != 0 && feature_inactive(&t, bestL)) {
-        if (dot30(bestL, t.n) <= 0 && kind == 1) return;
-        kind = 0;
-    }
+    if (kind != 0 && feature_inactive(&t, bestL)) kind = 0;   /* as box_feature */
     if (kind == 0) hull_face_contact(g, h, &t, deepest);
     else if (kind == 1) hull_axis_contact(g, h, &t, bi);
     else hull_edge_contact(g, h, &t, bi, be, bestL, best);
