@@ -28,7 +28,9 @@
  * seam) count once; then the deepest and the three that spread the most are kept, touching
  * points over 5 cm apart before gaps. A box's or hull's face clipped by a triangle gives no
  * points on the triangle's inner seams (its neighbours' clips cover the patch), and its
- * points past the margin fill the places left, as gaps, as box-box's do.
+ * points past the margin fill the places left, as gaps, as box-box's do; a triangle past the
+ * margin gives those gaps alone, so a face over flat cells keeps its four corners, as over a
+ * plane.
  *
  * A hull takes the box's path with its own features: its face normals for the box's axes,
  * its corners and its edges (the pairs that touch), in its own frame.
@@ -55,6 +57,7 @@ typedef struct {
     qp_rot3 r;          /* its axes, level frame */
     fix16_t margin;
     bool face;          /* add keeps points past the margin, as gaps */
+    bool apart;         /* and only those: the triangle lies past the margin (box_feature) */
     int count;
     candidate k[MAX_CANDIDATES];
 } gather;
@@ -100,7 +103,7 @@ static void drop_gaps(gather *g)
  * point within the margin. */
 static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
 {
-    if (depth < -g->margin && !g->face) return;
+    if (depth < -g->margin ? !g->face : g->apart) return;
     for (int i = 0; i < g->count; i++) {
         candidate *k = &g->k[i];
         qp_vec3 d = qp__v3_sub(k->p, p);
@@ -484,15 +487,18 @@ static bool feature_inactive(const tri_rel *t, qp_vec3 L)
 }
 
 /* The box's separating feature against the triangle: 0 the face, 1 box axis *bi, 2 box
- * axis *bi x edge *be; *L the axis (from the triangle to the box), *best its overlap; -1 when
- * an axis separates them. A frame of its own: the search is not on the stack while the
- * contact is made. */
+ * axis *bi x edge *be; *L the axis (from the triangle to the box), *best its overlap; 3 when
+ * an axis separates them by more than the margin (the face's points over the triangle are
+ * gaps: a box tilted over flat cells has its far corners past the margin over the cells past
+ * its near edge, and they are the gaps that stop it turning down there, as on a plane); -1
+ * when the box's centre lies behind the triangle. A frame of its own: the search is not on
+ * the stack while the contact is made. */
 static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *bestL, fix16_t *best_out, int *bi,
                                     int *be)
 {
     fix16_t face = box_radius_along(g, t->n) + qp__v3_dot_q30(t->v[0], t->n);
     if (qp__v3_dot_q30(t->v[0], t->n) > 0) return -1;   /* the centre behind the plane */
-    if (face < -g->margin) return -1;
+    if (face < -g->margin) return 3;
     /* The least overlap of the other axes; it wins only by FACE_PREFERENCE over the face, and
      * among themselves the least wins (the first axis found is no better than a later one). */
     fix16_t best = INT32_MAX;
@@ -502,7 +508,7 @@ static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *
         bool flip;
         qp_vec3 L = box_axis(g, i);
         fix16_t d = overlap_along(g, t, L, &flip);
-        if (d < -g->margin) return -1;
+        if (d < -g->margin) return 3;
         if (d < best) best = d, kind = 1, *bi = i, axisL = flip ? qp_v3_neg(L) : L;
     }
     for (int i = 0; i < 3; i++)
@@ -512,7 +518,7 @@ static QP__NOINLINE int box_feature(const gather *g, const tri_rel *t, qp_vec3 *
             if (qp_v3_max_abs(c) < QP_FRAC(1, 1000) || !qp_v3_normalize_q30(c, &L)) continue;
             bool flip;
             fix16_t d = overlap_along(g, t, L, &flip);
-            if (d < -g->margin) return -1;
+            if (d < -g->margin) return 3;
             if (d < best) best = d, kind = 2, *bi = i, *be = e, axisL = flip ? qp_v3_neg(L) : L;
         }
     if (best >= face - FACE_PREFERENCE) best = face, kind = 0, axisL = t->n;
@@ -534,6 +540,11 @@ static QP__NOINLINE void box_triangle(gather *g, const tri_rel *t)
     if (kind == 0) box_face_contact(g, t);
     else if (kind == 1) box_axis_contact(g, t, bi, L);
     else if (kind == 2) box_edge_contact(g, t, bi, be, L, best);
+    else if (kind == 3) {
+        g->apart = true;
+        box_face_contact(g, t);
+        g->apart = false;
+    }
 }
 
 /* ---- hull ------------------------------------------------------------------------ */
@@ -710,12 +721,12 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
     const fix16_t plane = qp__v3_dot_q30(t.v[0], t.n);
     if (high < plane - g->margin) return;
     const fix16_t face = plane - low;
-    if (face < -g->margin) return;
+    bool apart = face < -g->margin;   /* as box_feature: the face's points over it are gaps */
     /* As box_feature: the least of the other axes, taken when it beats the face by FACE_PREFERENCE. */
     fix16_t best = INT32_MAX;
     int kind = 0, bi = 0, be = 0;   /* 0 the triangle's face, 1 hull face bi, 2 hull edge bi x edge be */
     qp_vec3 bestL = t.n;
-    for (int f = 0; f < h->face_count; f++) {
+    for (int f = 0; f < h->face_count && !apart; f++) {
         qp_vec3 nf = h->faces[f].normal;
         fix16_t lo = qp__v3_dot_q30(t.v[0], nf);
         for (int k = 1; k < 3; k++) {
@@ -723,16 +734,16 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
             lo = d < lo ? d : lo;
         }
         fix16_t d = h->faces[f].offset - lo;
-        if (d < -g->margin) return;
+        apart = d < -g->margin;
         if (d < best) best = d, kind = 1, bi = f, bestL = qp_v3_neg(nf);
     }
-    for (int he = 0; he < h->edge_count; he++) {
+    for (int he = 0; he < h->edge_count && !apart; he++) {
         const qp_hull_edge *ed = &h->edges[he];
         qp_vec3 a = h->faces[ed->f0].normal, b = h->faces[ed->f1].normal;
         if (dot30(a, t.n) >= 0 && dot30(b, t.n) >= 0) continue;   /* an edge turned away from the triangle */
         qp_vec3 d = qp__v3_sub(h->verts[ed->v1], h->verts[ed->v0]);
         int s_ab = sign64(qp_v3_dot_wide(cross30(a, b), d));
-        for (int e = 0; e < 3; e++) {
+        for (int e = 0; e < 3 && !apart; e++) {
             qp_vec3 x, L;
             if (!edge_cross(d, qp__v3_sub(t.v[(e + 1) % 3], t.v[e]), &x)) continue;
             /* The hull's edge is its support along -L when -L lies between a and b. */
@@ -743,9 +754,15 @@ static QP__NOINLINE void hull_triangle(gather *g, const tri_rel *level_t)
             if (qp_v3_dot_wide(qp__v3_sub(t.v[(e + 2) % 3], t.v[e]), x) > 0) continue;   /* not the triangle's support */
             if (!qp_v3_normalize_q30(x, &L)) continue;
             fix16_t dd = qp__v3_dot_q30(t.v[e], L) - qp__v3_dot_q30(h->verts[ed->v0], L);
-            if (dd < -g->margin) return;
+            apart = dd < -g->margin;
             if (dd < best) best = dd, kind = 2, bi = he, be = e, bestL = L;
         }
+    }
+    if (apart) {
+        g->apart = true;
+        hull_face_contact(g, h, &t, deepest);
+        g->apart = false;
+        return;
     }
     if (best >= face - FACE_PREFERENCE) best = face, kind = 0, bestL = t.n;
     if (kind != 0 && feature_inactive(&t, bestL)) kind = 0;   /* as box_feature */
@@ -876,6 +893,7 @@ int qp__collide_level(const qp_shape *level, const qp_shape *convex, const qp_tr
     g.r = convex_in_level->r;
     g.margin = margin;
     g.face = false;
+    g.apart = false;
     g.count = 0;
     qp_aabb box = qp_shape_aabb(convex, convex_in_level);
     box.lo = qp__v3_sub(box.lo, qp_v3(margin, margin, margin));
