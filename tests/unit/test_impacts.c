@@ -257,6 +257,22 @@ static void test_cube_landing_on_an_edge_stays_out(void **state)
     }
 }
 
+/* The deepest corner over 120 steps of a scene file's two cubes (its bodies 1 and 2, or 2 and
+ * 3 after a ground body) over a ground whose top face is y = 0 and half wide. */
+static double two_cubes_deepest(const char *text, bool ground_body, double half)
+{
+    qp_scene_error err;
+    assert_int_equal(qp_scene_load(&world, text, strlen(text), 0, &err), QP_OK);
+    const int first = ground_body ? 2 : 1;
+    double deepest = -1;
+    for (int s = 1; s <= 120; s++) {
+        qp_world_step(&world);
+        for (int k = first; k <= first + 1; k++)
+            deepest = fmax(deepest, landing_corner_depth(&world, qp_scene_body(&world, k), half, 1));
+    }
+    return deepest;
+}
+
 /* The same two cubes landing edge-first on a static slab (a box, as level geometry often is),
  * on a static cube of their own width, which clips the face they land with, and as hulls on
  * the ground plane and on the slab. The box-box, box-hull and plane-hull contacts kept only the
@@ -285,15 +301,7 @@ static void test_cubes_landing_on_an_edge_stay_out_of_boxes_and_hulls(void **sta
                  "%s pos 0.07 2.2 0 rot 1 0 0 46 vel 0.08 -11.8 -2.9 spin 0.47 0 0 mass 1 friction 0.5\n",
                  cases[i >> 1].ground[0] ? -3 : 0, cases[i >> 1].ground, cases[i >> 1].cube, spin[i & 1],
                  cases[i >> 1].cube);
-        qp_scene_error err;
-        assert_int_equal(qp_scene_load(&world, text, strlen(text), 0, &err), QP_OK);
-        const int first = cases[i >> 1].ground[0] ? 2 : 1;
-        double deepest = -1;
-        for (int s = 1; s <= 120; s++) {
-            qp_world_step(&world);
-            for (int k = first; k <= first + 1; k++)
-                deepest = fmax(deepest, landing_corner_depth(&world, qp_scene_body(&world, k), cases[i >> 1].half, 1));
-        }
+        const double deepest = two_cubes_deepest(text, cases[i >> 1].ground[0] != 0, cases[i >> 1].half);
         printf("[impacts] %s landing on an edge at 12 m/s, spin %.1f rad/s: deepest corner %.1f cm\n",
                cases[i >> 1].what, spin[i & 1], 100 * deepest);
         worst = fmax(worst, deepest);
@@ -330,15 +338,7 @@ static void test_struck_while_turning_flat_stays_out(void **state)
         char text[1024];
         snprintf(text, sizeof text, "plane offset %d friction 0.5\n%s%s", grounds[i >> 1].ground[0] ? -1 : 0,
                  grounds[i >> 1].ground, landing[i & 1]);
-        qp_scene_error err;
-        assert_int_equal(qp_scene_load(&world, text, strlen(text), 0, &err), QP_OK);
-        const int first = grounds[i >> 1].ground[0] ? 2 : 1;
-        double deepest = -1;
-        for (int s = 1; s <= 120; s++) {
-            qp_world_step(&world);
-            for (int k = first; k <= first + 1; k++)
-                deepest = fmax(deepest, landing_corner_depth(&world, qp_scene_body(&world, k), grounds[i >> 1].half, 1));
-        }
+        const double deepest = two_cubes_deepest(text, grounds[i >> 1].ground[0] != 0, grounds[i >> 1].half);
         printf("[impacts] landing %d struck while turning flat, ground %d: deepest corner %.1f cm\n", i & 1, i >> 1,
                100 * deepest);
         worst = fmax(worst, deepest);
