@@ -100,7 +100,7 @@ static void drop_gaps(gather *g)
 /* A candidate; one past the margin only while g->face is set (a box's or hull's face clipped
  * by a triangle: a body landing on an edge turns about it, and its far edge must meet the
  * triangle in the same step), and only while the gather has room: gaps never displace a
- * point within the margin. */
+ * point within the margin. While g->apart is set (a triangle past the margin), gaps only. */
 static void add(gather *g, qp_vec3 n, qp_vec3 p, fix16_t depth, uint32_t id)
 {
     if (depth < -g->margin ? !g->face : g->apart) return;
