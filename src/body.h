@@ -11,6 +11,8 @@
 /* Body state bits the stages use as scratch (qp_body_state.state, beside the public
  * QP_STATE_* bits of world_impl.h), each clear outside the stage named. */
 enum {
+    QP_STATE_STRUCK  = 1u << 7,  /* scratch inside the continuous stage only: pushed by a moving
+                                    body or held by a joint this step (its motion is not the predicted one) */
     QP_STATE_LOOSE   = 1u << 8,  /* scratch inside the contact pass only, on an island's root: */
     QP_STATE_SETTLED = 1u << 9,  /* a visit of this sweep was loose; the island settled */
     QP_STATE_JOINED  = 1u << 10, /* scratch inside the shock pass only: a joint holds it */

@@ -29,6 +29,20 @@
  * Bodies held by joints are cut together (a limb stopped alone pulled its
  * joints apart).
  *
+ * Against static geometry (a static body, or a kinematic one at rest) the net is
+ * finer: a body found apart from it that closes in by more than the contact
+ * margin ends no deeper in it than the slop. A body struck within the step can
+ * be driven into the ground where no contact was found: a cube bouncing clear of
+ * the ground, struck back down by a second one in that step, had no pair with
+ * the ground at all (the broad phase pairs the predicted poses' boxes, and there
+ * it was rising) and went 9 cm in (bench_landings, seed 53142). So a struck body
+ * (pushed by a moving body, or held by a joint) that moves more than the margin is
+ * swept against every static shape its motion reaches and has no contact with,
+ * paired or not; a body falling or sliding freely moves as predicted, and its
+ * pairs and contacts were made for that. Between moving bodies the deeper
+ * allowance stays: both give way there, and the struck body's contacts with them
+ * push it out.
+ *
  * The motion is cut through the split-impulse velocity, which integrate adds
  * and then drops: no memory of its own. Pairs with a kinematic body are left to
  * their speculative contact: a kinematic body's motion is never cut. Pairs are
@@ -125,10 +139,13 @@ static fix16_t turn_arm(const qp_shape *s)
  * components' sizes and 7/4 of the largest (no square root: every awake body is
  * measured at every step). Written to
  * w->queue (free scratch between the contact graph and sleep), for the pairs'
- * first test. True when some pair might close in by half its thinner core (not
- * when twice the largest reach is below half the thinnest shape: most steps,
- * at the cost of a scan). */
-static bool reaches(qp_world *w)
+ * first test. REACH_ANY when some pair might close in by half its thinner core, else
+ * REACH_STATIC when some body moves more than the contact margin (only pairs with static
+ * geometry are swept then), else REACH_NONE (most steps of a world at rest, at the cost of
+ * a scan). */
+typedef enum { REACH_NONE, REACH_STATIC, REACH_ANY } qp_reach;
+
+static qp_reach reaches(qp_world *w)
 {
     int64_t far = 0;
     fix16_t thinnest = INT32_MAX;
@@ -152,7 +169,7 @@ static bool reaches(qp_world *w)
         w->queue[i] = (uint16_t)(reach > 0xFFFF ? 0xFFFF : reach);
         if (reach > far) far = reach;
     }
-    return 2 * far > (thinnest / 2) >> 6;
+    return 2 * far > (thinnest / 2) >> 6 ? REACH_ANY : far > w->def.contact_margin >> 6 ? REACH_STATIC : REACH_NONE;
 }
 
 /* One pair's sweep: its shapes on their bodies, from the start poses along the
@@ -293,16 +310,25 @@ static bool may_close_in(const qp_world *w, const int body[2], fix16_t half_core
     return ((speed * w->def.dt) >> 16) + 1 > half_core;
 }
 
-/* Sweep one pair; cut its bodies' motion where they would sink too deep, if they would. */
-static void sweep_pair(qp_world *w, const qp_pair *p)
+/* Static geometry: a static body, or a kinematic one that does not move. */
+static bool holds_still(const qp_body_state *b)
 {
+    return !qp__body_dynamic(b) && !qp__body_drives(b);
+}
+
+/* Sweep one pair; cut its bodies' motion where they would sink too deep, if they would. With
+ * fixed, the pair is static geometry and a struck body with no contact (sweep_static). */
+static void sweep_pair(qp_world *w, const qp_pair *p, bool fixed)
+{
+    const int ends[2] = { w->shapes[p->a].body, w->shapes[p->b].body };
     fix16_t thinnest = qp__shape_core(&w->shapes[p->a].shape), tb = qp__shape_core(&w->shapes[p->b].shape);
     if (tb < thinnest) thinnest = tb;
-    /* Most pairs close in by less than half their thinner core: the contacts at the
-     * predicted poses see them (the narrow phase's test for a swept pair). */
-    if ((int64_t)w->queue[w->shapes[p->a].body] + w->queue[w->shapes[p->b].body] <= (thinnest / 2) >> 6) return;
-    const int ends[2] = { w->shapes[p->a].body, w->shapes[p->b].body };
-    if (!may_close_in(w, ends, thinnest / 2)) return;
+    /* Most pairs close in by less than half their thinner core (fixed: than the contact
+     * margin): the contacts at the predicted poses see them (the narrow phase's test for a
+     * swept pair). */
+    const fix16_t least = fixed ? w->def.contact_margin : thinnest / 2;
+    if ((int64_t)w->queue[ends[0]] + w->queue[ends[1]] <= least >> 6) return;
+    if (!may_close_in(w, ends, least)) return;
     qp_sweep s;
     s.w = w;
     int body[2];
@@ -318,7 +344,7 @@ static void sweep_pair(qp_world *w, const qp_pair *p)
         if (qp__body_moves(b)) motion_of(w, body[k], &s.v[k], &s.omega[k], &vc, &wc);
     }
     fix16_t closing = qp_mul(qp_v3_len(qp_v3_sub(s.v[1], s.v[0])), w->def.dt);
-    if (closing <= thinnest / 2) return;
+    if (closing <= least) return;
     int64_t turn = 0;
     for (int k = 0; k < 2; k++) turn += qp_mul(qp_v3_len(s.omega[k]), turn_arm(&w->shapes[s.shape[k]].shape));
     s.turn = qp_mul(qp__sat32(turn), w->def.dt);
@@ -326,25 +352,179 @@ static void sweep_pair(qp_world *w, const qp_pair *p)
     fix16_t along = 0;   /* how far they can close in along the axis of d0 */
     fix16_t d0 = separation_to(&s, 0, w->def.contact_margin, &along);
     bool contact = d0 <= w->def.contact_margin;
+    if (contact && closing <= thinnest / 2) return;
     if (contact) {   /* its translation alone (above) */
         s.omega[0] = s.omega[1] = qp_v3_zero();
         s.reach = closing;
         along = qp__sat32((int64_t)along - s.turn);
         s.turn = 0;
     }
-    fix16_t sink = d0 < 0 ? qp__sat32((int64_t)w->def.slop - d0) : 0, room = contact ? thinnest : thinnest / 2;
+    fix16_t sink = d0 < 0 ? qp__sat32((int64_t)w->def.slop - d0) : 0,
+            room = contact ? thinnest : fixed ? w->def.slop : thinnest / 2;
     fix16_t t = time_of_impact(&s, d0, along, -(sink > room ? sink : room));
     if (t >= QP_ONE) return;
     for (int k = 0; k < 2; k++)
         if (qp__body_moves(&w->bodies[body[k]])) cut_joined(w, body[k], t, !contact);
 }
 
+/* A bound of how far from its body's centre of mass shape s reaches, without a square root
+ * (each length by the sum of its components' sizes): its core's farthest point, as turn_arm,
+ * and its rounding. */
+static fix16_t shape_reach(const qp_shape *s)
+{
+    int64_t r = qp__v3_max_abs(s->offset) * INT64_C(3);
+    if (s->type == QP_SHAPE_BOX) r += (int64_t)s->half.x + s->half.y + s->half.z;
+    if (s->type == QP_SHAPE_CAPSULE) r += (int64_t)s->half_height + s->radius;
+    if (s->type == QP_SHAPE_SPHERE) r += s->radius;
+    if (s->type == QP_SHAPE_HULL) r += s->hull->radius;
+    return qp__sat32(r);
+}
+
+/* Does body i move more than the contact margin this step (its reach, reaches)? Then the
+ * box that holds shape k over the whole motion, whatever its direction and turn, grown by
+ * the margin: its centre's reach about where it is, and the shape's about its centre. */
+static bool moves_far(const qp_world *w, int i, int k, qp_aabb *box)
+{
+    const qp_body_state *b = &w->bodies[i];
+    if (!(b->state & QP_STATE_STRUCK) || !qp__body_moves(b) || (b->state & QP_STATE_WOKEN) ||
+        w->queue[i] <= w->def.contact_margin >> 6)
+        return false;
+    const int64_t grow = ((int64_t)w->queue[i] << 6) + shape_reach(&w->shapes[b->shapes[k]].shape) +
+                         w->def.contact_margin;
+    box->lo = qp_v3(qp__sat32(b->x.x - grow), qp__sat32(b->x.y - grow), qp__sat32(b->x.z - grow));
+    box->hi = qp_v3(qp__sat32(b->x.x + grow), qp__sat32(b->x.y + grow), qp__sat32(b->x.z + grow));
+    return true;
+}
+
+/* The box of shape k of body i over its motion this step: at its start pose and moved by the
+ * step's translation, grown by the margin and by how far its turn can carry a point of it. */
+static qp_aabb motion_box(const qp_world *w, int i, int k)
+{
+    const qp_body_state *b = &w->bodies[i];
+    const int sh = b->shapes[k];
+    qp_vec3 v, omega, vc, wc;
+    motion_of(w, i, &v, &omega, &vc, &wc);
+    const qp_rot3 r = qp__body_rot(b);
+    const qp_transform xf = qp__shape_world(w, sh, &b->x, &r);
+    const qp_aabb at = qp_shape_aabb(&w->shapes[sh].shape, &xf);
+    const int64_t spin = (int64_t)qp__abs_sat(omega.x) + qp__abs_sat(omega.y) + qp__abs_sat(omega.z);
+    const int64_t grow = w->def.contact_margin + qp_mul(qp_mul(qp__sat32(spin), shape_reach(&w->shapes[sh].shape)),
+                                                        w->def.dt);
+    const fix16_t move[3] = { qp_mul(v.x, w->def.dt), qp_mul(v.y, w->def.dt), qp_mul(v.z, w->def.dt) };
+    const fix16_t lo[3] = { at.lo.x, at.lo.y, at.lo.z }, hi[3] = { at.hi.x, at.hi.y, at.hi.z };
+    fix16_t out_lo[3], out_hi[3];
+    for (int d = 0; d < 3; d++) {
+        out_lo[d] = qp__sat32((int64_t)lo[d] + (move[d] < 0 ? move[d] : 0) - grow);
+        out_hi[d] = qp__sat32((int64_t)hi[d] + (move[d] > 0 ? move[d] : 0) + grow);
+    }
+    qp_aabb box = { qp_v3(out_lo[0], out_lo[1], out_lo[2]), qp_v3(out_hi[0], out_hi[1], out_hi[2]) };
+    return box;
+}
+
+static bool boxes_meet(const qp_aabb *a, const qp_aabb *b)
+{
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
+           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+}
+
+/* Have shapes sa of body i and sb a contact this step (body i's contacts, the contact graph's
+ * adjacency; the narrow phase finds some where the broad phase made no pair: a contact that
+ * pushed, found again at the start poses)? */
+static bool has_contact(const qp_world *w, int i, int sa, int sb)
+{
+    for (int e = w->adj_start[i]; e < w->adj_start[i + 1]; e++) {
+        const qp_contact *c = &w->contacts[w->adj[e]];
+        const int s0 = w->bodies[c->a].shapes[c->sa], s1 = w->bodies[c->b].shapes[c->sb];
+        if ((s0 == sa && s1 == sb) || (s0 == sb && s1 == sa)) return true;
+    }
+    return false;
+}
+
+/* Shape k of body i, whose box over its motion is box, against shape m of static body j:
+ * swept when the boxes meet, the shapes may touch and they have no contact this step. */
+static void sweep_static_pair(qp_world *w, int i, int k, const qp_aabb *box, int j, int m)
+{
+    const int sa = w->bodies[i].shapes[k], sb = w->bodies[j].shapes[m];
+    if (!boxes_meet(box, &w->shapes[sb].aabb) || has_contact(w, i, sa, sb)) return;
+    const qp_aabb moved = motion_box(w, i, k);
+    if (!boxes_meet(&moved, &w->shapes[sb].aabb)) return;
+    const qp_pair p = { (uint16_t)(i < j ? sa : sb), (uint16_t)(i < j ? sb : sa) };
+    if (!qp__shapes_pair(&w->shapes[sa], &w->shapes[sb]) || qp__pair_is_sensor(w, &p) || qp__joined(w, i, j)) return;
+    sweep_pair(w, &p, true);
+}
+
+/* Every struck body moving more than the margin against every static shape its motion
+ * reaches, with the finer net, whether the broad phase paired them or not: it pairs boxes at
+ * the predicted poses, and a struck body can end far from its prediction. Static and moving
+ * bodies are crossed in index order, shapes in slot order, the static side outermost unless
+ * fewer bodies move (the same pairs; the work about the bodies times the smaller count; each
+ * cut made at once, as the pairs' are). */
+static void sweep_static(qp_world *w)
+{
+    int movers = 0, statics = 0;
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (!(b->state & QP_STATE_USED) || b->shape_count == 0) continue;
+        movers += (b->state & QP_STATE_STRUCK) != 0;
+        statics += holds_still(b);
+    }
+    if (movers == 0 || statics == 0) return;
+    const bool statics_out = statics <= movers;
+    for (int o = 1; o <= w->body_high; o++) {
+        const qp_body_state *outer = &w->bodies[o];
+        if (!(outer->state & QP_STATE_USED) || (statics_out ? !holds_still(outer) : !(outer->state & QP_STATE_STRUCK)))
+            continue;
+        for (int a = 0; a < outer->shape_count; a++) {
+            qp_aabb box;
+            if (!statics_out && !moves_far(w, o, a, &box)) continue;
+            for (int n = 1; n <= w->body_high; n++) {
+                const qp_body_state *inner = &w->bodies[n];
+                if (!(inner->state & QP_STATE_USED) ||
+                    (statics_out ? !(inner->state & QP_STATE_STRUCK) : !holds_still(inner)))
+                    continue;
+                for (int b = 0; b < inner->shape_count; b++) {
+                    if (!statics_out) sweep_static_pair(w, o, a, &box, n, b);
+                    else if (moves_far(w, n, b, &box)) sweep_static_pair(w, n, b, &box, o, a);
+                }
+            }
+        }
+    }
+}
+
+/* Mark the dynamic bodies whose motion the passes made other than predicted in ways the broad
+ * phase could not see: pushed by a moving or driving body (a contact point with a normal
+ * impulse) or held by a joint. Only those need the finer net against static geometry: a body
+ * falling or sliding freely moves as predicted, and its pairs were made for that motion. */
+static void mark_struck(qp_world *w)
+{
+    for (int i = 0; i < w->contact_count; i++) {
+        const qp_contact *c = &w->contacts[i];
+        qp_body_state *a = &w->bodies[c->a], *b = &w->bodies[c->b];
+        if ((c->flags & QP_CONTACT_SLEEPING) || holds_still(a) || holds_still(b)) continue;
+        bool pushed = false;
+        for (int k = 0; k < c->count; k++) pushed = pushed || c->p[k].jn > 0;
+        if (!pushed) continue;
+        if (qp__body_dynamic(a)) a->state |= QP_STATE_STRUCK;
+        if (qp__body_dynamic(b)) b->state |= QP_STATE_STRUCK;
+    }
+    for (int i = 0; i < qp__cap_joints(w) && w->joint_count > 0; i++) {
+        const qp_joint *j = &w->joints[i];
+        if (j->a == 0) continue;
+        if (qp__body_dynamic(&w->bodies[j->a])) w->bodies[j->a].state |= QP_STATE_STRUCK;
+        if (qp__body_dynamic(&w->bodies[j->b])) w->bodies[j->b].state |= QP_STATE_STRUCK;
+    }
+}
+
 void qp__continuous(qp_world *w)
 {
-    if (!reaches(w)) return;
-    for (int i = 0; i < w->pair_count; i++) {
+    const qp_reach reach = reaches(w);
+    if (reach == REACH_NONE) return;
+    for (int i = 0; reach == REACH_ANY && i < w->pair_count; i++) {
         const qp_pair *p = &w->pairs[i];
         if (qp__pair_is_sensor(w, p)) continue;
-        sweep_pair(w, p);
+        sweep_pair(w, p, false);
     }
+    mark_struck(w);
+    sweep_static(w);
+    for (int i = 1; i <= w->body_high; i++) w->bodies[i].state &= (uint16_t)~QP_STATE_STRUCK;
 }

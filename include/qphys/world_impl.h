@@ -20,7 +20,7 @@ enum {
                                     deep inside then was spawned there (overlap.c) */
     QP_STATE_STILL   = 1u << 6   /* its last step moved it (split impulse included) at most
                                     QP_STILL_SPEED: its contacts may keep their manifolds */
-    /* bits 8-12: the stages' scratch, clear between steps (src/body.h) */
+    /* bits 7-15: the stages' scratch, clear between steps (src/body.h) */
 };
 
 /* The user's force and torque pending on a body for the next step. */
