@@ -54,6 +54,7 @@
 #include "scratch.h"
 #include "stages.h"
 #include "geometry.h"
+#include "level.h"
 #include "math_inline.h"
 
 /* Advances per sweep, and halvings when one overshoots: bounded work per pair. */
@@ -421,12 +422,6 @@ static qp_aabb motion_box(const qp_world *w, int i, int k)
     return box;
 }
 
-static bool boxes_meet(const qp_aabb *a, const qp_aabb *b)
-{
-    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
-           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
-}
-
 /* Have shapes sa of body i and sb a contact this step (body i's contacts, the contact graph's
  * adjacency; the narrow phase finds some where the broad phase made no pair: a contact that
  * pushed, found again at the start poses)? */
@@ -445,9 +440,9 @@ static bool has_contact(const qp_world *w, int i, int sa, int sb)
 static void sweep_static_pair(qp_world *w, int i, int k, const qp_aabb *box, int j, int m)
 {
     const int sa = w->bodies[i].shapes[k], sb = w->bodies[j].shapes[m];
-    if (!boxes_meet(box, &w->shapes[sb].aabb) || has_contact(w, i, sa, sb)) return;
+    if (!qp__aabb_overlap(box, &w->shapes[sb].aabb) || has_contact(w, i, sa, sb)) return;
     const qp_aabb moved = motion_box(w, i, k);
-    if (!boxes_meet(&moved, &w->shapes[sb].aabb)) return;
+    if (!qp__aabb_overlap(&moved, &w->shapes[sb].aabb)) return;
     const qp_pair p = { (uint16_t)(i < j ? sa : sb), (uint16_t)(i < j ? sb : sa) };
     if (!qp__shapes_pair(&w->shapes[sa], &w->shapes[sb]) || qp__pair_is_sensor(w, &p) || qp__joined(w, i, j)) return;
     sweep_pair(w, &p, true);
