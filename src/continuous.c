@@ -29,17 +29,20 @@
  * Bodies held by joints are cut together (a limb stopped alone pulled its
  * joints apart).
  *
- * Against static geometry (a static body, or a kinematic one at rest) the net is
- * finer: a body found apart from it that closes in by more than the contact
- * margin ends no deeper in it than the slop. A body struck within the step can
- * be driven into the ground where no contact was found: a cube bouncing clear of
- * the ground, struck back down by a second one in that step, had no pair with
- * the ground at all (the broad phase pairs the predicted poses' boxes, and there
- * it was rising) and went 9 cm in (bench_landings, seed 53142). So a struck body
- * (pushed by a moving body, or held by a joint) that moves more than the margin is
- * swept against every static shape its motion reaches and has no contact with,
- * paired or not; a body falling or sliding freely moves as predicted, and its
- * pairs and contacts were made for that. Between moving bodies the deeper
+ * Against ground the net is finer: a body found apart from it that closes in by
+ * more than the contact margin ends no deeper in it than the slop. A body struck
+ * within the step can be driven into the ground where no contact was found: a
+ * cube bouncing clear of the ground, struck back down by a second one in that
+ * step, had no pair with the ground at all (the broad phase pairs the predicted
+ * poses' boxes, and there it was rising) and went 9 cm in (bench_landings, seed
+ * 53142). So a struck body (pushed by a moving body, or held by a joint) that
+ * moves more than the margin is swept against every ground shape its motion
+ * reaches and has no contact with, paired or not. Ground is static geometry (a
+ * static body, or a kinematic one at rest) and, to a struck body, a dynamic body
+ * four or more times as heavy that gives way by no more than the margin this
+ * step (a 500 kg crate at rest under a 1 kg cube: seed 57185 went 9.5 cm into
+ * it). A body falling or sliding freely moves as predicted, and its pairs and
+ * contacts were made for that. Between moving bodies of like mass the deeper
  * allowance stays: both give way there, and the struck body's contacts with them
  * push it out.
  *
@@ -317,8 +320,26 @@ static bool holds_still(const qp_body_state *b)
     return !qp__body_dynamic(b) && !qp__body_drives(b);
 }
 
+/* How much heavier than a struck body a dynamic body must be to be ground to it. */
+#define GROUND_MASS_RATIO 4
+
+/* Is body j ground to a struck body whose inverse mass is inv_mass: static geometry, or a
+ * dynamic body at least GROUND_MASS_RATIO times as heavy that gives way by no more than the
+ * contact margin this step (asleep, or its reach within the margin)? Struck so, it gives way by
+ * at most a fifth of the approach: a cube struck down onto a 500 kg crate is stopped as on the
+ * ground (it went 9.5 cm in: bench_landings seed 57185), where two bodies of like mass both give
+ * way, and the deeper allowance between moving bodies is theirs. */
+static bool ground_to(const qp_world *w, int j, fix16_t inv_mass)
+{
+    const qp_body_state *b = &w->bodies[j];
+    if (holds_still(b)) return true;
+    return qp__body_dynamic(b) && (int64_t)b->inv_mass * GROUND_MASS_RATIO <= inv_mass &&
+           (!qp__body_moves(b) || w->queue[j] <= w->def.contact_margin >> 6);
+}
+
 /* Sweep one pair; cut its bodies' motion where they would sink too deep, if they would. With
- * fixed, the pair is static geometry and a struck body with no contact (sweep_static). */
+ * fixed, the pair is a struck body and ground it has no contact with (sweep_ground), and only
+ * the struck body's motion is cut. */
 static void sweep_pair(qp_world *w, const qp_pair *p, bool fixed)
 {
     const int ends[2] = { w->shapes[p->a].body, w->shapes[p->b].body };
@@ -365,7 +386,8 @@ static void sweep_pair(qp_world *w, const qp_pair *p, bool fixed)
     fix16_t t = time_of_impact(&s, d0, along, -(sink > room ? sink : room));
     if (t >= QP_ONE) return;
     for (int k = 0; k < 2; k++)
-        if (qp__body_moves(&w->bodies[body[k]])) cut_joined(w, body[k], t, !contact);
+        if (qp__body_moves(&w->bodies[body[k]]) && !(fixed && w->queue[body[k]] <= w->def.contact_margin >> 6))
+            cut_joined(w, body[k], t, !contact);
 }
 
 /* A bound of how far from its body's centre of mass shape s reaches, without a square root
@@ -381,15 +403,22 @@ static fix16_t shape_reach(const qp_shape *s)
     return qp__sat32(r);
 }
 
-/* Does body i move more than the contact margin this step (its reach, reaches)? Then the
- * box that holds shape k over the whole motion, whatever its direction and turn, grown by
- * the margin: its centre's reach about where it is, and the shape's about its centre. */
+/* Is body i struck (mark_struck) and moving more than the contact margin this step (its
+ * reach, reaches)? */
+static bool struck_far(const qp_world *w, int i)
+{
+    const qp_body_state *b = &w->bodies[i];
+    return (b->state & QP_STATE_STRUCK) && qp__body_moves(b) && !(b->state & QP_STATE_WOKEN) &&
+           w->queue[i] > w->def.contact_margin >> 6;
+}
+
+/* Does struck body i move more than the contact margin this step? Then the box that holds
+ * shape k over the whole motion, whatever its direction and turn, grown by the margin: its
+ * centre's reach about where it is, and the shape's about its centre. */
 static bool moves_far(const qp_world *w, int i, int k, qp_aabb *box)
 {
     const qp_body_state *b = &w->bodies[i];
-    if (!(b->state & QP_STATE_STRUCK) || !qp__body_moves(b) || (b->state & QP_STATE_WOKEN) ||
-        w->queue[i] <= w->def.contact_margin >> 6)
-        return false;
+    if (!struck_far(w, i)) return false;
     const int64_t grow = ((int64_t)w->queue[i] << 6) + shape_reach(&w->shapes[b->shapes[k]].shape) +
                          w->def.contact_margin;
     box->lo = qp_v3(qp__sat32(b->x.x - grow), qp__sat32(b->x.y - grow), qp__sat32(b->x.z - grow));
@@ -435,51 +464,62 @@ static bool has_contact(const qp_world *w, int i, int sa, int sb)
     return false;
 }
 
-/* Shape k of body i, whose box over its motion is box, against shape m of static body j:
- * swept when the boxes meet, the shapes may touch and they have no contact this step. */
-static void sweep_static_pair(qp_world *w, int i, int k, const qp_aabb *box, int j, int m)
+/* Shape k of struck body i, whose box over its motion is box, against shape m of body j:
+ * swept when j is ground to i, the boxes meet, the shapes may touch and they have no contact
+ * this step. */
+static void sweep_ground_pair(qp_world *w, int i, int k, const qp_aabb *box, int j, int m)
 {
     const int sa = w->bodies[i].shapes[k], sb = w->bodies[j].shapes[m];
-    if (!qp__aabb_overlap(box, &w->shapes[sb].aabb) || has_contact(w, i, sa, sb)) return;
+    if (!ground_to(w, j, w->bodies[i].inv_mass)) return;
+    /* A dynamic body's box is at its predicted pose: its motion's box instead, from where it is. */
+    const qp_aabb there = holds_still(&w->bodies[j]) ? w->shapes[sb].aabb : motion_box(w, j, m);
+    if (!qp__aabb_overlap(box, &there) || has_contact(w, i, sa, sb)) return;
     const qp_aabb moved = motion_box(w, i, k);
-    if (!qp__aabb_overlap(&moved, &w->shapes[sb].aabb)) return;
+    if (!qp__aabb_overlap(&moved, &there)) return;
     const qp_pair p = { (uint16_t)(i < j ? sa : sb), (uint16_t)(i < j ? sb : sa) };
     if (!qp__shapes_pair(&w->shapes[sa], &w->shapes[sb]) || qp__pair_is_sensor(w, &p) || qp__joined(w, i, j)) return;
     sweep_pair(w, &p, true);
 }
 
-/* Every struck body moving more than the margin against every static shape its motion
+/* Every struck body moving more than the margin against every ground shape its motion
  * reaches, with the finer net, whether the broad phase paired them or not: it pairs boxes at
- * the predicted poses, and a struck body can end far from its prediction. Static and moving
- * bodies are crossed in index order, shapes in slot order, the static side outermost unless
- * fewer bodies move (the same pairs; the work about the bodies times the smaller count; each
- * cut made at once, as the pairs' are). */
-static void sweep_static(qp_world *w)
+ * the predicted poses, and a struck body can end far from its prediction. Ground and struck
+ * bodies are crossed in index order, shapes in slot order, the ground outermost unless fewer
+ * bodies are struck (the same pairs; the work about the bodies times the smaller count; each
+ * cut made at once, as the pairs' are). The ground counted is what is ground to the lightest
+ * struck body, which holds what is ground to any. */
+static void sweep_ground(qp_world *w)
 {
-    int movers = 0, statics = 0;
+    int movers = 0, grounds = 0;
+    fix16_t lightest = 0;   /* the largest inverse mass of a struck body moving far */
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (struck_far(w, i) && b->inv_mass > lightest) lightest = b->inv_mass;
+    }
     for (int i = 1; i <= w->body_high; i++) {
         const qp_body_state *b = &w->bodies[i];
         if (!(b->state & QP_STATE_USED) || b->shape_count == 0) continue;
         movers += (b->state & QP_STATE_STRUCK) != 0;
-        statics += holds_still(b);
+        grounds += ground_to(w, i, lightest);
     }
-    if (movers == 0 || statics == 0) return;
-    const bool statics_out = statics <= movers;
+    if (movers == 0 || grounds == 0) return;
+    const bool grounds_out = grounds <= movers;
     for (int o = 1; o <= w->body_high; o++) {
         const qp_body_state *outer = &w->bodies[o];
-        if (!(outer->state & QP_STATE_USED) || (statics_out ? !holds_still(outer) : !(outer->state & QP_STATE_STRUCK)))
+        if (!(outer->state & QP_STATE_USED) ||
+            (grounds_out ? !ground_to(w, o, lightest) : !(outer->state & QP_STATE_STRUCK)))
             continue;
         for (int a = 0; a < outer->shape_count; a++) {
             qp_aabb box;
-            if (!statics_out && !moves_far(w, o, a, &box)) continue;
+            if (!grounds_out && !moves_far(w, o, a, &box)) continue;
             for (int n = 1; n <= w->body_high; n++) {
                 const qp_body_state *inner = &w->bodies[n];
                 if (!(inner->state & QP_STATE_USED) ||
-                    (statics_out ? !(inner->state & QP_STATE_STRUCK) : !holds_still(inner)))
+                    (grounds_out ? !(inner->state & QP_STATE_STRUCK) : !ground_to(w, n, lightest)))
                     continue;
                 for (int b = 0; b < inner->shape_count; b++) {
-                    if (!statics_out) sweep_static_pair(w, o, a, &box, n, b);
-                    else if (moves_far(w, n, b, &box)) sweep_static_pair(w, n, b, &box, o, a);
+                    if (!grounds_out) sweep_ground_pair(w, o, a, &box, n, b);
+                    else if (moves_far(w, n, b, &box)) sweep_ground_pair(w, n, b, &box, o, a);
                 }
             }
         }
@@ -488,7 +528,7 @@ static void sweep_static(qp_world *w)
 
 /* Mark the dynamic bodies whose motion the passes made other than predicted in ways the broad
  * phase could not see: pushed by a moving or driving body (a contact point with a normal
- * impulse) or held by a joint. Only those need the finer net against static geometry: a body
+ * impulse) or held by a joint. Only those need the finer net against ground: a body
  * falling or sliding freely moves as predicted, and its pairs were made for that motion. */
 static void mark_struck(qp_world *w)
 {
@@ -520,6 +560,6 @@ void qp__continuous(qp_world *w)
         sweep_pair(w, p, false);
     }
     mark_struck(w);
-    sweep_static(w);
+    sweep_ground(w);
     for (int i = 1; i <= w->body_high; i++) w->bodies[i].state &= (uint16_t)~QP_STATE_STRUCK;
 }
