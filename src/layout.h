@@ -405,11 +405,11 @@ static QP__ALWAYS_INLINE qp_sweep_item *qp__sweep_list(qp_world *w)
 }
 
 /* The solver rows of joint slot i (1-based, joint.h): the world's copy, made once a step by
- * qp__joint_rows_keep, or (low-RAM, which keeps none) made into *scratch at each use, to
- * the same bits (the poses do not change between the passes). */
+ * qp__joint_rows_keep, or (low-RAM without joint trees, which keeps none) made into *scratch
+ * at each use, to the same bits (the poses do not change between the passes). */
 static inline const qp_joint_rows *qp__joint_rows_at(qp_world *w, int i, qp_joint_rows *scratch)
 {
-#if QP_LAYOUT_KEEPS_DERIVED
+#if QP__KEEPS_JOINT_ROWS
     (void)scratch;
     return &w->joint_rows[i - 1];
 #else
@@ -420,7 +420,7 @@ static inline const qp_joint_rows *qp__joint_rows_at(qp_world *w, int i, qp_join
 
 static inline void qp__joint_rows_keep(qp_world *w, int i)
 {
-#if QP_LAYOUT_KEEPS_DERIVED
+#if QP__KEEPS_JOINT_ROWS
     qp__joint_rows(w, &w->joints[i - 1], &w->joint_rows[i - 1]);
 #else
     (void)w, (void)i;

@@ -159,7 +159,7 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
 #endif
     qp_joint *joints = pool(base, &at, J, sizeof *joints);
     uint16_t *joint_order = pool(base, &at, J, 2);
-#if !QP_CFG_LOW_RAM
+#if QP__KEEPS_JOINT_ROWS
     qp_joint_rows *joint_rows = pool(base, &at, J, sizeof *joint_rows);
 #endif
 #if QP_CFG_JOINT_TREE
@@ -195,7 +195,7 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
 #endif
     w->joints = joints;
     w->joint_order = joint_order;
-#if !QP_CFG_LOW_RAM
+#if QP__KEEPS_JOINT_ROWS
     w->joint_rows = joint_rows;
 #endif
     /* The scratch layouts share their memory, each array after the one before (the sizes

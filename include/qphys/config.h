@@ -91,8 +91,9 @@
 #endif
 
 /* Joints in a world (ball, hinge, distance, fixed, slider, cone; include/qphys/joint.h).
- * 1..65535; about 400 bytes each (168 in the pool, the rest a step's rows; 40 fewer with
- * QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM). */
+ * 1..65535; about 450 bytes each without the joint tree's storage (220 in the pool, 232 a
+ * step's rows; 92 fewer with QP_CFG_JOINT_OPTIONS 0, and no rows kept with QP_CFG_LOW_RAM and
+ * no joint tree). */
 #ifndef QP_CFG_MAX_JOINTS
 #define QP_CFG_MAX_JOINTS 64
 #endif

@@ -235,6 +235,13 @@ typedef struct {
 #define QP__POOL(T, name, n) T *name
 #endif
 
+/* Whether a world keeps each joint's solver rows for the step (qp_joint_rows below): the
+ * default layout does, and so does low-RAM where joints are solved along trees
+ * (QP_CFG_JOINT_TREE), whose scratch is already about five times the rows' bytes a joint and
+ * whose solve reads each joint's rows over a hundred times a step (made again at each read,
+ * a chain of boxes took 7 times the instructions). */
+#define QP__KEEPS_JOINT_ROWS (!QP_CFG_LOW_RAM || QP_CFG_JOINT_TREE)
+
 /* Joint events: only a step raises them, at most one per joint, so the buffer needs no more
  * entries than joints. */
 #define QP__JOINT_EVENTS(joints, events) ((joints) < (events) ? (joints) : (events))
@@ -357,9 +364,12 @@ typedef struct {
 #define QP__VIEWS_BYTES (32ul * (unsigned long)sizeof(void *))
 #if !QP_CFG_LOW_RAM
 #define QP__ROWS_BYTES(P, C) QP__R8(QP__SCRATCH_MAX((unsigned long)(C) * sizeof(qp_contact_rows), (unsigned long)(P) * sizeof(qp_pair)))
-#define QP__JOINT_ROWS_BYTES(J) QP__R8((unsigned long)(J) * sizeof(qp_joint_rows))
 #else
 #define QP__ROWS_BYTES(P, C) 0ul
+#endif
+#if QP__KEEPS_JOINT_ROWS
+#define QP__JOINT_ROWS_BYTES(J) QP__R8((unsigned long)(J) * sizeof(qp_joint_rows))
+#else
 #define QP__JOINT_ROWS_BYTES(J) 0ul
 #endif
 #if QP_CFG_JOINT_OPTIONS
@@ -460,8 +470,8 @@ struct qp_world {
     QP__POOL(qp_joint, joints, QP_CFG_MAX_JOINTS);        /* slot index i (1-based, as in ids) at [i - 1] */
     int joint_count;
     QP__POOL(uint16_t, joint_order, QP_CFG_MAX_JOINTS);   /* slot indices */
-#if !QP_CFG_LOW_RAM
-    QP__POOL(qp_joint_rows, joint_rows, QP_CFG_MAX_JOINTS); /* rows of slot i at [i - 1]; with QP_CFG_LOW_RAM
+#if QP__KEEPS_JOINT_ROWS
+    QP__POOL(qp_joint_rows, joint_rows, QP_CFG_MAX_JOINTS); /* rows of slot i at [i - 1]; otherwise
                                                              * computed at each use (the same bits) */
 #endif
 #if QP_CFG_JOINT_TREE && QP_CFG_FIXED_POOLS
