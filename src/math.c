@@ -716,7 +716,7 @@ static u128 mul_32x64(int32_t m, int64_t c)
 /* num / d for num < d 2^31, rounded half away from zero (the two are magnitudes): up to
  * 2^31. One 128-bit division where the compiler has 128-bit integers (64-bit hosts, wasm32),
  * else long division: the same quotient, exactly. The joint solve inverts a few 3x3 matrices
- * per joint a step, and the long division was 12 % of a chain's step on x86-64. */
+ * per joint a step, and the long division costs 12 % of a chain's step on x86-64. */
 #if defined(__SIZEOF_INT128__)
 __extension__ typedef unsigned __int128 qp__uwide;
 

@@ -239,7 +239,7 @@ typedef struct {
  * default layout does, and so does low-RAM where joints are solved along trees
  * (QP_CFG_JOINT_TREE), whose scratch is already about five times the rows' bytes a joint and
  * whose solve reads each joint's rows over a hundred times a step (made again at each read,
- * a chain of boxes took 7 times the instructions). */
+ * a chain of boxes takes 7 times the instructions). */
 #define QP__KEEPS_JOINT_ROWS (!QP_CFG_LOW_RAM || QP_CFG_JOINT_TREE)
 
 /* Joint events: only a step raises them, at most one per joint, so the buffer needs no more
