@@ -91,7 +91,7 @@ B_MAP   := $(B_DIR)/$(APP).map
 
 # Pool sizes of qp_world on this board (BOARD_POOLS in boards/<name>/board.mk, e.g. the
 # micro:bit's 16 KB): the same for the core and the apps, so the world has one layout.
-B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) -g -ffunction-sections -fdata-sections -fno-common -MMD -MP $(BOARD_POOLS)
+B_BASE  := $(CPU_FLAGS) $(BOARD_OPT) $(DEBUG_INFO) -ffunction-sections -fdata-sections -fno-common -MMD -MP $(BOARD_POOLS)
 B_FIX_CFLAGS  := $(B_BASE) $(FIXMATH_FLAGS) -I$(FIXMATH_DIR)
 B_CORE_CFLAGS := $(B_BASE) $(CORE_WARN) $(CORE_STACK_WARN) $(CORE_INC) $(FIXMATH_FLAGS) -fstack-usage
 # How a program ends (port/cortex_m/port_cortex_m.c): auto, semihost or reset.
@@ -253,7 +253,7 @@ print-app:
 
 # For bench/run.sh: the compiler and flags the board compiles the core with (CPU, optimisation, pools).
 print-board-cflags:
-	@echo '$(X_CC) $(filter-out -MMD -MP -g,$(B_BASE))'
+	@echo '$(X_CC) $(filter-out -MMD -MP $(DEBUG_INFO),$(B_BASE))'
 
 # "none" for a board that nothing here can run (tests/scripts/cross-check.sh, tests/scripts/scene-check.sh).
 print-board-run:

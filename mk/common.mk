@@ -17,6 +17,10 @@ CORE_INC        := -Iinclude -I$(FIXMATH_DIR)
 CORE_WARN       := -std=c11 -Wall -Wextra -Werror -pedantic -Wundef -Wshadow
 # gcc only: bound every core function's stack frame (no recursion, no VLAs).
 CORE_STACK_WARN := -Wstack-usage=2048
+# The debug information of the board images, make lib and the sanitized fuzz builds: -g for a
+# debugger's variables; -g1 (line tables, enough for backtraces and sanitizer reports) compiles
+# about a third faster, and the code is the same either way. make test builds with -g1.
+DEBUG_INFO      ?= -g
 
 # Every libfixmath source comes from one fetch (tools/deps.sh). A grouped target, so
 # that on a fresh clone make knows how to get each of them before any rule needs one

@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := build/fuzz
 FUZZ_POOLS   := -DQP_CFG_MAX_BODIES=32 -DQP_CFG_MAX_SHAPES=48 -DQP_CFG_MAX_PAIRS=128 -DQP_CFG_MAX_CONTACTS=64
-FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 \
+FUZZ_CFLAGS   = $(DEBUG_INFO) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 \
                 $(FUZZ_POOLS) $(CORE_INC) $(FIXMATH_FLAGS)
 
 # Host code a target needs besides the core: the replay file reader.

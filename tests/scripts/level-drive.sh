@@ -7,7 +7,7 @@
 #   sh tests/scripts/level-drive.sh [SANITIZE_FLAGS]   (default: run.sh's ASan+UBSan flags)
 set -eu
 cd "$(dirname "$0")/../.."
-san=${1:--O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all}
+san=${1:--O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all}
 make -s build/host/level_drive
 host=$(build/host/level_drive) || { printf '%s\n' "$host"; exit 1; }
 printf 'host:\n%s\n' "$host"

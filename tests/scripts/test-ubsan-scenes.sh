@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 2
 steps=${UBSAN_SCENE_STEPS:-120}
 jobs=${JOBS:-2}
 tag=host-san   # the flags of make test's host-san unit build, whose core objects it shares
-san="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+san="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -j"$jobs" BUILD_TAG=$tag HOST_OPT="$san" QPHYS_RENDER=1 "build/$tag/qphys" || { echo "FAIL build of build/$tag/qphys"; exit 1; }
 q=build/$tag/qphys
 out=build/ubsan-scenes
