@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fuzz-oracle.sh - hostile inputs give one answer on every compiler: the same bytes run by a gcc
-# build (-O1, ASan + UBSan) and a clang build (-O2, UBSan) of tests/fuzz/hostile_run.c must print
+# build (-O0, ASan + UBSan) and a clang build (-O2, UBSan) of tests/fuzz/hostile_run.c must print
 # the same lines (refused with the same code, or the same calls' results and the same world hash
 # after every step), and neither may report undefined behaviour or a broken promise.
 #
