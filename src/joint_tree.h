@@ -25,6 +25,7 @@ typedef struct {
     int32_t diag[QP_CFG_MAX_JOINTS][QP_TREE_ROWS][QP_TREE_ROWS];
     int32_t off[QP_CFG_MAX_JOINTS][QP_TREE_LATER][QP_TREE_ROWS][QP_TREE_ROWS]; /* later joint's rows by this one's */
     int32_t acc[QP_CFG_MAX_JOINTS][2];                /* limit rows' impulses so far in this pass */
+    qp_vec3 drift[QP_CFG_MAX_JOINTS];                 /* drift pass: point rows' target at no split impulse */
     int count;                                        /* 0: none this step */
     int pass;                                         /* the pass the accumulators are of */
     uint16_t joint[QP_CFG_MAX_JOINTS];                /* slot at each position */
@@ -57,6 +58,7 @@ typedef struct qp__joint_tree_views {
     int32_t (*diag)[QP_TREE_ROWS][QP_TREE_ROWS];
     int32_t (*off)[QP_TREE_LATER][QP_TREE_ROWS][QP_TREE_ROWS];
     int32_t (*acc)[2];
+    qp_vec3 *drift;
     int count;
     int pass;
     uint16_t *joint;

@@ -747,17 +747,17 @@ static qp_vec3 point_target(const qp_world *w, const qp_joint *j, const qp_joint
 }
 
 #if QP_CFG_JOINT_TREE
-/* point_target's drift with the end gap taken at no split impulse and the split impulses'
- * own relative velocity subtracted: linear in them, so that the tree's exact solve meets it
- * in one step (its nonlinear form, re-predicted at each solve, diverged on a whipping chain:
- * the solve's large turns of a link about its long axis moved no anchor in the linear model
- * and swung them in the predicted one). */
-static qp_vec3 drift_target_linear(const qp_world *w, const qp_joint *j, const qp_joint_rows *r, const vel *v)
+/* point_target's drift with the end gap taken at no split impulse. The tree's drift target is
+ * this less the split impulses' own relative velocity: linear in them, so that the tree's
+ * exact solve meets it in one step (its nonlinear form, re-predicted at each solve, diverged
+ * on a whipping chain: the solve's large turns of a link about its long axis moved no anchor
+ * in the linear model and swung them in the predicted one). It depends on the poses and
+ * velocities alone, which the drift pass leaves as they are: tree_pass computes it once. */
+static qp_vec3 drift_at_rest(const qp_world *w, const qp_joint *j, const qp_joint_rows *r)
 {
     qp_vec3 zero[4] = { qp_v3_zero(), qp_v3_zero(), qp_v3_zero(), qp_v3_zero() };
     vel none = { &zero[0], &zero[1], &zero[2], &zero[3] };
-    qp_vec3 d = point_target(w, j, r, &none, DRIFT);
-    return qp__v3_sub(d, point_velocity(v, r));
+    return point_target(w, j, r, &none, DRIFT);
 }
 #endif
 
@@ -820,13 +820,16 @@ static bool solve_joint(const qp_world *w, qp_joint *j, const qp_joint_rows *r, 
     /* Point rows: no relative velocity of the points. In the drift pass the gap the
      * position update would open (a fast turn's second-order term, what the velocity rows
      * left) is cancelled whole, and the gap already open is closed over drift_time. */
-    qp_vec3 turn = qp__v3_neg(qp__v3_sub(*v->wb, *v->wa));
-    if (mode == DRIFT)
-        turn = qp__v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
-                                     drift_speed(w, j, r->tilt.z)));
-    qp_vec3 dv = point_target(w, j, r, v, mode);
-    if (j->type == QP_JOINT_FIXED) return weld_solve(j, r, v, mode, dv, turn);
-    qp_vec3 p = equality ? qp__mat3_mul_v3(&r->k_inv, dv) : qp_v3_zero();
+    if (j->type == QP_JOINT_FIXED) {
+        qp_vec3 turn = qp__v3_neg(qp__v3_sub(*v->wb, *v->wa));
+        if (mode == DRIFT)
+            turn = qp__v3_sub(turn, qp_v3(drift_speed(w, j, r->tilt.x), drift_speed(w, j, r->tilt.y),
+                                         drift_speed(w, j, r->tilt.z)));
+        return weld_solve(j, r, v, mode, point_target(w, j, r, v, mode), turn);
+    }
+    /* The target only where these rows are solved here, not along the tree: in the drift pass
+     * it predicts both bodies' poses. */
+    qp_vec3 p = equality ? qp__mat3_mul_v3(&r->k_inv, point_target(w, j, r, v, mode)) : qp_v3_zero();
     if (p.x | p.y | p.z) {
         apply_linear(v, r, p);
         any = true;
@@ -1039,7 +1042,7 @@ static void tree_targets(qp_world *w, qp_joint_tree *t, int mode, int lo, int hi
         qp_joint_rows scratch;
         const qp_joint_rows *r = rows_of(w, i, &scratch);
         vel v = mode == DRIFT ? pseudo_vel(w, j) : real_vel(w, j);
-        qp_vec3 d = mode == DRIFT ? drift_target_linear(w, j, r, &v) : point_target(w, j, r, &v, mode);
+        qp_vec3 d = mode == DRIFT ? qp__v3_sub(t->drift[p], point_velocity(&v, r)) : point_target(w, j, r, &v, mode);
         t->vec[p][0] = d.x;
         t->vec[p][1] = d.y;
         t->vec[p][2] = d.z;
@@ -1083,13 +1086,14 @@ static bool tree_pass(qp_world *w, qp_joint_tree *t, int mode)
     for (int p = 0; p < t->count; p++) {
         const qp_joint *j = &w->joints[t->joint[p] - 1];
         unsigned lim = t->met[p];
-        if (mode == DRIFT && lim) {   /* a drift bound may be none (nothing to push back) */
+        if (mode == DRIFT) {
             qp_joint_rows scratch;
             const qp_joint_rows *r = rows_of(w, t->joint[p], &scratch);
+            t->drift[p] = drift_at_rest(w, j, r);
             for (unsigned row = QP_TREE_SWING; row <= QP_TREE_AXIAL; row <<= 1) {
                 if (!(lim & row)) continue;
                 tree_limit l = tree_limit_of(w, j, r, mode, lim, row);
-                if (l.bound == -l.sign * QP_FIX_MAX) lim &= ~row;
+                if (l.bound == -l.sign * QP_FIX_MAX) lim &= ~row;   /* a drift bound may be none */
             }
             if (!(lim & QP_TREE_AXIAL)) lim &= ~(unsigned)QP_TREE_UPPER;
         }

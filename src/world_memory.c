@@ -221,20 +221,21 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     views->split.visit = (uint16_t *)(void *)(scratch + 24 * b1);
     w->scratch_views = views;
 #if QP_CFG_JOINT_TREE
-    /* qp_joint_tree's arrays in its field order: 1162 bytes a joint, the count and pass in between. */
+    /* qp_joint_tree's arrays in its field order: 1174 bytes a joint, the count and pass in between. */
     tree_views->vec = (int64_t(*)[QP_TREE_ROWS])(void *)tree;
     tree_views->ia = (qp_mat3(*)[2])(void *)(tree + 48 * J);
     tree_views->diag = (int32_t(*)[QP_TREE_ROWS][QP_TREE_ROWS])(void *)(tree + 120 * J);
     tree_views->off = (int32_t(*)[QP_TREE_LATER][QP_TREE_ROWS][QP_TREE_ROWS])(void *)(tree + 264 * J);
     tree_views->acc = (int32_t(*)[2])(void *)(tree + 1128 * J);
-    tree_views->joint = (uint16_t *)(void *)(tree + 1136 * J + 8);
-    tree_views->pos = (uint16_t *)(void *)(tree + 1138 * J + 8);
-    tree_views->later = (uint16_t(*)[QP_TREE_LATER])(void *)(tree + 1140 * J + 8);
-    tree_views->rows = tree + 1152 * J + 8;
-    tree_views->later_n = tree + 1153 * J + 8;
-    tree_views->scale = (int8_t(*)[QP_TREE_ROWS])(void *)(tree + 1154 * J + 8);
-    tree_views->lim = tree + 1160 * J + 8;
-    tree_views->met = tree + 1161 * J + 8;
+    tree_views->drift = (qp_vec3 *)(void *)(tree + 1136 * J);
+    tree_views->joint = (uint16_t *)(void *)(tree + 1148 * J + 8);
+    tree_views->pos = (uint16_t *)(void *)(tree + 1150 * J + 8);
+    tree_views->later = (uint16_t(*)[QP_TREE_LATER])(void *)(tree + 1152 * J + 8);
+    tree_views->rows = tree + 1164 * J + 8;
+    tree_views->later_n = tree + 1165 * J + 8;
+    tree_views->scale = (int8_t(*)[QP_TREE_ROWS])(void *)(tree + 1166 * J + 8);
+    tree_views->lim = tree + 1172 * J + 8;
+    tree_views->met = tree + 1173 * J + 8;
     w->joint_tree = tree_views;
 #endif
     return at;
@@ -255,10 +256,11 @@ _Static_assert(QP__SCRATCH_SPLIT_BYTES(1, 0) == 6 * sizeof(fix16_t) && QP__SCRAT
                "the split-impulse scratch is as QP__STEP_SCRATCH_BYTES counts it");
 #if QP_CFG_JOINT_TREE
 _Static_assert(sizeof(int64_t[QP_TREE_ROWS]) + sizeof(qp_mat3[2]) + sizeof(int32_t[QP_TREE_ROWS][QP_TREE_ROWS]) +
-                       sizeof(int32_t[QP_TREE_LATER][QP_TREE_ROWS][QP_TREE_ROWS]) + sizeof(int32_t[2]) + 2 * sizeof(int) +
+                       sizeof(int32_t[QP_TREE_LATER][QP_TREE_ROWS][QP_TREE_ROWS]) + sizeof(int32_t[2]) + sizeof(qp_vec3) +
+                       2 * sizeof(int) +
                        2 * sizeof(uint16_t) + sizeof(uint16_t[QP_TREE_LATER]) + 2 + sizeof(int8_t[QP_TREE_ROWS]) + 2 ==
-                   1162 + 2 * sizeof(int),
-               "the joint-tree scratch is 1162 bytes a joint, a count and a pass (QP__JOINT_TREE_BYTES)");
+                   1174 + 2 * sizeof(int),
+               "the joint-tree scratch is 1174 bytes a joint, a count and a pass (QP__JOINT_TREE_BYTES)");
 _Static_assert(QP__R8(sizeof(struct qp__scratch_views)) + sizeof(qp_joint_tree) <= QP__VIEWS_BYTES,
                "QP__VIEWS_BYTES (world_impl.h) holds the scratch views");
 #else

@@ -327,8 +327,8 @@ typedef struct {
 } qp_joint_rows;
 
 /* The size of the joint-tree solve's per-step scratch in bytes for J joints (src/joint_tree.h,
- * which checks this against its layout): 1162 bytes a joint, a count and a pass. */
-#define QP__JOINT_TREE_BYTES(J) (1162ul * (unsigned long)(J) + 8ul)
+ * which checks this against its layout): 1174 bytes a joint, a count and a pass. */
+#define QP__JOINT_TREE_BYTES(J) (1174ul * (unsigned long)(J) + 8ul)
 
 /* The size of the stages' per-step scratch in bytes: the largest of the three scratch
  * layouts that share it (src/scratch.h and src/world_memory.c check this against them). B bodies + 1
