@@ -39,6 +39,7 @@
  * with this same solve, factored again at the new poses with the bodies' own inertia
  * (factor's `now`), with the limits past or at their limit as rows.
  */
+#include "compiler.h"
 #include "joint.h"
 #include "joint_tree.h"
 #include "layout.h"
@@ -83,12 +84,22 @@ static int64_t scale2(int64_t v, int n)
     return qp__shift_round64(v, -n);
 }
 
-/* y l / 2^30 for |y| < 2^47 and a Q2.30 l (|l| <= 2^30): the product in two halves. */
+/* y l / 2^30 rounded down, for |y| < 2^47 and a Q2.30 l (|l| <= 2^30): in one 128-bit product
+ * where the compiler has one (64-bit hosts, wasm32), else in two halves, the same floor. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 qp__wide;
+
+static int64_t mul30(int64_t y, int32_t l)
+{
+    return (int64_t)(((qp__wide)y * l) >> 30);
+}
+#else
 static int64_t mul30(int64_t y, int32_t l)
 {
     int64_t hi = y >> 16, lo = y & 0xFFFF;
     return (hi * l + ((lo * l) >> 16)) >> 14;
 }
+#endif
 
 /* y 2^30 / l for l > 0, truncated toward zero and saturated to +-VEC_MAX. For |y| < 2^33,
  * y 2^30 fits in 63 bits and one division gives it: with y = q l + r (q truncated, r of y's
@@ -196,15 +207,10 @@ static void jacobian(const tree_rows *tr, int k, int side, qp_vec3 *lin, qp_vec3
     }
 }
 
-/* Coupling of row k of joint x (rows rx) and row l of joint y through the body on
- * x's side sx and y's side sy (the same body), Q32: lin.lin / m + ang . I^-1 ang. */
-static int64_t coupling(const tree_rows *rx, int k, int sx, const tree_rows *ry, int l, int sy, const qp_mat3 *ii)
+/* Coupling of a row (Jacobian lx, ax on a body of inverse mass inv_m) and another row of the
+ * same body (linear part ly, angular part ay with iay = I^-1 ay), Q32: lin.lin / m + ang . I^-1 ang. */
+static int64_t coupling(qp_vec3 lx, qp_vec3 ax, fix16_t inv_m, qp_vec3 ly, qp_vec3 iay)
 {
-    qp_vec3 lx, ax, ly, ay;
-    jacobian(rx, k, sx, &lx, &ax);
-    jacobian(ry, l, sy, &ly, &ay);
-    fix16_t inv_m = sx ? rx->r->mb : rx->r->ma;
-    qp_vec3 iay = qp__mat3_mul_v3(ii, ay);
     int64_t lin = ((int64_t)lx.x * ly.x + (int64_t)lx.y * ly.y + (int64_t)lx.z * ly.z) >> 16;   /* Q16 */
     return lin * inv_m + (int64_t)ax.x * iay.x + (int64_t)ax.y * iay.y + (int64_t)ax.z * iay.z;
 }
@@ -478,37 +484,63 @@ static void solve_right(int32_t x[QP_TREE_ROWS][QP_TREE_ROWS], int nr, int32_t l
 /* The blocks of the trees as ordered (t->joint, later, ia) at positions [lo, hi), a span no
  * coupling leaves (qp__joint_tree_span), with each joint's rows as now (velocity passes: its
  * limit rows lim), and their block Cholesky factor. */
+/* Position p's diagonal block and row scales. (Out of assemble's frame, and the later blocks'
+ * out of this one's: their rows and Jacobians are never on the stack together.) */
+static QP__NOINLINE void diagonal_block(qp_world *w, qp_joint_tree *t, int p, bool now)
+{
+    qp_joint_rows ra;
+    tree_rows r;
+    tree_rows_at(w, t, p, &ra, now, &r);
+    const int n = t->rows[p];
+    int64_t a[QP_TREE_ROWS][QP_TREE_ROWS];
+    for (int side = 0; side < 2; side++) {   /* each side's Jacobians once for all its row pairs */
+        qp_vec3 lin[QP_TREE_ROWS], ang[QP_TREE_ROWS], iay[QP_TREE_ROWS];
+        for (int k = 0; k < n; k++) {
+            jacobian(&r, k, side, &lin[k], &ang[k]);
+            iay[k] = qp__mat3_mul_v3(&t->ia[p][side], ang[k]);
+        }
+        fix16_t inv_m = side ? r.r->mb : r.r->ma;
+        for (int k = 0; k < n; k++)
+            for (int l = 0; l < n; l++)
+                a[k][l] = (side ? a[k][l] : 0) + coupling(lin[k], ang[k], inv_m, lin[l], iay[l]);
+    }
+    for (int k = 0; k < n; k++) t->scale[p][k] = (int8_t)(a[k][k] > 0 ? row_scale(a[k][k]) : 0);
+    for (int k = 0; k < n; k++)
+        for (int l = 0; l < n; l++)
+            t->diag[p][k][l] = a[k][k] > 0 && a[l][l] > 0 ? scaled(a[k][l], t->scale[p][k], t->scale[p][l]) : 0;
+}
+
+/* Position p's later blocks: (later joint's rows) x (p's rows), through the body they share. */
+static QP__NOINLINE void later_blocks(qp_world *w, qp_joint_tree *t, int p, bool now)
+{
+    qp_joint_rows ra, rb;
+    tree_rows r, rq;
+    tree_rows_at(w, t, p, &ra, now, &r);
+    const int n = t->rows[p];
+    for (int m = 0; m < t->later_n[p]; m++) {
+        int q = t->later[p][m], sp = 0, sq = 0;   /* set by shared_body: later joints share a body */
+        tree_rows_at(w, t, q, &rb, now, &rq);
+        shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
+        qp_vec3 lp[QP_TREE_ROWS], ap[QP_TREE_ROWS], lq[QP_TREE_ROWS], aq[QP_TREE_ROWS];
+        for (int l = 0; l < n; l++) {   /* p's rows on the shared body, times its inverse inertia */
+            jacobian(&r, l, sp, &lp[l], &ap[l]);
+            ap[l] = qp__mat3_mul_v3(&t->ia[q][sq], ap[l]);
+        }
+        for (int k = 0; k < t->rows[q]; k++) jacobian(&rq, k, sq, &lq[k], &aq[k]);
+        fix16_t inv_m = sq ? rq.r->mb : rq.r->ma;
+        for (int k = 0; k < t->rows[q]; k++)
+            for (int l = 0; l < n; l++)
+                t->off[p][m][k][l] =
+                    scaled(coupling(lq[k], aq[k], inv_m, lp[l], ap[l]), t->scale[q][k], t->scale[p][l]);
+    }
+}
+
 static bool assemble(qp_world *w, qp_joint_tree *t, int lo, int hi, bool now)
 {
     for (int p = lo; p < hi; p++) t->rows[p] = (uint8_t)rows_of(w->joints[t->joint[p] - 1].type, t->lim[p]);
-    /* Diagonal blocks and scales, then the later blocks: (later joint's rows) x (p's rows). */
-    for (int p = lo; p < hi; p++) {
-        qp_joint_rows ra;
-        tree_rows r;
-        tree_rows_at(w, t, p, &ra, now, &r);
-        int64_t a[QP_TREE_ROWS][QP_TREE_ROWS];
-        for (int k = 0; k < t->rows[p]; k++)
-            for (int l = 0; l < t->rows[p]; l++)
-                a[k][l] = coupling(&r, k, 0, &r, l, 0, &t->ia[p][0]) + coupling(&r, k, 1, &r, l, 1, &t->ia[p][1]);
-        for (int k = 0; k < t->rows[p]; k++) t->scale[p][k] = (int8_t)(a[k][k] > 0 ? row_scale(a[k][k]) : 0);
-        for (int k = 0; k < t->rows[p]; k++)
-            for (int l = 0; l < t->rows[p]; l++)
-                t->diag[p][k][l] = a[k][k] > 0 && a[l][l] > 0 ? scaled(a[k][l], t->scale[p][k], t->scale[p][l]) : 0;
-    }
-    for (int p = lo; p < hi; p++) {
-        qp_joint_rows ra, rb;
-        tree_rows r, rq;
-        tree_rows_at(w, t, p, &ra, now, &r);
-        for (int m = 0; m < t->later_n[p]; m++) {
-            int q = t->later[p][m], sp = 0, sq = 0;   /* set by shared_body: later joints share a body */
-            tree_rows_at(w, t, q, &rb, now, &rq);
-            shared_body(w, t->joint[p], t->joint[q], &sp, &sq);
-            for (int k = 0; k < t->rows[q]; k++)
-                for (int l = 0; l < t->rows[p]; l++)
-                    t->off[p][m][k][l] =
-                        scaled(coupling(&rq, k, sq, &r, l, sp, &t->ia[q][sq]), t->scale[q][k], t->scale[p][l]);
-        }
-    }
+    /* Diagonal blocks and scales, then the later blocks (which read the later joints' scales). */
+    for (int p = lo; p < hi; p++) diagonal_block(w, t, p, now);
+    for (int p = lo; p < hi; p++) later_blocks(w, t, p, now);
     /* Block Cholesky, leaves first: L_pp, then L_qp = A_qp L_pp^-T, then the Schur updates
      * A_q2q1 -= L_q2p L_q1p^T of every pair of later neighbours (q1 before q2). */
     for (int p = lo; p < hi; p++) {
