@@ -481,9 +481,6 @@ static void solve_right(int32_t x[QP_TREE_ROWS][QP_TREE_ROWS], int nr, int32_t l
         }
 }
 
-/* The blocks of the trees as ordered (t->joint, later, ia) at positions [lo, hi), a span no
- * coupling leaves (qp__joint_tree_span), with each joint's rows as now (velocity passes: its
- * limit rows lim), and their block Cholesky factor. */
 /* Position p's diagonal block and row scales. (Out of assemble's frame, and the later blocks'
  * out of this one's: their rows and Jacobians are never on the stack together.) */
 static QP__NOINLINE void diagonal_block(qp_world *w, qp_joint_tree *t, int p, bool now)
@@ -535,6 +532,9 @@ static QP__NOINLINE void later_blocks(qp_world *w, qp_joint_tree *t, int p, bool
     }
 }
 
+/* The blocks of the trees as ordered (t->joint, later, ia) at positions [lo, hi), a span no
+ * coupling leaves (qp__joint_tree_span), with each joint's rows as now (velocity passes: its
+ * limit rows lim), and their block Cholesky factor. */
 static bool assemble(qp_world *w, qp_joint_tree *t, int lo, int hi, bool now)
 {
     for (int p = lo; p < hi; p++) t->rows[p] = (uint8_t)rows_of(w->joints[t->joint[p] - 1].type, t->lim[p]);
