@@ -14,14 +14,35 @@
 #endif
 
 static uint32_t rng_state = 0x9E3779B9u;
+/* The wide products' own sequence: the other kinds draw what they always drew. */
+static uint32_t wide_state = 0x85EBCA6Bu;
 
-static uint32_t rng(void)
+static uint32_t xorshift(uint32_t *state)
 {
-    uint32_t x = rng_state;
+    uint32_t x = *state;
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
-    return rng_state = x;
+    return *state = x;
+}
+
+static uint32_t rng(void)
+{
+    return xorshift(&rng_state);
+}
+
+/* 64-bit products, as the core writes them: a 32 x 32 -> 64 one of signed values, and a
+ * 64 x 64 -> 64 one (modulo 2^64). A 32-bit core without a wide multiply calls its run-time
+ * helper for both (on ARMv6-M, src/mul64.c's), and a firmware linking qphys gets it too. */
+static uint32_t hash_wide(uint32_t h)
+{
+    int32_t a = (int32_t)xorshift(&wide_state), b = (int32_t)xorshift(&wide_state);
+    uint64_t x = (uint64_t)xorshift(&wide_state) << 32, y = (uint64_t)xorshift(&wide_state) << 32;
+    x |= xorshift(&wide_state);
+    y |= xorshift(&wide_state);
+    uint64_t p = (uint64_t)((int64_t)a * b), q = x * y;
+    h = qp_hash_u32(qp_hash_u32(h, (uint32_t)p), (uint32_t)(p >> 32));
+    return qp_hash_u32(qp_hash_u32(h, (uint32_t)q), (uint32_t)(q >> 32));
 }
 
 /* A value in [-range, range] (range in raw units, below 2^31). */
@@ -81,8 +102,9 @@ static void put_hex(const char *name, uint32_t h)
     qp_port_write(buf, n);
 }
 
-enum { K_SCALAR, K_LIBFIX, K_VEC, K_QUAT, K_ROT, K_MAT, K_COUNT };
-static const char *const kind_name[K_COUNT] = { "scalar", "libfixmath", "vector", "quaternion", "rotation", "matrix" };
+enum { K_SCALAR, K_LIBFIX, K_VEC, K_QUAT, K_ROT, K_MAT, K_WIDE, K_COUNT };
+static const char *const kind_name[K_COUNT] = { "scalar", "libfixmath", "vector", "quaternion", "rotation", "matrix",
+                                                "wide" };
 
 int main(void)
 {
@@ -154,6 +176,8 @@ int main(void)
         sym.m[0][1] = sym.m[1][0] = rnd(QP_INT(10));
         qp_mat3 rot = qp_mat3_rotate(&ra, &sym);
         h[K_MAT] = hm(h[K_MAT], (const int32_t(*)[3])rot.m);
+
+        h[K_WIDE] = hash_wide(h[K_WIDE]);
     }
     /* On a board with a cycle counter (not QEMU, not the host): the cycles of one round. */
     if (counting) {
