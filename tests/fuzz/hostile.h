@@ -279,7 +279,16 @@ static void hs_bool(bool *b)
     memcpy(b, &byte, 1);
 }
 
-static void hs_writer_safe(qp_world *w)
+/* A hull, mesh or heightfield shape is read through a pointer (the shape's first union): an
+ * edit may give any shape one of those types, or change the pointer, which no program can do
+ * through the API. Such a shape takes the unedited world's type again, and with a pointer type
+ * its pointer; the slot's other values keep their edits. */
+static bool hs_by_pointer(qp_shape_type t)
+{
+    return t == QP_SHAPE_HULL || t == QP_SHAPE_MESH || t == QP_SHAPE_HEIGHTFIELD;
+}
+
+static void hs_writer_safe(qp_world *w, const qp_world *unedited)
 {
     /* A bool holds 0 or 1 in any program (a word edit may have put 2 there). */
     hs_bool(&w->def.restitution_ramp);
@@ -298,6 +307,14 @@ static void hs_writer_safe(qp_world *w)
     if (w->contact_count > QP_CFG_MAX_CONTACTS) w->contact_count = QP_CFG_MAX_CONTACTS;
     for (int c = 0; c < w->contact_count; c++)
         if (w->contacts[c].count > QP_MAX_MANIFOLD_POINTS) w->contacts[c].count = QP_MAX_MANIFOLD_POINTS;
+    for (int i = 0; i < QP_CFG_MAX_SHAPES; i++) {
+        qp_shape *sh = &w->shapes[i].shape;
+        const qp_shape *was = &unedited->shapes[i].shape;
+        if (!hs_by_pointer(sh->type)) continue;
+        sh->type = was->type;
+        if (sh->type == QP_SHAPE_HULL) sh->hull = &w->hulls[was->hull - unedited->hulls];   /* the world's own */
+        else if (hs_by_pointer(sh->type)) sh->mesh = was->mesh;   /* the caller's level data, shared */
+    }
     if (w->sensor_overlap_count < 0) w->sensor_overlap_count = 0;
     if (w->sensor_overlap_count > QP_CFG_MAX_SENSOR_OVERLAPS) w->sensor_overlap_count = QP_CFG_MAX_SENSOR_OVERLAPS;
     for (int k = 0; k < w->sensor_overlap_count; k++) {
@@ -329,6 +346,7 @@ static void hs_check_world(const qp_world *w)
 /* ---- a snapshot restored and stepped ---------------------------------------------------------------- */
 
 static qp_world hs_world, hs_target, hs_before, hs_after;
+static qp_world hs_unedited;   /* hs_world before an edit script */
 static unsigned char hs_snap[QP_SNAPSHOT_MAX_SIZE], hs_again[QP_SNAPSHOT_MAX_SIZE];
 
 /* What a run gives: refused with its code, or the hash after each step. */
@@ -380,12 +398,13 @@ static void hs_run_state(const uint8_t *data, size_t size, hs_outcome *out)
     hs_bytes in = { data, size, 0 };
     int base = (int)(hs_byte(&in) % HS_BASES), choice = (int)(hs_byte(&in) % HS_STEP_CHOICES);
     hs_copy(&hs_world, hs_base(base, choice));
+    hs_copy(&hs_unedited, &hs_world);
     for (int e = 0; e < 16 && in.at < in.n; e++) {
         uint32_t target = hs_byte(&in), index = hs_byte(&in), word = hs_byte(&in), mode = hs_byte(&in);
         uint32_t raw = hs_u32(&in);
         hs_edit(&hs_world, target, index, word, mode, raw);
     }
-    hs_writer_safe(&hs_world);
+    hs_writer_safe(&hs_world, &hs_unedited);
     unsigned long n = qp_world_snapshot(&hs_world, hs_snap, sizeof hs_snap);
     if (n > sizeof hs_snap) abort();   /* QP_SNAPSHOT_MAX_SIZE is not the bound it says */
     hs_restore_and_step(hs_snap, n, out);
