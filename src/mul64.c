@@ -3,11 +3,11 @@
  *
  * These cores multiply 32 x 32 -> 32 bits only, so every (int64_t)a * b of the core and of
  * libfixmath is a call to __aeabi_lmul, the run-time ABI's 64 x 64 -> 64 product. libgcc's
- * takes 38 instructions a call, and a step on the micro:bit spends about 30 % of its instructions
- * there. This one takes 21: the low words' product from four 16 x 16 products, each cross
- * term in one MULS. A product modulo 2^64 is exact, so the bits are the same; the archive
- * that defines the symbol first serves the whole program, so a firmware linking libqphys.a
- * takes it too. Other processors have a wide multiply, and this file is empty for them.
+ * takes 41 instructions a call, about 30 % of an M0's step. This one takes 21 (docs/porting.md,
+ * section 9): the low words' product from four 16 x 16 products, each cross term in one MULS.
+ * A product modulo 2^64 is exact, so the bits are the same; the archive that defines the
+ * symbol first serves the whole program, so a firmware linking libqphys.a takes it too. Other
+ * processors have a wide multiply, and this file is empty for them.
  *
  * With the low words in 16-bit halves, a_lo = al + ah 2^16 and b_lo = bl + bh 2^16:
  *   a b mod 2^64 = al bl + (ah bl + al bh) 2^16 + (ah bh + a_hi b_lo + a_lo b_hi) 2^32.
