@@ -727,15 +727,26 @@ static uint32_t quotient31(u128 num, u128 d)
     return (uint32_t)q + (rem * 2 >= dd);
 }
 #else
+/* a >> 1. */
+static u128 u128_shr1(u128 a)
+{
+    u128 r = { a.hi >> 1, (a.lo >> 1) | (a.hi << 63) };
+    return r;
+}
+
+/* Each step's divisor d 2^b is the last one halved, exactly (its low bits are zeros): one
+ * shift by a constant a step, not one by b (a 32-bit core takes a few instructions a word for
+ * the one, and a branch and two shifts a word for the other). */
 static uint32_t quotient31(u128 rem, u128 d)
 {
     uint32_t q = 0;
+    u128 t = u128_shl(d, 30);
     for (int b = 30; b >= 0; b--) {
-        u128 t = u128_shl(d, b);
         if (u128_ge(rem, t)) {
             rem = u128_sub(rem, t);
             q |= (uint32_t)1 << b;
         }
+        t = u128_shr1(t);
     }
     return q + u128_ge(u128_shl(rem, 1), d);   /* remainder >= det / 2 */
 }
