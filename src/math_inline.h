@@ -25,14 +25,14 @@
  * 64-bit compares (each a compare and a subtract with carry, one of them with a constant
  * loaded first) take 7 instructions in the common case and this takes 4. INT32_MIN goes to
  * -INT32_MAX with every value below it. */
-static inline int32_t qp__sat32_words(int64_t v)
+static QP__HELPER_INLINE int32_t qp__sat32_words(int64_t v)
 {
     int32_t lo = (int32_t)v, hi = (int32_t)(v >> 32);
     return hi == (lo >> 31) && lo != INT32_MIN ? lo : hi < 0 ? -INT32_MAX : INT32_MAX;
 }
 
 /* qp_sat32 */
-static inline int32_t qp__sat32(int64_t v)
+static QP__HELPER_INLINE int32_t qp__sat32(int64_t v)
 {
 #if defined(__GNUC__) && UINTPTR_MAX > 0xFFFFFFFFu
     /* A 64-bit machine: in range (nearly always), one add and one unsigned compare and a
@@ -51,7 +51,7 @@ static inline int32_t qp__sat32(int64_t v)
  * as r + (r == INT32_MIN): one compare with an immediate and a conditional add, where the
  * compare with -INT32_MAX loaded it from memory first; elsewhere (a conditional move on
  * x86) the plain form is the shorter. */
-static inline int32_t qp__no_min(int32_t r)
+static QP__HELPER_INLINE int32_t qp__no_min(int32_t r)
 {
 #if defined(__arm__)
     return r + (r == INT32_MIN);
@@ -64,7 +64,7 @@ static inline int32_t qp__no_min(int32_t r)
  * saturated to +-INT32_MAX, as qp__mul, qp__r16 and qp__r30 return); a 64-bit sum and
  * compare cost several instructions each on a Cortex-M. An overflow goes to the end of
  * a's side, and the one sum that fits but is out of range, INT32_MIN, to -INT32_MAX. */
-static inline int32_t qp__add_sat(int32_t a, int32_t b)
+static QP__HELPER_INLINE int32_t qp__add_sat(int32_t a, int32_t b)
 {
 #if defined(__GNUC__)
     int32_t r;
@@ -76,7 +76,7 @@ static inline int32_t qp__add_sat(int32_t a, int32_t b)
 }
 
 /* qp__sat32((int64_t)a - b) in 32 bits, the same way (vector differences, friction changes). */
-static inline int32_t qp__sub_sat(int32_t a, int32_t b)
+static QP__HELPER_INLINE int32_t qp__sub_sat(int32_t a, int32_t b)
 {
 #if defined(__GNUC__)
     int32_t r;
@@ -164,7 +164,7 @@ static inline fix16_t qp__div(fix16_t a, fix16_t b)
 
 /* Round-shift by n (2..62) of a sum of up to four products of two int32, exact
  * although the sum may need 65 bits (math.c: round_sum4). */
-static inline int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
+static QP__HELPER_INLINE int64_t qp__round_sum4(int64_t p0, int64_t p1, int64_t p2, int64_t p3, int n)
 {
 #if defined(__GNUC__)
     /* Where the plain sum (and the half for rounding) fits in 64 bits, which is always
@@ -187,7 +187,7 @@ static inline fix16_t qp__v3_dot_q30(qp_vec3 a, qp_vec3 u)
 }
 
 /* floor(v / 2^n + 1/2) for any int64 v and 1 <= n <= 62 (math.c: shift_round64). */
-static inline int64_t qp__shift_round64(int64_t v, int n)
+static QP__HELPER_INLINE int64_t qp__shift_round64(int64_t v, int n)
 {
     return (v >> n) + ((v >> (n - 1)) & 1);
 }

@@ -26,12 +26,18 @@
 #else
 #define QP__ROWS_INLINE QP__ALWAYS_INLINE
 #endif
+/* round_in, below, is one rounding: inline on the Cortex-M0 too (QP__HELPER_INLINE). */
+#if defined(__OPTIMIZE__)
+#define QP__ROUND_INLINE QP__ALWAYS_INLINE
+#else
+#define QP__ROUND_INLINE inline
+#endif
 
 /* v / 2^n rounded as qp__r16 and qp__r30 round it, without their clamp where the caller
  * knows the result is within int32 (small: small_rows, below): the same number. Narrowed as
  * qp__sat32 narrows its result (QP__NARROW): the truncated int64 kept its high word on a
  * 32-bit Arm, and the products of the rows' dot products and responses were 64 x 64 ones. */
-static QP__ROWS_INLINE fix16_t round_in(int64_t v, int n, bool small)
+static QP__ROUND_INLINE fix16_t round_in(int64_t v, int n, bool small)
 {
     if (!small) return qp__sat32(qp__round_shift(v, n));
     fix16_t r = (fix16_t)qp__round_shift(v, n);
@@ -57,7 +63,7 @@ static inline qp_vec3 cross30(qp_vec3 a, qp_vec3 u)
  * with u's one +-2^30 is exact, so each component is one of a's, its sign flipped with
  * u's, saturated as r30 saturates it (-INT32_MIN). The same bits, without the products
  * and roundings (a stack's or a resting box's normal and tangents lie along axes). */
-static inline fix16_t signed_by(int64_t v, int axis)
+static QP__HELPER_INLINE fix16_t signed_by(int64_t v, int axis)
 {
     return qp__sat32(axis > 0 ? v : -v);
 }

@@ -14,7 +14,7 @@
 /* Round to nearest, ties away from zero: symmetric, so rounding has no
  * preferred direction (round-half-up made stacks lean one way: the arms of
  * a unit cube are exact halves, so ties are common). */
-static inline int64_t qp__round_shift(int64_t v, int n)
+static QP__HELPER_INLINE int64_t qp__round_shift(int64_t v, int n)
 {
     int64_t half = INT64_C(1) << (n - 1);
 #if QP__BRANCH_FREE

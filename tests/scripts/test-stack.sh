@@ -8,7 +8,7 @@
 # finds overwritten. Every scene that fits the board's pools runs STACK_STEPS steps.
 #
 # The bound: 3 040 bytes, the 3 136 the linker script reserves (boards/microbit/linker.ld)
-# less 96 for the port's exception frame and its fault report. The deepest use is 2 936 bytes
+# less 96 for the port's exception frame and its fault report. The deepest use is 3 000 bytes
 # at -Os (terrain8.scene, a box on a heightfield's triangle; docs/memory.md): a change that adds
 # more than ~120 bytes to the deepest path fails here before it can overflow the board.
 #
