@@ -1,15 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "qphys/hash.h"
-
-#define FNV_PRIME UINT32_C(16777619)
+#include "hash_inline.h"
 
 uint32_t qp_hash_u32(uint32_t h, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) {
-        h ^= (v >> (8 * i)) & 0xFFu;
-        h *= FNV_PRIME;
-    }
-    return h;
+    return qp__hash_u32(h, v);
 }
 
 uint32_t qp_hash_words(uint32_t h, const int32_t *v, unsigned n)

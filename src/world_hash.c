@@ -33,7 +33,7 @@
  *     one whose manifold cannot be kept: qp__contact_depths_live);
  *   statistics: a report of past steps that no stage reads (stats.step, counts, peaks).
  */
-#include "qphys/hash.h"
+#include "hash_inline.h"
 #include "qphys/mesh.h"
 #include "qphys/world.h"
 #include "contact.h"
@@ -47,7 +47,7 @@
 #define TAG_SENSORS 0x534E4553u
 #define TAG_JOINTS 0x4E494F4Au
 
-static uint32_t h32(uint32_t h, int32_t v) { return qp_hash_u32(h, (uint32_t)v); }
+static uint32_t h32(uint32_t h, int32_t v) { return qp__hash_u32(h, (uint32_t)v); }
 
 static uint32_t hash_v3(uint32_t h, qp_vec3 v)
 {
@@ -72,7 +72,7 @@ static uint32_t hash_box(uint32_t h, const qp_aabb *b)
 static uint32_t hash_def(uint32_t h, const qp_world *w)
 {
     const qp_world_def *d = &w->def;
-    h = qp_hash_u32(h, TAG_DEF);
+    h = qp__hash_u32(h, TAG_DEF);
     h = hash_v3(h, d->gravity);
     h = h32(h, d->dt);
     h = h32(h, d->collision_iterations);
@@ -161,7 +161,7 @@ static uint32_t hash_body(const qp_world *w, int i)
     h = h32(h, qp__body_restitution(w, b));
     if (qp__body_rolling_resistance(w, b) != 0)   /* 0 (the default) adds nothing */
         h = h32(h, qp__body_rolling_resistance(w, b));
-    h = qp_hash_u32(h, b->user_data);
+    h = qp__hash_u32(h, b->user_data);
     h = h32(h, b->still_steps);
     h = h32(h, b->awake_steps);
     h = h32(h, b->motion);
@@ -184,14 +184,14 @@ uint32_t qp_body_hash(const qp_world *w, qp_body_id id)
 
 static uint32_t hash_slots(uint32_t h, const qp_world *w)
 {
-    h = qp_hash_u32(h, TAG_SLOTS);
+    h = qp__hash_u32(h, TAG_SLOTS);
     for (int i = 1; i <= qp__cap_bodies(w); i++) {
         const qp_body_state *b = &w->bodies[i];
         if (b->state & QP_STATE_USED) {
             h = h32(h, i);
-            h = qp_hash_u32(h, hash_body(w, i));
+            h = qp__hash_u32(h, hash_body(w, i));
         } else if (b->generation) {
-            h = qp_hash_u32(h, TAG_FREE);
+            h = qp__hash_u32(h, TAG_FREE);
             h = h32(h, i);
             h = h32(h, b->generation);
         }
@@ -201,7 +201,7 @@ static uint32_t hash_slots(uint32_t h, const qp_world *w)
 
 static uint32_t hash_contacts(uint32_t h, const qp_world *w)
 {
-    h = qp_hash_u32(h, TAG_CONTACTS);
+    h = qp__hash_u32(h, TAG_CONTACTS);
     h = h32(h, w->contact_count);
     for (int c = 0; c < w->contact_count && c < qp__cap_contacts(w); c++) {
         const qp_contact *ct = &w->contacts[c];
@@ -219,7 +219,7 @@ static uint32_t hash_contacts(uint32_t h, const qp_world *w)
         h = h32(h, ct->jtw);
         for (int k = 0; k < ct->count && k < QP_MAX_MANIFOLD_POINTS; k++) {
             const qp_contact_point *p = &ct->p[k];
-            h = qp_hash_u32(h, p->id);
+            h = qp__hash_u32(h, p->id);
             h = hash_v3(h, p->ra);
             h = h32(h, p->jn);
             if (qp__contact_depths_live(ct->flags, ct->count)) h = h32(h, p->depth);
@@ -230,7 +230,7 @@ static uint32_t hash_contacts(uint32_t h, const qp_world *w)
 
 static uint32_t hash_sensors(uint32_t h, const qp_world *w)
 {
-    h = qp_hash_u32(h, TAG_SENSORS);
+    h = qp__hash_u32(h, TAG_SENSORS);
     h = h32(h, w->sensor_overlap_count);
     for (int k = 0; k < w->sensor_overlap_count && k < qp__cap_sensor_overlaps(w); k++) {
         h = h32(h, w->sensor_overlaps[k].a);
@@ -241,12 +241,12 @@ static uint32_t hash_sensors(uint32_t h, const qp_world *w)
 
 static uint32_t hash_joints(uint32_t h, const qp_world *w)
 {
-    h = qp_hash_u32(h, TAG_JOINTS);
+    h = qp__hash_u32(h, TAG_JOINTS);
     for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0) {
             if (j->generation == 0) continue;
-            h = qp_hash_u32(h, TAG_FREE);
+            h = qp__hash_u32(h, TAG_FREE);
             h = h32(h, i);
             h = h32(h, j->generation);
             continue;
