@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* qp_hash_u32 inline, for the world hash (world_hash.c), which feeds it every word of the
- * state: a call per word cost a Cortex-M0 a quarter of the hash (make test's scene runner
- * hashes every step). The same four FNV-1a rounds, a byte each, least significant first. */
+ * state: a call and a loop a word were half of qp_world_hash's instructions on a Cortex-M0,
+ * where a lockstep game (and the boards' scene runner) hashes every step. The same four
+ * FNV-1a rounds, a byte each, least significant first. */
 #ifndef QPHYS_HASH_INLINE_H
 #define QPHYS_HASH_INLINE_H
 
