@@ -105,7 +105,7 @@ all: $(OUT)/level_drive
 # then a build that sees them (the viewer and render are built when their libraries exist).
 run:
 	@sh tools/deps.sh
-	@$(MAKE) --no-print-directory all
+	@sh tools/with-ccache.sh $(MAKE) --no-print-directory all
 	@sh tools/run-demo.sh $(OUT) tests/scenes/pyramid20.scene
 
 # ---- tests ----------------------------------------------------------------------

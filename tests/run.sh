@@ -225,14 +225,9 @@ target_lane() {
 section dependencies
 check "deps installed" sh tools/deps.sh
 section "host build"
-# Through ccache when installed (its masquerading compilers first in PATH, a cache in build/): the
-# fresh-clone check's build compiles the same sources with the same flags and takes its objects.
-if command -v ccache >/dev/null 2>&1 && [ -x /usr/lib/ccache/gcc ]; then
-  check "host build (gcc -O2, -Werror)" env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(pwd)/build/ccache-host" \
-    CCACHE_MAXSIZE=256M make -s -j"$JOBS" all
-else
-  check "host build (gcc -O2, -Werror)" make -s -j"$JOBS" all
-fi
+# Through ccache when installed, as make run builds it: the fresh-clone check's build compiles the
+# same sources with the same flags and takes its objects (tools/with-ccache.sh).
+check "host build (gcc -O2, -Werror)" sh tools/with-ccache.sh make -s -j"$JOBS" all
 
 # The target lane in the background (its output in a file, its counts in another); the host
 # lane here; then the target lane's output, followed as it comes, and its counts.

@@ -3,9 +3,9 @@
 # test-fresh-clone.sh - what a new user does first: clone the repository into an empty
 # folder and run `make` there once, with no retry and nothing carried over from this tree
 # (libfixmath is fetched again). Tests the committed HEAD, as a clone would see it. Under make
-# test the compilations the host build made through ccache (build/ccache-host) are taken from its
-# cache when identical (the same source, headers and flags); a file the clone lacks fails its
-# compilation all the same.
+# test the compilations that make run or make test's host build made through ccache
+# (tools/with-ccache.sh, build/ccache-host) are taken from its cache when identical (the same
+# source, headers and flags); a file the clone lacks fails its compilation all the same.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 if ! git rev-parse --git-dir >/dev/null 2>&1; then
