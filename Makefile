@@ -119,7 +119,8 @@ $(OUT)/unit-tools/%.o: tools/%.c tools/obj.h tools/obj_text.h Makefile | $(DEPS_
 	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -MMD -MP -c $< -o $@
 $(OUT)/unit/%: tests/unit/%.c $(UNIT_TOOL_OBJS) $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools $< $(UNIT_TOOL_OBJS) $(LIB) -lcmocka -lm -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -Itools -MMD -MP -MF $@.d $< $(UNIT_TOOL_OBJS) $(LIB) \
+	  -lcmocka -lm -o $@
 
 unit: $(UNIT_BINS)
 
@@ -131,7 +132,7 @@ SMALL_POOLS := -DQP_CFG_LOW_RAM=1 -DQP_CFG_MAX_BODIES=16 -DQP_CFG_MAX_SHAPES=16 
                -DQP_CFG_MAX_OFFSET_BODIES=1
 $(OUT)/pools/%: tests/pools/%.c $(LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit $< $(LIB) -lcmocka -lm -o $@
+	$(HOST_CC) $(HOST_CFLAGS) -std=gnu11 -Wall -Wextra -Itests/unit -MMD -MP -MF $@.d $< $(LIB) -lcmocka -lm -o $@
 print-small-pools:
 	@echo "$(SMALL_POOLS)"
 print-fixmath-dir:
@@ -159,5 +160,6 @@ clean:
 -include mk/lockstep.mk
 include mk/fuzz.mk
 include mk/lib.mk
--include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d) $(GUARD_OBJS:.o=.d) $(UNIT_TOOL_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(PORT_OBJS:.o=.d) $(GUARD_OBJS:.o=.d) $(UNIT_TOOL_OBJS:.o=.d) $(UNIT_BINS:=.d) \
+         $(wildcard $(OUT)/pools/*.d)
 endif
