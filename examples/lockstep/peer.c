@@ -285,6 +285,11 @@ bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable)
 
 bool ls_peer_finished(const ls_peer *p)
 {
-    if (p->desync_frame >= 0 || p->remote_desync_frame >= 0) return true;
+    if (p->desync_frame >= 0) return true;
+    /* The other reports a desync at frame n: this peer compares n itself first, from the
+     * other's hashes, which may come in packets after the report (a packet holds up to
+     * LS_MAX_HASHES). A frame it never simulated it cannot compare: it stops at the report. */
+    if (p->remote_desync_frame >= 0)
+        return p->frame <= (uint32_t)p->remote_desync_frame || p->compared > (uint32_t)p->remote_desync_frame;
     return p->end != 0u && p->frame == p->end && p->confirmed == p->end && p->compared == p->end;
 }

@@ -139,7 +139,8 @@ bool ls_peer_advance(ls_peer *p);
 bool ls_peer_packet(ls_peer *p, ls_packet *out, bool reliable);
 
 /* Every frame compared, or stopped by a desync: one this peer found, or the one the other
- * reports (remote_desync_frame names its frame). */
+ * reports (remote_desync_frame names its frame) once this peer has compared that frame
+ * itself, or at once if it never simulated it. */
 bool ls_peer_finished(const ls_peer *p);
 
 #endif

@@ -542,6 +542,54 @@ static void test_desync_flag_names_the_frame(void **state)
     assert_false(ls_peer_advance(&pa));
 }
 
+/* A desync report may come before the hashes that show it (a packet holds LS_MAX_HASHES of
+ * them): the peer told of it stops advancing, but is finished only once it has compared that
+ * frame itself, so that it prints the frame from its own hashes as the finder does. */
+static void test_desync_found_by_both(void **state)
+{
+    (void)state;
+    assert_int_equal(ls_peer_init(&pa, &wa, 0, 200, true, &snap_a[0][0], LS_SNAP_SLOT), QP_OK);
+    assert_int_equal(ls_peer_init(&pb, &wb, 1, 200, true, &snap_b[0][0], LS_SNAP_SLOT), QP_OK);
+    pb.nudge_at = 50;
+    ls_packet p, q;
+    uint8_t b[LS_PACKET_MAX];
+    /* b hears everything, a no hashes: b finds the desync, a has compared nothing yet. */
+    for (int tick = 0; tick < 400 && pb.desync_frame < 0; tick++) {
+        step_peer(&pa);
+        step_peer(&pb);
+        deliver(&pa, &pb);
+        assert_true(ls_peer_packet(&pb, &p, false));
+        p.hash_count = 0;
+        const unsigned n = ls_packet_encode(&p, b, sizeof b);
+        assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
+        assert_null(ls_peer_receive(&pa, &q));
+    }
+    assert_int_equal(pb.desync_frame, 50);
+    assert_true(pa.frame > 50u && pa.compared == 0u);
+    /* The report alone: a stops, and waits for the hashes. */
+    assert_true(ls_peer_packet(&pb, &p, false));
+    assert_true((p.flags & LS_FLAG_DESYNC) != 0u);
+    p.hash_count = 0;
+    unsigned n = ls_packet_encode(&p, b, sizeof b);
+    assert_int_equal(ls_packet_decode(b, n, &q), LS_PACKET_OK);
+    assert_null(ls_peer_receive(&pa, &q));
+    assert_true(ls_peer_update(&pa));
+    assert_true(pa.stopped);
+    assert_int_equal(pa.remote_desync_frame, 50);
+    assert_false(ls_peer_finished(&pa));
+    assert_false(ls_peer_advance(&pa));
+    /* Then the hashes, LS_MAX_HASHES a packet as a acknowledges them: a finds frame 50 itself. */
+    for (int k = 0; k < 20 && !ls_peer_finished(&pa); k++) {
+        deliver(&pb, &pa);
+        assert_true(ls_peer_update(&pa));
+        deliver(&pa, &pb);
+    }
+    assert_true(ls_peer_finished(&pa));
+    assert_int_equal(pa.desync_frame, 50);
+    assert_int_equal(pa.desync_mine, pb.desync_theirs);
+    assert_int_equal(pa.desync_theirs, pb.desync_mine);
+}
+
 /* A hostile peer sending garbage: random byte strings that pass the CRC, random sound
  * packets, and a real peer's packets with fields changed. The honest peer plays until what
  * it accepts stops it (a hash that differs); each packet it refuses leaves it exactly as it was (make test runs this under ASan and
@@ -674,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_two_peers),
         cmocka_unit_test(test_echoing_peer_is_caught),
         cmocka_unit_test(test_desync_flag_names_the_frame),
+        cmocka_unit_test(test_desync_found_by_both),
         cmocka_unit_test(test_hostile_peer_garbage),
         cmocka_unit_test(test_snapshot_slot_holds_the_worst_case),
     };
