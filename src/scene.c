@@ -1210,6 +1210,20 @@ static qp_vec3 weld_point(qp_vec3 pa, qp_vec3 pb)
                  (fix16_t)(((int64_t)pa.z + pb.z) / 2));
 }
 
+/* Is an item a joint line (its u.joint the one filled)? */
+static bool is_joint(qp_scene_item_kind kind)
+{
+    switch (kind) {
+    case QP_SCENE_BALL:
+    case QP_SCENE_HINGE:
+    case QP_SCENE_DISTANCE:
+    case QP_SCENE_FIXED:
+    case QP_SCENE_SLIDER:
+    case QP_SCENE_CONE: return true;
+    default: return false;
+    }
+}
+
 /* What a joint line cannot show alone: its bodies exist, one of them moves, and the
  * anchors lie within 100 m of them (joint.h). */
 NOINLINE static qp_result check_joints(const char *text, unsigned long len, int bodies, qp_scene_error *err)
@@ -1217,7 +1231,7 @@ NOINLINE static qp_result check_joints(const char *text, unsigned long len, int 
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     while (qp_scene_next(&rd, &item, 0) > 0) {
-        if (item.kind == QP_SCENE_WORLD || item.kind == QP_SCENE_BODY) continue;
+        if (!is_joint(item.kind)) continue;
         const qp_scene_joint_item *j = &item.u.joint;
         int bad_column = j->a >= bodies ? j->a_column : j->b >= bodies ? j->b_column : 0;
         if (bad_column) {
@@ -1532,9 +1546,7 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
     }
     rd = qp_scene_reader_init(text, len);
     while (qp_scene_next(&rd, &item, err) > 0) {
-        if (item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_WORLD || item.kind == QP_SCENE_MESH ||
-            item.kind == QP_SCENE_HEIGHTFIELD)
-            continue;
+        if (!is_joint(item.kind)) continue;
         qp_joint_def jd = joint_def_of(w, &item);
         qp_create_joint(w, &jd, &r);
         if (r != QP_OK) {

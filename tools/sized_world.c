@@ -54,7 +54,8 @@ static void keep(qp_world **w, qp_world *used)
     *w = used;
 }
 
-/* The line of body number n (1-based) of a scene, 0 if it has fewer. */
+/* The line of body number n (1-based) of a scene, 0 if it has fewer: bodies are the body
+ * lines and the mesh and heightfield lines, in file order. */
 static int body_line(const char *text, unsigned long len, int n, int *column)
 {
     qp_scene_reader rd = qp_scene_reader_init(text, len);
@@ -62,7 +63,8 @@ static int body_line(const char *text, unsigned long len, int n, int *column)
     qp_scene_error err;
     int k = 0;
     while (qp_scene_next(&rd, &item, &err) > 0) {
-        if (item.kind != QP_SCENE_BODY || ++k < n) continue;
+        bool body = item.kind == QP_SCENE_BODY || item.kind == QP_SCENE_MESH || item.kind == QP_SCENE_HEIGHTFIELD;
+        if (!body || ++k < n) continue;
         *column = (int)item.at + 1;
         return item.line;
     }

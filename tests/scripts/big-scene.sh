@@ -5,7 +5,7 @@
 #      reports 8 257 bodies and steps it; its snapshot resumes to the same hash, and a
 #      recording of it verifies;
 #   2. --max-bodies caps it: the scene is refused at the first body past the cap (exit 2,
-#      its line named), and the snapshot likewise.
+#      its line named, counting a level's mesh and heightfield lines), and the snapshot likewise.
 # Needs build/host/qphys (make). Prints PASS/FAIL lines; exits non-zero on a failure.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -51,6 +51,16 @@ if [ $rc -eq 2 ] && grep -q "wall128.scene:8003:1: error: more bodies than --max
   echo "PASS --max-bodies 8000 refuses it at body 8 001: $(cat "$out/cap.txt")"
 else
   fail "--max-bodies 8000 (exit $rc):"; sed 's/^/    /' "$out/cap.txt" | head -5
+fi
+# A level's mesh and heightfield lines are bodies too: the third body is the second cube, line 4.
+level=$out/level_cap.scene
+printf '%s\n' "world sleep on" "heightfield rows 2 cols 2 spacing 4 pos -2 0 -2 heights 0 0 0 0" \
+  "box half 0.5 0.5 0.5 pos 0 0.5 0" "box half 0.5 0.5 0.5 pos 0 1.5 0" "box half 0.5 0.5 0.5 pos 0 2.5 0" >"$level"
+"$q" run "$level" --steps 1 --max-bodies 2 >/dev/null 2>"$out/cap-level.txt"; rc=$?
+if [ $rc -eq 2 ] && grep -q "level_cap.scene:4:1: error: more bodies than --max-bodies" "$out/cap-level.txt"; then
+  echo "PASS --max-bodies 2 refuses a terrain's scene at its third body: $(cat "$out/cap-level.txt")"
+else
+  fail "--max-bodies 2 on a terrain's scene (exit $rc):"; sed 's/^/    /' "$out/cap-level.txt" | head -5
 fi
 "$q" run "$out/wall.qps" --steps 1 --max-bodies 600 >/dev/null 2>"$out/cap-snap.txt"; rc=$?
 if [ $rc -eq 2 ] && grep -q "more than --max-bodies 600" "$out/cap-snap.txt"; then

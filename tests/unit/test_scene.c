@@ -491,6 +491,58 @@ static void expect_error(const char *what, const char *text, unsigned long len, 
     expect_level_error(what, text, len, line, col, want, NULL);
 }
 
+/* Joints in a level: body numbers count the mesh and heightfield lines, and a joint may
+ * hold a body to either (a door on a hinge to the terrain, a sign welded to a ramp). */
+static void test_joints_beside_level_geometry(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "heightfield rows 3 cols 3 spacing 2 pos -2 0 -2 heights 0 0 0 0 0.2 0 0 0 0\n"   /* body 0 */
+        "mesh file ramp.obj pos 0 0 -5\n"                                                 /* body 1 */
+        "box half 0.5 0.5 0.5 pos 0 2 0\n"                                                /* body 2 */
+        "box half 0.5 0.5 0.5 pos 0 3 0\n"                                                /* body 3 */
+        "hinge 2 3 anchor 0 2.5 0 axis 0 0 1\n"
+        "ball 0 3 anchor 0 3.5 0\n"
+        "fixed 1 2 anchor 0 1 -3\n"
+        "slider 3 0 anchor 0 3 0 axis 0 1 0 limit -1 1\n";
+    const unsigned long len = sizeof text - 1;
+    qp_scene_info info;
+    qp_scene_error err;
+    qp_result r = qp_scene_check(text, len, &info, &err);
+    if (r != QP_OK) fail_msg("%d:%d: %s", err.line, err.column, err.message);
+    assert_int_equal(info.bodies, 4);
+    assert_int_equal(info.joints, 4);
+    r = qp_scene_load_level(&world, text, len, &info, &err, obj_level_store("tests/scenes/here.scene", text, len));
+    if (r != QP_OK) fail_msg("%d:%d: %s", err.line, err.column, err.message);
+    static const struct { int a, b; qp_joint_type type; } want[] = {
+        { 2, 3, QP_JOINT_HINGE }, { 0, 3, QP_JOINT_BALL }, { 1, 2, QP_JOINT_FIXED }, { 3, 0, QP_JOINT_SLIDER }
+    };
+    for (int i = 0; i < 4; i++) {
+        qp_joint_id j = qp_world_joint_at(&world, i + 1);
+        assert_int_equal(qp_joint_get_type(&world, j), want[i].type);
+        qp_body_id ja, jb;
+        qp_joint_bodies(&world, j, &ja, &jb);
+        assert_int_equal(ja.index, qp_scene_body(&world, want[i].a).index);
+        assert_int_equal(jb.index, qp_scene_body(&world, want[i].b).index);
+    }
+    for (int s = 0; s < 60; s++) qp_world_step(&world);
+    /* The boxes hang where the joints hold them: box 2 welded in place, box 3 on its hinge
+     * and ball above it. */
+    qp_vec3 p2 = qp_body_position(&world, qp_scene_body(&world, 2));
+    qp_vec3 p3 = qp_body_position(&world, qp_scene_body(&world, 3));
+    assert_true(labs((long)p2.y - QP_INT(2)) < QP_FRAC(1, 100));
+    assert_true(labs((long)p3.y - QP_INT(3)) < QP_FRAC(1, 100));
+
+    /* A joint between the two static level bodies is refused at its own line. */
+    static const char both_static[] = "heightfield rows 2 cols 2 spacing 1 pos 0 0 0 heights 0 0 0 0\n"
+                                      "box half 0.5 0.5 0.5 pos 0 2 0\n"
+                                      "mesh file ramp.obj pos 0 0 -5\n"
+                                      "ball 2 0 anchor 0 1 0\n";
+    expect_level_error("a joint of two level bodies", both_static, sizeof both_static - 1, 4, 1,
+                       "a joint needs at least one dynamic body",
+                       obj_level_store("tests/scenes/here.scene", both_static, sizeof both_static - 1));
+}
+
 static void test_bad_scene_files(void **state)
 {
     (void)state;
@@ -630,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_named_scene_contents),
         cmocka_unit_test(test_world_line_and_options),
         cmocka_unit_test(test_joints),
+        cmocka_unit_test(test_joints_beside_level_geometry),
         cmocka_unit_test(test_bad_scene_files),
         cmocka_unit_test(test_bad_generated),
         cmocka_unit_test(test_prefixes_and_mutations),
