@@ -160,7 +160,7 @@ host_lane() {
   check "qphys as a library: make install + pkg-config, CMake find_package (C++), add_subdirectory give qphys's hashes; make lib CPU=cortex-m4f passes the guard" sh tests/scripts/test-install.sh
   check "pictures and the viewer as a person uses them: qphys render PNG/GIF, the viewer under Xvfb (screenshots, keys, a mouse throw)" sh tests/scripts/test-viewer.sh
   check "a fresh clone builds with one plain make" sh tests/scripts/test-fresh-clone.sh
-  check "the C examples of docs/guide.md build with -Werror and run" sh tests/scripts/guide-examples.sh
+  check "the C examples of docs/guide.md build with -Werror and run; the docs' scene examples pass qphys check" sh tests/scripts/guide-examples.sh
   check "one version: VERSION, qphys --version, qphys/version.h and CHANGELOG.md agree" sh tests/scripts/version.sh
   check "every source file carries its SPDX-License-Identifier line" sh tools/spdx.sh --check
   check "module boundaries: the geometry layer sees no world, the replayer calls the public API, no scratch in public headers" sh tests/scripts/module-deps.sh

@@ -3,7 +3,9 @@
 # tests/scripts/guide-examples.sh: the C examples of docs/guide.md, in the order the page gives
 # them, compiled into one function with -Wall -Wextra -Werror against the library and run, so
 # the guide cannot drift from the API. A few names the examples take as given (post, door,
-# copy, play_sound, score) are declared here. Needs `make` first (build/host/libqphys.a).
+# copy, play_sound, score) are declared here. And every scene example of the docs (a block
+# fenced as ```scene in README.md and docs/*.md) passes `qphys check`. Needs `make` first
+# (build/host/libqphys.a, build/host/qphys).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/qphys-guide.XXXXXX")
@@ -34,3 +36,20 @@ if gcc -std=c11 -Wall -Wextra -Werror -Iinclude -I"$fixdir" -DFIXMATH_NO_CACHE "
 else
   echo "FAIL docs/guide.md's C examples do not build or run:"; head -20 "$tmp/cc.log" "$tmp/out"; exit 1
 fi
+# Each scene block into a file named after its page and line, then checked.
+failed=0
+scenes=0
+for page in README.md docs/*.md; do
+  awk -v dir="$tmp" -v page="$(basename "$page" .md)" '
+    /^```scene$/ { on = 1; f = dir "/" page "_" NR + 1 ".scene"; next }
+    on && /^```/ { on = 0; close(f); next }
+    on { print > f }' "$page"
+done
+for f in "$tmp"/*.scene; do
+  [ -f "$f" ] || continue
+  scenes=$((scenes + 1))
+  build/host/qphys check "$f" >"$tmp/check.log" 2>&1 || { echo "FAIL a scene example:"; cat "$tmp/check.log"; failed=1; }
+done
+[ "$scenes" -ge 4 ] || { echo "FAIL only $scenes scene examples found in the docs (want 4 or more)"; failed=1; }
+[ "$failed" = 0 ] && echo "PASS the docs' $scenes scene examples pass qphys check"
+exit "$failed"
