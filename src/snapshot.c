@@ -569,7 +569,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
     }
     qp__body_set_inv_inertia_local(&t, &inv_inertia);
     t.mass = get_in(in, dynamic ? QP_FRAC(1, 100) : 0, dynamic ? QP_INT(10000) : 0);
-    t.inv_mass = get_in(in, 0, dynamic ? QP_INT(100) : 0);
+    t.inv_mass = get_in(in, 0, dynamic ? qp_div(QP_ONE, QP_FRAC(1, 100)) : 0);   /* 100.055: 0.01 kg's */
     /* The inverse mass is the one qp_create_body computes; a body that is not dynamic has
      * neither mass nor inertia nor an offset centre (its inverse inertia is checked with its
      * shapes, below). */

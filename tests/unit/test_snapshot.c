@@ -420,6 +420,26 @@ static void test_long_arms_restore(void **state)
     assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
 }
 
+/* ---- 6. bodies at the ends of their ranges ---------------------------------------------- */
+
+/* A body of the least mass a body may have, 0.01 kg (its inverse mass 100.055, past 100),
+ * rests on a plane: its snapshot restores (restore refused inverse masses above 100). */
+static void test_least_mass_restores(void **state)
+{
+    (void)state;
+    static const char text[] = "plane\nbox half 0.05 0.05 0.05 pos 0 0.05 0 mass 0.01\n"
+                               "sphere radius 0.1 pos 1 0.5 0 mass 0.01\n";
+    assert_int_equal(qp_scene_load(&w1, text, sizeof text - 1, 0, 0), QP_OK);
+    for (int s = 0; s < 30; s++) qp_world_step(&w1);
+    unsigned long n = qp_world_snapshot(&w1, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    assert_int_equal(qp_world_restore(&w2, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+    qp_world_step(&w1);
+    qp_world_step(&w2);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_snapshot_sizes),
         cmocka_unit_test(test_hash_covers_state),
         cmocka_unit_test(test_long_arms_restore),
+        cmocka_unit_test(test_least_mass_restores),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }
