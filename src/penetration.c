@@ -270,4 +270,16 @@ void qp__penetration(qp_world *w)
     }
     for (int o = 0; o < n; o++) yield_anchors(w, &w->contacts[qp__split(w)->visit[o]]);
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;
+    /* The split impulses move a body at most as fast as the speed clamp lets it move: joints
+     * pulled far apart by rows that fight each other (a body held by joints to two static
+     * bodies and welded besides) drove them to Q16.16's end, 32 767 m/s, and a step moved a
+     * body 546 m. Their turn is not bounded: a thrown ragdoll's drift pass turns a light
+     * limb at 90-100 rad/s for a step, and a turn moves no body out of the world. */
+    for (int i = 1; i <= w->body_high; i++) {
+        fix16_t *pv = qp__split(w)->pseudo_v[i];
+        qp_vec3 v = qp_v3(pv[0], pv[1], pv[2]);
+        if (!qp__clamp_speed(&v, w->def.max_linear_speed)) continue;
+        pv[0] = v.x, pv[1] = v.y, pv[2] = v.z;
+        w->bodies[i].flags |= QP_FLAG_SPEED_CLAMPED;
+    }
 }

@@ -44,6 +44,7 @@ void qp__project_joints(qp_world *w) { (void)w; }
 #define ANGLE_SLOP ((fix16_t)572)   /* 0.5 degrees */
 #define PROJECT_SHIFT 8
 #define MAX_TURN ((fix16_t)(QP_ONE / 4))   /* rad a round turns a limit back: its row is linear */
+#define MAX_MOVE ((fix16_t)(QP_ONE / 4))   /* m a round moves a body along an axis */
 
 /* e if it is past its slop, else 0. */
 static fix16_t past(fix16_t e, fix16_t slop) { return e > slop || e < -slop ? e : 0; }
@@ -133,12 +134,37 @@ static void anchors_stay(qp_world *w, int i, qp_vec3 x, const qp_rot3 *r)
     }
 }
 
-/* Moves body i by its accumulated displacement (once: the accumulator is emptied). */
-static void move_body(qp_world *w, int i)
+/* How many times over a bound the round's largest displacement is (Q16.16, at least 1): a
+ * body moving more than MAX_MOVE along an axis or turning more than MAX_TURN about one. The
+ * solve is first order: a correction that large is outside where its rows hold (bodies
+ * thrown metres apart, or rows that nearly depend on each other), and taken whole it turned
+ * bodies by hundreds of radians and threw them hundreds of metres. The round is then scaled
+ * down as a whole, the same direction, and the next rounds and steps take the rest. */
+static int64_t round_excess(qp_world *w, const qp_joint_tree *t)
+{
+    int64_t worst = QP_ONE;
+    for (int p = 0; p < t->count; p++) {
+        const qp_joint *j = &w->joints[t->joint[p] - 1];
+        for (int side = 0; side < 2; side++) {
+            const fix16_t *acc = qp__split(w)->pseudo_v[side ? j->b : j->a];
+            for (int k = 0; k < 6; k++) {
+                const int64_t a = acc[k] < 0 ? -(int64_t)acc[k] : acc[k], bound = k < 3 ? MAX_MOVE : MAX_TURN;
+                if (a > bound && a * QP_ONE / bound > worst) worst = a * QP_ONE / bound;   /* divides only past it */
+            }
+        }
+    }
+    return worst;
+}
+
+/* Moves body i by its accumulated displacement over excess (round_excess), once: the
+ * accumulator is emptied. */
+static void move_body(qp_world *w, int i, int64_t excess)
 {
     qp_body_state *b = &w->bodies[i];
     fix16_t *acc = qp__split(w)->pseudo_v[i];
     if (!(acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5])) return;
+    if (excess > QP_ONE)
+        for (int k = 0; k < 6; k++) acc[k] = (fix16_t)((int64_t)acc[k] * QP_ONE / excess);
     const qp_vec3 x = b->x;
     const qp_rot3 r = qp__body_rot(b);
     b->x = qp__v3_add(b->x, qp_v3(acc[0], acc[1], acc[2]));
@@ -190,10 +216,11 @@ void qp__project_joints(qp_world *w)
             for (int k = 0; k < 6; k++) qp__split(w)->pseudo_v[j->a][k] = qp__split(w)->pseudo_v[j->b][k] = 0;
         }
         for (int p = 0; p < t->count; p++) spread(w, t, p);
+        const int64_t excess = round_excess(w, t);
         for (int p = 0; p < t->count; p++) {
             const qp_joint *j = &w->joints[t->joint[p] - 1];
-            move_body(w, j->a);
-            move_body(w, j->b);
+            move_body(w, j->a, excess);
+            move_body(w, j->b, excess);
         }
     }
 }

@@ -273,7 +273,8 @@ static qp_vec3 get_unit_v3(reader *in)
  * below 2^46. */
 #define SPEED_SQ(v) ((int64_t)(v).x * (v).x + (int64_t)(v).y * (v).y + (int64_t)(v).z * (v).z)
 /* How far past the bounds a frozen body may be: the step that froze it moved it at most
- * max_linear_speed dt (15 m at the limits) plus the split impulse's correction. */
+ * max_linear_speed dt twice, its velocity and its split impulse each clamped (15 m each at
+ * the limits), and the joints' projection 1 m (project_joints.c). */
 #define FROZEN_REACH QP_INT(200)
 
 static void put_def(writer *o, const qp_world_def *d)
