@@ -179,6 +179,7 @@ host_lane() {
   check "fuzz corpus and past crash inputs replayed under ASan+UBSan (tests/fuzz)" sh tests/scripts/test-fuzz-corpus.sh
   check "hostile snapshots, input logs and replay files: gcc (ASan+UBSan) and clang (-O2, UBSan) builds give the same answers" sh tests/scripts/fuzz-oracle.sh
   check "every scene and bad scene through the qphys command under ASan+UBSan" sh tests/scripts/test-ubsan-scenes.sh
+  check "24 generated scenes over every keyword (tests/generated): load, the same hash under ASan+UBSan, snapshots resume, recordings verify" sh tests/scripts/generated-scenes.sh
   check "compounds keep the file's origin in qphys --json; the car squashes its box, not through the wall" sh tests/scripts/test-compound-pos.sh
   check "the car drives level.scene's hills and ramp for 10 s: no flip, no fall through, 3 or more wheels down on average; ASan+UBSan ends at the same hash" sh tests/scripts/level-drive.sh "$sanitize"
   check "qphys sizes its world to the file: the 8 256-cube wall runs, resumes and verifies without a rebuild; --max-bodies caps it" sh tests/scripts/big-scene.sh
