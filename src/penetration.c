@@ -278,7 +278,9 @@ void qp__penetration(qp_world *w)
     for (int i = 1; i <= w->body_high; i++) {
         fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp_v3(pv[0], pv[1], pv[2]);
-        if (!qp__clamp_speed(&v, w->def.max_linear_speed)) continue;
+        /* Within half the limit on every axis, within it (sqrt 3 / 2 < 1): no products. */
+        if (qp__v3_max_abs(v) <= w->def.max_linear_speed / 2 || !qp__clamp_speed(&v, w->def.max_linear_speed))
+            continue;
         pv[0] = v.x, pv[1] = v.y, pv[2] = v.z;
         w->bodies[i].flags |= QP_FLAG_SPEED_CLAMPED;
     }
