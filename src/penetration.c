@@ -272,9 +272,9 @@ void qp__penetration(qp_world *w)
     for (int i = 0; i < w->contact_count; i++) w->contacts[i].st1 = w->contacts[i].st2 = 0;
     /* The split impulses move a body at most as fast as the speed clamp lets it move: joints
      * pulled far apart by rows that fight each other (a body held by joints to two static
-     * bodies and welded besides) drove them to Q16.16's end, 32 767 m/s, and a step moved a
-     * body 546 m. Their turn is not bounded: a thrown ragdoll's drift pass turns a light
-     * limb at 90-100 rad/s for a step, and a turn moves no body out of the world. */
+     * bodies and welded besides) drive them, unclamped, to Q16.16's end, 32 767 m/s, and a
+     * step moves a body 546 m. Their turn is not bounded: a thrown ragdoll's drift pass turns
+     * a light limb at 90-100 rad/s for a step, and a turn moves no body out of the world. */
     for (int i = 1; i <= w->body_high; i++) {
         fix16_t *pv = qp__split(w)->pseudo_v[i];
         qp_vec3 v = qp_v3(pv[0], pv[1], pv[2]);

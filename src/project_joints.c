@@ -137,8 +137,8 @@ static void anchors_stay(qp_world *w, int i, qp_vec3 x, const qp_rot3 *r)
 /* How many times over a bound the round's largest displacement is (Q16.16, at least 1): a
  * body moving more than MAX_MOVE along an axis or turning more than MAX_TURN about one. The
  * solve is first order: a correction that large is outside where its rows hold (bodies
- * thrown metres apart, or rows that nearly depend on each other), and taken whole it turned
- * bodies by hundreds of radians and threw them hundreds of metres. The round is then scaled
+ * thrown metres apart, or rows that nearly depend on each other): taken whole it turns
+ * bodies by hundreds of radians and throws them hundreds of metres. The round is then scaled
  * down as a whole, the same direction, and the next rounds and steps take the rest. */
 static int64_t round_excess(qp_world *w, const qp_joint_tree *t)
 {

@@ -385,6 +385,18 @@ static void test_hash_covers_state(void **state)
     assert_int_equal(qp_world_hash(&w2), h);
 }
 
+/* Snapshot w1, restore it into w2: the same hash, and again after a step of each. */
+static void restores_and_runs_on(void)
+{
+    unsigned long n = qp_world_snapshot(&w1, snap, sizeof snap);
+    assert_true(n > 0 && n <= sizeof snap);
+    assert_int_equal(qp_world_restore(&w2, snap, n), QP_OK);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+    qp_world_step(&w1);
+    qp_world_step(&w2);
+    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+}
+
 /* ---- 5. long arms -------------------------------------------------------------------------- */
 
 /* A box resting on a plane whose body sits at the other end of the world: the contact's arm
@@ -411,19 +423,13 @@ static void test_long_arms_restore(void **state)
     for (int s = 0; s < 10; s++) qp_world_step(&w1);
     assert_int_equal(w1.contact_count, 1);
     assert_true(w1.contacts[0].p[0].ra.x > QP_INT(1400));
-    unsigned long n = qp_world_snapshot(&w1, snap, sizeof snap);
-    assert_true(n > 0 && n <= sizeof snap);
-    assert_int_equal(qp_world_restore(&w2, snap, n), QP_OK);
-    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
-    qp_world_step(&w1);
-    qp_world_step(&w2);
-    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+    restores_and_runs_on();
 }
 
 /* ---- 6. bodies at the ends of their ranges ---------------------------------------------- */
 
-/* A body of the least mass a body may have, 0.01 kg (its inverse mass 100.055, past 100),
- * rests on a plane: its snapshot restores (restore refused inverse masses above 100). */
+/* A body of the least mass a body may have, 0.01 kg, rests on a plane: its snapshot
+ * restores, though its inverse mass, 100.055, is past 100. */
 static void test_least_mass_restores(void **state)
 {
     (void)state;
@@ -431,22 +437,16 @@ static void test_least_mass_restores(void **state)
                                "sphere radius 0.1 pos 1 0.5 0 mass 0.01\n";
     assert_int_equal(qp_scene_load(&w1, text, sizeof text - 1, 0, 0), QP_OK);
     for (int s = 0; s < 30; s++) qp_world_step(&w1);
-    unsigned long n = qp_world_snapshot(&w1, snap, sizeof snap);
-    assert_true(n > 0 && n <= sizeof snap);
-    assert_int_equal(qp_world_restore(&w2, snap, n), QP_OK);
-    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
-    qp_world_step(&w1);
-    qp_world_step(&w2);
-    assert_int_equal(qp_world_hash(&w2), qp_world_hash(&w1));
+    restores_and_runs_on();
 }
 
 /* Joints that fight: box 3, thrown against its hinges to the static capsule and to box 2,
  * which is hinged and welded to the ground at anchors metres away. The rows cannot all
- * hold; the joints' split impulses reached 32 767 m/s and their projection turned bodies
- * by hundreds of radians, throwing both boxes 1 300 m within 137 steps, out of the world's
- * bounds and beyond what a snapshot may hold. Now each step moves them as the speed clamp
- * lets: they stay near, and every 25th step's snapshot restores and runs on to the same
- * hashes. */
+ * hold. Unbounded, the joints' split impulses reach 32 767 m/s and their projection turns
+ * bodies by hundreds of radians, throwing both boxes 1 300 m within 137 steps, out of the
+ * world's bounds and beyond what a snapshot may hold. Bounded by the speed clamp and the
+ * projection's rounds, they stay within 50 m, and every 25th step's snapshot restores and
+ * runs on to the same hashes. */
 static void test_fighting_joints_stay_near(void **state)
 {
     (void)state;
