@@ -45,6 +45,7 @@ void qp__project_joints(qp_world *w) { (void)w; }
 #define PROJECT_SHIFT 8
 #define MAX_TURN ((fix16_t)(QP_ONE / 4))   /* rad a round turns a limit back: its row is linear */
 #define MAX_MOVE ((fix16_t)(QP_ONE / 4))   /* m a round moves a body along an axis */
+#define MAX_BODY_TURN QP_ONE               /* rad a round turns a body about an axis */
 
 /* e if it is past its slop, else 0. */
 static fix16_t past(fix16_t e, fix16_t slop) { return e > slop || e < -slop ? e : 0; }
@@ -135,7 +136,9 @@ static void anchors_stay(qp_world *w, int i, qp_vec3 x, const qp_rot3 *r)
 }
 
 /* How many times over a bound the round's largest displacement is (Q16.16, at least 1): a
- * body moving more than MAX_MOVE along an axis or turning more than MAX_TURN about one. The
+ * body moving more than MAX_MOVE along an axis or turning more than MAX_BODY_TURN about one
+ * (the light limbs of ragdolls thrown at 20 m/s turn past a quarter radian in a round in a
+ * quarter of the throws, past half a radian in some). The
  * solve is first order: a correction that large is outside where its rows hold (bodies
  * thrown metres apart, or rows that nearly depend on each other): taken whole it turns
  * bodies by hundreds of radians and throws them hundreds of metres. The round is then scaled
@@ -148,7 +151,7 @@ static int64_t round_excess(qp_world *w, const qp_joint_tree *t)
         for (int side = 0; side < 2; side++) {
             const fix16_t *acc = qp__split(w)->pseudo_v[side ? j->b : j->a];
             for (int k = 0; k < 6; k++) {
-                const int64_t a = acc[k] < 0 ? -(int64_t)acc[k] : acc[k], bound = k < 3 ? MAX_MOVE : MAX_TURN;
+                const int64_t a = acc[k] < 0 ? -(int64_t)acc[k] : acc[k], bound = k < 3 ? MAX_MOVE : MAX_BODY_TURN;
                 if (a > bound && a * QP_ONE / bound > worst) worst = a * QP_ONE / bound;   /* divides only past it */
             }
         }
