@@ -6,8 +6,8 @@
 #   2. runs STEPS steps (default 240) on the host's -O2 build, and the same steps under ASan +
 #      UBSan with no report and the same final hash;
 #   3. a snapshot taken at step 97 resumes to the same final hash;
-#   4. a recording of 120 steps with inputs (a body created, pushed or removed every 11 steps)
-#      verifies.
+#   4. a recording of 120 steps with an input every 11 (impulses, poses, bodies and ropes made and
+#      removed: qphys record --inputs) verifies.
 # Runs JOBS at a time. Needs build/host/qphys (make); builds the sanitized one as
 # tests/scripts/test-ubsan-scenes.sh does. Prints PASS/FAIL per scene; exits non-zero on a failure.
 set -u
