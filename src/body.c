@@ -330,14 +330,12 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     return QP_OK;
 }
 
-/* Is hull pool entry k unused: no live shape points at it? */
+/* Is hull pool entry k unused? An entry no shape uses is all zero, and a built hull has
+ * four corners or more. */
 bool qp__hull_entry_free(const qp_world *w, int k)
 {
 #if QP_CFG_MAX_HULLS > 0
-    for (int s = 0; s < qp__cap_shapes(w); s++)
-        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
-            return false;
-    return true;
+    return w->hulls[k].vert_count == 0;
 #else
     (void)w;
     (void)k;
@@ -345,29 +343,22 @@ bool qp__hull_entry_free(const qp_world *w, int k)
 #endif
 }
 
-/* Pool entries for def's hull shapes (-1 for the others): a hull already in a free entry
- * (qp_scene_load builds it there) keeps it, the others take the lowest free ones. False
- * when the pool is short. */
+/* Pool entries for def's hull shapes (-1 for the others): the lowest free ones, in shape
+ * order, from where every lower one is used. False when the pool is short. */
 static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
 {
+#if QP_CFG_MAX_HULLS > 0
+    int k = w->hull_free;
+#else
+    int k = 0;
     (void)w;
+#endif
     for (int i = 0; i < def->shape_count && i < QP_CFG_MAX_BODY_SHAPES; i++) {
         entry[i] = -1;
         if (def->shapes[i].type != QP_SHAPE_HULL) continue;
-#if QP_CFG_MAX_HULLS > 0
-        for (int pass = 0; pass < 2 && entry[i] < 0; pass++)
-            for (int k = 0; k < QP_CFG_MAX_HULLS && entry[i] < 0; k++) {
-                bool busy = !qp__hull_entry_free(w, k);
-                for (int j = 0; j < def->shape_count; j++) {
-                    const bool in_k = def->shapes[j].type == QP_SHAPE_HULL && def->shapes[j].hull == &w->hulls[k];
-                    busy |= j < i && entry[j] == k;
-                    busy |= pass == 1 && j != i && in_k;   /* kept for the shape whose hull is there */
-                    if (pass == 0 && j == i && !in_k) busy = true;
-                }
-                if (!busy) entry[i] = k;
-            }
-#endif
-        if (entry[i] < 0) return false;
+        while (k < qp__cap_hulls(w) && !qp__hull_entry_free(w, k)) k++;
+        if (k == qp__cap_hulls(w)) return false;
+        entry[i] = k++;
     }
     return true;
 }
@@ -516,6 +507,10 @@ qp_body_id qp_create_body(qp_world *w, const qp_body_def *def, qp_result *err)
 
     w->body_free = index + 1;
     if (found > 0) w->shape_free = shape_idx[found - 1] + 1;
+#if QP_CFG_MAX_HULLS > 0
+    for (int i = 0; i < def->shape_count; i++)
+        if (hull_idx[i] >= 0) w->hull_free = hull_idx[i] + 1;
+#endif
     qp_body_state *b = &w->bodies[index];
     uint16_t gen = (uint16_t)(b->generation + 1);
     unsigned char *p = (unsigned char *)b;
@@ -631,10 +626,12 @@ qp_result qp_destroy_body(qp_world *w, qp_body_id id)
     for (int i = 0; i < b->shape_count; i++) {
         qp_shape_slot *slot = &w->shapes[b->shapes[i]];
 #if QP_CFG_MAX_HULLS > 0
-        /* Unused pool entries are all zero (a replay that builds one and is refused zeroes it). */
-        if (slot->shape.type == QP_SHAPE_HULL)
-            for (int k = 0; k < QP_CFG_MAX_HULLS; k++)
-                if (slot->shape.hull == &w->hulls[k]) memset(&w->hulls[k], 0, sizeof w->hulls[k]);
+        /* Unused pool entries are all zero. */
+        if (slot->shape.type == QP_SHAPE_HULL) {
+            const int k = (int)(slot->shape.hull - w->hulls);
+            memset(&w->hulls[k], 0, sizeof w->hulls[k]);
+            if (k < w->hull_free) w->hull_free = k;
+        }
 #endif
         unsigned char *p = (unsigned char *)slot;
         for (unsigned k = 0; k < sizeof *slot; k++) p[k] = 0;

@@ -274,38 +274,20 @@ static bool find_level(const qp_world *w, qp_shape *s, uint32_t sum)
     return false;
 }
 
-#if QP_CFG_MAX_HULLS > 0
-/* Does no live shape of w use hull pool entry k? */
-static bool pool_entry_unused(const qp_world *w, int k)
-{
-    for (int s = 0; s < qp__cap_shapes(w); s++)
-        if (w->shapes[s].body != 0 && w->shapes[s].shape.type == QP_SHAPE_HULL && w->shapes[s].shape.hull == &w->hulls[k])
-            return false;
-    return true;
-}
-#endif
-
-/* Build each hull shape of e's def in the lowest unused pool entries (read from the log at
- * buf) and create the body; the entries built are zeroed again if it is refused (unused
- * entries are all zero: the world byte for byte as it was). */
+/* Build each hull shape of e's def (read from the log at buf) in the world's scratch and
+ * create the body, which copies them to the world's pool; the scratch is zeroed again
+ * (all zero between calls: the world byte for byte as it was if the body is refused). */
 static qp_result create_with_hulls(qp_world *w, entry *e, const unsigned char *buf, qp_body_id *got)
 {
     qp_result r = QP_ERR_FULL;
 #if QP_CFG_MAX_HULLS > 0
-    int built[QP_CFG_MAX_BODY_SHAPES], nb = 0;
+    int nb = 0;
     for (int k = 0; k < e->def.shape_count; k++) {
         if (!e->hull_n[k]) continue;
-        int slot = -1;
-        for (int j = 0; j < QP_CFG_MAX_HULLS && slot < 0; j++) {
-            bool taken = !pool_entry_unused(w, j);
-            for (int i = 0; i < nb; i++) taken |= built[i] == j;
-            if (!taken) slot = j;
-        }
-        if (slot < 0) break;
-        qp_hull *h = &w->hulls[slot];
+        if (nb == QP__HULL_SCRATCH) break;
+        qp_hull *h = &w->hull_scratch[nb++];
         in_bytes in = { buf, e->hull_at[k] + 12ul * e->hull_n[k], e->hull_at[k], 0 };
         for (int v = 0; v < e->hull_n[k]; v++) h->verts[v] = get_v3(&in);
-        built[nb++] = slot;
         /* Every point recorded is a corner of the recorded hull: one that is not is damage. */
         if (qp_hull_build(h->verts, e->hull_n[k], h) != QP_OK || h->vert_count != e->hull_n[k]) {
             r = QP_ERR_BUFFER;
@@ -316,8 +298,7 @@ static qp_result create_with_hulls(qp_world *w, entry *e, const unsigned char *b
     bool all = r != QP_ERR_BUFFER;
     for (int k = 0; k < e->def.shape_count; k++) all &= e->def.shapes[k].type != QP_SHAPE_HULL || e->def.shapes[k].hull;
     if (all) *got = qp_create_body(w, &e->def, &r);
-    if (r != QP_OK)
-        for (int i = 0; i < nb; i++) memset(&w->hulls[built[i]], 0, sizeof w->hulls[0]);
+    memset(w->hull_scratch, 0, (size_t)nb * sizeof w->hull_scratch[0]);
 #else
     (void)w;
     (void)e;

@@ -1363,8 +1363,8 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
     }
     qp_scene_info in;
     in.world = qp_default_world_def();
-    in.bodies = in.dynamic_bodies = in.shapes = in.joints = 0;
-    int world_lines = 0, hulls = 0;
+    in.bodies = in.dynamic_bodies = in.shapes = in.joints = in.hulls = 0;
+    int world_lines = 0;
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
     int got;
@@ -1386,8 +1386,10 @@ static qp_result check_within(const char *text, unsigned long len, qp_scene_info
                           QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
-            if (item.u.body.hull_shape >= 0 && ++hulls > QP_CFG_MAX_HULLS) {
-                set_error(err, item.line, item.at, "too many hulls for this build's pool (QP_CFG_MAX_HULLS)", QP_ERR_FULL);
+            if (item.u.body.hull_shape >= 0 && ++in.hulls > (w ? qp__cap_hulls(w) : qp__caps_max.hulls)) {
+                set_error(err, item.line, item.at,
+                          w ? "too many hulls for this world's capacities (hulls)" : "too many hulls for any world (65535)",
+                          QP_ERR_FULL);
                 return QP_ERR_FULL;
             }
             in.bodies++;
@@ -1526,16 +1528,15 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
             if (r == QP_OK) qp_create_body(w, d, &r);
         } else if (item.kind == QP_SCENE_BODY) {
 #if QP_CFG_MAX_HULLS > 0
-            /* A hull is built where the body keeps it: the lowest unused pool entry. */
+            /* A hull is built in the world's scratch, which qp_create_body copies to its pool. */
             const qp_scene_body_item *b = &item.u.body;
-            for (int k = 0; b->hull_shape >= 0 && k < QP_CFG_MAX_HULLS; k++) {
-                if (!qp__hull_entry_free(w, k) || qp_hull_build(b->hull_points, b->hull_count, &w->hulls[k]) != QP_OK)
-                    continue;
-                item.u.body.def.shapes[b->hull_shape].hull = &w->hulls[k];
-                break;
-            }
+            if (b->hull_shape >= 0 && qp_hull_build(b->hull_points, b->hull_count, &w->hull_scratch[0]) == QP_OK)
+                item.u.body.def.shapes[b->hull_shape].hull = &w->hull_scratch[0];
 #endif
             qp_create_body(w, &item.u.body.def, &r);
+#if QP_CFG_MAX_HULLS > 0
+            if (b->hull_shape >= 0) memset(&w->hull_scratch[0], 0, sizeof w->hull_scratch[0]);
+#endif
         } else {
             continue;
         }

@@ -634,7 +634,7 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
         if (in->bad) return;
         qp_shape check = s.shape;
         check.offset = qp_v3_zero();
-        if (in->hull_short) return;   /* sound, maybe, but more hulls than this build holds */
+        if (in->hull_short) return;   /* sound, maybe, but more hulls than this world holds */
         /* Without a world (qp_snapshot_caps) a level shape has no geometry to validate (restoring
          * matches it by checksum against the world's own) and a hull is not built (restoring
          * builds and checks it): only the capacities are read then. */
@@ -1069,7 +1069,7 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
 #if QP_CFG_MAX_HULLS > 0
     if (w || target) {
         in.hulls = w ? w->hulls : target->hull_scratch;
-        in.hull_cap = w ? QP_CFG_MAX_HULLS : (int)(sizeof target->hull_scratch / sizeof target->hull_scratch[0]);
+        in.hull_cap = w ? qp__cap_hulls(w) : QP__HULL_SCRATCH;
     }
 #else
     (void)target;
@@ -1134,7 +1134,8 @@ static qp_result read_all(const unsigned char *buf, unsigned long size, uint32_t
         st += 2 * e[2];
     }
     if (in.level_missing) return QP_ERR_PARAM;
-    if (in.hull_short || in.hull_total > QP_CFG_MAX_HULLS) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
+    NEED(&in, hulls, in.hull_total);
+    if (in.hull_short || in.hull_total > cap->hulls) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
 #if !QP_LAYOUT_KEEPS_DERIVED
     if (in.lists_short) return in.bad ? QP_ERR_BUFFER : QP_ERR_FULL;
     if (w) w->material_count = in.material_count, w->forced_count = in.forced_count, w->offset_count = in.offset_count;
@@ -1221,7 +1222,7 @@ qp_result qp_snapshot_caps(const void *buf, unsigned long size, qp_world_caps *n
     if (!buf || !need) return QP_ERR_PARAM;
     uint32_t format;
     if (!header_ok((const unsigned char *)buf, size, &format)) return QP_ERR_BUFFER;
-    qp_world_caps n = { 1, 1, 1, 1, 1, QP_CFG_MAX_EVENTS, 1 };
+    qp_world_caps n = { 1, 1, 1, 1, 1, QP_CFG_MAX_EVENTS, 1, 0 };
     qp_result r = read_all((const unsigned char *)buf, size, format, &qp__caps_max, &n, NULL, NULL, NULL);
     if (r != QP_OK) return r;
     *need = n;

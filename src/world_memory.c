@@ -10,7 +10,7 @@
 #include "world_check.h"
 
 /* The ranges of qp_world_caps (include/qphys/world.h). */
-const qp_world_caps qp__caps_max = { 65532, 65535, 4194304, 65535, 65535, 32767, 32767 };
+const qp_world_caps qp__caps_max = { 65532, 65535, 4194304, 65535, 65535, 32767, 32767, QP_CFG_MAX_HULLS > 0 ? 65535 : 0 };
 
 static int clamp(long v, int hi) { return v < 1 ? 1 : v > hi ? hi : (int)v; }
 
@@ -25,6 +25,7 @@ qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints)
     c.joints = clamp(joints, qp__caps_max.joints);
     c.events = QP_CFG_MAX_EVENTS;
     c.sensor_overlaps = QP_CFG_MAX_SENSOR_OVERLAPS;
+    c.hulls = QP_CFG_MAX_HULLS;
     return c;
 }
 
@@ -37,6 +38,7 @@ const char *qp_world_caps_short(const qp_world_caps *have, const qp_world_caps *
     if (have->joints < need->joints) return "joints";
     if (have->events < need->events) return "events";
     if (have->sensor_overlaps < need->sensor_overlaps) return "sensor overlaps";
+    if (have->hulls < need->hulls) return "hulls";
     return NULL;
 }
 
@@ -115,7 +117,8 @@ static bool caps_ok(const qp_world_caps *c)
     return c && c->bodies >= 1 && c->bodies <= qp__caps_max.bodies && c->shapes >= 1 && c->shapes <= qp__caps_max.shapes &&
            c->pairs >= 1 && c->pairs <= qp__caps_max.pairs && c->contacts >= 1 && c->contacts <= qp__caps_max.contacts &&
            c->joints >= 1 && c->joints <= qp__caps_max.joints && c->events >= 1 && c->events <= qp__caps_max.events &&
-           c->sensor_overlaps >= 1 && c->sensor_overlaps <= qp__caps_max.sensor_overlaps;
+           c->sensor_overlaps >= 1 && c->sensor_overlaps <= qp__caps_max.sensor_overlaps && c->hulls >= 0 &&
+           c->hulls <= qp__caps_max.hulls;
 }
 
 /* The next pool of n items of size bytes: where it lies from base (when base is not null)
@@ -134,6 +137,9 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     const unsigned long B = (unsigned long)c->bodies, S = (unsigned long)c->shapes, P = (unsigned long)c->pairs;
     const unsigned long C = (unsigned long)c->contacts, J = (unsigned long)c->joints, E = (unsigned long)c->events;
     const unsigned long O = (unsigned long)c->sensor_overlaps;
+#if QP_CFG_MAX_HULLS > 0
+    const unsigned long H = (unsigned long)c->hulls;
+#endif
     unsigned long at = 0;
     qp_body_state *bodies = pool(base, &at, B + 1, sizeof *bodies);
     qp_shape_slot *shapes = pool(base, &at, S, sizeof *shapes);
@@ -164,6 +170,9 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
 #endif
 #if QP_CFG_JOINT_TREE
     unsigned char *tree = pool(base, &at, QP__JOINT_TREE_BYTES(J), 1);
+#endif
+#if QP_CFG_MAX_HULLS > 0
+    qp_hull *hulls = pool(base, &at, H, sizeof *hulls);
 #endif
     /* The views of the scratch, then of the joint-tree scratch, in one pool. */
     unsigned char *view_pool = pool(base, &at, QP__VIEWS_BYTES, 1);
@@ -197,6 +206,9 @@ static unsigned long lay_out(qp_world *w, unsigned char *base, const qp_world_ca
     w->joint_order = joint_order;
 #if QP__KEEPS_JOINT_ROWS
     w->joint_rows = joint_rows;
+#endif
+#if QP_CFG_MAX_HULLS > 0
+    w->hulls = hulls;
 #endif
     /* The scratch layouts share their memory, each array after the one before (the sizes
      * QP__STEP_SCRATCH_BYTES counts: checked below). */

@@ -11,7 +11,7 @@ int sized_world_max_bodies;
 
 static int max_of(int a, int b) { return a > b ? a : b; }
 
-qp_world_caps sized_world_caps(int bodies, int shapes, int joints)
+qp_world_caps sized_world_caps(int bodies, int shapes, int joints, int hulls)
 {
     const qp_world_caps d = QP_DEFAULT_CAPS_INIT;
     qp_world_caps c = qp_world_caps_for(max_of(bodies, d.bodies), max_of(shapes, d.shapes), max_of(joints, d.joints));
@@ -19,6 +19,7 @@ qp_world_caps sized_world_caps(int bodies, int shapes, int joints)
     c.contacts = max_of(c.contacts, d.contacts);
     c.events = d.events;
     c.sensor_overlaps = d.sensor_overlaps;
+    c.hulls = d.hulls > 0 ? max_of(hulls, d.hulls) : 0;   /* 0: a library without hulls refuses them */
     return c;
 }
 
@@ -85,7 +86,7 @@ qp_result sized_world_load_scene(qp_world **w, const char *text, unsigned long l
         err->result = QP_ERR_FULL;
         return QP_ERR_FULL;
     }
-    qp_world_caps c = sized_world_caps(in.bodies, in.shapes, in.joints);
+    qp_world_caps c = sized_world_caps(in.bodies, in.shapes, in.joints, in.hulls);
     qp_world *to = world_for(w, &c);
     if (!to) {
         err->line = err->column = 0;
@@ -114,7 +115,7 @@ qp_result sized_world_restore(qp_world **w, const void *buf, unsigned long len, 
         snprintf(why, why_size, "its world has %d body slots, more than --max-bodies %d", need.bodies, limit());
         return QP_ERR_FULL;
     }
-    qp_world_caps c = sized_world_caps(need.bodies, need.shapes, need.joints);
+    qp_world_caps c = sized_world_caps(need.bodies, need.shapes, need.joints, need.hulls);
     c.pairs = max_of(c.pairs, need.pairs);
     c.contacts = max_of(c.contacts, need.contacts);
     c.sensor_overlaps = max_of(c.sensor_overlaps, need.sensor_overlaps);

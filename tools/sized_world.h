@@ -2,7 +2,7 @@
 /* The world a tool (qphys, its render and verify, the viewer) loads a file into: sized to
  * the file (docs/scale.md). Its capacities are a function of the file alone, so every tool
  * and every run computes the same bits from it: the default capacities, or more where the
- * file has more bodies, shapes or joints (qp_world_caps_for: 8 pairs and 3 contacts a
+ * file has more bodies, shapes, joints or hulls (qp_world_caps_for: 8 pairs and 3 contacts a
  * body, as the defaults). The world lives in memory from malloc until the next load. */
 #ifndef QPHYS_TOOLS_SIZED_WORLD_H
 #define QPHYS_TOOLS_SIZED_WORLD_H
@@ -14,8 +14,8 @@
 /* The most bodies a file may hold (--max-bodies; 0: any world's, 65 532). */
 extern int sized_world_max_bodies;
 
-/* The capacities for a file of this many bodies, shapes and joints. */
-qp_world_caps sized_world_caps(int bodies, int shapes, int joints);
+/* The capacities for a file of this many bodies, shapes, joints and hull shapes. */
+qp_world_caps sized_world_caps(int bodies, int shapes, int joints, int hulls);
 
 /* Load scene text into *w, a world sized to it (replaced when it was another size), as
  * qp_scene_load_level with store (tools/obj.h: obj_level_store); more bodies than

@@ -130,8 +130,9 @@
 #define QP_CFG_MAX_SENSOR_OVERLAPS 64
 #endif
 
-/* Convex hulls a world holds (qp_hull, about 4.4 KB each: a copy of each hull shape's
- * data). 0 leaves hull shapes out (they are refused with QP_ERR_FULL). 0..255. */
+/* Convex hulls a world of the default capacities holds (qp_hull, about 4.4 KB each: a copy
+ * of each hull shape's data; a world placed by qp_world_init_in holds caps.hulls). 0 leaves
+ * hull shapes out of the build (they are refused with QP_ERR_FULL). 0..255. */
 #ifndef QP_CFG_MAX_HULLS
 #define QP_CFG_MAX_HULLS 16
 #endif

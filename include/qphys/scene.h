@@ -64,12 +64,13 @@ typedef struct {
     int shapes;
     int joints;               /* joint lines (ball, hinge, distance, fixed, slider, cone) */
     int lines;                /* lines in the text */
+    int hulls;                /* hull shapes (a world's caps.hulls must hold them) */
 } qp_scene_info;
 
 /* Parse and validate text[0..len) without touching any world. QP_OK, or
  * QP_ERR_PARSE (syntax, unknown keyword, bad number), QP_ERR_RANGE (a value
- * outside its range), QP_ERR_FULL (more bodies, shapes or joints than any world
- * holds: qp_world_caps), QP_ERR_PARAM (null text or a bad argument;
+ * outside its range), QP_ERR_FULL (more bodies, shapes, joints or hulls than any
+ * world holds: qp_world_caps), QP_ERR_PARAM (null text or a bad argument;
  * a joint between two static bodies). info and err may be null. */
 qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *info,
                          qp_scene_error *err) QP_MUST_USE;
@@ -78,8 +79,8 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
  * line (as qp_world_init, keeping w's capacities; a static qp_world never initialised gets
  * the default ones) and create its bodies in file order, then its joints. On any error w is
  * left exactly as it was and *err tells where. info and err may be null.
- * QP_ERR_FULL: more bodies, shapes or joints than w's capacities, at the first line past
- * them (size a world to a scene with qp_scene_check's counts and qp_world_caps_for).
+ * QP_ERR_FULL: more bodies, shapes, joints or hulls than w's capacities, at the first line
+ * past them (size a world to a scene with qp_scene_check's counts and qp_world_caps_for).
  * QP_ERR_CONFIG: the caller was built with other options than the library (world.h). */
 qp_result qp_scene_load_checked(qp_world *w, const char *text, unsigned long len, qp_scene_info *info,
                                 qp_scene_error *err, uint32_t config_signature, unsigned long world_size,

@@ -192,15 +192,17 @@ typedef struct qp_input_log qp_input_log;
 /* A world's capacities: how many of each its pools hold. Ranges: bodies 1..65532 (static
  * ones included), shapes 1..65535, pairs 1..4194304 (overlapping shape pairs the broad phase
  * may report a step), contacts 1..65535 (touching shape pairs a step), joints 1..65535,
- * events 1..32767 (each of the event buffers), sensor_overlaps 1..32767. */
+ * events 1..32767 (each of the event buffers), sensor_overlaps 1..32767, hulls 0..65535
+ * (hull shapes: the world keeps a copy of each, sizeof(qp_hull) bytes; 0 in a library built
+ * without hulls, QP_CFG_MAX_HULLS 0). */
 typedef struct {
-    int bodies, shapes, pairs, contacts, joints, events, sensor_overlaps;
+    int bodies, shapes, pairs, contacts, joints, events, sensor_overlaps, hulls;
 } qp_world_caps;
 /* The capacities of a world declared as qp_world (config.h's QP_CFG_MAX_*, as the caller
  * compiled them). */
 #define QP_DEFAULT_CAPS_INIT                                                                           \
     { QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS, QP_CFG_MAX_JOINTS,   \
-      QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS }
+      QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS, QP_CFG_MAX_HULLS }
 static inline const qp_world_caps *qp__default_caps(void)
 {
     static const qp_world_caps caps = QP_DEFAULT_CAPS_INIT;
@@ -267,13 +269,14 @@ qp_result qp_world_init_in_checked(void *memory, unsigned long bytes, const qp_w
     qp_world_init_in_checked((memory), (bytes), (caps), (def), (out), QP_CONFIG_SIGNATURE)
 /* Capacities for a world of this many bodies, shapes and joints: 8 pairs and 3 contacts a
  * body, as the default capacities (a pile of cubes reaches about 6 pairs a body), and the
- * library's default events and sensor overlaps; each clamped to its range, counts below 1
- * counting as 1. */
+ * library's default events, sensor overlaps and hulls (QP_CFG_MAX_HULLS as the library was
+ * built); each clamped to its range, counts below 1 counting as 1. */
 qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints);
 /* w's capacities. */
 qp_world_caps qp_world_get_caps(const qp_world *w);
 /* The name of the first capacity of have ("bodies", "shapes", "pairs", "contacts",
- * "joints", "events", "sensor overlaps") smaller than need's, or null when have holds need. */
+ * "joints", "events", "sensor overlaps", "hulls") smaller than need's, or null when have
+ * holds need. */
 const char *qp_world_caps_short(const qp_world_caps *have, const qp_world_caps *need);
 /* Copy world from into world to: to has from's capacities, or is a qp_world never
  * initialised and from a qp_world that qp_world_init initialised (QP_ERR_PARAM otherwise). A world's
@@ -548,7 +551,8 @@ qp_result qp_world_restore_checked(qp_world *w, const void *buf, unsigned long s
 #define qp_world_restore(w, buf, size) \
     qp_world_restore_checked((w), (buf), (size), QP_CONFIG_SIGNATURE, (unsigned long)sizeof(qp_world), qp__default_caps())
 /* The capacities a world needs to restore this snapshot into (its body and joint slots,
- * shape indices, contacts, sensor overlaps and last step's pairs; events as the default), after
+ * shape indices, contacts, sensor overlaps, hull shapes and last step's pairs; events as the
+ * default), after
  * the checks qp_world_restore makes: QP_ERR_BUFFER as there, QP_ERR_PARAM for a null
  * argument. With qp_world_caps_short, the name of the capacity a world lacks for it. */
 qp_result qp_snapshot_caps(const void *buf, unsigned long size, qp_world_caps *need) QP_MUST_USE;

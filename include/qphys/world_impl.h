@@ -353,6 +353,14 @@ typedef struct {
                                     QP__SCRATCH_PASSES_BYTES((unsigned long)(bodies) + 1ul, (unsigned long)(contacts))))
 #define QP__STEP_SCRATCH_WORDS ((QP__STEP_SCRATCH_BYTES(QP_CFG_MAX_BODIES, QP_CFG_MAX_CONTACTS) + 3ul) / 4ul)
 
+/* The hulls one body may have: a world's pool with fixed pools (QP_CFG_MAX_HULLS) may hold
+ * fewer than a body's shapes. */
+#if QP_CFG_FIXED_POOLS && QP_CFG_MAX_HULLS < QP_CFG_MAX_BODY_SHAPES
+#define QP__HULL_SCRATCH QP_CFG_MAX_HULLS
+#else
+#define QP__HULL_SCRATCH QP_CFG_MAX_BODY_SHAPES
+#endif
+
 #if !QP_CFG_FIXED_POOLS
 /* The bytes of the pools of a world of these capacities, each pool rounded up to 8 bytes,
  * in the order src/world_memory.c places them (qp_world_init refuses a qp_world whose size
@@ -382,7 +390,12 @@ typedef struct {
 #else
 #define QP__TREE_BYTES(J) 0ul
 #endif
-#define QP__POOLS_BYTES(B, S, P, C, J, E, O)                                                                   \
+#if QP_CFG_MAX_HULLS > 0
+#define QP__HULLS_BYTES(H) QP__R8((unsigned long)(H) * sizeof(qp_hull))
+#else
+#define QP__HULLS_BYTES(H) 0ul
+#endif
+#define QP__POOLS_BYTES(B, S, P, C, J, E, O, H)                                                                \
     (QP__R8(((unsigned long)(B) + 1ul) * sizeof(qp_body_state)) + QP__R8((unsigned long)(S) * sizeof(qp_shape_slot)) + \
      QP__R8((unsigned long)(S) * 2ul) + QP__R8((unsigned long)(P) * sizeof(qp_pair)) +                         \
      QP__R8((unsigned long)(C) * sizeof(qp_contact)) + QP__ROWS_BYTES(P, C) +                                  \
@@ -392,7 +405,7 @@ typedef struct {
      QP__R8((unsigned long)(E) * sizeof(qp_contact_event)) + QP__R8((unsigned long)(E) * sizeof(qp_sensor_event)) + \
      QP__R8((unsigned long)(E) * sizeof(qp_body_event)) + QP__JOINT_EVENTS_BYTES(J, E) +                       \
      QP__R8((unsigned long)(J) * sizeof(qp_joint)) + QP__R8((unsigned long)(J) * 2ul) +                        \
-     QP__JOINT_ROWS_BYTES(J) + QP__TREE_BYTES(J) + QP__R8(QP__VIEWS_BYTES))
+     QP__JOINT_ROWS_BYTES(J) + QP__TREE_BYTES(J) + QP__HULLS_BYTES(H) + QP__R8(QP__VIEWS_BYTES))
 /* The contact graph's offsets into its list of twice the contacts. */
 typedef int32_t qp__adj_index;
 #else
@@ -410,9 +423,13 @@ struct qp_world {
     qp_world_caps caps;           /* the pools' capacities */
 #endif
     int body_high;                /* highest used body index */
-    /* Every body slot below body_free and shape slot below shape_free is used: where the
-     * search for the lowest free slot starts (0 after a clear: from the first). */
+    /* Every body slot below body_free, shape slot below shape_free and hull entry below
+     * hull_free is used: where the search for the lowest free one starts (0 after a clear:
+     * from the first). */
     int body_free, shape_free;
+#if QP_CFG_MAX_HULLS > 0
+    int hull_free;
+#endif
     QP__POOL(qp_body_state, bodies, QP_CFG_MAX_BODIES + 1);   /* [0] unused: index 0 is null */
     QP__POOL(qp_shape_slot, shapes, QP_CFG_MAX_SHAPES);
     /* Broad phase: shape indices sorted by aabb.lo.x, kept between steps. */
@@ -482,12 +499,13 @@ struct qp_world {
     struct qp__joint_tree_views *joint_tree;
 #endif
 #if QP_CFG_MAX_HULLS > 0
-    /* Hull shapes' data (body.c): a slot's shape.hull points at its entry here; vert_count 0
-     * marks a free entry. */
-    qp_hull hulls[QP_CFG_MAX_HULLS];
-    /* Restore's scratch, to check a snapshot's hulls before it writes anything (snapshot.c):
-     * all zero between calls. */
-    qp_hull hull_scratch[QP_CFG_MAX_BODY_SHAPES < QP_CFG_MAX_HULLS ? QP_CFG_MAX_BODY_SHAPES : QP_CFG_MAX_HULLS];
+    /* Hull shapes' data (body.c): a slot's shape.hull points at its entry here. An entry no
+     * shape uses is all zero (vert_count 0 marks it free). */
+    QP__POOL(qp_hull, hulls, QP_CFG_MAX_HULLS);
+    /* One body's hulls, built here before they go to the pool: by restore, to check a
+     * snapshot's hulls before it writes anything (snapshot.c), and by the scene loader and
+     * the input replayer (qp_create_body copies them): all zero between calls. */
+    qp_hull hull_scratch[QP__HULL_SCRATCH];
 #endif
     /* Not state: where mutating calls are recorded (record.h), null when not. */
     struct qp_input_log *input_log;
@@ -496,7 +514,8 @@ struct qp_world {
      * src/world_memory.c; a world placed by qp_world_init_in ends before it, its pools
      * following in the caller's memory. Last: nothing follows it. */
     uint64_t own[QP__POOLS_BYTES(QP_CFG_MAX_BODIES, QP_CFG_MAX_SHAPES, QP_CFG_MAX_PAIRS, QP_CFG_MAX_CONTACTS,
-                                 QP_CFG_MAX_JOINTS, QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS) / 8ul];
+                                 QP_CFG_MAX_JOINTS, QP_CFG_MAX_EVENTS, QP_CFG_MAX_SENSOR_OVERLAPS,
+                                 QP_CFG_MAX_HULLS) / 8ul];
 #endif
 };
 
@@ -513,6 +532,7 @@ struct qp_world {
 #define qp__cap_joints(w) QP__CAP(w, joints, QP_CFG_MAX_JOINTS)
 #define qp__cap_events(w) QP__CAP(w, events, QP_CFG_MAX_EVENTS)
 #define qp__cap_sensor_overlaps(w) QP__CAP(w, sensor_overlaps, QP_CFG_MAX_SENSOR_OVERLAPS)
+#define qp__cap_hulls(w) QP__CAP(w, hulls, QP_CFG_MAX_HULLS)
 #define qp__cap_joint_events(w) QP__JOINT_EVENTS(qp__cap_joints(w), qp__cap_events(w))
 
 #endif

@@ -173,7 +173,7 @@ class StatsC(Structure):
 
 class SceneInfoC(Structure):
     _fields_ = [("world", WorldDefC), ("bodies", c_int), ("dynamic_bodies", c_int), ("shapes", c_int),
-                ("joints", c_int), ("lines", c_int)]
+                ("joints", c_int), ("lines", c_int), ("hulls", c_int)]
 
 
 class SceneErrorC(Structure):
@@ -199,7 +199,7 @@ class VerifyResultC(Structure):
 class WorldCapsC(Structure):
     """qp_world_caps: how many of each a world's pools hold."""
     _fields_ = [("bodies", c_int), ("shapes", c_int), ("pairs", c_int), ("contacts", c_int), ("joints", c_int),
-                ("events", c_int), ("sensor_overlaps", c_int)]
+                ("events", c_int), ("sensor_overlaps", c_int), ("hulls", c_int)]
 
 
 def _check_sizes() -> None:
@@ -238,7 +238,7 @@ _fn("qp_world_caps_for", WorldCapsC, c_int, c_int, c_int)
 _fn("qp_world_get_caps", WorldCapsC, W)
 _fn("qp_world_body_capacity", c_int, W)
 _fn("qp_snapshot_caps", c_int, c_char_p, c_ulong, POINTER(WorldCapsC))
-_fn("sized_world_caps", WorldCapsC, c_int, c_int, c_int)
+_fn("sized_world_caps", WorldCapsC, c_int, c_int, c_int, c_int)
 _fn("qph_scene_load", c_int, W, c_char_p, c_ulong, POINTER(SceneInfoC), POINTER(SceneErrorC))
 _fn("qph_scene_load_level", c_int, W, c_char_p, c_ulong, c_char_p, POINTER(SceneInfoC), POINTER(SceneErrorC))
 _fn("qp_scene_check", c_int, c_char_p, c_ulong, POINTER(SceneInfoC), POINTER(SceneErrorC))

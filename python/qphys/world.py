@@ -299,7 +299,7 @@ class World:
         if r != 0:
             msg = (err.message or b"").decode() or result_str(r)
             raise SceneError(r, path, err.line, err.column, f"{msg} ({result_str(r)})")
-        w = cls(caps=lib.sized_world_caps(counts.bodies, counts.shapes, counts.joints))
+        w = cls(caps=lib.sized_world_caps(counts.bodies, counts.shapes, counts.joints, counts.hulls))
         info = N.SceneInfoC()
         err = N.SceneErrorC()
         # Mesh files (mesh file PATH) are read relative to path's folder.
@@ -319,7 +319,7 @@ class World:
         need = N.WorldCapsC()
         check(lib.qp_snapshot_caps(data, len(data), byref(need)), "restore",
               "damaged, truncated or inconsistent" if data else "empty")
-        caps = lib.sized_world_caps(need.bodies, need.shapes, need.joints)
+        caps = lib.sized_world_caps(need.bodies, need.shapes, need.joints, need.hulls)
         for name in ("pairs", "contacts", "sensor_overlaps"):
             setattr(caps, name, max(getattr(caps, name), getattr(need, name)))
         w = cls(caps=caps)

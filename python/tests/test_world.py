@@ -269,3 +269,26 @@ def test_worlds_of_any_size():
     assert default.hash() == before
     with pytest.raises(QphysError):
         World(caps=type(qphys.caps_for(1))())   # every capacity 0: refused
+
+
+def test_more_hulls_than_the_default():
+    """A scene of more hull bodies than a default world's 16 loads into a world whose hull pool
+    holds them, its rocks come to rest above the plane, and its snapshot restores into a world
+    sized to it; a default world refuses that snapshot (ERR_FULL), unchanged."""
+    rock = "hull points -0.2 0 -0.2  0.2 0 -0.2  0 0 0.25  0 0.3 0  0.05 -0.1 0"
+    text = "world sleep on\nplane\n" + "".join(f"{rock} pos {i % 6} 0.5 {i // 6}\n" for i in range(30))
+    w = World.from_scene_text(text)
+    assert qphys.caps_for(10).hulls == 16
+    assert w.caps.hulls == 30
+    for _ in range(90):
+        w.step()
+    assert np.all(w.centers()[1:31, 1] > 0)
+    data = w.snapshot()
+    twin = World.from_snapshot(data)
+    assert twin.caps.hulls == 30 and twin.hash() == w.hash()
+    default = World()
+    before = default.hash()
+    with pytest.raises(QphysError) as e:
+        default.restore(data)
+    assert e.value.result == Result.ERR_FULL
+    assert default.hash() == before

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * may stop, full, at a line before the check's verdict, and refuses a valid scene larger
      * than the world. */
     qp_world_caps cap = qp_world_get_caps(&world);
-    bool larger = checked == QP_OK && (counts.bodies > cap.bodies || counts.shapes > cap.shapes || counts.joints > cap.joints);
+    bool larger = checked == QP_OK && (counts.bodies > cap.bodies || counts.shapes > cap.shapes ||
+                                       counts.joints > cap.joints || counts.hulls > cap.hulls);
     bool full_first = loaded == QP_ERR_FULL && checked != QP_OK && err.line <= check_err.line;
     if (larger ? loaded != QP_ERR_FULL : checked != loaded && !full_first) abort();
     if (loaded != QP_OK) {

@@ -178,7 +178,7 @@ static void test_memory_size_monotonic_and_exact(void **state)
     assert_int_equal(qp_world_memory_size(&d), sizeof(qp_world));
     qp_world_caps c = qp_world_caps_for(100, 100, 4);
     unsigned long base = qp_world_memory_size(&c);
-    int *fields[] = { &c.bodies, &c.shapes, &c.pairs, &c.contacts, &c.joints, &c.events, &c.sensor_overlaps };
+    int *fields[] = { &c.bodies, &c.shapes, &c.pairs, &c.contacts, &c.joints, &c.events, &c.sensor_overlaps, &c.hulls };
     for (unsigned f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         int was = *fields[f];
         unsigned long last = base;
@@ -224,8 +224,8 @@ static void test_init_refuses_cleanly(void **state)
     qp_world *w = NULL;
     const qp_world_caps ok = qp_world_caps_for(8, 8, 1);
     assert_true(qp_world_memory_size(&ok) <= sizeof buffer - 8);
-    qp_world_caps bad[9];
-    for (int k = 0; k < 9; k++) bad[k] = ok;
+    qp_world_caps bad[11];
+    for (int k = 0; k < 11; k++) bad[k] = ok;
     bad[0].bodies = 0;
     bad[1].shapes = 0;
     bad[2].pairs = 0;
@@ -235,7 +235,9 @@ static void test_init_refuses_cleanly(void **state)
     bad[6].sensor_overlaps = -1;
     bad[7].bodies = 65533;
     bad[8].contacts = 65536;
-    for (int k = 0; k < 9; k++) {
+    bad[9].hulls = -1;
+    bad[10].hulls = 65536;
+    for (int k = 0; k < 11; k++) {
         assert_int_equal(qp_world_memory_size(&bad[k]), 0);
         assert_int_equal(qp_world_init_in(memory, sizeof buffer, &bad[k], &def, &w), QP_ERR_PARAM);
     }
@@ -252,7 +254,7 @@ static void test_init_refuses_cleanly(void **state)
     for (unsigned long i = 0; i < sizeof buffer; i++)
         if (memory[i] != 0x3C) fail_msg("byte %lu written by a refused init", i);
     /* The smallest world: one of everything. It holds one body, and refuses a second. */
-    const qp_world_caps one = { 1, 1, 1, 1, 1, 1, 1 };
+    const qp_world_caps one = { 1, 1, 1, 1, 1, 1, 1, 0 };
     assert_int_equal(qp_world_init_in(memory, sizeof buffer, &one, &def, &w), QP_OK);
     qp_body_def bd = qp_default_body_def();
     bd.shape_count = 1;
@@ -273,7 +275,7 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
     (void)state;
     unsigned long len;
     const char *stack = read_all("tests/scenes/stack20.scene", &len);
-    qp_world *src = new_world(&(qp_world_caps){ 21, 21, 64, 32, 2, 8, 2 });
+    qp_world *src = new_world(&(qp_world_caps){ 21, 21, 64, 32, 2, 8, 2, 0 });
     load(src, stack, len);
     for (int s = 0; s < 40; s++) qp_world_step(src);
     unsigned long n = qp_world_snapshot(src, NULL, 0);
@@ -297,10 +299,10 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
         qp_world_caps caps;
         const char *shortage;
     } small[] = {
-        { { 20, 21, 64, 32, 2, 8, 2 }, "bodies" },
-        { { 21, 20, 64, 32, 2, 8, 2 }, "shapes" },
-        { { 21, 21, 64, 10, 2, 8, 2 }, "contacts" },
-        { { 21, 21, 10, 32, 2, 8, 2 }, "pairs" },   /* last step's 20 */
+        { { 20, 21, 64, 32, 2, 8, 2, 0 }, "bodies" },
+        { { 21, 20, 64, 32, 2, 8, 2, 0 }, "shapes" },
+        { { 21, 21, 64, 10, 2, 8, 2, 0 }, "contacts" },
+        { { 21, 21, 10, 32, 2, 8, 2, 0 }, "pairs" },   /* last step's 20 */
     };
     for (unsigned k = 0; k < sizeof small / sizeof small[0]; k++) {
         qp_world *w = new_world(&small[k].caps);
@@ -316,7 +318,7 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
         free(w);
     }
     /* A world that holds it: the same state, step for step. */
-    qp_world *w = new_world(&(qp_world_caps){ 21, 21, 200, 21, 1, 1, 1 });
+    qp_world *w = new_world(&(qp_world_caps){ 21, 21, 200, 21, 1, 1, 1, 0 });
     assert_int_equal(qp_world_restore(w, snap, n), QP_OK);
     for (int s = 41; s <= 80; s++) {
         qp_world_step(src);
@@ -325,7 +327,7 @@ static void test_small_world_refuses_and_names_the_capacity(void **state)
         assert_int_equal(qp_world_hash(w), qp_world_hash(src));
     }
     /* stack20 into a world of 20 bodies: the 21st body's line, and the world unchanged. */
-    qp_world *tiny = new_world(&(qp_world_caps){ 20, 20, 64, 32, 1, 8, 1 });
+    qp_world *tiny = new_world(&(qp_world_caps){ 20, 20, 64, 32, 1, 8, 1, 0 });
     qp_scene_error err;
     uint32_t before = qp_world_hash(tiny);
     assert_int_equal(qp_scene_load(tiny, stack, len, NULL, &err), QP_ERR_FULL);
@@ -355,7 +357,7 @@ static void test_copy(void **state)
     for (int s = 0; s < 20; s++) qp_world_step(a);
     assert_int_equal(qp_world_hash(a), qp_world_hash(b));
     assert_int_equal(qp_world_hash(b), golden_stack20(30));
-    qp_world *other = new_world(&(qp_world_caps){ 31, 30, 240, 90, 1, 8, 1 });
+    qp_world *other = new_world(&(qp_world_caps){ 31, 30, 240, 90, 1, 8, 1, 0 });
     assert_int_equal(qp_world_copy(other, a), QP_ERR_PARAM);
     free(a);
     free(b);
@@ -384,6 +386,145 @@ static void test_byte_copy_restored_gets_its_own_pools(void **state)
     assert_int_equal(qp_world_hash(&b), golden_stack20(30));
 }
 
+/* A convex rock of 8-12 corners within 0.4 m, its points from seed. */
+static int rock_points(qp_vec3 *p, uint32_t seed)
+{
+    int n = 8 + (int)(seed % 5);
+    for (int i = 0; i < 3 * n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        (&p[i / 3].x)[i % 3] = (fix16_t)((int32_t)(seed >> 8 & 0xFFFF) * 2 / 5 - 13107);   /* -0.2 .. +0.2 m */
+    }
+    return n;
+}
+
+/* A scene of that many rocks (`hull` lines) over a plane. */
+static char *rocks_scene(int rocks, unsigned long *len)
+{
+    char *t = malloc((size_t)rocks * 600 + 64);
+    assert_non_null(t);
+    int n = sprintf(t, "world sleep on\nplane\n");
+    for (int i = 0; i < rocks; i++) {
+        qp_vec3 p[12];
+        int k = rock_points(p, 977u * (uint32_t)i + 5u);
+        n += sprintf(t + n, "hull points");
+        for (int j = 0; j < k; j++)
+            n += sprintf(t + n, " %.4f %.4f %.4f", p[j].x / 65536.0, p[j].y / 65536.0, p[j].z / 65536.0);
+        n += sprintf(t + n, " pos %d %d %d mass 2\n", i % 5 - 2, 1 + i / 25, (i / 5) % 5 - 2);
+    }
+    *len = (unsigned long)n;
+    return t;
+}
+
+/* Hulls are a capacity like the others: a world of caps.hulls 40 holds 40 hull bodies past
+ * the default pool's, refuses the 41st unchanged and reuses a destroyed body's entry; a
+ * scene of 40 rocks counts them, is refused by a default world at its 17th and loads into
+ * one sized to it; its snapshot names the hulls it needs, is refused by a world short of
+ * them (which stays as it was) and restores into one that holds them, to the same hashes;
+ * a world of caps.hulls 0 refuses a hull body and holds a box. */
+static void test_hulls_are_a_capacity(void **state)
+{
+    (void)state;
+    assert_int_equal(qp_world_caps_for(10, 10, 1).hulls, QP_CFG_MAX_HULLS);
+    qp_world_caps c = qp_world_caps_for(50, 50, 1);
+    c.hulls = 40;
+    qp_world *w = new_world(&c);
+    qp_body_def d = qp_default_body_def();
+    d.shape_count = 1;
+    d.mass = QP_INT(2);
+    static qp_hull rock;
+    qp_vec3 p[12];
+    qp_body_id ids[40];
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(qp_hull_build(p, rock_points(p, (uint32_t)i + 1u), &rock), QP_OK);
+        assert_int_equal(qp_make_hull(&rock, &d.shapes[0]), QP_OK);
+        d.position = qp_v3(QP_INT(i % 8), QP_INT(1), QP_INT(i / 8));
+        qp_result r;
+        ids[i] = qp_create_body(w, &d, &r);
+        assert_int_equal(r, QP_OK);
+    }
+    static unsigned char before[1 << 17], after[1 << 17];
+    unsigned long n = qp_world_snapshot(w, before, sizeof before);
+    assert_true(n > 0);
+    qp_result r;
+    assert_true(qp_body_id_is_null(qp_create_body(w, &d, &r)));
+    assert_int_equal(r, QP_ERR_FULL);
+    assert_int_equal(qp_world_snapshot(w, after, sizeof after), n);
+    assert_memory_equal(before, after, n);
+    assert_int_equal(qp_destroy_body(w, ids[7]), QP_OK);
+    assert_int_equal(qp_destroy_body(w, ids[30]), QP_OK);
+    for (int i = 0; i < 2; i++) {
+        assert_false(qp_body_id_is_null(qp_create_body(w, &d, &r)));
+        assert_int_equal(r, QP_OK);
+    }
+    assert_true(qp_body_id_is_null(qp_create_body(w, &d, &r)));
+    assert_int_equal(r, QP_ERR_FULL);
+    free(w);
+
+    /* The scene. */
+    unsigned long len;
+    char *text = rocks_scene(40, &len);
+    qp_scene_info info;
+    qp_scene_error err;
+    assert_int_equal(qp_scene_check(text, len, &info, &err), QP_OK);
+    assert_int_equal(info.hulls, 40);
+    const qp_world_caps default_hulls = qp_world_caps_for(60, 60, 1);
+    qp_world *small = new_world(&default_hulls);
+    unsigned long n0 = qp_world_snapshot(small, before, sizeof before);
+    assert_int_equal(qp_scene_load(small, text, len, NULL, &err), QP_ERR_FULL);
+    assert_int_equal(err.line, 2 + QP_CFG_MAX_HULLS + 1);
+    assert_string_equal(err.message, "too many hulls for this world's capacities (hulls)");
+    assert_int_equal(qp_world_snapshot(small, after, sizeof after), n0);
+    assert_memory_equal(before, after, n0);
+    c = qp_world_caps_for(info.bodies, info.shapes, 1);
+    c.hulls = info.hulls;
+    w = new_world(&c);
+    load(w, text, len);
+    for (int s = 0; s < 90; s++) qp_world_step(w);
+    n = qp_world_snapshot(w, before, sizeof before);
+    assert_true(n > 0);
+    qp_world_caps need;
+    assert_int_equal(qp_snapshot_caps(before, n, &need), QP_OK);
+    assert_int_equal(need.hulls, 40);
+    const qp_world_caps have = qp_world_get_caps(small);
+    assert_string_equal(qp_world_caps_short(&have, &need), "hulls");
+    uint32_t h0 = qp_world_hash(small);
+    assert_int_equal(qp_world_restore(small, before, n), QP_ERR_FULL);
+    assert_int_equal(qp_world_hash(small), h0);
+    qp_world *twin = new_world(&c);
+    assert_int_equal(qp_world_restore(twin, before, n), QP_OK);
+    for (int s = 0; s < 90; s++) {
+        qp_world_step(w);
+        qp_world_step(twin);
+        assert_int_equal(qp_world_hash(twin), qp_world_hash(w));
+    }
+    /* No rock's lowest corner is more than 1 cm into the plane. */
+    for (int i = 1; i <= 40; i++) {
+        qp_body_id id = qp_scene_body(w, i);
+        const qp_shape *sh = qp_body_shape(w, id, 0);
+        fix16_t low = INT32_MAX;
+        for (int v = 0; v < sh->hull->vert_count; v++) {
+            fix16_t y = qp_quat_rotate(qp_body_rotation(w, id), qp_v3_add(sh->offset, sh->hull->verts[v])).y;
+            if (y < low) low = y;
+        }
+        low += qp_body_center(w, id).y;   /* the offsets are from the centre of mass */
+        if (low < -QP_FRAC(1, 100)) fail_msg("rock %d: a corner at y %.4f m", i, low / 65536.0);
+    }
+    free(text);
+    free(w);
+    free(twin);
+    free(small);
+
+    /* No hulls at all. */
+    c = qp_world_caps_for(4, 4, 1);
+    c.hulls = 0;
+    w = new_world(&c);
+    assert_true(qp_body_id_is_null(qp_create_body(w, &d, &r)));
+    assert_int_equal(r, QP_ERR_FULL);
+    assert_int_equal(qp_make_box(qp_v3(QP_ONE, QP_ONE, QP_ONE), &d.shapes[0]), QP_OK);
+    assert_false(qp_body_id_is_null(qp_create_body(w, &d, &r)));
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_small_world_refuses_and_names_the_capacity),
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_byte_copy_restored_gets_its_own_pools),
+        cmocka_unit_test(test_hulls_are_a_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

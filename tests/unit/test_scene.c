@@ -225,17 +225,19 @@ static void check_good_scene(const char *path)
     /* Count the body lines independently of the reader's bookkeeping. */
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     static qp_scene_item item;
-    int bodies = 0, levels = 0;
+    int bodies = 0, levels = 0, hulls = 0;
     while (qp_scene_next(&rd, &item, &err) > 0) {
         bool level = item.kind == QP_SCENE_MESH || item.kind == QP_SCENE_HEIGHTFIELD;
         bodies += item.kind == QP_SCENE_BODY || level;
         levels += level;
+        hulls += item.kind == QP_SCENE_BODY && item.u.body.hull_shape >= 0;
     }
     const qp_scene_level_store *store = obj_level_store(path, text, len);
-    if (bodies > QP_CFG_MAX_BODIES) {
-        /* Bigger than a world of the default capacities (pyramid64: 2081 bodies): valid, and
-         * refused by that world at the first body past its capacity. */
+    if (bodies > QP_CFG_MAX_BODIES || hulls > QP_CFG_MAX_HULLS) {
+        /* Bigger than a world of the default capacities (pyramid64: 2081 bodies; rocks: 24
+         * hulls): valid, and refused by that world at the first body past its capacity. */
         if (r != QP_OK) fail_msg("%s: %d bodies: result %d, want QP_OK", path, bodies, r);
+        assert_int_equal(info.hulls, hulls);
         make_busy_world();
         assert_int_equal(qp_scene_load(&world, text, len, 0, &err), QP_ERR_FULL);
         assert_int_equal(err.line > 0, 1);
@@ -253,6 +255,7 @@ static void check_good_scene(const char *path)
     r = qp_scene_load_level(&world, text, len, &info, &err, store);
     if (r != QP_OK) fail_msg("%s:%d:%d: %s", path, err.line, err.column, err.message);
     assert_int_equal(info.bodies, bodies);
+    assert_int_equal(info.hulls, hulls);
     qp_world_stats st = qp_world_get_stats(&world);
     assert_int_equal(st.step, 0);
     /* Body i of the file is slot i + 1, with its line's pose and motion. */

@@ -122,8 +122,8 @@ static void rollback(const char *path)
     static uint32_t first[MAX_STEPS + 1];
     int bodies = 0;
     if (load(&w1, path, &bodies) == QP_ERR_FULL) {
-        print_message("%s: larger than this build's pools (QP_CFG_MAX_BODIES = %d): skipped\n", path,
-                      QP_CFG_MAX_BODIES);
+        print_message("%s: larger than a world of the default capacities (%d bodies, %d hulls): skipped\n", path,
+                      QP_CFG_MAX_BODIES, QP_CFG_MAX_HULLS);
         return;
     }
     /* Small scenes run long enough to settle and sleep; big ones briefly. */
