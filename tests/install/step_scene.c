@@ -34,8 +34,10 @@ int main(int argc, char **argv)
         return 2;
     }
     qp_world *w = &world;
-    if (info.bodies > QP_CFG_MAX_BODIES || info.shapes > QP_CFG_MAX_SHAPES || info.joints > QP_CFG_MAX_JOINTS) {
+    if (info.bodies > QP_CFG_MAX_BODIES || info.shapes > QP_CFG_MAX_SHAPES || info.joints > QP_CFG_MAX_JOINTS ||
+        info.hulls > QP_CFG_MAX_HULLS) {
         qp_world_caps caps = qp_world_caps_for(info.bodies, info.shapes, info.joints);
+        if (info.hulls > caps.hulls) caps.hulls = info.hulls;
         unsigned long bytes = qp_world_memory_size(&caps);
         void *memory = malloc(bytes);
         qp_world_def def = qp_default_world_def();

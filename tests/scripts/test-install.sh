@@ -8,8 +8,9 @@
 #   3. the C program built by CMake with add_subdirectory(<this tree>)
 #      (tests/install/subdirectory/), which compiles the library itself; and the top-level
 #      CMakeLists.txt built and installed alone (cmake --install), used through pkg-config;
-#   each steps stack20, mixed and pyramid64 (2081 bodies: a world of its size from the heap)
-#   and must print the per-step hashes of `qphys run --hashes`;
+#   each steps stack20, mixed, pyramid64 (2081 bodies: a world of its size from the heap) and
+#   rocks (24 hulls, more than a default world holds) and must print the per-step hashes of
+#   `qphys run --hashes`;
 #   4. make lib CPU=cortex-m4f: a hard-float ARM archive whose objects pass the guard (no float
 #      helpers, no heap, no FPU arithmetic) and whose ABI is the hard-float one; a hard-float
 #      program (examples/hello.c) links against it through its qphys.pc;
@@ -28,10 +29,10 @@ for c in pkg-config cmake c++; do
   command -v $c >/dev/null 2>&1 || { echo "test-install: $c is not installed (make deps)"; exit 2; }
 done
 
-# same_hashes WHAT PROGRAM: PROGRAM SCENE N against the qphys tool, for three scenes (pyramid64:
-# more bodies than a world of the default capacities, in a world of its size; 20 steps). The
-# tool's hashes are computed once, for every program.
-scenes="stack20 mixed pyramid64"
+# same_hashes WHAT PROGRAM: PROGRAM SCENE N against the qphys tool, for four scenes (pyramid64
+# and rocks: more bodies or hulls than a world of the default capacities, in a world of their
+# size; pyramid64 for 20 steps). The tool's hashes are computed once, for every program.
+scenes="stack20 mixed pyramid64 rocks"
 steps_of() { if [ "$1" = pyramid64 ]; then echo 20; else echo 120; fi; }
 for s in $scenes; do
   build/host/qphys run "tests/scenes/$s.scene" --hashes --steps "$(steps_of $s)" >"$tmp/want-$s" ||
