@@ -241,6 +241,16 @@ def test_replaying_inputs_into_another_world_diverges():
     assert e2.value.result == Result.ERR_BUFFER
 
 
+def assert_default_world_refuses(data):
+    """A world of the default capacities refuses the snapshot data (ERR_FULL), unchanged."""
+    default = World()
+    before = default.hash()
+    with pytest.raises(QphysError) as e:
+        default.restore(data)
+    assert e.value.result == Result.ERR_FULL
+    assert default.hash() == before
+
+
 def test_worlds_of_any_size():
     """A scene of more bodies than a default world holds loads into a world sized to it, its
     arrays as long as its capacity; a world of 21 bodies beside it; a snapshot of the large one
@@ -261,12 +271,7 @@ def test_worlds_of_any_size():
     data = big.snapshot()
     twin = World.from_snapshot(data)
     assert twin.capacity == n and twin.hash() == big.hash()
-    default = World()
-    before = default.hash()
-    with pytest.raises(QphysError) as e:
-        default.restore(data)
-    assert e.value.result == Result.ERR_FULL
-    assert default.hash() == before
+    assert_default_world_refuses(data)
     with pytest.raises(QphysError):
         World(caps=type(qphys.caps_for(1))())   # every capacity 0: refused
 
@@ -286,9 +291,4 @@ def test_more_hulls_than_the_default():
     data = w.snapshot()
     twin = World.from_snapshot(data)
     assert twin.caps.hulls == 30 and twin.hash() == w.hash()
-    default = World()
-    before = default.hash()
-    with pytest.raises(QphysError) as e:
-        default.restore(data)
-    assert e.value.result == Result.ERR_FULL
-    assert default.hash() == before
+    assert_default_world_refuses(data)
