@@ -929,7 +929,7 @@ NOINLINE static bool parse_compound(qp_scene_reader *r, lexer *lx, unsigned long
             return fail(&pl, t.at, "expected 'part' or 'end' inside a compound");
         if (d->shape_count == QP_CFG_MAX_BODY_SHAPES) {   /* this build's capacity: QP_ERR_FULL */
             set_error(err, pl.line, t.at, "too many parts in one compound for this build (QP_CFG_MAX_BODY_SHAPES, "
-                      "5 by default)", QP_ERR_FULL);
+                      "8 by default)", QP_ERR_FULL);
             return false;
         }
         if (!parse_part(&pl, it, d->shape_count)) return false;
@@ -1266,8 +1266,9 @@ NOINLINE static qp_result check_joints(const char *text, unsigned long len, int 
     return QP_OK;
 }
 
-/* The joint of a scene line, for qp_create_joint. */
-static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
+/* The joint of a scene line, for qp_create_joint (out of line: its caller's frame holds a
+ * scene item already). */
+NOINLINE static qp_joint_def joint_def_of(const qp_world *w, const qp_scene_item *item)
 {
     const qp_scene_joint_item *j = &item->u.joint;
     qp_joint_def d = qp_default_joint_def();
@@ -1332,7 +1333,7 @@ NOINLINE static qp_result check_lists(const char *text, unsigned long len, qp_sc
                       "too many distinct materials for this build's palette (QP_CFG_MAX_MATERIALS)", QP_ERR_FULL);
             return QP_ERR_FULL;
         }
-        /* A hull's centre is known once it is built (create_all): a moving body with one counts. */
+        /* A hull's centre is known once it is built (create_bodies): a moving body with one counts. */
         const bool hull = item.kind == QP_SCENE_BODY && item.u.body.hull_shape >= 0 && d->type == QP_BODY_DYNAMIC;
         if ((hull || qp__body_def_offset(d)) && ++offsets > QP_CFG_MAX_OFFSET_BODIES) {
             set_error(err, item.line, item.at,
@@ -1447,9 +1448,6 @@ qp_result qp_scene_check(const char *text, unsigned long len, qp_scene_info *inf
     return check_within(text, len, info, err, NULL);
 }
 
-/* The bodies, then the joints (a joint line may name a body of a later line), of a
- * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
- * refusal here is a gap in this file's checks (a bug), reported at its line. */
 /* The level geometry of a checked text, built into the caller's store before the world is
  * touched: heightfields' heights read into store->heights, meshes from the store's callback. */
 NOINLINE static qp_result build_levels(const char *text, unsigned long len, const qp_scene_level_store *store,
@@ -1509,11 +1507,11 @@ NOINLINE static qp_result build_levels(const char *text, unsigned long len, cons
     return QP_OK;
 }
 
-/* The bodies, then the joints (a joint line may name a body of a later line), of a
- * checked text; out of qp_scene_load_checked's frame, which holds the check's calls. A
- * refusal here is a gap in this file's checks (a bug), reported at its line. */
-NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned long len, const qp_scene_level_store *store,
-                                     qp_scene_error *err)
+/* The bodies of a checked text, in file order; out of qp_scene_load_checked's frame, which
+ * holds the check's calls. A refusal here (or in create_joints) is a gap in this file's
+ * checks (a bug), reported at its line. */
+NOINLINE static qp_result create_bodies(qp_world *w, const char *text, unsigned long len,
+                                        const qp_scene_level_store *store, qp_scene_error *err)
 {
     qp_scene_reader rd = qp_scene_reader_init(text, len);
     qp_scene_item item;
@@ -1545,7 +1543,16 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
             return r;
         }
     }
-    rd = qp_scene_reader_init(text, len);
+    return QP_OK;
+}
+
+/* The joints of a checked text, once every body is made (a joint line may name a body of a
+ * later line): in a frame of their own, after create_bodies', not on top of it. */
+NOINLINE static qp_result create_joints(qp_world *w, const char *text, unsigned long len, qp_scene_error *err)
+{
+    qp_scene_reader rd = qp_scene_reader_init(text, len);
+    qp_scene_item item;
+    qp_result r = QP_OK;
     while (qp_scene_next(&rd, &item, err) > 0) {
         if (!is_joint(item.kind)) continue;
         qp_joint_def jd = joint_def_of(w, &item);
@@ -1560,7 +1567,7 @@ NOINLINE static qp_result create_all(qp_world *w, const char *text, unsigned lon
 }
 
 /* Start w afresh from def (checked), keeping its capacities; out of qp_scene_load_checked's
- * frame, as create_all. */
+ * frame, as create_bodies and create_joints. */
 NOINLINE static void restart(qp_world *w, const qp_world_def *def)
 {
     qp__world_clear(w);
@@ -1598,7 +1605,8 @@ qp_result qp_scene_load_level_checked(qp_world *w, const char *text, unsigned lo
     }
     /* Valid and within w's capacities: from here on nothing should fail. */
     restart(w, &in.world);
-    r = create_all(w, text, len, store, err);
+    r = create_bodies(w, text, len, store, err);
+    if (r == QP_OK) r = create_joints(w, text, len, err);
     if (r != QP_OK) {
         /* A gap in this file's checks (a bug). Leave an empty world rather
          * than a half-built one. */

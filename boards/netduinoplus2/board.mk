@@ -18,6 +18,8 @@ PORT_EXIT    := semihost
 FLASH_EXIT   := auto
 FLASH_IMAGES := bin hex
 # Pools for 128 KB: stack50 (51 bodies, 50 pairs, 50 manifolds) with room, in the default
-# (fast) layout; larger scenes print SKIP. World and stack: `make BOARD=netduinoplus2 size`.
+# (fast) layout, five shapes a body; larger scenes print SKIP. World and stack: `make
+# BOARD=netduinoplus2 size`.
 BOARD_POOLS  := -DQP_CFG_MAX_BODIES=64 -DQP_CFG_MAX_SHAPES=64 -DQP_CFG_MAX_PAIRS=128 \
-                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0
+                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0 \
+                -DQP_CFG_MAX_BODY_SHAPES=5

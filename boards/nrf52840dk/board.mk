@@ -17,6 +17,7 @@ CONSOLE      := uart
 PORT_EXIT    := auto
 FLASH_IMAGES := bin hex
 # Pools for 256 KB in the default layout: 127 bodies besides the ground, world about 194 KB
-# (stack50 fits; pyramid20's 211 bodies do not).
+# (stack50 fits; pyramid20's 211 bodies do not), five shapes a body.
 BOARD_POOLS  := -DQP_CFG_MAX_BODIES=128 -DQP_CFG_MAX_SHAPES=128 -DQP_CFG_MAX_PAIRS=256 \
-                -DQP_CFG_MAX_CONTACTS=224 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0
+                -DQP_CFG_MAX_CONTACTS=224 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0 \
+                -DQP_CFG_MAX_BODY_SHAPES=5

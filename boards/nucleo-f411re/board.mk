@@ -17,4 +17,5 @@ PORT_EXIT    := auto
 FLASH_IMAGES := bin hex
 # The netduinoplus2's pools (128 KB too): stack50 with room, the default layout.
 BOARD_POOLS  := -DQP_CFG_MAX_BODIES=64 -DQP_CFG_MAX_SHAPES=64 -DQP_CFG_MAX_PAIRS=128 \
-                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0
+                -DQP_CFG_MAX_CONTACTS=104 -DQP_CFG_MAX_JOINTS=1 -DQP_CFG_MAX_HULLS=0 \
+                -DQP_CFG_MAX_BODY_SHAPES=5

@@ -29,9 +29,10 @@
 #define QP_CFG_POOLS_CUSTOM 1
 #endif
 
-/* Shapes on one body (a compound). 1..8. */
+/* Shapes on one body (a compound: a chair's seat, back and four legs take six). Each adds
+ * 2 bytes to every body and a qp_shape, a filter and a flag to qp_body_def. 1..8. */
 #ifndef QP_CFG_MAX_BODY_SHAPES
-#define QP_CFG_MAX_BODY_SHAPES 5
+#define QP_CFG_MAX_BODY_SHAPES 8
 #else
 #define QP_CFG_POOLS_CUSTOM 1
 #endif
