@@ -332,7 +332,7 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
 
 /* Is hull pool entry k unused? An entry no shape uses is all zero, and a built hull has
  * four corners or more. */
-bool qp__hull_entry_free(const qp_world *w, int k)
+static bool hull_entry_free(const qp_world *w, int k)
 {
 #if QP_CFG_MAX_HULLS > 0
     return w->hulls[k].vert_count == 0;
@@ -356,7 +356,7 @@ static bool hull_entries(const qp_world *w, const qp_body_def *def, int entry[])
     for (int i = 0; i < def->shape_count && i < QP_CFG_MAX_BODY_SHAPES; i++) {
         entry[i] = -1;
         if (def->shapes[i].type != QP_SHAPE_HULL) continue;
-        while (k < qp__cap_hulls(w) && !qp__hull_entry_free(w, k)) k++;
+        while (k < qp__cap_hulls(w) && !hull_entry_free(w, k)) k++;
         if (k == qp__cap_hulls(w)) return false;
         entry[i] = k++;
     }

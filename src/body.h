@@ -88,8 +88,6 @@ qp_result qp__body_mass_check(const qp_body_def *def);
 /* The same for a def whose hull shape has no hull built (hull null): its points are
  * points[0..count), distinct (a scene line being checked). */
 qp_result qp__body_mass_check_points(const qp_body_def *def, const qp_vec3 *points, int count);
-/* Is hull pool entry k unused (all zero: no shape uses it)? */
-bool qp__hull_entry_free(const qp_world *w, int k);
 /* The inverse inertia (body frame) and centre of mass of shapes sharing mass by volume, as
  * qp_create_body computes them for a body of that mass: QP_OK or why not (snapshot.c checks
  * a restored body against it). */
