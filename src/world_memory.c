@@ -23,8 +23,16 @@ qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints)
     c.pairs = clamp(8 * b, qp__caps_max.pairs);
     c.contacts = clamp(3 * b, qp__caps_max.contacts);
     c.joints = clamp(joints, qp__caps_max.joints);
-    c.events = QP_CFG_MAX_EVENTS;
-    c.sensor_overlaps = QP_CFG_MAX_SENSOR_OVERLAPS;
+    /* One overlap a shape (each shape inside one sensor at a time), and room in each event
+     * buffer for every contact to begin in one step (a structure built at rest does), a
+     * sleep or wake of every body, a break of every joint and an end of every overlap; the
+     * defaults at least, as small worlds had. */
+    c.sensor_overlaps = clamp(shapes > QP_CFG_MAX_SENSOR_OVERLAPS ? shapes : QP_CFG_MAX_SENSOR_OVERLAPS,
+                              qp__caps_max.sensor_overlaps);
+    int events = QP_CFG_MAX_EVENTS;
+    const int each[3] = { c.contacts, c.joints, c.sensor_overlaps };
+    for (int k = 0; k < 3; k++) events = each[k] > events ? each[k] : events;
+    c.events = clamp(events, qp__caps_max.events);
     c.hulls = QP_CFG_MAX_HULLS;
     return c;
 }

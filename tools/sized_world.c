@@ -17,8 +17,8 @@ qp_world_caps sized_world_caps(int bodies, int shapes, int joints, int hulls)
     qp_world_caps c = qp_world_caps_for(max_of(bodies, d.bodies), max_of(shapes, d.shapes), max_of(joints, d.joints));
     c.pairs = max_of(c.pairs, d.pairs);
     c.contacts = max_of(c.contacts, d.contacts);
-    c.events = d.events;
-    c.sensor_overlaps = d.sensor_overlaps;
+    c.events = max_of(c.events, d.events);
+    c.sensor_overlaps = max_of(c.sensor_overlaps, d.sensor_overlaps);
     c.hulls = d.hulls > 0 ? max_of(hulls, d.hulls) : 0;   /* 0: a library without hulls refuses them */
     return c;
 }

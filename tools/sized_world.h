@@ -3,7 +3,8 @@
  * the file (docs/scale.md). Its capacities are a function of the file alone, so every tool
  * and every run computes the same bits from it: the default capacities, or more where the
  * file has more bodies, shapes, joints or hulls (qp_world_caps_for: 8 pairs and 3 contacts a
- * body, as the defaults). The world lives in memory from malloc until the next load. */
+ * body, as the defaults, a sensor overlap a shape, and events for every contact at once).
+ * The world lives in memory from malloc until the next load. */
 #ifndef QPHYS_TOOLS_SIZED_WORLD_H
 #define QPHYS_TOOLS_SIZED_WORLD_H
 

@@ -268,9 +268,11 @@ qp_result qp_world_init_in_checked(void *memory, unsigned long bytes, const qp_w
 #define qp_world_init_in(memory, bytes, caps, def, out)                                                \
     qp_world_init_in_checked((memory), (bytes), (caps), (def), (out), QP_CONFIG_SIGNATURE)
 /* Capacities for a world of this many bodies, shapes and joints: 8 pairs and 3 contacts a
- * body, as the default capacities (a pile of cubes reaches about 6 pairs a body), and the
- * library's default events, sensor overlaps and hulls (QP_CFG_MAX_HULLS as the library was
- * built); each clamped to its range, counts below 1 counting as 1. */
+ * body, as the default capacities (a pile of cubes reaches about 6 pairs a body); a sensor
+ * overlap a shape; events for every contact, joint or overlap at once (a structure built at
+ * rest begins all its contacts in its first step); at least the library's default events
+ * and sensor overlaps, and its default hulls (QP_CFG_MAX_HULLS as the library was built);
+ * each clamped to its range, counts below 1 counting as 1. */
 qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints);
 /* w's capacities. */
 qp_world_caps qp_world_get_caps(const qp_world *w);

@@ -5,7 +5,8 @@
 #      reports 8 257 bodies and steps it; its snapshot resumes to the same hash, and a
 #      recording of it verifies;
 #   2. --max-bodies caps it: the scene is refused at the first body past the cap (exit 2,
-#      its line named, counting a level's mesh and heightfield lines), and the snapshot likewise.
+#      its line named, counting a level's mesh and heightfield lines), and the snapshot likewise;
+#   3. a sensor holding 300 boxes keeps all 300 overlaps (a sensor overlap a shape), none lost.
 # Needs build/host/qphys (make). Prints PASS/FAIL lines; exits non-zero on a failure.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -67,5 +68,19 @@ if [ $rc -eq 2 ] && grep -q "more than --max-bodies 600" "$out/cap-snap.txt"; th
   echo "PASS --max-bodies 600 refuses its snapshot: $(cat "$out/cap-snap.txt")"
 else
   fail "--max-bodies 600 on the snapshot (exit $rc):"; sed 's/^/    /' "$out/cap-snap.txt" | head -5
+fi
+
+# 3. 300 boxes at rest inside one sensor: 300 overlaps at once, past the default pool's 64.
+sensor=$out/sensor300.scene
+{
+  echo "world sleep on"
+  echo "plane"
+  echo "box half 8 2 6 pos 0 1 0 static sensor"
+  awk 'BEGIN { for (i = 0; i < 300; i++) printf "box half 0.25 0.25 0.25 pos %.1f 0.25 %.1f\n", 0.6 * (i % 20) - 5.7, 0.6 * int(i / 20) - 4.2 }'
+} >"$sensor"
+if "$q" run "$sensor" --steps 3 >"$out/sensor.txt" 2>&1 && grep -q '^pools .* 0 overflows$' "$out/sensor.txt"; then
+  echo "PASS a sensor holding 300 boxes keeps every overlap: $(sed -n 's/^pools *//p' "$out/sensor.txt")"
+else
+  fail "a sensor holding 300 boxes loses overlaps:"; sed 's/^/    /' "$out/sensor.txt" | head -5
 fi
 exit $failed

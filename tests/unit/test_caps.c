@@ -397,6 +397,79 @@ static int rock_points(qp_vec3 *p, uint32_t seed)
     return n;
 }
 
+/* 300 small boxes at rest on a plane, all inside one static sensor box. */
+static char *sensor_scene(unsigned long *len)
+{
+    char *t = malloc(300 * 48 + 256);
+    assert_non_null(t);
+    int n = sprintf(t, "world sleep on\nplane\nbox half 8 2 6 pos 0 1 0 static sensor\n");
+    for (int i = 0; i < 300; i++)
+        n += sprintf(t + n, "box half 0.25 0.25 0.25 pos %.1f 0.25 %.1f\n", 0.6 * (i % 20) - 5.7, 0.6 * (i / 20) - 4.2);
+    *len = (unsigned long)n;
+    return t;
+}
+
+/* The begin events of this step's first contact and sensor events' buffers. */
+static int begins(const qp_contact_event *c, int nc, const qp_sensor_event *s, int ns, int *sensor_begins)
+{
+    int k = 0;
+    for (int i = 0; i < nc; i++) k += c[i].kind == QP_EVENT_BEGIN;
+    *sensor_begins = 0;
+    for (int i = 0; i < ns; i++) *sensor_begins += s[i].kind == QP_EVENT_BEGIN;
+    return k;
+}
+
+/* A world sized by qp_world_caps_for holds a sensor overlap a shape and an event for every
+ * contact: 300 boxes placed at rest inside one sensor begin 300 contacts and 300 overlaps in
+ * the first step, all reported, none lost. A default world (256 events, 64 overlaps) loses
+ * reports and overlaps (counted) but moves every body the same; small worlds keep the
+ * default events and overlaps. */
+static void test_events_and_overlaps_scale(void **state)
+{
+    (void)state;
+    const qp_world_caps small = qp_world_caps_for(21, 21, 1);
+    assert_int_equal(small.events, QP_CFG_MAX_EVENTS);
+    assert_int_equal(small.sensor_overlaps, QP_CFG_MAX_SENSOR_OVERLAPS);
+    assert_int_equal(qp_world_caps_for(20000, 20000, 1).events, 32767);
+    unsigned long len;
+    char *text = sensor_scene(&len);
+    qp_scene_info info;
+    qp_scene_error err;
+    assert_int_equal(qp_scene_check(text, len, &info, &err), QP_OK);
+    qp_world_caps c = qp_world_caps_for(info.bodies, info.shapes, 1);
+    assert_true(c.events >= 300 && c.sensor_overlaps >= 300);
+    qp_world *sized = new_world(&c);
+    static qp_world fixed;
+    load(sized, text, len);
+    load(&fixed, text, len);
+    qp_world_step(sized);
+    qp_world_step(&fixed);
+    const qp_contact_event *ce;
+    const qp_sensor_event *se;
+    int nc = qp_world_contact_events(sized, &ce), ns = qp_world_sensor_events(sized, &se), sensor_begins;
+    assert_int_equal(begins(ce, nc, se, ns, &sensor_begins), 300);
+    assert_int_equal(sensor_begins, 300);
+    assert_int_equal(qp_world_events_lost(sized), 0);
+    assert_int_equal(qp_world_get_stats(sized).overflows, 0);
+    nc = qp_world_contact_events(&fixed, &ce);
+    ns = qp_world_sensor_events(&fixed, &se);
+    assert_true(begins(ce, nc, se, ns, &sensor_begins) < 300);
+    assert_true(sensor_begins < 300);
+    assert_true(qp_world_events_lost(&fixed) > 0);
+    assert_true(qp_world_get_stats(&fixed).overflows > 0);
+    for (int s = 1; s < 60; s++) {
+        qp_world_step(sized);
+        qp_world_step(&fixed);
+    }
+    for (int i = 0; i < info.bodies; i++) {
+        const qp_body_id a = qp_scene_body(sized, i), b = qp_scene_body(&fixed, i);
+        const qp_vec3 pa = qp_body_position(sized, a), pb = qp_body_position(&fixed, b);
+        assert_memory_equal(&pa, &pb, sizeof pa);
+    }
+    free(text);
+    free(sized);
+}
+
 /* A scene of that many rocks (`hull` lines) over a plane. */
 static char *rocks_scene(int rocks, unsigned long *len)
 {
@@ -536,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_byte_copy_restored_gets_its_own_pools),
         cmocka_unit_test(test_hulls_are_a_capacity),
+        cmocka_unit_test(test_events_and_overlaps_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
