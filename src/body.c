@@ -237,7 +237,10 @@ static qp_result mass_of_shapes(const qp_shape *shapes, int count, fix16_t given
         cy += (int64_t)md[i].mass * md[i].center.y;
         cz += (int64_t)md[i].mass * md[i].center.z;
     }
-    if (total < QP_FRAC(1, 100) || total > QP_INT(10000)) return QP_ERR_RANGE;
+    /* A given mass is the body's; its shares, each rounded down, weigh the centre only (two
+     * parts of a 0.01 kg compound weigh 327 units each, a unit short of its 655). */
+    const int64_t body_mass = given > 0 ? given : total;
+    if (body_mass < QP_FRAC(1, 100) || body_mass > QP_INT(10000) || total <= 0) return QP_ERR_RANGE;
     qp_vec3 c = qp_v3((fix16_t)(cx / total), (fix16_t)(cy / total), (fix16_t)(cz / total));
     qp_mat3 inertia = qp_mat3_zero();
     for (int i = 0; i < count; i++) {

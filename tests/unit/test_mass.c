@@ -166,6 +166,33 @@ static void test_mass_shared_by_volume(void **st)
     assert_int_equal(qp_body_mass(&W, id), QP_INT(9));
 }
 
+/* A compound may weigh the least a body may, 0.01 kg, whatever its parts: shared by volume,
+ * each part's share rounds down and they sum to less, but the body weighs what was given. */
+static void test_least_mass_compound(void **st)
+{
+    (void)st;
+    qp_world_def def = qp_default_world_def();
+    assert_int_equal(qp_world_init(&W, &def), QP_OK);
+    for (int parts = 1; parts <= QP_CFG_MAX_BODY_SHAPES; parts++) {
+        qp_body_def d = qp_default_body_def();
+        d.shape_count = parts;
+        for (int k = 0; k < parts; k++) {
+            assert_int_equal(qp_make_box(qp_v3(QP_ONE / 10, QP_ONE / 10, QP_ONE / 10 + k * 655), &d.shapes[k]), QP_OK);
+            d.shapes[k].offset = qp_v3(QP_FRAC(k, 4), 0, 0);
+        }
+        d.position = qp_v3(QP_INT(3 * parts), QP_INT(1), 0);
+        d.mass = QP_FRAC(1, 100);
+        qp_result err;
+        qp_body_id id = qp_create_body(&W, &d, &err);
+        if (err != QP_OK) fail_msg("a compound of %d parts of 0.01 kg: %s", parts, qp_result_str(err));
+        assert_int_equal(qp_body_mass(&W, id), QP_FRAC(1, 100));
+        d.mass = QP_FRAC(1, 100) - 1;   /* below the range: refused */
+        assert_true(qp_body_is_valid(&W, id));
+        assert_int_equal(qp_create_body(&W, &d, &err).index, 0);
+        assert_int_equal(err, QP_ERR_RANGE);
+    }
+}
+
 /* Heavy loads at the edge of the range: a 10 t ball whose weight per step
  * (m |g| dt) is just under 32767 N s holds on its single point of support for
  * 10 s without a flag; past that edge it is flagged QP_FLAG_IMPULSE_LIMIT
@@ -221,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_mass_any_size),
         cmocka_unit_test(test_small_balls_rest),
         cmocka_unit_test(test_mass_shared_by_volume),
+        cmocka_unit_test(test_least_mass_compound),
         cmocka_unit_test(test_heavy_load_held_or_flagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -428,13 +428,15 @@ static void test_long_arms_restore(void **state)
 
 /* ---- 6. bodies at the ends of their ranges ---------------------------------------------- */
 
-/* A body of the least mass a body may have, 0.01 kg, rests on a plane: its snapshot
- * restores, though its inverse mass, 100.055, is past 100. */
+/* Bodies of the least mass a body may have, 0.01 kg, rest on a plane, one of them a compound
+ * of three parts: the snapshot restores, though their inverse mass, 100.055, is past 100. */
 static void test_least_mass_restores(void **state)
 {
     (void)state;
     static const char text[] = "plane\nbox half 0.05 0.05 0.05 pos 0 0.05 0 mass 0.01\n"
-                               "sphere radius 0.1 pos 1 0.5 0 mass 0.01\n";
+                               "sphere radius 0.1 pos 1 0.5 0 mass 0.01\n"
+                               "compound pos -1 0.5 0 mass 0.01\npart box half 0.05 0.05 0.05 at -0.1 0 0\n"
+                               "part box half 0.05 0.05 0.05 at 0.1 0 0\npart sphere radius 0.05 at 0 0.1 0\nend\n";
     assert_int_equal(qp_scene_load(&w1, text, sizeof text - 1, 0, 0), QP_OK);
     for (int s = 0; s < 30; s++) qp_world_step(&w1);
     restores_and_runs_on();
