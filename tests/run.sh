@@ -218,6 +218,7 @@ target_lane() {
   # The scene check's host-side targets (its boards: board_scenes).
   SCENE_BOARDS=
   . tests/scripts/scene-check.sh
+  check "24 generated scenes over every keyword (tests/generated) on every host-side target: the host's hash after 240 steps" sh tests/scripts/generated-targets.sh
   check "snapshots: save and resume with the golden hashes, portable to every target and board, damage refused" sh tests/scripts/test-snapshot-cli.sh
   check "lockstep demo: UDP peers under loss, delay and reordering end with the reference hash; a one-LSB desync is caught in its frame; a board peer under QEMU agrees" sh tests/scripts/test-lockstep.sh
   board_scenes
