@@ -50,12 +50,17 @@ static void reset_boxes(qp_body_state *b)
     b->still_steps = 0;
 }
 
-/* The box's diagonal: how far apart two of the point's positions can be (a
- * point that moved 1 cm obliquely has a box under 1 cm on every side). */
-static fix16_t box_size(const qp_aabb *a)
+/* Is the box's diagonal (how far apart two of the point's positions can be: a point that
+ * moved 1 cm obliquely has a box under 1 cm on every side) longer than t, 0 <= t <= 1 m? As
+ * qp_v3_len of it, the rounded root of its sum of squares s, is above t: for an integer s
+ * that holds exactly when s > t^2 + t, found without the root (every body, every step). */
+static bool box_wider(const qp_aabb *a, fix16_t t)
 {
-    return qp_v3_len(qp_v3_sub(a->hi, a->lo));
+    const qp_vec3 d = qp_v3_sub(a->hi, a->lo);
+    const uint64_t s = (uint64_t)((int64_t)d.x * d.x) + (uint64_t)((int64_t)d.y * d.y) + (uint64_t)((int64_t)d.z * d.z);
+    return s > (uint64_t)t * (uint64_t)t + (uint64_t)t;
 }
+_Static_assert(QP_LAYOUT_SLEEP_SIZE_MAX <= QP_ONE, "box_wider's thresholds are at most 1 m");
 
 /* A body whose contacts changed starts its test again: its boxes, or (energy policy) its
  * average raised to a woken body's. Millington's average alone froze a rocking weeble at a
@@ -79,7 +84,7 @@ static bool moved_since_start(const qp_world *w, const qp_body_state *b)
     if (w->def.sleep_policy == QP_SLEEP_ENERGY) return true;
     for (int k = 0; k < 3; k++) {
         const qp_aabb box = qp__sleep_box(b, k);
-        if (box_size(&box) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size) >> 4) return true;
+        if (box_wider(&box, (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size) >> 4)) return true;
     }
     return false;
 }
@@ -297,7 +302,7 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
         *box = qp__sleep_box(b, k);
         box->lo = qp_v3_min(box->lo, p[k]);
         box->hi = qp_v3_max(box->hi, p[k]);
-        if (box_size(box) > (k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size)) reset = true;
+        if (box_wider(box, k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size)) reset = true;
     }
     if (reset) reset_boxes(b);
     else {
