@@ -60,16 +60,25 @@ static uint32_t golden_stack20(int s)
     return h;
 }
 
+/* head, then count cubes of half size half at height y, row to a row pitch apart, the
+ * first at (-x0, y, -z0). */
+static char *cube_grid(const char *head, int count, int row, double half, double pitch, double y, double x0,
+                       double z0, unsigned long *len)
+{
+    char *t = malloc((size_t)count * 64 + strlen(head) + 1);
+    assert_non_null(t);
+    int n = sprintf(t, "%s", head);
+    for (int i = 0; i < count; i++)
+        n += sprintf(t + n, "box half %g %g %g pos %.1f %g %.1f\n", half, half, half, pitch * (i % row) - x0, y,
+                     pitch * (i / row) - z0);
+    *len = (unsigned long)n;
+    return t;
+}
+
 /* 19 999 cubes 2 m apart, dropped from 0.25 m onto a plane: 20 000 bodies. */
 static char *field_scene(unsigned long *len)
 {
-    char *t = malloc(20000 * 48 + 256);
-    assert_non_null(t);
-    int n = sprintf(t, "world sleep on\nplane\n");
-    for (int i = 0; i < 19999; i++)
-        n += sprintf(t + n, "box half 0.5 0.5 0.5 pos %d 0.75 %d\n", 2 * (i % 142) - 141, 2 * (i / 142) - 141);
-    *len = (unsigned long)n;
-    return t;
+    return cube_grid("world sleep on\nplane\n", 19999, 142, 0.5, 2, 0.75, 141, 141, len);
 }
 
 /* One program, two worlds of 21 and 20 000 bodies stepped in turn: the small one gives
@@ -400,13 +409,8 @@ static int rock_points(qp_vec3 *p, uint32_t seed)
 /* 300 small boxes at rest on a plane, all inside one static sensor box. */
 static char *sensor_scene(unsigned long *len)
 {
-    char *t = malloc(300 * 48 + 256);
-    assert_non_null(t);
-    int n = sprintf(t, "world sleep on\nplane\nbox half 8 2 6 pos 0 1 0 static sensor\n");
-    for (int i = 0; i < 300; i++)
-        n += sprintf(t + n, "box half 0.25 0.25 0.25 pos %.1f 0.25 %.1f\n", 0.6 * (i % 20) - 5.7, 0.6 * (i / 20) - 4.2);
-    *len = (unsigned long)n;
-    return t;
+    return cube_grid("world sleep on\nplane\nbox half 8 2 6 pos 0 1 0 static sensor\n", 300, 20, 0.25, 0.6, 0.25, 5.7,
+                     4.2, len);
 }
 
 /* The begin events of this step's first contact and sensor events' buffers. */
