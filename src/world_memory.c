@@ -25,8 +25,8 @@ qp_world_caps qp_world_caps_for(int bodies, int shapes, int joints)
     c.joints = clamp(joints, qp__caps_max.joints);
     /* One overlap a shape (each shape inside one sensor at a time), and room in each event
      * buffer for every contact to begin in one step (a structure built at rest does), a
-     * sleep or wake of every body, a break of every joint and an end of every overlap; the
-     * defaults at least, as small worlds had. */
+     * sleep or wake of every body, a break of every joint and an end of every overlap; never
+     * fewer than the defaults, which a small world keeps. */
     c.sensor_overlaps = clamp(shapes > QP_CFG_MAX_SENSOR_OVERLAPS ? shapes : QP_CFG_MAX_SENSOR_OVERLAPS,
                               qp__caps_max.sensor_overlaps);
     int events = QP_CFG_MAX_EVENTS;
