@@ -127,20 +127,21 @@ B_GUARD_OK  := $(B_DIR)/check-core.ok
 # Rebuild what depends on flags when they change (another BOARD_OPT, CONSOLE, FIXMATH_FLAGS,
 # APP_CFLAGS_<app>, ...): each signature file is rewritten only when its text differs. The core's
 # signature is apart from the port's and the link's, so that another app or another PORT_EXIT in
-# the same folder recompiles only what they change, never the core.
+# the same folder recompiles only what they change, never the core. Make reads them itself ($(file
+# <...): empty for a missing file), for every make of a board folder, starting no process.
 B_CORE_SIG_FILE := $(B_DIR)/core-flags.txt
 B_SIG_FILE      := $(B_DIR)/flags.txt
 B_APP_SIG_FILE  := $(B_DIR)/app/$(APP)/flags.txt
 B_CORE_SIG := $(X_CC) $(B_FIX_CFLAGS) | $(B_CORE_CFLAGS)
 B_SIG      := $(X_CC) $(B_PORT_CFLAGS) $(B_PORT_SRCS) | $(B_LDFLAGS)
 B_APP_SIG  := $(B_APP_CFLAGS) | $(APP_SRCS_$(APP))
-ifneq ($(B_CORE_SIG),$(shell cat $(B_CORE_SIG_FILE) 2>/dev/null))
+ifneq ($(B_CORE_SIG),$(file <$(B_CORE_SIG_FILE)))
 $(shell mkdir -p $(dir $(B_CORE_SIG_FILE)) && echo '$(B_CORE_SIG)' > $(B_CORE_SIG_FILE))
 endif
-ifneq ($(B_SIG),$(shell cat $(B_SIG_FILE) 2>/dev/null))
+ifneq ($(B_SIG),$(file <$(B_SIG_FILE)))
 $(shell mkdir -p $(dir $(B_SIG_FILE)) && echo '$(B_SIG)' > $(B_SIG_FILE))
 endif
-ifneq ($(B_APP_SIG),$(shell cat $(B_APP_SIG_FILE) 2>/dev/null))
+ifneq ($(B_APP_SIG),$(file <$(B_APP_SIG_FILE)))
 $(shell mkdir -p $(dir $(B_APP_SIG_FILE)) && echo '$(B_APP_SIG)' > $(B_APP_SIG_FILE))
 endif
 

@@ -16,7 +16,7 @@
 #   make lib CPU=cortex-m4f LIB_POOLS="-DQP_CFG_MAX_BODIES=16 ..." LIB_DIR=/abs/path
 # and the program is compiled with the same LIB_POOLS.
 
-QPHYS_VERSION := $(shell cat VERSION)
+QPHYS_VERSION := $(file <VERSION)
 PREFIX ?= /usr/local
 
 .PHONY: install lib
