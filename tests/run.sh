@@ -20,7 +20,25 @@ JOBS=${JOBS:-2}
 # same code as with -g, a third less compiling.
 export DEBUG_INFO=-g1
 
-t_start=$(date +%s)
+# now: sets now_s to the whole seconds of a clock that only goes forward (only differences of it
+# are printed): /proc/uptime, read with no process started, else date.
+now() {
+  if [ -r /proc/uptime ]; then read -r now_s _ </proc/uptime; now_s=${now_s%%.*}; else now_s=$(date +%s); fi
+}
+# log_of NAME: sets log to NAME's log file, its spaces and slashes made underscores, with no
+# process started (make test names about 1 000 logs, and starting one costs milliseconds here).
+log_of() {
+  lo_rest=$1; lo_name=
+  while :; do
+    case $lo_rest in
+      *[\ /]*) lo_head=${lo_rest%%[\ /]*}; lo_name=$lo_name${lo_head}_; lo_rest=${lo_rest#"$lo_head"?} ;;
+      *) lo_name=$lo_name$lo_rest; break ;;
+    esac
+  done
+  log="$logdir/$lo_name.log"
+}
+
+now; t_start=$now_s
 # cpu: sets cpu_s to the processor seconds of everything this shell (a lane) has run and waited
 # for so far (the shell's `times`: its children's user + system time; called in this shell, not in
 # a subshell). Two cores bound make test: its wall time is about its processor time over two, so
@@ -33,18 +51,18 @@ cpu() {
   cpu_u=${cpu_u%%.*}; cpu_y=${cpu_y%%.*}
   cpu_s=$((${cpu_u%%m*} * 60 + ${cpu_u#*m} + ${cpu_y%%m*} * 60 + ${cpu_y#*m}))
 }
-section() { cpu; echo "== $1 (at $(($(date +%s) - t_start)) s, $cpu_s s CPU in this lane)"; }
+section() { cpu; now; echo "== $1 (at $((now_s - t_start)) s, $cpu_s s CPU in this lane)"; }
 ok()  { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 # check NAME CMD...: one pass or one failure, log shown on failure.
 check() {
   name=$1; shift
-  log="$logdir/$(echo "$name" | tr ' /' '__').log"
-  t0=$(date +%s); cpu; c0=$cpu_s
+  log_of "$name"
+  now; t0=$now_s; cpu; c0=$cpu_s
   if "$@" >"$log" 2>&1; then rc=0; else rc=1; fi
   # How long it took, and its processor time, when they matter for make test's 10 minutes.
-  dt=$(($(date +%s) - t0)); cpu; dc=$((cpu_s - c0)); took=""
+  now; dt=$((now_s - t0)); cpu; dc=$((cpu_s - c0)); took=""
   [ "$dt" -ge 2 ] || [ "$dc" -ge 2 ] && took=" ($dt s, $dc s CPU)"
   if [ "$rc" = 0 ]; then ok "$name$took"; else bad "$name$took"; sed 's/^/    /' "$log" | tail -40; fi
   # A target this machine cannot run (or a build-only board) is never silent: its reason is shown.
@@ -55,7 +73,7 @@ check() {
 # unit_suite into its log, with its exit status in LOG.rc).
 cmocka() {
   name=$1; bin=$2
-  log="$logdir/$(echo "$name" | tr ' /' '__').log"
+  log_of "$name"
   if [ -f "$log.rc" ]; then rc=$(cat "$log.rc"); rm -f "$log.rc"; else "$bin" >"$log" 2>&1; rc=$?; fi
   p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
   f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
@@ -73,7 +91,7 @@ slow_units="test_joint_tree test_sleep test_level test_stacking test_snapshot te
 
 unit_suite() {
   tag=$1; opt=$2
-  u0=$(date +%s); cpu; uc0=$cpu_s
+  now; u0=$now_s; cpu; uc0=$cpu_s
   if ! make -s -j"$JOBS" BUILD_TAG="$tag" HOST_OPT="$opt" unit >"$logdir/build-$tag.log" 2>&1; then
     bad "build unit tests ($tag)"; tail -30 "$logdir/build-$tag.log" | sed 's/^/    /'; return
   fi
@@ -82,18 +100,19 @@ unit_suite() {
   for t in $slow_units tests/unit/test_*.c; do
     n=$(basename "$t" .c)
     case " $slow_units " in *" $n "*) [ "$t" = "$n" ] && [ -f "tests/unit/$n.c" ] || continue ;; esac
-    echo "build/$tag/unit/$n $logdir/$(echo "$tag/$n" | tr ' /' '__').log"
+    log_of "$tag/$n"
+    echo "build/$tag/unit/$n $log"
   done | xargs -r -P "$JOBS" -n 2 sh -c '"$1" >"$2" 2>&1; echo $? >"$2.rc"' run-one
   for t in tests/unit/test_*.c; do
     n=$(basename "$t" .c)
     cmocka "$tag/$n" "build/$tag/unit/$n"
   done
-  cpu; echo "unit tests ($tag) built and run: $(($(date +%s) - u0)) s, $((cpu_s - uc0)) s CPU"
+  cpu; now; echo "unit tests ($tag) built and run: $((now_s - u0)) s, $((cpu_s - uc0)) s CPU"
 }
 
 # finish: the time and the count, and the exit status.
 finish() {
-  cpu; echo "make $1 took $(($(date +%s) - t_start)) s, $cpu_s s CPU"
+  cpu; now; echo "make $1 took $((now_s - t_start)) s, $cpu_s s CPU"
   echo "$pass passed, $fail failed"
   [ "$fail" = 0 ]
   exit $?
@@ -237,7 +256,7 @@ rm -rf "$logdir"/mark-* "$logdir"/claim-*
 ( pass=0; fail=0; lane=targets; target_lane; echo "$pass $fail" >"$logdir/lane-targets.count" ) >"$logdir/lane-targets.out" 2>&1 &
 targets_pid=$!
 host_lane
-echo "== targets: the lane's output (since $(($(date +%s) - t_start)) s, so far and as it comes)"
+now; echo "== targets: the lane's output (since $((now_s - t_start)) s, so far and as it comes)"
 tail -n +1 -f --pid="$targets_pid" "$logdir/lane-targets.out"
 wait "$targets_pid"
 read -r lane_pass lane_fail <"$logdir/lane-targets.count" || { lane_pass=0; lane_fail=1; echo "FAIL the target lane did not finish"; }
