@@ -8,18 +8,20 @@
 # such a scene is counted as refused, not compared. Needs build/host/qphys and
 # build/TARGET/qphys (the scene check builds them); a target that is not built, or that this
 # machine cannot run, is SKIPPED with the reason. Runs JOBS at a time. Prints a PASS, FAIL or
-# SKIPPED line per target; exits non-zero on a failure.
+# SKIPPED line per target; exits non-zero on a failure. GENERATED_DIR=DIR takes the scenes of
+# DIR instead.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . tools/targets.sh
 steps=${GENERATED_STEPS:-240}
 jobs=${JOBS:-2}
+src=${GENERATED_DIR:-tests/generated}
 targets=${GENERATED_TARGETS-host-O0 host-Os host-clang i386 host-lowram aarch64 riscv64 s390x wasm32}
 out=build/test-generated-targets
 rm -rf "$out"
 mkdir -p "$out"
 # Relative paths under the checkout: node's WASI runner opens files there only.
-cp tests/generated/*.scene tests/generated/*.obj "$out/" 2>/dev/null
+cp "$src"/*.scene "$src"/*.obj "$out/" 2>/dev/null
 export steps out
 
 # The reference: the host's final hash of each scene, in NAME.host.
