@@ -402,28 +402,40 @@ static bool mat3_zero(const qp_mat3 *m)
 }
 
 /* Is b's inverse inertia the one its shapes (offsets from its centre of mass) and mass give?
- * Positive definite and symmetric exactly, and each entry within 1/16 of the largest
- * diagonal entry (plus 16 units) of what qp_create_body would compute: a body made with a
- * density rounds its shapes' masses and moments differently from one made with its mass.
- * The shapes' centre of mass is the body's own (within a millimetre). */
+ * Positive definite and symmetric exactly, and close to what qp_create_body would compute
+ * from the mass: a body made with a density rounds its shapes' masses and moments
+ * differently from one made with its mass. Close is each entry within 1/16 of the largest
+ * diagonal entry (plus 16 units), either of the inverses or of the inertias themselves. An
+ * axis whose moment is a few units (a thin rod about its length) has an inverse that a unit
+ * of rounding changes by a fifth, and one that rounds under QP_INERTIA_FLOOR has the floor
+ * added on every axis (body.c): its inverse differs by half, its moment by the floor. The
+ * shapes' centre of mass is the body's own (within a millimetre). */
 #define INERTIA_SLACK 16
+
+static bool entries_near(const qp_mat3 *have, const qp_mat3 *want, int64_t extra)
+{
+    int32_t largest = 0;
+    for (int i = 0; i < 3; i++) largest = want->m[i][i] > largest ? want->m[i][i] : largest;
+    const int64_t slack = largest / 16 + INERTIA_SLACK + extra;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int64_t d = (int64_t)have->m[i][j] - want->m[i][j];
+            if (d > slack || d < -slack) return false;
+        }
+    return true;
+}
+
 static bool inertia_of_shapes(const qp_shape *shapes, int count, const qp_body_state *b, const qp_mat3 *inv_inertia)
 {
-    qp_mat3 want;
+    qp_mat3 want, have_i, want_i;
     qp_vec3 center;
     if (!qp__mat3_positive_definite(inv_inertia) ||
         qp__body_inverse_inertia(shapes, count, b->mass, &want, &center) != QP_OK ||
         qp_v3_max_abs(center) > QP_FRAC(1, 1000))
         return false;
-    int32_t largest = 0;
-    for (int i = 0; i < 3; i++) largest = want.m[i][i] > largest ? want.m[i][i] : largest;
-    int64_t slack = largest / 16 + INERTIA_SLACK;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            int64_t d = (int64_t)inv_inertia->m[i][j] - want.m[i][j];
-            if (d > slack || d < -slack) return false;
-        }
-    return true;
+    if (entries_near(inv_inertia, &want, 0)) return true;
+    return qp_mat3_inverse(inv_inertia, &have_i) && qp_mat3_inverse(&want, &want_i) &&
+           entries_near(&have_i, &want_i, 2 * (int64_t)QP_INERTIA_FLOOR);
 }
 
 static void put_body(writer *o, const qp_world *w, const qp_body_state *b)
