@@ -319,8 +319,8 @@ static qp_result check_body_def(const qp_world *w, const qp_body_def *def)
     qp_quat nq;
     if (!qp_quat_normalize(def->rotation, &nq)) return QP_ERR_PARAM;
     if (qp_v3_max_abs(def->position) > w->def.bounds) return QP_ERR_RANGE;
-    if (qp_v3_len(def->linear_velocity) > w->def.max_linear_speed ||
-        qp_v3_len(def->angular_velocity) > w->def.max_angular_speed)
+    if (qp__speed_above(def->linear_velocity, w->def.max_linear_speed) ||
+        qp__speed_above(def->angular_velocity, w->def.max_angular_speed))
         return QP_ERR_RANGE;
     if (def->friction < 0 || def->friction > QP_INT(10) || def->static_friction > QP_INT(10) ||
         def->restitution < 0 || def->restitution > QP_ONE || def->rolling_resistance > QP_ONE)
@@ -740,7 +740,7 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
 {
     qp_body_state *k = get(w, id);
     if (k && (k->state & QP_STATE_KINEMATIC) && which < 2) {
-        *r = limit > 0 && qp_v3_len(value) > limit ? QP_ERR_RANGE : QP_OK;
+        *r = limit > 0 && qp__speed_above(value, limit) ? QP_ERR_RANGE : QP_OK;
         if (*r != QP_OK) return 0;
         if (!(k->state & QP_STATE_FROZEN)) qp__wake_touching(w, id.index);
         k->state &= (uint16_t)~QP_STATE_STILL;
@@ -748,7 +748,7 @@ static qp_vec3 *writable(qp_world *w, qp_body_id id, int which, qp_vec3 value, f
     }
     qp_body_state *b = get_dynamic(w, id, r);
     if (!b) return 0;
-    if (limit > 0 && qp_v3_len(value) > limit) {
+    if (limit > 0 && qp__speed_above(value, limit)) {
         *r = QP_ERR_RANGE;
         return 0;
     }

@@ -31,6 +31,15 @@ enum {
  * >= f, so the inverse stays within QP_INV_INERTIA_MAX = 1 / f. */
 #define QP_INERTIA_FLOOR QP_FRAC(1, 10000)
 
+/* Is the speed |v| above limit (0 < limit < 2^24: 256 m/s or rad/s)? Exactly, as the speed
+ * clamp and a snapshot's reader test it: a rounded length let 50.000005 rad/s through. A
+ * component above the limit answers first, which keeps the squares below 2^48. */
+static inline bool qp__speed_above(qp_vec3 v, fix16_t limit)
+{
+    if (qp_v3_max_abs(v) > limit) return true;
+    return (int64_t)v.x * v.x + (int64_t)v.y * v.y + (int64_t)v.z * v.z > (int64_t)limit * limit;
+}
+
 /* A body the step moves: used, dynamic, awake, not frozen. */
 static inline bool qp__body_moves(const qp_body_state *b)
 {

@@ -613,9 +613,9 @@ NOINLINE static bool parse_body(lexer *lx, qp_shape_type type, unsigned long kw_
     const fix16_t bounds = QP_INT(1000); /* qp_default_world_def().bounds; not settable from a scene */
     if (qp_v3_max_abs(d->position) > bounds)
         return fail_range(lx, pos_at, "position out of range: each coordinate within +-1000 m (world bounds)");
-    if (qp_v3_len(d->linear_velocity) > QP_INT(100))
+    if (qp__speed_above(d->linear_velocity, QP_INT(100)))
         return fail_range(lx, vel_at, "velocity out of range: at most 100 m/s");
-    if (qp_v3_len(d->angular_velocity) > QP_INT(50))
+    if (qp__speed_above(d->angular_velocity, QP_INT(50)))
         return fail_range(lx, spin_at, "spin out of range: at most 50 rad/s");
     if (!fix_in(d->friction, 0, QP_INT(10))) return fail_range(lx, fr_at, "friction out of range: 0 .. 10");
     if (!fix_in(d->restitution, 0, QP_ONE)) return fail_range(lx, re_at, "restitution out of range: 0 .. 1");

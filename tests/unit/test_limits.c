@@ -3,6 +3,9 @@
  * ASan+UBSan in make test, where any signed overflow stops it):
  *   - every call that changes a velocity leaves it within the world's speed clamp, however
  *     large the impulse (|v| once stayed at 173 m/s after a clamp taken from a saturated length);
+ *   - a speed a body is given (at creation, set, or in a scene file) is refused past the clamp by
+ *     the exact test the clamp and a snapshot's reader make (a rounded length let a spin of
+ *     50.000005 rad/s in, whose snapshot was then refused);
  *   - bodies deep inside static geometry step without undefined behaviour (a sphere 97 m inside
  *     a plane overflowed a 32-bit sum; a box 500 m inside a tilted plane overflowed int64). */
 #include <math.h>
@@ -65,6 +68,46 @@ static void test_impulse_respects_speed_clamp(void **state)
     }
 }
 
+/* Spins whose rounded length is the 50 rad/s limit, and exactly above or at it: the one above
+ * (found by fuzz_api) is refused at creation, by qp_body_set_angular_velocity and in a scene
+ * file; the one at it is taken everywhere and its snapshot restores. The same for 100 m/s. */
+static void test_given_speeds_within_the_clamp_exactly(void **state)
+{
+    (void)state;
+    static qp_world other;
+    static unsigned char snap[QP_SNAPSHOT_MAX_SIZE];
+    const qp_vec3 above_w = qp_v3(1891520, 1891520, 1892544);   /* |w|^2 = 50^2 + 7.7e-11 */
+    const qp_vec3 at_w = qp_v3(0, QP_INT(50), 0);
+    const qp_vec3 above_v = qp_v3(3783040, 3783040, 3785088);   /* twice above_w */
+    for (int k = 0; k < 2; k++) {
+        qp_body_id id = light_ball(0.5, 1);
+        qp_body_def d = qp_default_body_def();
+        d.shape_count = 1;
+        assert_int_equal(qp_make_sphere(QP_FRAC(1, 2), &d.shapes[0]), QP_OK);
+        d.position = qp_v3(QP_INT(3), 0, 0);
+        qp_result r;
+        if (k == 0) d.angular_velocity = above_w;
+        else d.linear_velocity = above_v;
+        (void)qp_create_body(&world, &d, &r);
+        assert_int_equal(r, QP_ERR_RANGE);
+        assert_int_equal(k == 0 ? qp_body_set_angular_velocity(&world, id, above_w)
+                                : qp_body_set_linear_velocity(&world, id, above_v),
+                         QP_ERR_RANGE);
+        assert_int_equal(k == 0 ? qp_body_set_angular_velocity(&world, id, at_w)
+                                : qp_body_set_linear_velocity(&world, id, qp_v3(QP_INT(100), 0, 0)),
+                         QP_OK);
+        unsigned long n = qp_world_snapshot(&world, snap, sizeof snap);
+        assert_int_equal(qp_world_restore(&other, snap, n), QP_OK);
+    }
+    static const char spin_above[] = "sphere radius 0.5 pos 0 1 0 spin 28.86230469 28.86230469 28.87792969\n";
+    static const char spin_at[] = "sphere radius 0.5 pos 0 1 0 spin 0 50 0\n";
+    static const char vel_above[] = "sphere radius 0.5 pos 0 1 0 vel 57.72460938 57.72460938 57.75585938\n";
+    qp_scene_error err;
+    assert_int_equal(qp_scene_check(spin_above, strlen(spin_above), NULL, &err), QP_ERR_RANGE);
+    assert_int_equal(qp_scene_check(vel_above, strlen(vel_above), NULL, &err), QP_ERR_RANGE);
+    assert_int_equal(qp_scene_check(spin_at, strlen(spin_at), NULL, &err), QP_OK);
+}
+
 static void step_scene(const char *text, int steps)
 {
     qp_scene_error err;
@@ -98,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impulse_respects_speed_clamp),
+        cmocka_unit_test(test_given_speeds_within_the_clamp_exactly),
         cmocka_unit_test(test_sphere_deep_inside_plane),
         cmocka_unit_test(test_box_deep_inside_tilted_plane),
     };
