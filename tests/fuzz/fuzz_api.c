@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_api.c - sequences of API calls read from the fuzzer's bytes (libFuzzer;
  * tests/scripts/test-fuzz-corpus.sh replays the corpus with gcc): create bodies of any shape and
- * numbers, destroy with valid and stale ids, set poses and velocities, apply forces, torques
- * and impulses, step, cast rays, snapshot and restore. Promises checked after every call:
- * no sanitizer report; a call that fails changes the world by not one byte; a call that
- * succeeds leaves every speed within the clamp; after a step every body is inside the
- * world bounds or frozen and flagged; a snapshot restored gives the same state back. */
+ * numbers (hulls of any points, static meshes and heightfields among them), destroy with valid
+ * and stale ids, set poses and velocities, apply forces, torques and impulses, step, cast rays,
+ * snapshot and restore. Promises checked after every call: no sanitizer report; a call that
+ * fails changes the world by not one byte; a call that succeeds leaves every speed within the
+ * clamp; after a step every body is inside the world bounds or frozen and flagged; a snapshot
+ * restored gives the same state back. A hull built from any points answers as qp_hull_check
+ * does, and is that points' hull (check_hull). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qphys/qphys.h"
 
 #define MAX_IDS 48
+#define MAX_FIELDS 8
+
+/* Level geometry outlives the world that refers to it: a floor mesh built once, and each
+ * input's heightfields in slots of their own (a world refers to them, never copies them). */
+static qp_vec3 floor_v[9];
+static const uint32_t floor_i[8 * 3] = { 0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8 };
+static uint32_t floor_mem[QP_MESH_MEMORY_SIZE(8) / 4 + 1];
+static qp_mesh floor_mesh;
+static fix16_t field_heights[MAX_FIELDS][9];
+static qp_heightfield fields[MAX_FIELDS];
 
 static qp_world world, before;
 static unsigned char snap[QP_SNAPSHOT_MAX_SIZE], snap2[QP_SNAPSHOT_MAX_SIZE];
@@ -60,6 +72,73 @@ static qp_quat quat(input *in)
     return q;
 }
 
+/* 4-69 points (fewer or more are refused): any numbers, or on a coarse grid of a few values
+ * per axis, where duplicates, collinear and coplanar points are the rule. */
+static int hull_points(input *in, qp_vec3 *p)
+{
+    int count = (int)(take(in, 1) % 66) + 4 - (int)(take(in, 1) < 8 ? 4 : 0);
+    bool grid = take(in, 1) & 1;
+    fix16_t step = (fix16_t)(take(in, 1) % 64 + 1) << 10;
+    for (int k = 0; k < count; k++) {
+        if (grid) {
+            p[k].x = (fix16_t)(take(in, 1) % 5) * step;
+            p[k].y = (fix16_t)(take(in, 1) % 5) * step;
+            p[k].z = (fix16_t)(take(in, 1) % 5) * step;
+        } else {
+            p[k] = vec(in);
+        }
+    }
+    return count;
+}
+
+/* n . p - offset in 2^-46 m (n Q2.30; p and offset Q16.16, within QP_SHAPE_MAX_SIZE once built):
+ * each product below 2^57. */
+static int64_t above(const qp_hull_face *f, qp_vec3 p)
+{
+    return (int64_t)f->normal.x * p.x + (int64_t)f->normal.y * p.y + (int64_t)f->normal.z * p.z -
+           (int64_t)f->offset * ((int64_t)1 << 30);
+}
+
+/* A built hull of points p[0..n): 4 to 64 corners, each one of the points; V - E + F = 2;
+ * every face of 3 or more corners on its plane, every point on or below every face's plane
+ * (within 1/64 mm for each metre of the largest coordinate: the normal's rounding), and
+ * each edge between two different faces. */
+static void check_hull(const qp_hull *h, const qp_vec3 *p, int n)
+{
+    if (h->vert_count < 4 || h->vert_count > QP_HULL_MAX_POINTS || h->face_count < 4) abort();
+    if ((int)h->vert_count - (int)h->edge_count + (int)h->face_count != 2) abort();
+    int64_t big = 0;
+    for (int k = 0; k < n; k++) {
+        int64_t m = qp_v3_max_abs(p[k]);
+        big = m > big ? m : big;
+    }
+    const int64_t tol = ((big >> 16) + 1) * ((int64_t)1 << 46) / 64000;
+    for (int v = 0; v < h->vert_count; v++) {
+        bool given = false;
+        for (int k = 0; k < n && !given; k++)
+            given = h->verts[v].x == p[k].x && h->verts[v].y == p[k].y && h->verts[v].z == p[k].z;
+        if (!given) abort();
+    }
+    for (int f = 0; f < h->face_count; f++) {
+        const qp_hull_face *face = &h->faces[f];
+        if (face->count < 3 || face->first + face->count > 2 * QP_HULL_MAX_EDGES) abort();
+        for (int k = 0; k < face->count; k++) {
+            int v = h->face_verts[face->first + k];
+            if (v >= h->vert_count) abort();
+            int64_t d = above(face, h->verts[v]);
+            if (d > tol || d < -tol) abort();
+        }
+        for (int k = 0; k < n; k++)
+            if (above(face, p[k]) > tol) abort();
+    }
+    for (int e = 0; e < h->edge_count; e++) {
+        const qp_hull_edge *edge = &h->edges[e];
+        if (edge->v0 >= edge->v1 || edge->v1 >= h->vert_count || edge->f0 == edge->f1 || edge->f0 >= h->face_count ||
+            edge->f1 >= h->face_count)
+            abort();
+    }
+}
+
 static void check_speeds(void)
 {
     const qp_world_def *d = qp_world_get_def(&world);
@@ -88,6 +167,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = { data, size };
+    if (!floor_mesh.triangle_count) {   /* a 2 x 2 grid of 2 m cells, a bump in the middle */
+        for (int k = 0; k < 9; k++) floor_v[k] = qp_v3(QP_INT(2 * (k % 3) - 2), k == 4 ? QP_FRAC(1, 2) : 0, QP_INT(2 * (k / 3) - 2));
+        if (qp_mesh_build(&floor_mesh, floor_v, 9, floor_i, 8, floor_mem, sizeof floor_mem, NULL) != QP_OK) abort();
+    }
+    int fields_used = 0;
     qp_body_id ids[MAX_IDS];
     int nids = 0;
     qp_world_def wd = qp_default_world_def();
@@ -109,15 +193,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch (op) {
         case 0: {
             qp_body_def d = qp_default_body_def();
+            static qp_hull hulls[QP_CFG_MAX_BODY_SHAPES];   /* copied into the world's pool */
             uint32_t type = take(&in, 1);
             d.type = type < 200 ? QP_BODY_DYNAMIC : type < 230 ? QP_BODY_STATIC : QP_BODY_KINEMATIC;
             d.shape_count = (int)(take(&in, 1) % 3);             /* 0: refused */
             for (int s = 0; s < d.shape_count; s++) {
                 /* Every draw its own statement: the order of evaluation of arguments is
                  * unspecified, and gcc and clang must read the same numbers. */
-                uint32_t kind = take(&in, 1) % 4;
+                uint32_t kind_byte = take(&in, 1), kind = kind_byte < 224 ? kind_byte % 4 : kind_byte < 244 ? 4 : 5;
                 qp_result sr;
-                if (kind == 0) {
+                if (kind == 4) {
+                    qp_vec3 p[QP_HULL_MAX_POINTS + 6];
+                    int n = hull_points(&in, p);
+                    qp_result checked = qp_hull_check(p, n);
+                    sr = qp_hull_build(p, n, &hulls[s]);
+                    if (sr != checked) abort();
+                    if (sr == QP_OK) {
+                        check_hull(&hulls[s], p, n);
+                        sr = qp_make_hull(&hulls[s], &d.shapes[s]);
+                    }
+                } else if (kind == 5) {   /* a level shape: refused on a body that moves */
+                    if (take(&in, 1) & 1) {
+                        sr = qp_make_mesh_shape(&floor_mesh, &d.shapes[s]);
+                    } else if (fields_used < MAX_FIELDS) {
+                        for (int k = 0; k < 9; k++) field_heights[fields_used][k] = number(&in);
+                        fix16_t spacing = number(&in);
+                        sr = qp_heightfield_init(&fields[fields_used], field_heights[fields_used], 3, 3, spacing);
+                        if (sr == QP_OK) sr = qp_make_heightfield_shape(&fields[fields_used++], &d.shapes[s]);
+                    } else {
+                        sr = QP_ERR_FULL;
+                    }
+                } else if (kind == 0) {
                     sr = qp_make_box(vec(&in), &d.shapes[s]);
                 } else if (kind == 1) {
                     sr = qp_make_sphere(number(&in), &d.shapes[s]);
