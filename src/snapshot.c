@@ -269,9 +269,6 @@ static qp_vec3 get_unit_v3(reader *in)
 /* ---- the stream: one description for writing and for reading -------------------------------- */
 
 #define ANY INT32_MAX   /* any number but INT32_MIN, which no saturating result is and no negation takes */
-/* |v|^2 of a vector whose components get_v3 held within a speed limit (at most 150 m/s):
- * below 2^46. */
-#define SPEED_SQ(v) ((int64_t)(v).x * (v).x + (int64_t)(v).y * (v).y + (int64_t)(v).z * (v).z)
 /* How far past the bounds a frozen body may be: the step that froze it moved it at most
  * max_linear_speed dt twice, its velocity and its split impulse each clamped (15 m each at
  * the limits), and the joints' projection 1 m (project_joints.c). */
@@ -534,13 +531,11 @@ static void get_body(reader *in, qp_world *w, int index, int shape_count, int st
                    !(t.flags & QP_FLAG_OUT_OF_BOUNDS)))
         in->bad = 1;
     t.q = get_unit_quat(in);
-    /* Each component within its limit first, so that the squares below cannot overflow;
-     * then the length, as the speed clamp bounds it. A sleeper is still (sleep.c). */
+    /* Each component within its limit, then the length, as the speed clamp bounds it and
+     * as a body is given its speeds (qp__speed_above). A sleeper is still (sleep.c). */
     t.v = get_v3(in, def->max_linear_speed);
     t.w = get_v3(in, def->max_angular_speed);
-    if (SPEED_SQ(t.v) > (int64_t)def->max_linear_speed * def->max_linear_speed ||
-        SPEED_SQ(t.w) > (int64_t)def->max_angular_speed * def->max_angular_speed)
-        in->bad = 1;
+    if (qp__speed_above(t.v, def->max_linear_speed) || qp__speed_above(t.w, def->max_angular_speed)) in->bad = 1;
     if ((state & QP_STATE_ASLEEP) && (t.v.x | t.v.y | t.v.z | t.w.x | t.w.y | t.w.z) != 0) in->bad = 1;
     qp_body_forces f;
     f.force = get_v3(in, ANY);

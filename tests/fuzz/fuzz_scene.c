@@ -39,7 +39,7 @@ static void build_meshes(void)
     if (built) return;
     for (int z = 0; z < 5; z++)
         for (int x = 0; x < 5; x++)
-            floor_v[z * 5 + x] = qp_v3(QP_INT(x - 2), QP_FRAC(((x * 7 + z * 3) % 4) * 1, 10), QP_INT(z - 2));
+            floor_v[z * 5 + x] = qp_v3(QP_INT(x - 2), QP_FRAC((x * 7 + z * 3) % 4, 10), QP_INT(z - 2));
     int t = 0;
     for (int z = 0; z < 4; z++)
         for (int x = 0; x < 4; x++) {
