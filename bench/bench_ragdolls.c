@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ragdolls thrown at 20 m/s, judged by rates over seeds (docs/limits.md, Joints).
  *
- *   build/bench/bench_ragdolls [FIRST_SEED [COUNT [trace | energy]]]      (defaults 7000 60)
+ *   build/bench/bench_ragdolls [FIRST_SEED [COUNT [trace | energy | sleep [FROM]]]]   (defaults 7000 60)
  *
  * Each throw is the one of tests/unit/test_joint_tree.c (test_thrown_ragdolls) on its own
  * seed: joint trees on, a ragdoll at 2 to 4 m thrown at 20 m/s downwards by 11 to 57 degrees
@@ -16,7 +16,11 @@
  * of every dynamic body) that the collision, contact and shock passes added over the run (the
  * sum of their rises) and the most the whole energy rose above its start: a pass that solves
  * the joints and contacts in metrics that disagree shows here (a thrown ragdoll whose pinned
- * limb passes its limits gains kilojoules in the contact pass).
+ * limb passes its limits gains kilojoules in the contact pass). With `sleep`, from step FROM
+ * (default 600) on, every restart of a part's three-point sleep test is printed with its
+ * cause: a contact of the part marked changed (the other body, the load it carried, and for a
+ * round contact how far apart its friction anchors are across the normal and along it), or
+ * else its boxes outgrown (what a throw that never sleeps keeps doing, docs/limits.md).
  */
 #include <math.h>
 #include <stdint.h>
@@ -28,6 +32,7 @@
 #include "qphys/ragdoll.h"
 #include "qphys/world.h"
 #include "body.h"
+#include "contact.h"
 #include "stages.h"
 
 #define STEPS 1200
@@ -60,7 +65,46 @@ typedef struct {
     double gained[3], rise;     /* energy added by the collision, contact and shock passes; most above the start (J) */
 } throw_result;
 
-static int trace, energy_mode;
+static int trace, energy_mode, sleep_from = -1;
+
+static const char *const part_name[QP_RAGDOLL_BODIES] = {
+    "pelvis", "torso", "head", "left upper arm", "left forearm", "right upper arm", "right forearm",
+    "left thigh", "left shin", "right thigh", "right shin"
+};
+
+/* The restarts of the parts' sleep tests in this step (still_steps back at 0 or 1), each with its cause. */
+static void print_restarts(int step, const qp_body_id *parts, uint16_t *still_before)
+{
+    for (int k = 0; k < QP_RAGDOLL_BODIES; k++) {
+        const int i = (int)parts[k].index;
+        const uint16_t now = world.bodies[i].still_steps, before = still_before[k];
+        still_before[k] = now;
+        if (now == before + 1 || now > 1) continue;   /* counting on, or a new window (sleep.c) */
+        bool told = false;
+        for (int n = 0; n < world.contact_count; n++) {
+            const qp_contact *c = &world.contacts[n];
+            if (!(c->flags & QP_CONTACT_CHANGED) || (c->a != i && c->b != i)) continue;
+            double load = 0;
+            for (int p = 0; p < c->count; p++) load += D(c->p[p].jn);
+            printf("  step %d: %s restarted: its contact with body %d changed (%.3f N s a step)", step, part_name[k],
+                   c->a == i ? c->b : c->a, load);
+            if (qp__contact_round(&world, c)) {
+                const qp_body_state *a = &world.bodies[c->a], *b = &world.bodies[c->b];
+                qp_rot3 ra = qp__body_rot(a), rb = qp__body_rot(b);
+                qp_vec3 pa = qp_rot3_mul_v3(&ra, c->anchor_a), pb = qp_rot3_mul_v3(&rb, c->anchor_b);
+                double d[3] = { D(b->x.x + pb.x - a->x.x - pa.x), D(b->x.y + pb.y - a->x.y - pa.y),
+                                D(b->x.z + pb.z - a->x.z - pa.z) };
+                double n3[3] = { c->n.x / 1073741824.0, c->n.y / 1073741824.0, c->n.z / 1073741824.0 };
+                double along = d[0] * n3[0] + d[1] * n3[1] + d[2] * n3[2], across = 0;
+                for (int x = 0; x < 3; x++) across += (d[x] - along * n3[x]) * (d[x] - along * n3[x]);
+                printf(", anchors %.3f mm apart across the normal, %.1f mm along it", 1000 * sqrt(across), 1000 * along);
+            }
+            printf("\n");
+            told = true;
+        }
+        if (!told) printf("  step %d: %s restarted: outgrew its boxes\n", step, part_name[k]);
+    }
+}
 
 /* Kinetic (linear, and angular from the engine's inverse inertia) plus potential energy of
  * the dynamic bodies (J). */
@@ -145,9 +189,11 @@ static int throw_once(uint32_t seed, throw_result *out)
         if (qp_body_set_angular_velocity(&world, parts[k], V(wx, wy, wz)) != QP_OK) return 0;
     }
     throw_result t = { -1, 0, 0, 0, { 0, 0, 0 }, 0 };
+    uint16_t still_before[QP_RAGDOLL_BODIES] = { 0 };
     double start = energy_mode ? energy() : 0;
     for (int step = 0; step < STEPS && t.asleep < 0; step++) {
         step_once(&t, start);
+        if (sleep_from >= 0 && step >= sleep_from) print_restarts(step, parts, still_before);
         double cone_now = 0, hinge_now = 0, gap_now = 0;
         for (int i = 1; i <= qp_world_joint_capacity(); i++) {
             qp_joint_id id = qp_world_joint_at(&world, i);
@@ -199,9 +245,10 @@ int main(int argc, char **argv)
 {
     long first = argc > 1 ? strtol(argv[1], 0, 10) : 7000, count = argc > 2 ? strtol(argv[2], 0, 10) : 60;
     energy_mode = argc > 3 && strcmp(argv[3], "energy") == 0;
-    trace = argc > 3 && !energy_mode ? (int)strtol(argv[3], 0, 10) : 0;
+    if (argc > 3 && strcmp(argv[3], "sleep") == 0) sleep_from = argc > 4 ? (int)strtol(argv[4], 0, 10) : 600;
+    trace = argc > 3 && !energy_mode && sleep_from < 0 ? (int)strtol(argv[3], 0, 10) : 0;
     if (first < 0 || count < 1 || count > 10000) {
-        fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000)]]\n");
+        fprintf(stderr, "usage: bench_ragdolls [FIRST_SEED [COUNT (1..10000) [trace N | energy | sleep [FROM]]]]\n");
         return 2;
     }
     static int sleep_steps[10000];

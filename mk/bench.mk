@@ -15,7 +15,7 @@
 #       bench_energy (qphys: the same seeds, the energy each velocity pass adds),
 #       bench_level (qphys: ray casts on a 100 352-triangle mesh, contacts on a heightfield and a mesh),
 #       bench_ragdolls (qphys: ragdolls thrown at 20 m/s on a range of seeds, the rates that sleep and
-#       hold their limits; docs/limits.md, Joints)
+#       hold their limits; `SEED 1 sleep FROM`: why a throw's sleep tests restart; docs/limits.md, Joints)
 #   make -f mk/bench.mk build/bench/bench_steps  what each step of a scene file runs: its time and
 #       the velocity passes' sweeps and rows, the narrow phase's pairs (a library with the work
 #       counters, build/bench-count/)
