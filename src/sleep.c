@@ -2,10 +2,11 @@
 /* Stages "check sleepers" and "sleep": sleep and wake (docs/design.md §6; seeds 000, 001, 002, 003, 004).
  *
  * Three-point test (Lengyel, seed 000): each awake body grows three boxes
- * around C, C + x and C + y (x, y: first two columns of its rotation, so the
+ * around C, C + R x and C + R y (x, y: first two columns of its rotation, so the
  * off-centre points see rotation about any axis, even one through C along
- * x). When a box grows past its threshold all three restart at the current
- * points. A body still for sleep_steps steps may sleep, and keeps that pass while
+ * x; R: how far the body reaches from C, sleep_reach). When a box grows past
+ * its threshold all three restart at the current points. A body still for
+ * sleep_steps steps may sleep, and keeps that pass while
  * each next window of sleep_steps holds (wants_sleep). The energy policy
  * (seeds 001, 002) keeps a recency-weighted average of |v|^2 + |w|^2 instead.
  *
@@ -38,16 +39,60 @@
 #include "sleep.h"
 #include "stages.h"
 
-static void reset_boxes(qp_body_state *b)
+/* How far the off-centre points sit from the centre of mass: as far as the body reaches
+ * (its shapes' farthest points, each bounded by its distance from the centre plus its own
+ * radius), at least QP_SLEEP_REACH_MIN and at most QP_SLEEP_REACH_MAX. The points then move as
+ * the body's surface does, whatever its size: with the points a metre from the centre, a 30 cm
+ * limb turning at 0.6 degrees a second failed the 1 cm test while its surface moved 3 mm, and a
+ * 10 m plank turning at 0.46 degrees a second passed it while its ends moved 4 cm. The floor
+ * keeps the turn the test lets sleep at most about 2.3 degrees a second (1 cm at a quarter
+ * metre; Box2D's angular tolerance is 2), however small the body. */
+#define QP_SLEEP_REACH_MIN QP_FRAC(1, 4)
+#define QP_SLEEP_REACH_MAX QP_INT(1000)
+static fix16_t sleep_reach(const qp_world *w, const qp_body_state *b)
 {
-    qp_rot3 r = qp__body_rot(b);
-    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
-                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
+    int64_t most = 0;
+    for (int k = 0; k < b->shape_count; k++) {
+        const qp_shape *s = &w->shapes[b->shapes[k]].shape;
+        int64_t r = (s->offset.x | s->offset.y | s->offset.z) ? qp_v3_len(s->offset) : 0;
+        if (s->type == QP_SHAPE_BOX) r += qp_v3_len(s->half);
+        if (s->type == QP_SHAPE_CAPSULE) r += (int64_t)s->half_height + s->radius;
+        if (s->type == QP_SHAPE_SPHERE) r += s->radius;
+        if (s->type == QP_SHAPE_HULL) r += s->hull->radius;
+        if (r > most) most = r;
+    }
+    return most < QP_SLEEP_REACH_MIN ? QP_SLEEP_REACH_MIN : most > QP_SLEEP_REACH_MAX ? QP_SLEEP_REACH_MAX : (fix16_t)most;
+}
+
+/* The three points of the test: C, and C + R times the rotation's first two columns. */
+static void sleep_points(const qp_world *w, const qp_body_state *b, qp_vec3 p[3])
+{
+    const qp_rot3 r = qp__body_rot(b);
+    const fix16_t reach = sleep_reach(w, b);
+    p[0] = b->x;
+    for (int k = 1; k < 3; k++) {
+        const qp_vec3 col = qp_rot3_col(&r, k - 1);
+        p[k] = qp_v3(qp__sat32((int64_t)b->x.x + qp_mul_q30(reach, col.x)),
+                     qp__sat32((int64_t)b->x.y + qp_mul_q30(reach, col.y)),
+                     qp__sat32((int64_t)b->x.z + qp_mul_q30(reach, col.z)));
+    }
+}
+
+/* The test starts again: each box the point p[k] (sleep_points). */
+static void reset_boxes_at(qp_body_state *b, const qp_vec3 p[3])
+{
     for (int k = 0; k < 3; k++) {
         const qp_aabb point = { p[k], p[k] };
         qp__sleep_box_set(b, k, &point);
     }
     b->still_steps = 0;
+}
+
+static void reset_boxes(const qp_world *w, qp_body_state *b)
+{
+    qp_vec3 p[3];
+    sleep_points(w, b, p);
+    reset_boxes_at(b, p);
 }
 
 /* Is the box's diagonal (how far apart two of the point's positions can be: a point that
@@ -67,7 +112,7 @@ _Static_assert(QP_LAYOUT_SLEEP_SIZE_MAX <= QP_ONE, "box_wider's thresholds are a
  * turning point, where it is still for an instant (tests/unit/test_sleep.c). */
 static void restart_test(const qp_world *w, qp_body_state *b)
 {
-    reset_boxes(b);
+    reset_boxes(w, b);
     if (w->def.sleep_policy != QP_SLEEP_ENERGY) return;
     fix16_t wake = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
     if (b->motion < wake) b->motion = wake;
@@ -95,7 +140,7 @@ static void wake_one(qp_world *w, int i)
     b->state &= (uint16_t)~QP_STATE_ASLEEP;
     b->awake_steps = 0;
     b->motion = qp_mul(w->def.sleep_energy, w->def.wake_energy_factor);
-    reset_boxes(b);
+    reset_boxes(w, b);
     qp__event_body(w, QP_EVENT_WOKE, i);
 }
 
@@ -292,9 +337,8 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
         b->motion = m > cap ? cap : m;
         return b->motion < w->def.sleep_energy && b->awake_steps >= w->def.min_awake_steps;
     }
-    qp_rot3 r = qp__body_rot(b);
-    qp_vec3 p[3] = { b->x, qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 0))),
-                     qp_v3_add(b->x, qp_v3_from_q30(qp_rot3_col(&r, 1))) };
+    qp_vec3 p[3];
+    sleep_points(w, b, p);
     bool reset = false;
     qp_aabb grown[3];
     for (int k = 0; k < 3; k++) {
@@ -304,7 +348,7 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
         box->hi = qp_v3_max(box->hi, p[k]);
         if (box_wider(box, k == 0 ? w->def.sleep_center_size : w->def.sleep_point_size)) reset = true;
     }
-    if (reset) reset_boxes(b);
+    if (reset) reset_boxes_at(b, p);
     else {
         for (int k = 0; k < 3; k++) qp__sleep_box_set(b, k, &grown[k]);
         if (b->still_steps < 0xFFFF) b->still_steps++;
@@ -318,7 +362,7 @@ static bool wants_sleep(const qp_world *w, qp_body_state *b)
      * ready together, and the stack never slept. */
     int n = w->def.sleep_steps;
     if (n <= 0x7FFF && b->still_steps >= 2 * n) {
-        reset_boxes(b);
+        reset_boxes_at(b, p);
         b->still_steps = (uint16_t)n;
     }
     return b->still_steps >= n && b->awake_steps >= w->def.min_awake_steps;

@@ -90,7 +90,8 @@ typedef struct {
     bool sleep_enabled;           /* default true */
     qp_sleep_policy sleep_policy; /* default QP_SLEEP_THREE_POINT */
     fix16_t sleep_center_size;    /* m; box around C (three-point); default 0.01; 0..1 (under 1 with QP_CFG_LOW_RAM) */
-    fix16_t sleep_point_size;     /* m; boxes around C+x, C+y; default 0.01; the same range */
+    fix16_t sleep_point_size;     /* m; boxes around C+Rx, C+Ry (R: the body's reach, at least 0.25 m);
+                                     default 0.01; the same range */
     int sleep_steps;              /* steps within the boxes before sleep; default 60 */
     fix16_t sleep_energy;         /* (m/s)^2; energy policy epsilon; default 0.01 */
     fix16_t sleep_energy_bias;    /* weight of the past in the average; default 0.9 */

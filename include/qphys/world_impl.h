@@ -82,7 +82,7 @@ typedef struct {
 #endif
     uint16_t shapes[QP_CFG_MAX_BODY_SHAPES]; /* indices into qp_world.shapes */
 #if !QP_CFG_LOW_RAM
-    qp_aabb sleep_box[3];         /* three-point test: C, C + x, C + y (read it through qp__sleep_box) */
+    qp_aabb sleep_box[3];         /* three-point test: C, C + R x, C + R y (read it through qp__sleep_box) */
 #else
     qp_vec3 sleep_lo[3];          /* the same boxes: their low corners, */
     uint16_t sleep_size[3][3];    /* and their sizes, under a metre (the thresholds are: world.c) */

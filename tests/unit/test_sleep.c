@@ -13,6 +13,8 @@
  *    1 rad/s on frictionless ground; a sphere spinning about x at 1 rad/s and
  *    at 0.05 rad/s on frictionless ground (C and C + x stay put, only C + y
  *    moves: the third point is what catches it). Energy policy reported.
+ *    A turn counts by how fast the body's surface moves: a 10 m plank turning at
+ *    0.008 rad/s and a 5 cm ball spinning at 0.1 rad/s never sleep.
  * 3. A cube sliding at 2 cm/s on frictionless ground never sleeps (energy
  *    policy reported).
  * 4. Nothing is frozen mid-motion, checked against a twin world with sleep
@@ -408,6 +410,51 @@ static void test_spinning_sphere_x_never_sleeps(void **state)
     double mc, mx, my, wx;
     spinning_sphere_x(0.05, QP_SLEEP_ENERGY, &asleep, &mc, &mx, &my, &wx);
     printf("[sleep] sphere spinning about x at 0.05 rad/s (energy, not asserted): steps asleep %d/600\n", asleep);
+}
+
+/* The off-centre points sit at the body's reach (src/sleep.c), so a turn counts by how fast the
+ * body's surface moves. A 10 m plank turning at 0.008 rad/s on frictionless ground moves its
+ * ends 4 cm/s: never asleep (points a metre from the centre moved 0.8 cm a second and let it
+ * sleep). A 5 cm ball spinning at 0.1 rad/s: its reach is below the test's quarter-metre floor,
+ * whose points move 2.5 cm/s: never asleep either. */
+static int slow_turn_asleep(const qp_shape *shape, dv3 spin, double *rate_after)
+{
+    qp_world_def def = world_def(QP_SLEEP_THREE_POINT);
+    init_world(&world, &def);
+    add_ground(&world, 0);
+    qp_body_def b = qp_default_body_def();
+    b.position = qp_v3(0, shape->type == QP_SHAPE_BOX ? shape->half.y : shape->radius, 0);
+    b.mass = QP_INT(10);
+    b.friction = 0;
+    b.rolling_resistance = 0;
+    b.shape_count = 1;
+    b.shapes[0] = *shape;
+    qp_body_id id = add_body(&world, &b);
+    for (int s = 0; s < 10; s++) qp_world_step(&world);
+    assert_int_equal(qp_body_set_angular_velocity(&world, id, qp_v3(F(spin.x), F(spin.y), F(spin.z))), QP_OK);
+    int asleep = steps_asleep(&world, id, 600);
+    dv3 w = dvec(qp_body_angular_velocity(&world, id));
+    *rate_after = sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
+    return asleep;
+}
+
+static void test_slow_turns_count_at_the_surface(void **state)
+{
+    (void)state;
+    qp_shape plank, pebble;
+    assert_int_equal(qp_make_box(qp_v3(QP_INT(5), F(0.1), F(0.25)), &plank), QP_OK);
+    assert_int_equal(qp_make_sphere(F(0.05), &pebble), QP_OK);
+    double rate;
+    dv3 about_y = { 0, 0.008, 0 }, about_x = { 0.1, 0, 0 };
+    int asleep = slow_turn_asleep(&plank, about_y, &rate);
+    printf("[sleep] 10 m plank turning at 0.008 rad/s (ends 4 cm/s): steps asleep %d/600, turning at %.4f rad/s\n",
+           asleep, rate);
+    assert_int_equal(asleep, 0);
+    assert_true(fabs(rate - 0.008) < 0.0008);
+    asleep = slow_turn_asleep(&pebble, about_x, &rate);
+    printf("[sleep] 5 cm ball spinning at 0.1 rad/s: steps asleep %d/600, spinning at %.4f rad/s\n", asleep, rate);
+    assert_int_equal(asleep, 0);
+    assert_true(fabs(rate - 0.1) < 0.01);
 }
 
 /* ---- 3. slow slide ------------------------------------------------------------------------ */
@@ -1174,6 +1221,7 @@ int main(void)
         cmocka_unit_test(test_pyramid20_energy),
         cmocka_unit_test(test_spinning_cube_never_sleeps),
         cmocka_unit_test(test_spinning_sphere_x_never_sleeps),
+        cmocka_unit_test(test_slow_turns_count_at_the_surface),
         cmocka_unit_test(test_slow_slide_never_sleeps),
         cmocka_unit_test(test_rocking_not_frozen),
         cmocka_unit_test(test_rocking_energy),
