@@ -41,6 +41,7 @@ bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contac
  * bodies marked moved at visit (quiet.h); true if it applied any. */
 bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit);
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
+bool qp__drift_trees(qp_world *w);                    /* the trees' drift rows alone, once */
 /* A joint's option (QP_CFG_JOINT_OPTIONS) to read: 0 in a build without them. */
 #if QP_CFG_JOINT_OPTIONS
 #define QP__DRIVE(j, field) ((j)->drive.field)

@@ -1353,6 +1353,8 @@ bool qp__drift_joints(qp_world *w)
     return any;
 }
 
+bool qp__drift_trees(qp_world *w) { return qp__joint_tree_count(w) > 0 && solve_tree(w, DRIFT); }
+
 /* ---- loads and breaking ------------------------------------------------------------------ */
 
 /* The impulse the joint applied to b in its last step: its accumulated rows (as the warm
