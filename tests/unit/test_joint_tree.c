@@ -516,9 +516,9 @@ static void test_bridged_limbs_sleep(void **state)
  * 20 s with an upper arm pressed into the ground by its ragdoll. The penetration pass's sweeps
  * ended with the arm's contact, whose split impulse turned the arm 40-70 mrad a step and opened
  * its shoulder past the projection's slop; the projection turned it back, and the arm's contact,
- * marked changed, restarted its sleep test every two or three steps for ever. The trees' drift
- * rows are now solved once more after the sweeps (penetration.c): all sleep, holding their
- * limits and gaining no energy. */
+ * marked changed, restarted its sleep test every two or three steps for ever. With the trees'
+ * drift rows solved once more after the sweeps (penetration.c), all sleep, holding their limits
+ * and gaining no energy. */
 static void test_split_turned_limbs_sleep(void **state)
 {
     (void)state;
