@@ -524,6 +524,7 @@ void qp__broad_phase(qp_world *w)
 {
     uint16_t *order = w->sap_order;
     sort_order(w);
+    qp__joint_ends_keep(w);   /* each body's joints, for qp__joined */
     int n = 0;
     const int count = w->sap_count;
     grid g;

@@ -265,6 +265,17 @@ void qp__destroy_body_joints(qp_world *w, int body)
 bool qp__joined(const qp_world *w, int a, int b)
 {
     if (w->joint_count == 0) return false;
+#if QP_CFG_JOINT_TREE
+    const uint32_t *keys;
+    const int nk = qp__joint_ends_kept(w, &keys);
+    if (nk >= 0) {   /* a's joints only */
+        for (int e = qp__joint_ends_of(keys, nk, a); e < nk && (int)(keys[e] >> 16) == a; e++) {
+            const qp_joint *j = &w->joints[(keys[e] & 0xFFFFu) - 1];
+            if (!(j->flags & QP_JOINT_COLLIDE) && (j->a == b || j->b == b)) return true;
+        }
+        return false;
+    }
+#endif
     for (int i = 1; i <= qp__cap_joints(w); i++) {
         const qp_joint *j = &w->joints[i - 1];
         if (j->a == 0 || (j->flags & QP_JOINT_COLLIDE)) continue;

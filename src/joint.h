@@ -26,6 +26,21 @@ unsigned qp__joint_tree_rows_now(const qp_world *w, const qp_joint *j, qp_joint_
 /* The trees' positions [lo, hi) from position lo: hi, the end of the span that no coupling
  * leaves (one tree, or trees a loop's joint couples), which solves exactly on its own. */
 int qp__joint_tree_span(const qp_world *w, int lo);
+/* Both ends of every live joint as keys body << 16 | tag, sorted (solve_joint_tree.c, trees
+ * compiled in): a body's joints are one run, in the order of their tags, the slot or, by_order,
+ * the place in w->joint_order. The walks over joints that share a body take a joint's
+ * neighbours from its two bodies' runs: testing every joint costs a world of n joints n^2.
+ * Valid until the trees are factored. */
+int qp__joint_ends(qp_world *w, bool by_order, const uint32_t **keys);
+int qp__joint_ends_of(const uint32_t *keys, int n, int body);   /* its run's first key (n: none) */
+/* The keys by slot kept from the broad phase until the trees are factored, for qp__joined
+ * (a pair of bodies is tested against a's joints, not against every joint; a no-op without
+ * the trees), and those kept keys' count (-1: none kept). */
+void qp__joint_ends_keep(qp_world *w);
+int qp__joint_ends_kept(const qp_world *w, const uint32_t **keys);
+/* The next tag of bodies a's and b's runs (0: no body) past the cursors *ia and *ib (each
+ * its run's first at the start), in increasing order, a tag in both runs once; -1: done. */
+int qp__joint_ends_next(const uint32_t *keys, int n, int a, int b, int *ia, int *ib);
 /* joint_tree.h's vec at positions [lo, hi) (such spans, or all: 0, count): right-hand sides
  * in, impulses out. */
 void qp__joint_tree_solve(qp_world *w, int lo, int hi);

@@ -67,6 +67,8 @@ bool qp__joint_tree_refactor(qp_world *w, int lo, int hi)
     (void)hi;
     return false;
 }
+
+void qp__joint_ends_keep(qp_world *w) { (void)w; }
 #else
 
 #define VEC_Q 24                      /* right-hand sides and solutions: Q8.24 */
@@ -380,12 +382,116 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
     mark_touched(w, false);
 }
 
+/* ---- each body's joints -------------------------------------------------------------------- */
+
+/* The keys of qp__joint_ends lie in the later blocks' storage (off), which assemble writes
+ * only after the walks that read the keys: order_trees and factor's later joints, and before
+ * them qp__prepare_joints and, from the broad phase on, qp__joined. */
+
+/* k[root..n) as a heap again after k[root] changed (the largest key on top). */
+static void sift_down(uint32_t *k, int root, int n)
+{
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && k[child + 1] > k[child]) child++;
+        if (k[root] >= k[child]) return;
+        uint32_t x = k[root];
+        k[root] = k[child];
+        k[child] = x;
+        root = child;
+    }
+}
+
+/* t->pass while off[] holds qp__joint_ends_keep's keys (the passes' modes are 0 and up, -1
+ * after factoring). */
+#define ENDS_KEPT (-2)
+
+int qp__joint_ends(qp_world *w, bool by_order, const uint32_t **keys)
+{
+    qp_joint_tree *t = qp__joint_tree(w);
+    uint32_t *k = (uint32_t *)(void *)&t->off[0][0][0][0] + 1;   /* k[-1]: the count */
+    int n = 0;
+    const int count = by_order ? w->joint_count : qp__cap_joints(w);
+    for (int o = 0; o < count; o++) {
+        const int slot = by_order ? w->joint_order[o] : o + 1;
+        const qp_joint *j = &w->joints[slot - 1];
+        if (j->a == 0) continue;
+        const uint32_t tag = (uint32_t)(by_order ? o : slot);
+        k[n++] = (uint32_t)j->a << 16 | tag;
+        k[n++] = (uint32_t)j->b << 16 | tag;
+    }
+    for (int r = n / 2 - 1; r >= 0; r--) sift_down(k, r, n);   /* heapsort: in place, no recursion */
+    for (int end = n - 1; end > 0; end--) {
+        uint32_t x = k[0];
+        k[0] = k[end];
+        k[end] = x;
+        sift_down(k, 0, end);
+    }
+    k[-1] = (uint32_t)n;
+    *keys = k;
+    return n;
+}
+
+void qp__joint_ends_keep(qp_world *w)
+{
+    const uint32_t *keys;
+    if (w->joint_count == 0) return;
+    (void)qp__joint_ends(w, false, &keys);
+    qp__joint_tree(w)->pass = ENDS_KEPT;
+}
+
+int qp__joint_ends_kept(const qp_world *w, const uint32_t **keys)
+{
+    const qp_joint_tree *t = qp__joint_tree(w);
+    if (t->pass != ENDS_KEPT) return -1;
+    const uint32_t *k = (const uint32_t *)(const void *)&t->off[0][0][0][0] + 1;
+    *keys = k;
+    return (int)k[-1];
+}
+
+int qp__joint_ends_of(const uint32_t *keys, int n, int body)
+{
+    const uint32_t key = (uint32_t)body << 16;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int qp__joint_ends_next(const uint32_t *keys, int n, int a, int b, int *ia, int *ib)
+{
+    const bool more_a = a && *ia < n && (int)(keys[*ia] >> 16) == a, more_b = b && *ib < n && (int)(keys[*ib] >> 16) == b;
+    if (!more_a && !more_b) return -1;
+    const int ta = more_a ? (int)(keys[*ia] & 0xFFFFu) : INT32_MAX, tb = more_b ? (int)(keys[*ib] & 0xFFFFu) : INT32_MAX;
+    const int tag = ta < tb ? ta : tb;
+    if (ta == tag) (*ia)++;
+    if (tb == tag) (*ib)++;
+    return tag;
+}
+
 /* ---- the order ----------------------------------------------------------------------------- */
 
+/* A body that moves, else 0 (what shared_body may share). */
+static int moving(const qp_world *w, int body) { return qp__body_moves(&w->bodies[body]) ? body : 0; }
+
+/* Whether body is an end of a joint listed in this tree (at positions first and on). */
+static bool in_tree(const qp_world *w, const qp_joint_tree *t, const uint32_t *keys, int nk, int body, int first)
+{
+    for (int e = qp__joint_ends_of(keys, nk, body); e < nk && (int)(keys[e] >> 16) == body; e++) {
+        int at = t->pos[w->joint_order[keys[e] & 0xFFFFu] - 1];
+        if (at != 0 && at - 1 >= first) return true;
+    }
+    return false;
+}
+
 /* The joints of the trees, leaves first: per tree, a breadth-first walk from its first joint
- * in w->joint_order over joints sharing a moving body, skipping any that would close a loop,
- * then reversed. comp[] holds each listed joint's tree (its root's position). */
-static int order_trees(qp_world *w, qp_joint_tree *t)
+ * in w->joint_order over joints sharing a moving body (in w->joint_order's order), skipping
+ * any that would close a loop, then reversed. keys: qp__joint_ends by order. */
+static int order_trees(qp_world *w, qp_joint_tree *t, const uint32_t *keys, int nk)
 {
     int n = 0;
     for (int i = 0; i < qp__cap_joints(w); i++) t->pos[i] = 0;
@@ -399,20 +505,18 @@ static int order_trees(qp_world *w, qp_joint_tree *t)
         n++;
         for (int head = first; head < n; head++) {
             int s = t->joint[head];
-            for (int k = 0; k < w->joint_count; k++) {
+            const qp_joint *js = &w->joints[s - 1];
+            const int a = moving(w, js->a), b = moving(w, js->b);
+            int ia = a ? qp__joint_ends_of(keys, nk, a) : nk, ib = b ? qp__joint_ends_of(keys, nk, b) : nk;
+            for (int k; (k = qp__joint_ends_next(keys, nk, a, b, &ia, &ib)) >= 0;) {
                 int u = w->joint_order[k];
                 int ss, su;
                 if (t->pos[u - 1] || !takes_part(w, &w->joints[u - 1]) || !shared_body(w, s, u, &ss, &su)) continue;
                 /* A loop: u's other moving body is already in this tree (through another joint). */
                 const qp_joint *ju = &w->joints[u - 1];
                 int other = su ? ju->a : ju->b;
-                bool loop = false;
-                if (qp__body_moves(&w->bodies[other]))
-                    for (int m = first; m < n && !loop; m++) {
-                        const qp_joint *jm = &w->joints[t->joint[m] - 1];
-                        loop = jm->a == other || jm->b == other;
-                    }
-                if (loop || n >= qp__cap_joints(w)) continue;
+                if (qp__body_moves(&w->bodies[other]) && in_tree(w, t, keys, nk, other, first)) continue;
+                if (n >= qp__cap_joints(w)) continue;
                 t->joint[n] = (uint16_t)u;
                 t->pos[u - 1] = (uint16_t)(n + 1);
                 n++;
@@ -585,16 +689,24 @@ static bool factor(qp_world *w, bool now, bool again)
     /* A joint alone is solved as without trees: as the builds that leave the trees out
      * (QP_CFG_JOINT_TREE 0, a world of one joint at most) solve it, to the same bits. */
     if (!w->def.joint_tree || w->joint_count < 2) return false;
-    int n = order_trees(w, t);
+    const uint32_t *keys;
+    const int nk = qp__joint_ends(w, true, &keys);
+    int n = order_trees(w, t, keys, nk);
+    /* Each position's later joints that share a moving body with it, in increasing order. */
     for (int p = 0; p < n; p++) {
-        int s = t->joint[p];
-        t->later_n[p] = 0;
-        for (int q = p + 1; q < n; q++) {
-            int ss, su;
-            if (!shared_body(w, s, t->joint[q], &ss, &su)) continue;
-            if (t->later_n[p] == QP_TREE_LATER) return false;
-            t->later[p][t->later_n[p]++] = (uint16_t)q;
+        const qp_joint *js = &w->joints[t->joint[p] - 1];
+        const int a = moving(w, js->a), b = moving(w, js->b);
+        int ia = a ? qp__joint_ends_of(keys, nk, a) : nk, ib = b ? qp__joint_ends_of(keys, nk, b) : nk;
+        int m = 0;
+        for (int k; (k = qp__joint_ends_next(keys, nk, a, b, &ia, &ib)) >= 0;) {
+            int q = t->pos[w->joint_order[k] - 1] - 1;
+            if (q <= p) continue;   /* not in a tree (-1), earlier, or p itself */
+            if (m == QP_TREE_LATER) return false;
+            int at = m++;
+            for (; at > 0 && t->later[p][at - 1] > q; at--) t->later[p][at] = t->later[p][at - 1];
+            t->later[p][at] = (uint16_t)q;
         }
+        t->later_n[p] = (uint8_t)m;
     }
     if (!now) {
         stiffen(w, t, n);

@@ -880,11 +880,6 @@ static bool joint_drifts(const qp_world *w, const qp_joint *j)
            joint_moves(w, j);
 }
 
-static bool shares_body(const qp_joint *x, const qp_joint *y)
-{
-    return x->a == y->a || x->a == y->b || x->b == y->a || x->b == y->b;
-}
-
 /* Joint sweeps per sweep of the contact and penetration passes: a chain of n links needs
  * about n Gauss-Seidel sweeps for a pull at one end to reach the other, and joints are
  * few and cheap next to contacts. A weld or slider passes torque as well as force along
@@ -910,45 +905,87 @@ static int sweeps_of(const qp_world *w)
     return JOINT_SWEEPS;
 }
 
+#if !QP_CFG_JOINT_TREE
+static bool shares_body(const qp_joint *x, const qp_joint *y)
+{
+    return x->a == y->a || x->a == y->b || x->b == y->a || x->b == y->b;
+}
+
+static bool listed_in(const qp_world *w, int n, int slot)
+{
+    for (int k = 0; k < n; k++)
+        if (w->joint_order[k] == slot) return true;
+    return false;
+}
+#endif
+
 /* Rows of every live joint, and the order: breadth first from the joints that
- * hold a static (or frozen) body, through shared bodies; the rest after, by index. */
+ * hold a static (or frozen) body, through shared bodies (each joint's neighbours
+ * by slot); the rest after, each island from its lowest slot. */
 void qp__prepare_joints(qp_world *w)
 {
     if (w->joint_count == 0) {
         (void)qp__joint_tree_prepare(w);   /* none: no tree of the last step is solved */
         return;
     }
+#if QP_CFG_JOINT_TREE
+    /* Listed: the tree's positions (order_trees sets them anew). */
+    uint16_t *listed = qp__joint_tree(w)->pos;
+    const uint32_t *keys;
+    const int nk = qp__joint_ends(w, false, &keys);
+#endif
     int n = 0;
     for (int i = 1; i <= qp__cap_joints(w); i++) {
         qp_joint *j = &w->joints[i - 1];
+#if QP_CFG_JOINT_TREE
+        listed[i - 1] = 0;
+#endif
         if (j->a == 0) continue;
 #if QP_CFG_JOINT_OPTIONS
         j->drive.jel = 0;
 #endif
         qp__joint_rows_keep(w, i);
-        if (!qp__body_dynamic(&w->bodies[j->a]) || !qp__body_dynamic(&w->bodies[j->b]))
+        if (!qp__body_dynamic(&w->bodies[j->a]) || !qp__body_dynamic(&w->bodies[j->b])) {
             w->joint_order[n++] = (uint16_t)i;
+#if QP_CFG_JOINT_TREE
+            listed[i - 1] = 1;
+#endif
+        }
     }
+#if QP_CFG_JOINT_TREE
+    int next = 1;   /* the lowest slot that may start an island: the listed only grow */
     for (int head = 0;; head++) {
-        if (head == n) {   /* an island with no static body: start it at its lowest index */
+        if (head == n) {   /* an island with no static body: start it at its lowest slot */
+            while (next <= qp__cap_joints(w) && (w->joints[next - 1].a == 0 || listed[next - 1])) next++;
+            if (next > qp__cap_joints(w)) break;
+            listed[next - 1] = 1;
+            w->joint_order[n++] = (uint16_t)next;
+        }
+        const qp_joint *u = &w->joints[w->joint_order[head] - 1];
+        int ia = qp__joint_ends_of(keys, nk, u->a), ib = qp__joint_ends_of(keys, nk, u->b);
+        for (int i; (i = qp__joint_ends_next(keys, nk, u->a, u->b, &ia, &ib)) >= 0;) {
+            if (listed[i - 1]) continue;
+            listed[i - 1] = 1;
+            w->joint_order[n++] = (uint16_t)i;
+        }
+    }
+#else
+    /* Without the trees' storage (a build that leaves them out to save memory): each
+     * joint's neighbours among all joints, and the listed among those listed. */
+    for (int head = 0;; head++) {
+        if (head == n) {
             int next = 0;
-            for (int i = 1; i <= qp__cap_joints(w) && !next; i++) {
-                if (w->joints[i - 1].a == 0) continue;
-                bool listed = false;
-                for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
-                if (!listed) next = i;
-            }
+            for (int i = 1; i <= qp__cap_joints(w) && !next; i++)
+                if (w->joints[i - 1].a != 0 && !listed_in(w, n, i)) next = i;
             if (!next) break;
             w->joint_order[n++] = (uint16_t)next;
         }
         const qp_joint *u = &w->joints[w->joint_order[head] - 1];
-        for (int i = 1; i <= qp__cap_joints(w); i++) {
-            if (w->joints[i - 1].a == 0 || !shares_body(u, &w->joints[i - 1])) continue;
-            bool listed = false;
-            for (int k = 0; k < n && !listed; k++) listed = w->joint_order[k] == i;
-            if (!listed) w->joint_order[n++] = (uint16_t)i;
-        }
+        for (int i = 1; i <= qp__cap_joints(w); i++)
+            if (w->joints[i - 1].a != 0 && shares_body(u, &w->joints[i - 1]) && !listed_in(w, n, i))
+                w->joint_order[n++] = (uint16_t)i;
     }
+#endif
     (void)qp__joint_tree_prepare(w);
 }
 

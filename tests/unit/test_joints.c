@@ -508,6 +508,57 @@ static void test_bad_input(void **state)
 }
 
 /* The snapshot of a jointed world restores to the same hashes on every later step. */
+/* Whether the last step left a contact between bodies x and y. */
+static bool touching(qp_body_id x, qp_body_id y)
+{
+    for (int i = 0; i < qp_world_contact_count(&world); i++) {
+        qp_contact_info c;
+        assert_true(qp_world_contact_at(&world, i, &c));
+        if ((c.a.index == x.index && c.b.index == y.index) || (c.a.index == y.index && c.b.index == x.index))
+            return true;
+    }
+    return false;
+}
+
+/* Joined bodies do not collide, as the joints are at each step: joints made and removed
+ * between steps, among others whose slots are out of creation order (the engine finds each
+ * body's joints from a sorted list of both ends of every joint, built anew each step). */
+static void test_joined_pairs_follow_joints(void **state)
+{
+    (void)state;
+    init(false);
+    add_plane();
+    qp_body_id row[3];
+    for (int i = 0; i < 3; i++) row[i] = add_box(V(i, 0.5, 0), V(0.5, 0.5, 0.5), 1, true);
+    /* Thirty chains of three spheres away from the row; a joint of every other chain is
+     * removed, so that the joints made later take free slots out of creation order. */
+    qp_joint_id chain[30][2];
+    qp_body_id spheres[3];
+    for (int k = 0; k < 30; k++) {
+        double z = 3 + 1.5 * k;
+        qp_body_id s[3];
+        for (int i = 0; i < 3; i++) s[i] = add_sphere(V(i, 0.4, z), 0.4, 1);
+        if (k == 0) memcpy(spheres, s, sizeof s);
+        for (int i = 0; i < 2; i++) chain[k][i] = ball(s[i], s[i + 1], V(i + 0.5, 0.4, z));
+        if (k % 2) assert_int_equal(qp_destroy_joint(&world, chain[k - 1][0]), QP_OK);
+    }
+    qp_joint_id ab = ball(row[0], row[1], V(0.5, 0.5, 0));
+    for (int s = 0; s < 5; s++) qp_world_step(&world);
+    assert_false(touching(row[0], row[1]));
+    assert_true(touching(row[1], row[2]));
+    /* The joint moves from the first pair to the second, in another slot (a joint between
+     * two spheres takes the freed one): so does the contact. */
+    assert_int_equal(qp_destroy_joint(&world, ab), QP_OK);
+    (void)ball(spheres[0], spheres[2], V(1, 0.4, 3));
+    qp_joint_id bc = ball(row[1], row[2], V(1.5, 0.5, 0));
+    qp_world_step(&world);
+    assert_true(touching(row[0], row[1]));
+    assert_false(touching(row[1], row[2]));
+    assert_int_equal(qp_destroy_joint(&world, bc), QP_OK);
+    qp_world_step(&world);
+    assert_true(touching(row[1], row[2]));
+}
+
 static void test_snapshot_roundtrip(void **state)
 {
     (void)state;
@@ -535,7 +586,7 @@ int main(void)
         cmocka_unit_test(test_door_limits),     cmocka_unit_test(test_rope_catches),
         cmocka_unit_test(test_heavy_end_chain), cmocka_unit_test(test_ragdoll_rests),
         cmocka_unit_test(test_island_wakes),    cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_snapshot_roundtrip),
+        cmocka_unit_test(test_snapshot_roundtrip), cmocka_unit_test(test_joined_pairs_follow_joints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
