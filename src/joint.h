@@ -52,8 +52,9 @@ bool qp__collide_joints(qp_world *w);                 /* one sweep of the collis
 void qp__warm_joints(qp_world *w);                    /* contact pass: last step's impulses */
 bool qp__solve_joints(qp_world *w, bool reverse);     /* one sweep of the contact pass; true if it applied any */
 /* The contact pass, after a visit changed the velocities of bodies a and b (0: a side that
- * does not move): the joints' friction and one exact solve of the trees holding either, their
- * bodies marked moved at visit (quiet.h); true if it applied any. */
+ * does not move): the joints' friction and one exact solve of the trees holding either (of
+ * up to 32 joints a span: solve_joints.c, ANSWER_SPAN), their bodies marked moved at visit
+ * (quiet.h); true if it applied any. */
 bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit);
 bool qp__drift_joints(qp_world *w);                   /* one sweep of the penetration pass */
 bool qp__drift_trees(qp_world *w);                    /* the trees' drift rows alone, once */

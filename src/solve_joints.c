@@ -898,6 +898,13 @@ static bool joint_drifts(const qp_world *w, const qp_joint *j)
  * 20 s, p50 233, p90 367 steps; with eight, 360, 223, 326; with two, 353, 241, 440). */
 #define TREE_JOINT_SWEEPS JOINT_SWEEPS
 
+/* A span of more joints is left to the joint sweeps that begin each contact sweep (their
+ * trees' solves), not answered at each visit: an answer solves the whole span, and a chain of
+ * n links on the ground has about n visits to answer a sweep, n^2 in all (200 links: 476 M
+ * host instructions a step; so, 36 M). Chains of 34 to 120 links hold, land and sleep as
+ * answered (docs/limits.md, Joints). A ragdoll has 10 to 15 joints, chain30.scene 30. */
+#define ANSWER_SPAN 32
+
 static int sweeps_of(const qp_world *w)
 {
     for (int i = 1; i <= qp__cap_joints(w); i++)
@@ -1268,6 +1275,10 @@ bool qp__answer_contact(qp_world *w, int a, int b, uint32_t visit)
     bool any = false;
     for (int lo = 0; lo < t->count;) {
         int hi = qp__joint_tree_span(w, lo);
+        if (hi - lo > ANSWER_SPAN) {   /* the joint sweeps' */
+            lo = hi;
+            continue;
+        }
         bool held = false;
         for (int p = lo; p < hi && !held; p++) {
             const qp_joint *j = &w->joints[t->joint[p] - 1];

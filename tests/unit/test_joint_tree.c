@@ -265,6 +265,40 @@ static void test_long_chains_hold(void **state)
     assert_true(one.gap > 0.1);
 }
 
+/* Chains longer than the contact pass answers at each visit (solve_joints.c, ANSWER_SPAN):
+ * 60 box links dropped flat on the ground come to rest and sleep, and 60 hanging from a post
+ * 6 m up land their lower end on the ground; every joint holds within 1 cm at every step and
+ * neither gains energy. */
+static void test_long_chains_on_the_ground(void **state)
+{
+    (void)state;
+    for (int hanging = 0; hanging < 2; hanging++) {
+        init(true);
+        const double y = hanging ? 6 : 0.3;
+        qp_body_id prev = hanging ? box(V(-0.1, y, 0), V(0.1, 0.1, 0.1), 0, false) : qp_null_body();
+        for (int i = 0; i < 60; i++) {
+            qp_body_id l = link(0.5 * i, y, false);
+            if (!qp_body_id_is_null(prev)) ball(prev, l, V(0.5 * i, y, 0));
+            prev = l;
+        }
+        chain_run r = { 0, 0 };
+        const double e0 = energy();
+        int asleep = -1;
+        for (int step = 1; step <= 600; step++) {
+            qp_world_step(&world);
+            double g = worst_joint_gap(), e = energy() - e0;
+            if (g > r.gap) r.gap = g;
+            if (e > r.rise) r.rise = e;
+            if (asleep < 0 && qp_world_get_stats(&world).awake == 0) asleep = step;
+        }
+        printf("measure: 60 links %s: worst gap %.2f mm, energy rise %.3f J, asleep at step %d\n",
+               hanging ? "hanging onto the ground" : "dropped flat", 1000 * r.gap, r.rise, asleep);
+        assert_true(r.gap < 0.01);
+        assert_true(r.rise <= 1.0);
+        if (!hanging) assert_true(asleep > 0 && asleep <= 180);
+    }
+}
+
 /* ---- 5. a ragdoll's cones at its landing ------------------------------------------------- */
 
 static double deg(double rad) { return rad * 180 / M_PI; }
@@ -583,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_thrown_ragdoll_sleeps),
         cmocka_unit_test(test_on_by_default),
         cmocka_unit_test(test_long_chains_hold),
+        cmocka_unit_test(test_long_chains_on_the_ground),
         cmocka_unit_test(test_landing_cones_hold),
         cmocka_unit_test(test_thrown_ragdolls),
         cmocka_unit_test(test_pinned_limbs_hold),
