@@ -410,7 +410,7 @@ static void sift_down(uint32_t *k, int root, int n)
 int qp__joint_ends(qp_world *w, bool by_order, const uint32_t **keys)
 {
     qp_joint_tree *t = qp__joint_tree(w);
-    uint32_t *k = (uint32_t *)(void *)&t->off[0][0][0][0] + 1;   /* k[-1]: the count */
+    uint32_t *k = (uint32_t *)(void *)t->off + 1;   /* k[-1]: the count */
     int n = 0;
     const int count = by_order ? w->joint_count : qp__cap_joints(w);
     for (int o = 0; o < count; o++) {
@@ -445,7 +445,7 @@ int qp__joint_ends_kept(const qp_world *w, const uint32_t **keys)
 {
     const qp_joint_tree *t = qp__joint_tree(w);
     if (t->pass != ENDS_KEPT) return -1;
-    const uint32_t *k = (const uint32_t *)(const void *)&t->off[0][0][0][0] + 1;
+    const uint32_t *k = (const uint32_t *)(const void *)t->off + 1;
     *keys = k;
     return (int)k[-1];
 }

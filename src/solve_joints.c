@@ -901,7 +901,7 @@ static bool joint_drifts(const qp_world *w, const qp_joint *j)
 /* A span of more joints is left to the joint sweeps that begin each contact sweep (their
  * trees' solves), not answered at each visit: an answer solves the whole span, and a chain of
  * n links on the ground has about n visits to answer a sweep, n^2 in all (200 links: 476 M
- * host instructions a step; so, 36 M). Chains of 34 to 120 links hold, land and sleep as
+ * host instructions a step; so, 34.8 M). Chains of 34 to 120 links hold, land and sleep as
  * answered (docs/limits.md, Joints). A ragdoll has 10 to 15 joints, chain30.scene 30. */
 #define ANSWER_SPAN 32
 
@@ -978,7 +978,8 @@ void qp__prepare_joints(qp_world *w)
     }
 #else
     /* Without the trees' storage (a build that leaves them out to save memory): each
-     * joint's neighbours among all joints, and the listed among those listed. */
+     * joint's neighbours sought among all joints, and whether a joint is listed among the
+     * listed. */
     for (int head = 0;; head++) {
         if (head == n) {
             int next = 0;
