@@ -507,7 +507,6 @@ static void test_bad_input(void **state)
     assert_int_equal(qp_world_hash(&world), h);
 }
 
-/* The snapshot of a jointed world restores to the same hashes on every later step. */
 /* Whether the last step left a contact between bodies x and y. */
 static bool touching(qp_body_id x, qp_body_id y)
 {
@@ -559,6 +558,7 @@ static void test_joined_pairs_follow_joints(void **state)
     assert_true(touching(row[1], row[2]));
 }
 
+/* The snapshot of a jointed world restores to the same hashes on every later step. */
 static void test_snapshot_roundtrip(void **state)
 {
     (void)state;
