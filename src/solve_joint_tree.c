@@ -302,13 +302,17 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
  * 0.1 mm). Taken implicitly in a diagonal form, it adds to the body's inertia, on every
  * axis and for the tree's solve only (its rows and the impulses it applies),
  * a = STIFF_GAIN dt |jp| |r| summed over its tree joints (jp: the joint's impulse of the
- * last step, dt |jp| |r| = dt^2 |f| |r|), capped at STIFF_CAP times the body's largest
- * moment: I'^-1 = I^-1 (E + a I^-1)^-1. A stiffer body answers a joint's pull by turning
- * less: it damps those modes and adds no energy. The gain and cap are measured: gain 1
- * left the 100 kg chain opening 0.9 m, 2 holds it within 0.2 mm; a cap of 2 or less let
- * it open, 32 opened a thrown ragdoll's joints 19 cm at its landing (8: 4 cm). Below
- * 1/STIFF_FLOOR of that moment nothing is added: a resting ragdoll's small, changing
- * additions kept it creeping awake for 38 s instead of 6.5.
+ * last step, dt |jp| |r| = dt^2 |f| |r|): I'^-1 = I^-1 (E + a I^-1)^-1. A stiffer body
+ * answers a joint's pull by turning less: it damps those modes and adds no energy. The gain
+ * is measured: 1 left the 100 kg chain opening 0.9 m, 2 holds it within 0.2 mm. The
+ * addition follows the load with no bound set by the body's own inertia: a bound of k times
+ * its largest moment held a 100 kg ball on links of about 100 / (4 k) kg and no lighter
+ * (k = 8: links of 1 kg held, of 0.5 kg opened by metres). Only the fixed point bounds it:
+ * a I^-1 at most 2^14 on the body's lightest axis (STIFF_MOST). E + a I^-1 is inverted
+ * scaled by a power of two that puts its diagonal below 2, so that its inverse keeps its
+ * precision however stiff the body. Below 1/STIFF_FLOOR of the body's largest moment
+ * nothing is added: a resting ragdoll's small, changing additions kept it creeping awake
+ * for 38 s instead of 6.5.
  *
  * A body a contact pushes (an awake contact of it with a point that touches or carries a
  * load, as sleep.c's islands count them) keeps its own inertia. The contacts are solved with
@@ -326,8 +330,8 @@ static unsigned limits_met(const qp_world *w, const qp_joint *j, const qp_joint_
  * contact (speculative ones too) left unstiffened held as well but slept 336 of the 360
  * throws, not 343, and the three-ragdoll demo at 12 s, not 7. */
 #define STIFF_GAIN 2
-#define STIFF_CAP 8
 #define STIFF_FLOOR 16
+#define STIFF_MOST 14
 
 /* Marks (set) or clears the bodies of every awake contact that pushes them: a point that
  * touches or carries a load (QP_STATE_TOUCHED). */
@@ -343,6 +347,28 @@ static void mark_touched(qp_world *w, bool set)
             b->state = (uint16_t)(set ? b->state | QP_STATE_TOUCHED : b->state & ~QP_STATE_TOUCHED);
         }
     }
+}
+
+/* I^-1 (E + a I^-1)^-1 for a body's world inverse inertia ii, its largest diagonal entry most
+ * and an addition a with a most at most 2^STIFF_MOST. E + a ii is scaled by 2^-s, s the least
+ * that puts its diagonal below 2 (s = 0 for an addition below the body's smallest moment),
+ * and ii times the scaled inverse is shifted back once: every product in 64 bits, rounded
+ * once. Unchanged where the inverse does not exist. */
+static qp_mat3 stiffened(const qp_mat3 *ii, fix16_t a, fix16_t most)
+{
+    const int64_t top = qp__round_shift((int64_t)most * a, 16) + QP_ONE;   /* below 2^(STIFF_MOST + 17) */
+    int s = 0;
+    while ((top >> s) >= 2 * QP_ONE) s++;
+    qp_mat3 m, inv, out;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            m.m[i][j] = qp_sat32(qp__round_shift((int64_t)ii->m[i][j] * a, 16 + s) + (i == j ? QP_ONE >> s : 0));
+    if (!qp_mat3_inverse(&m, &inv)) return *ii;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out.m[i][j] = qp_sat32(qp__round_sum4((int64_t)ii->m[i][0] * inv.m[0][j], (int64_t)ii->m[i][1] * inv.m[1][j],
+                                                  (int64_t)ii->m[i][2] * inv.m[2][j], 0, 16 + s));
+    return out;
 }
 
 static void stiffen(qp_world *w, qp_joint_tree *t, int n)
@@ -367,16 +393,14 @@ static void stiffen(qp_world *w, qp_joint_tree *t, int n)
             }
             if (add <= 0) continue;
             add *= STIFF_GAIN;
-            fix16_t least = ii->m[0][0] < ii->m[1][1] ? ii->m[0][0] : ii->m[1][1];   /* 1 / largest moment */
-            if (ii->m[2][2] < least) least = ii->m[2][2];
-            if (least > 0 && add > ((int64_t)STIFF_CAP << 32) / least) add = ((int64_t)STIFF_CAP << 32) / least;
-            if (least > 0 && add < ((int64_t)1 << 32) / least / STIFF_FLOOR) continue;
-            fix16_t a = qp_sat32(add);
-            qp_mat3 m;
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) m.m[i][j] = qp_sat32((int64_t)qp__mul(ii->m[i][j], a) + (i == j ? QP_ONE : 0));
-            qp_mat3 inv;
-            if (qp_mat3_inverse(&m, &inv)) t->ia[p][side] = qp_mat3_mul(ii, &inv);
+            fix16_t least = ii->m[0][0], most = ii->m[0][0];   /* 1 / largest and smallest moment */
+            for (int d = 1; d < 3; d++) {
+                least = ii->m[d][d] < least ? ii->m[d][d] : least;
+                most = ii->m[d][d] > most ? ii->m[d][d] : most;
+            }
+            if (least <= 0 || add < ((int64_t)1 << 32) / least / STIFF_FLOOR) continue;
+            if (add > ((int64_t)1 << (STIFF_MOST + 32)) / most) add = ((int64_t)1 << (STIFF_MOST + 32)) / most;
+            t->ia[p][side] = stiffened(ii, qp_sat32(add), most);
         }
     }
     mark_touched(w, false);
