@@ -20,9 +20,13 @@
  * open for a step), and the rounds stop once nothing is left past its slop. A long chain
  * whipping, under a heavy end or not, takes up to dozens: a round's first-order move closes
  * its gaps by only a fraction (a 100-link chain's 10 cm, to within 1 mm in 16 rounds, some
- * rounds widening them again). With 8 rounds such gaps were left open and grew step after step (20 links under
- * 100 kg, 100 links swung from horizontal: opened by metres); with 64, 67 of 70 fresh long
- * chains (12 to 60 links, ends of 0, 10 or 100 kg) hold within 1 cm, against 56.
+ * rounds widening them again). With 8 rounds such gaps were left open and grew step after
+ * step (20 links under 100 kg, 100 links swung from horizontal: opened by metres); with 64,
+ * 67 of 70 fresh long chains (12 to 60 links, ends of 0, 10 or 100 kg) hold within 1 cm,
+ * against 56. Rows that cannot all hold (a path of joints between two static bodies pulled
+ * apart) never close, and every round moves their bodies by a bound (round_excess): at most
+ * SCALED_ROUNDS such rounds a step, so that those bodies move no further a step than with 8
+ * rounds (two boxes between fighting joints: 64 such rounds threw them 25 m, 8 rounds 13 m).
  *
  * An error is moved only once past its slop (PROJECT_SLOP of a gap, ANGLE_SLOP of an angle),
  * and then whole; smaller ones are left to the drift pass (split impulses over drift_time). A
@@ -47,6 +51,7 @@ void qp__project_joints(qp_world *w) { (void)w; }
 #else
 
 #define PROJECT_ROUNDS 64
+#define SCALED_ROUNDS 8   /* of them, rounds scaled down by round_excess */
 #define PROJECT_SLOP QP_MM(1)
 #define ANGLE_SLOP ((fix16_t)572)   /* 0.5 degrees */
 #define PROJECT_SHIFT 8
@@ -214,7 +219,8 @@ static bool any_error(const qp_world *w)
 void qp__project_joints(qp_world *w)
 {
     if (!w->def.joint_tree || w->joint_count < 2 || !any_error(w)) return;   /* as factor */
-    for (int round = 0; round < PROJECT_ROUNDS; round++) {
+    int scaled = 0;   /* rounds that moved a body by a bound (round_excess) */
+    for (int round = 0; round < PROJECT_ROUNDS && scaled < SCALED_ROUNDS; round++) {
         if (!qp__joint_tree_factor_now(w, round > 0)) break;
         qp_joint_tree *t = qp__joint_tree(w);
         bool any = false;
@@ -227,6 +233,7 @@ void qp__project_joints(qp_world *w)
         }
         for (int p = 0; p < t->count; p++) spread(w, t, p);
         const int64_t excess = round_excess(w, t);
+        scaled += excess > QP_ONE;
         for (int p = 0; p < t->count; p++) {
             const qp_joint *j = &w->joints[t->joint[p] - 1];
             move_body(w, j->a, excess);
