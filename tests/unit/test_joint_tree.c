@@ -133,23 +133,30 @@ typedef struct {
     double gap, rise;   /* worst joint gap (m), largest energy above the start (J) */
 } chain_run;
 
-/* Ten box links of link_kg each holding a ball of ball_kg, released horizontal from a static
- * post, for steps steps. */
-static chain_run heavy_end(bool tree, double link_kg, int ball_kg, int steps)
+/* A chain of box links along x released horizontal from a static post at height y, with a
+ * 0.25 m ball at its end: links of len m (boxes of half length half_len and half thickness
+ * thick), the ball's centre ball_at beyond the last link. */
+typedef struct {
+    int links;
+    double len, half_len, thick, y, post, ball_at;
+} chain_shape;
+
+/* The chain with links of link_kg each and a ball of ball_kg, for steps steps. */
+static chain_run heavy_end(bool tree, const chain_shape *c, double link_kg, int ball_kg, int steps)
 {
     init(tree);
-    qp_body_id prev = box(V(0, 8, 0), V(0.1, 0.1, 0.1), 0, false);
-    for (int i = 0; i < 10; i++) {
-        qp_body_id link = box(V(0.25 + 0.5 * i, 8, 0), V(0.24, 0.06, 0.06), link_kg, true);
-        ball(prev, link, V(0.5 * i, 8, 0));
+    qp_body_id prev = box(V(0, c->y, 0), V(c->post, c->post, c->post), 0, false);
+    for (int i = 0; i < c->links; i++) {
+        qp_body_id link = box(V(c->len / 2 + c->len * i, c->y, 0), V(c->half_len, c->thick, c->thick), link_kg, true);
+        ball(prev, link, V(c->len * i, c->y, 0));
         prev = link;
     }
     qp_body_def s = qp_default_body_def();
-    s.position = V(5.3, 8, 0);
+    s.position = V(c->len * c->links + c->ball_at, c->y, 0);
     s.mass = QP_INT(ball_kg);
     s.shape_count = 1;
     assert_int_equal(qp_make_sphere(QP_FRAC(1, 4), &s.shapes[0]), QP_OK);
-    ball(prev, add(&s), V(5, 8, 0));
+    ball(prev, add(&s), V(c->len * c->links, c->y, 0));
     chain_run r = { 0, 0 };
     double e0 = energy();
     for (int step = 0; step < steps; step++) {
@@ -161,9 +168,12 @@ static chain_run heavy_end(bool tree, double link_kg, int ball_kg, int steps)
     return r;
 }
 
+/* Ten links of 0.5 m from a post 8 m up. */
+static const chain_shape ten_links = { 10, 0.5, 0.24, 0.06, 8, 0.1, 0.3 };
+
 static chain_run heavy_chain(bool tree)
 {
-    return heavy_end(tree, 1, 100, 180);
+    return heavy_end(tree, &ten_links, 1, 100, 180);
 }
 
 static void test_heavy_end_holds(void **state)
@@ -187,7 +197,7 @@ static void test_light_links_hold_heavy_ends(void **state)
     const struct { double link; int end; } runs[] = { { 0.5, 100 }, { 0.2, 100 }, { 0.05, 100 }, { 0.2, 300 },
                                                       { 0.05, 300 }, { 0.5, 1000 }, { 0.2, 1000 } };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        chain_run r = heavy_end(true, runs[i].link, runs[i].end, 600);
+        chain_run r = heavy_end(true, &ten_links, runs[i].link, runs[i].end, 600);
         printf("measure: 10 links of %.2f kg + %d kg, 10 s: worst gap %.2f mm, energy rise %.3f J\n", runs[i].link,
                runs[i].end, 1000 * r.gap, r.rise);
         assert_true(r.gap < 0.01);
@@ -296,38 +306,12 @@ static void test_long_chains_hold(void **state)
  * from a post: on their swing back the links whip at 30-50 rad/s, and the projection needs
  * dozens of rounds to close the gaps the position update opens (project_joints.c). Every
  * joint within 1 cm for 10 s, no energy gained. */
-static chain_run whipping_heavy_end(int links)
-{
-    init(true);
-    const double y = 0.3 * links + 3;
-    qp_body_id prev = box(V(0, y, 0), V(0.05, 0.05, 0.05), 0, false);
-    for (int i = 0; i < links; i++) {
-        qp_body_id l = box(V(0.3 * i + 0.15, y, 0), V(0.145, 0.03, 0.03), 1, true);
-        ball(prev, l, V(0.3 * i, y, 0));
-        prev = l;
-    }
-    qp_body_def s = qp_default_body_def();
-    s.position = V(0.3 * links + 0.25, y, 0);
-    s.mass = QP_INT(100);
-    s.shape_count = 1;
-    assert_int_equal(qp_make_sphere(QP_FRAC(1, 4), &s.shapes[0]), QP_OK);
-    ball(prev, add(&s), V(0.3 * links, y, 0));
-    chain_run r = { 0, 0 };
-    double e0 = energy();
-    for (int step = 0; step < 600; step++) {
-        qp_world_step(&world);
-        double g = worst_joint_gap(), e = energy() - e0;
-        if (g > r.gap) r.gap = g;
-        if (e > r.rise) r.rise = e;
-    }
-    return r;
-}
-
 static void test_whipping_chains_close(void **state)
 {
     (void)state;
     for (int links = 20; links <= 25; links += 5) {
-        chain_run r = whipping_heavy_end(links);
+        const chain_shape c = { links, 0.3, 0.145, 0.03, 0.3 * links + 3, 0.05, 0.25 };
+        chain_run r = heavy_end(true, &c, 1, 100, 600);
         printf("measure: %d links of 0.3 m + 100 kg, 10 s: worst gap %.2f mm, energy rise %.3f J\n", links,
                1000 * r.gap, r.rise);
         assert_true(r.gap < 0.01);
