@@ -17,7 +17,7 @@ bool qp__joined(const qp_world *w, int a, int b);     /* a joint keeps a and b f
 void qp__joint_rows(const qp_world *w, const qp_joint *j, qp_joint_rows *r);
 void qp__prepare_joints(qp_world *w);                 /* rows and order, once per step */
 bool qp__joint_tree_prepare(qp_world *w);             /* solve_joint_tree.c: the trees, factored */
-bool qp__joint_tree_factor_now(qp_world *w, bool again); /* the same at the present poses, own inertia */
+bool qp__joint_tree_factor_now(qp_world *w, bool again); /* the same at the present poses */
 /* The rows the projection solves at the present poses, and the limit rows past (QP_TREE_*
  * of joint_tree.h): err[0] a cone's swing past its cone, err[1] a cone's twist or a hinge's
  * angle past a limit, each the turn along its row that brings it back (rad). */

@@ -7,26 +7,31 @@
  * end of a long chain turns that fast, and the drift pass, linear too, leaves it open.
  *
  * Here the gaps are measured after the position update and closed by moving the poses only
- * (post-stabilisation, Cline and Pai 2003): with the joint rows taken at the new poses and
- * the bodies' own mass and inertia, the tree's exact solve (solve_joint_tree.c) gives the
- * displacement of least kinetic metric that closes every gap to first order, J M^-1 J^T
- * lambda = -C, applied as dx = M^-1 J^T lambda. The error left is second order in the
- * correction, so a second round closes a gap of centimetres to micrometres. Velocities are
- * untouched: the projection adds no momentum and no kinetic energy. A joint's rows are its
- * point, a hinge's axis and, past their limits, a cone's swing and twist and a hinge's angle
- * (qp__joint_tree_rows_now): a limit met in one round can make another active in the next,
- * so there are up to PROJECT_ROUNDS. Most steps need one or two; a hard landing can take
- * five or more (with four, a knee was left 3.9 degrees past its limit and a joint 4.7 mm
+ * (post-stabilisation, Cline and Pai 2003): with the joint rows taken at the new poses, the
+ * bodies' own mass and their inertia stiffened as for the velocity passes, the tree's exact
+ * solve (solve_joint_tree.c) gives the displacement of least kinetic metric that closes every
+ * gap to first order, J M^-1 J^T lambda = -C, applied as dx = M^-1 J^T lambda. The error left
+ * is second order in the correction, so a second round closes a gap of centimetres to
+ * micrometres. The stiffness makes turning a link cost what the joints' pull on it makes it
+ * cost: a light link between a post and a heavy end is moved more and turned less, where with
+ * its own inertia the first-order turns overshot round after round and the chain opened (fresh
+ * chains of 30 light links under 100 kg to 1 t: 50 of 60 hold, 29 with their own inertia).
+ * Velocities are untouched: the projection adds no momentum and no kinetic energy. A joint's
+ * rows are its point, a hinge's axis and, past their limits, a cone's swing and twist and a
+ * hinge's angle (qp__joint_tree_rows_now): a limit met in one round can make another active in
+ * the next, so there are up to PROJECT_ROUNDS. Most steps need one or two; a hard landing can
+ * take five or more (with four, a knee was left 3.9 degrees past its limit and a joint 4.7 mm
  * open for a step), and the rounds stop once nothing is left past its slop. A long chain
  * whipping, under a heavy end or not, takes up to dozens: a round's first-order move closes
  * its gaps by only a fraction (a 100-link chain's 10 cm, to within 1 mm in 16 rounds, some
- * rounds widening them again). With 8 rounds such gaps were left open and grew step after
- * step (20 links under 100 kg, 100 links swung from horizontal: opened by metres); with 64,
- * 67 of 70 fresh long chains (12 to 60 links, ends of 0, 10 or 100 kg) hold within 1 cm,
- * against 56. Rows that cannot all hold (a path of joints between two static bodies pulled
- * apart) never close, and every round moves their bodies by a bound (round_excess): at most
- * SCALED_ROUNDS such rounds a step, so that those bodies move no further a step than with 8
- * rounds (two boxes between fighting joints: 64 such rounds threw them 25 m, 8 rounds 13 m).
+ * rounds widening them again). With 8 rounds such gaps were left open and grew step after step
+ * (20 links under 100 kg, 100 links swung from horizontal: opened by metres); with 64 and the
+ * stiffened inertia, 70 of 70 fresh long chains (12 to 60 links, ends of 0, 10 or 100 kg) hold
+ * within 1 cm, against 56 with 8 rounds and their own inertia.
+ * Rows that cannot all hold (a path of joints between two static bodies pulled apart) never
+ * close, and every round moves their bodies by a bound (round_excess): at most SCALED_ROUNDS
+ * such rounds a step, so that those bodies move no further a step than with 8 rounds (two
+ * boxes between fighting joints: 64 such rounds threw them 25 m, 8 rounds 13 m).
  *
  * An error is moved only once past its slop (PROJECT_SLOP of a gap, ANGLE_SLOP of an angle),
  * and then whole; smaller ones are left to the drift pass (split impulses over drift_time). A
@@ -117,7 +122,7 @@ static void spread(qp_world *w, const qp_joint_tree *t, int p)
         if (!qp__body_moves(&w->bodies[body])) continue;
         fix16_t *acc = qp__split(w)->pseudo_v[body];
         qp_vec3 turn = qp__v3_add(qp__v3_cross(side ? r.rb : r.ra, lin), ang);
-        const qp_mat3 *ii = side ? &r.ib : &r.ia;
+        const qp_mat3 *ii = &t->ia[p][side];
         fix16_t inv_m = side ? r.mb : r.ma;
         const fix16_t tv[3] = { turn.x, turn.y, turn.z }, lv[3] = { lin.x, lin.y, lin.z };
         int64_t sign = side ? 1 : -1;
