@@ -20,7 +20,9 @@ enum {
     QP_STATE_TOUCHED = 1u << 12, /* scratch inside the joint trees' factoring only: a contact may push it */
     QP_STATE_WOKEN   = 1u << 13, /* from "check sleepers" to "integrate": woken by the passes, kept still */
     QP_STATE_DOZED   = 1u << 14, /* scratch inside "check sleepers" only: asleep when it began */
-    QP_STATE_ROUSED  = 1u << 15  /* scratch inside the narrow phase only: woken by an arrival (wake_arrivals) */
+    QP_STATE_ROUSED  = 1u << 15, /* scratch inside the narrow phase only: woken by an arrival (wake_arrivals) */
+    QP_STATE_BRISK   = 1u << 11  /* CUT's bit, scratch inside the contact pass only, on an island's root:
+                                    a body of the island does not linger (solve_contacts.c) */
 };
 
 /* Largest entry of a body's inverse inertia (1/(kg m^2)): a 0.1 m, 0.1 kg

@@ -12,7 +12,8 @@
  * are clamped (Catto) and may start from last step's (warm_start; a new
  * contact's from its share of the load, contact_graph.c);
  * otherwise every impulse only pushes. An island's sweep that settled (no
- * impulse beyond QP_SETTLED_UNITS, quiet.h) is its last.
+ * impulse beyond QP_SETTLED_UNITS, quiet.h) is its last; an island that
+ * lingers, still moving after ten sleep windows, gets four times the sweeps.
  */
 #include "contact_graph.h"
 #include "joint.h"
@@ -225,7 +226,60 @@ static QP__VISIT_NOINLINE bool solve_contact(qp_world *w, qp_contact *c, fix16_t
  * sweep is one. The islands are found in bodies[].island (sleep.c's union-find, which the
  * sleep stage sets anew), each body pointing at its root; the root's state holds the
  * island's marks for this pass. */
-enum { ISLAND_LOOSE = QP_STATE_LOOSE, ISLAND_SETTLED = QP_STATE_SETTLED };
+enum { ISLAND_LOOSE = QP_STATE_LOOSE, ISLAND_SETTLED = QP_STATE_SETTLED, ISLAND_BRISK = QP_STATE_BRISK };
+
+/* Islands that linger: an island with a body that has been awake for QP_LINGER_WINDOWS sleep
+ * windows and moves slowly (at most QP_LINGER_SPEED and QP_LINGER_SPIN) has not come to rest
+ * with the sweeps it had. It gets QP_LINGER_SWEEPS times as many, those past the first ones
+ * with the whole push; the settled rule still ends them. Gauss-Seidel on a struck structure's
+ * redundant supports leaves slips of a few mm/s that the shock pass keeps from step to step,
+ * and the structure creeps instead of resting (docs/limits.md). The joints' island keeps its
+ * sweeps. */
+#define QP_LINGER_WINDOWS 10
+#define QP_LINGER_SWEEPS 4
+#define QP_LINGER_SPEED QP_FRAC(1, 10)   /* m/s, each component */
+#define QP_LINGER_SPIN QP_FRAC(1, 2)     /* rad/s, each component */
+
+static bool body_lingers(const qp_world *w, const qp_body_state *b)
+{
+    if ((int64_t)b->awake_steps < (int64_t)QP_LINGER_WINDOWS * w->def.sleep_steps) return false;
+    const fix16_t *v = &b->v.x, *a = &b->w.x;
+    for (int d = 0; d < 3; d++)
+        if (v[d] > QP_LINGER_SPEED || v[d] < -QP_LINGER_SPEED || a[d] > QP_LINGER_SPIN || a[d] < -QP_LINGER_SPIN)
+            return false;
+    return true;
+}
+
+/* Marks the root of every island that does not linger (ISLAND_BRISK); true if one does. An
+ * island's root may be asleep (a sleeper joins the island of what touches it): the roots are
+ * read through the moving bodies. */
+static bool islands_linger(qp_world *w, int joined)
+{
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (qp__body_moves(b)) w->bodies[b->island].state |= ISLAND_BRISK;
+    }
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (qp__body_moves(b) && body_lingers(w, b))
+            w->bodies[b->island].state = (uint16_t)(w->bodies[b->island].state & ~ISLAND_BRISK);
+    }
+    if (joined) w->bodies[joined].state |= ISLAND_BRISK;
+    for (int i = 1; i <= w->body_high; i++) {
+        const qp_body_state *b = &w->bodies[i];
+        if (qp__body_moves(b) && !(w->bodies[b->island].state & ISLAND_BRISK)) return true;
+    }
+    return false;
+}
+
+/* After the sweeps every island has: those that do not linger are done. */
+static void islands_brisk_settle(qp_world *w)
+{
+    for (int i = 1; i <= w->body_high; i++) {
+        qp_body_state *b = &w->bodies[i];
+        if (b->island == i && (b->state & ISLAND_BRISK)) b->state |= ISLAND_SETTLED;
+    }
+}
 
 /* Each body's root in bodies[].island; returns the root of the joints' island (0: no joint). */
 static int islands_start(qp_world *w)
@@ -319,7 +373,7 @@ static int sweep_drop_settled(qp_world *w, int n)
 static void islands_end(qp_world *w)
 {
     for (int i = 0; i <= w->body_high; i++)
-        w->bodies[i].state = (uint16_t)(w->bodies[i].state & ~(ISLAND_LOOSE | ISLAND_SETTLED));
+        w->bodies[i].state = (uint16_t)(w->bodies[i].state & ~(ISLAND_LOOSE | ISLAND_SETTLED | ISLAND_BRISK));
 }
 
 void qp__solve_contacts(qp_world *w)
@@ -333,17 +387,22 @@ void qp__solve_contacts(qp_world *w)
     qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
     qp__rows_memo_start(&scratch);
     int joined = islands_start(w);
+    int sweeps = islands_linger(w, joined) ? iters * QP_LINGER_SWEEPS : iters;
     int n = sweep_start(w);
     const int ahead = qp__prefetch_ahead(w);   /* with a sweep list (the default layout) only */
-    for (int it = 0; it < iters; it++) {
-        fix16_t e = w->def.restitution_ramp ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
+    for (int it = 0; it < sweeps; it++) {
+        if (it == iters) {
+            islands_brisk_settle(w);
+            n = sweep_drop_settled(w, n);
+        }
+        fix16_t e = w->def.restitution_ramp && it < iters ? qp__div(QP_INT(-(iters - 1 - it)), QP_INT(iters)) : 0;
         fix16_t push = QP_ONE + e;  /* 1 + e: the share of the approach removed */
         /* Alternate bottom-up and top-down sweeps, and the order of the
          * points in each manifold with them (seed 003: one fixed order
          * makes a stack drift slowly one way). Support climbs the stack in
          * one direction, weight comes down in the other; the last sweep is
          * bottom-up (unless an earlier one settled). */
-        bool up = ((iters - 1 - it) & 1) == 0 || !w->def.alternate_sweeps;
+        bool up = ((iters - 1 + it) & 1) == 0 || !w->def.alternate_sweeps;
         QP__COUNT(contact_sweeps, 1);
         /* Joints first: outward from static bodies on upward sweeps. Any impulse of theirs
          * keeps the sweep unsettled: a ragdoll cut short of its sweeps never slept. */

@@ -184,6 +184,24 @@ static void test_column_on_rocking_cube_sleeps(void **state)
     }
 }
 
+/* Three struck structures that stayed awake past 20 s: a pile of 88 cubes with two still
+ * creeping at 40 s (seed 310647), a 16-row wall (310532, asleep at step 1 739) and a pile of
+ * 161 whose top cube rocked across two others at up to 4 cm/s for 12 s (300451, step 1 927).
+ * Their contact sweeps left slips of a few mm/s. An island that lingers ten sleep windows gets
+ * four times the sweeps (solve_contacts.c), and they sleep at steps 661, 780 and 688. */
+static void test_lingering_structures_sleep(void **state)
+{
+    (void)state;
+    const unsigned seeds[3] = { 310647, 310532, 300451 };
+    for (int i = 0; i < 3; i++) {
+        impact_setup u = impact_setup_of(seeds[i]);
+        impact_result r;
+        char what[64];
+        snprintf(what, sizeof what, "seed %u (%s that crept)", seeds[i], impact_kind_name[u.kind]);
+        settles(what, &u, &r);
+    }
+}
+
 /* A 4 x 4 x 12 tower of unit cubes left standing, nothing thrown at it: it sleeps by step 600
  * with every cube within 8 cm of where it was placed (measured: asleep at step 370, the
  * farthest cube 44.5 mm off, the ground layer's 14 mm). With side contacts counted as supports
@@ -464,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_rocking_pile_cube_sleeps),
         cmocka_unit_test(test_leaning_wall_sleeps),
         cmocka_unit_test(test_column_on_rocking_cube_sleeps),
+        cmocka_unit_test(test_lingering_structures_sleep),
         cmocka_unit_test(test_untouched_tower_stands),
         cmocka_unit_test(test_cube_landing_on_an_edge_stays_out),
         cmocka_unit_test(test_cubes_landing_on_an_edge_stay_out_of_boxes_and_hulls),
