@@ -230,11 +230,11 @@ enum { ISLAND_LOOSE = QP_STATE_LOOSE, ISLAND_SETTLED = QP_STATE_SETTLED, ISLAND_
 
 /* Islands that linger: an island with a body that has been awake for QP_LINGER_WINDOWS sleep
  * windows and moves slowly (at most QP_LINGER_SPEED and QP_LINGER_SPIN) has not come to rest
- * with the sweeps it had. It gets QP_LINGER_SWEEPS times as many, those past the first ones
- * with the whole push; the settled rule still ends them. Gauss-Seidel on a struck structure's
- * redundant supports leaves slips of a few mm/s that the shock pass keeps from step to step,
- * and the structure creeps instead of resting (docs/limits.md). The joints' island keeps its
- * sweeps. */
+ * with the sweeps it had. It gets about QP_LINGER_SWEEPS times as many (an even number more),
+ * those past the first ones with the whole push; the settled rule still ends them.
+ * Gauss-Seidel on a struck structure's redundant supports leaves slips of a few mm/s that the
+ * shock pass keeps from step to step, and the structure creeps instead of resting
+ * (docs/limits.md). The joints' island keeps its sweeps. */
 #define QP_LINGER_WINDOWS 10
 #define QP_LINGER_SWEEPS 4
 #define QP_LINGER_SPEED QP_FRAC(1, 10)   /* m/s, each component */
@@ -387,7 +387,8 @@ void qp__solve_contacts(qp_world *w)
     qp_contact_rows scratch;   /* low-RAM: each visit's rows, kept for the next (QP_ROWS_MEMO) */
     qp__rows_memo_start(&scratch);
     int joined = islands_start(w);
-    int sweeps = islands_linger(w, joined) ? iters * QP_LINGER_SWEEPS : iters;
+    /* A lingering island's extra sweeps come in pairs, so that its last sweep is bottom-up too. */
+    int sweeps = islands_linger(w, joined) ? iters + (QP_LINGER_SWEEPS - 1) * iters / 2 * 2 : iters;
     int n = sweep_start(w);
     const int ahead = qp__prefetch_ahead(w);   /* with a sweep list (the default layout) only */
     for (int it = 0; it < sweeps; it++) {
